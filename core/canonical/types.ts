@@ -1,0 +1,225 @@
+// The canonical, provider-neutral shape (DESIGN.md section 4). It is the wire shape of
+// POST /v1/generate and the shape every translation passes through. JSON, snake_case.
+//
+// Conventions every converter keeps:
+// - usage.input_tokens counts every prompt token, cached or not (OpenAI's meaning);
+//   cache_read_tokens and cache_write_tokens are the parts of it served from or written
+//   to a prompt cache. output_tokens includes reasoning_tokens.
+// - tool_call.arguments is a string: JSON text for function tools, free text for custom tools.
+// - reasoning parts carry `origin` (the vendor adapter id that produced them); signed or
+//   encrypted reasoning is sent back only to an upstream of the same origin.
+import { Type, type Static } from '@sinclair/typebox';
+
+const Json = Type.Unknown();
+
+export const TextPart = Type.Object({
+  type: Type.Literal('text'),
+  text: Type.String(),
+}, { additionalProperties: false });
+
+export const ImagePart = Type.Object({
+  type: Type.Literal('image'),
+  source: Type.Union([
+    Type.Object({ type: Type.Literal('url'), url: Type.String() }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('base64'), media_type: Type.String(), data: Type.String() }, { additionalProperties: false }),
+  ]),
+  detail: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')])),
+}, { additionalProperties: false });
+
+export const ToolCallPart = Type.Object({
+  type: Type.Literal('tool_call'),
+  id: Type.String(),
+  name: Type.String(),
+  /** JSON text for function tools, free text for custom tools. */
+  arguments: Type.String(),
+  /** `custom` for freeform tools (Responses custom tools such as apply_patch). */
+  tool_kind: Type.Optional(Type.Union([Type.Literal('function'), Type.Literal('custom')])),
+}, { additionalProperties: false });
+
+export const ToolResultPart = Type.Object({
+  type: Type.Literal('tool_result'),
+  tool_call_id: Type.String(),
+  content: Type.Array(Type.Union([TextPart, ImagePart])),
+  is_error: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const ReasoningPart = Type.Object({
+  type: Type.Literal('reasoning'),
+  text: Type.Optional(Type.String()),
+  /** Signature over the reasoning (Anthropic thinking blocks). */
+  signature: Type.Optional(Type.String()),
+  /** Opaque encrypted reasoning (OpenAI encrypted_content, Anthropic redacted_thinking data). */
+  encrypted: Type.Optional(Type.String()),
+  /** Adapter id of the vendor that produced it; signed/encrypted data goes back only there. */
+  origin: Type.Optional(Type.String()),
+  id: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
+export const RefusalPart = Type.Object({
+  type: Type.Literal('refusal'),
+  text: Type.String(),
+}, { additionalProperties: false });
+
+export const ContentPart = Type.Union([TextPart, ImagePart, ToolCallPart, ToolResultPart, ReasoningPart, RefusalPart]);
+
+export const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
+
+export const Message = Type.Object({
+  role: Role,
+  content: Type.Array(ContentPart),
+}, { additionalProperties: false });
+
+export const FunctionTool = Type.Object({
+  type: Type.Literal('function'),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  parameters: Type.Optional(Type.Record(Type.String(), Json)),
+  strict: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const CustomTool = Type.Object({
+  type: Type.Literal('custom'),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  format: Type.Optional(Type.Union([
+    Type.Object({ type: Type.Literal('text') }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('grammar'), syntax: Type.String(), definition: Type.String() }, { additionalProperties: false }),
+  ])),
+}, { additionalProperties: false });
+
+export const Tool = Type.Union([FunctionTool, CustomTool]);
+
+export const ToolChoice = Type.Union([
+  Type.Literal('auto'),
+  Type.Literal('none'),
+  Type.Literal('required'),
+  Type.Object({ type: Type.Literal('tool'), name: Type.String() }, { additionalProperties: false }),
+]);
+
+export const ReasoningEffort = Type.Union([
+  Type.Literal('none'), Type.Literal('minimal'), Type.Literal('low'), Type.Literal('medium'), Type.Literal('high'), Type.Literal('xhigh'),
+]);
+
+export const ResponseFormat = Type.Union([
+  Type.Object({ type: Type.Literal('text') }, { additionalProperties: false }),
+  Type.Object({ type: Type.Literal('json_object') }, { additionalProperties: false }),
+  Type.Object({
+    type: Type.Literal('json_schema'),
+    name: Type.String(),
+    schema: Type.Record(Type.String(), Json),
+    strict: Type.Optional(Type.Boolean()),
+    description: Type.Optional(Type.String()),
+  }, { additionalProperties: false }),
+]);
+
+export const CanonicalRequest = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  system: Type.Optional(Type.Array(TextPart)),
+  messages: Type.Array(Message),
+  tools: Type.Optional(Type.Array(Tool)),
+  tool_choice: Type.Optional(ToolChoice),
+  parallel_tool_calls: Type.Optional(Type.Boolean()),
+  max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+  top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  stop: Type.Optional(Type.Array(Type.String())),
+  reasoning: Type.Optional(Type.Object({
+    effort: Type.Optional(ReasoningEffort),
+    budget_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    summary: Type.Optional(Type.Boolean()),
+  }, { additionalProperties: false })),
+  response_format: Type.Optional(ResponseFormat),
+  stream: Type.Optional(Type.Boolean()),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  user: Type.Optional(Type.String()),
+}, { additionalProperties: false, $id: 'CanonicalRequest' });
+
+export const StopReason = Type.Union([
+  Type.Literal('end_turn'),
+  Type.Literal('max_tokens'),
+  Type.Literal('stop_sequence'),
+  Type.Literal('tool_use'),
+  Type.Literal('content_filter'),
+  Type.Literal('refusal'),
+  Type.Literal('error'),
+]);
+
+export const Usage = Type.Object({
+  input_tokens: Type.Integer({ minimum: 0 }),
+  output_tokens: Type.Integer({ minimum: 0 }),
+  cache_read_tokens: Type.Integer({ minimum: 0 }),
+  cache_write_tokens: Type.Integer({ minimum: 0 }),
+  reasoning_tokens: Type.Integer({ minimum: 0 }),
+}, { additionalProperties: false, $id: 'CanonicalUsage' });
+
+export const CanonicalResponse = Type.Object({
+  id: Type.String(),
+  model: Type.String(),
+  content: Type.Array(ContentPart),
+  stop_reason: StopReason,
+  stop_sequence: Type.Optional(Type.String()),
+  usage: Usage,
+}, { additionalProperties: false, $id: 'CanonicalResponse' });
+
+export const CanonicalErrorBody = Type.Object({
+  error: Type.Object({
+    type: Type.String(),
+    code: Type.String(),
+    message: Type.String(),
+    status: Type.Integer(),
+    field: Type.Optional(Type.String()),
+  }),
+}, { $id: 'CanonicalError' });
+
+/** What a part looks like when it opens in a stream (its deltas follow). */
+export const PartStart = Type.Union([
+  Type.Object({ type: Type.Literal('text') }),
+  Type.Object({ type: Type.Literal('tool_call'), id: Type.String(), name: Type.String(), tool_kind: Type.Optional(Type.Union([Type.Literal('function'), Type.Literal('custom')])) }),
+  Type.Object({ type: Type.Literal('reasoning'), origin: Type.Optional(Type.String()), id: Type.Optional(Type.String()), encrypted: Type.Optional(Type.String()) }),
+  Type.Object({ type: Type.Literal('refusal') }),
+]);
+
+export const PartDelta = Type.Union([
+  Type.Object({ type: Type.Literal('text'), text: Type.String() }),
+  Type.Object({ type: Type.Literal('arguments'), text: Type.String() }),
+  Type.Object({ type: Type.Literal('reasoning'), text: Type.String() }),
+  Type.Object({ type: Type.Literal('signature'), signature: Type.String() }),
+  Type.Object({ type: Type.Literal('refusal'), text: Type.String() }),
+]);
+
+export const StreamEvent = Type.Union([
+  Type.Object({ type: Type.Literal('start'), id: Type.String(), model: Type.String() }),
+  Type.Object({ type: Type.Literal('part_start'), index: Type.Integer({ minimum: 0 }), part: PartStart }),
+  Type.Object({ type: Type.Literal('delta'), index: Type.Integer({ minimum: 0 }), delta: PartDelta }),
+  Type.Object({ type: Type.Literal('part_end'), index: Type.Integer({ minimum: 0 }) }),
+  Type.Object({ type: Type.Literal('end'), stop_reason: StopReason, stop_sequence: Type.Optional(Type.String()), usage: Usage }),
+  Type.Object({ type: Type.Literal('error'), error: Type.Object({ type: Type.String(), code: Type.String(), message: Type.String(), status: Type.Integer() }) }),
+], { $id: 'CanonicalStreamEvent' });
+
+export type TextPart = Static<typeof TextPart>;
+export type ImagePart = Static<typeof ImagePart>;
+export type ToolCallPart = Static<typeof ToolCallPart>;
+export type ToolResultPart = Static<typeof ToolResultPart>;
+export type ReasoningPart = Static<typeof ReasoningPart>;
+export type RefusalPart = Static<typeof RefusalPart>;
+export type ContentPart = Static<typeof ContentPart>;
+export type Role = Static<typeof Role>;
+export type Message = Static<typeof Message>;
+export type FunctionTool = Static<typeof FunctionTool>;
+export type CustomTool = Static<typeof CustomTool>;
+export type Tool = Static<typeof Tool>;
+export type ToolChoice = Static<typeof ToolChoice>;
+export type ReasoningEffort = Static<typeof ReasoningEffort>;
+export type ResponseFormat = Static<typeof ResponseFormat>;
+export type CanonicalRequest = Static<typeof CanonicalRequest>;
+export type StopReason = Static<typeof StopReason>;
+export type Usage = Static<typeof Usage>;
+export type CanonicalResponse = Static<typeof CanonicalResponse>;
+export type CanonicalErrorBody = Static<typeof CanonicalErrorBody>;
+export type PartStart = Static<typeof PartStart>;
+export type PartDelta = Static<typeof PartDelta>;
+export type StreamEvent = Static<typeof StreamEvent>;
+
+export function emptyUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
+}

@@ -1,0 +1,24 @@
+// One small interface over Postgres (pg) and embedded PGlite, so the store has one code path.
+
+export interface QueryResult<T> {
+  rows: T[];
+  affectedRows?: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs `fn` in a transaction; rolls back if it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to a NOTIFY channel. `onReconnect` runs after the listening connection was
+   * lost and re-established (notifications may have been missed: rebuild what depends on them).
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<void>;
+  /** Resolves when the database answers; rejects when it does not (bounded in time). */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,102 @@
+// Every error Relay answers with has one code here, with its HTTP status and the
+// canonical error type that wire plugins map to their own shape. A test pins the list.
+
+export type ErrorType =
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'rate_limit'
+  | 'upstream'
+  | 'unavailable'
+  | 'timeout'
+  | 'server';
+
+interface ErrorDef {
+  status: number;
+  type: ErrorType;
+  description: string;
+}
+
+export const ERROR_CODES = {
+  RELAY_ERR_BAD_REQUEST: { status: 400, type: 'invalid_request', description: 'The request is malformed or a field is invalid.' },
+  RELAY_ERR_INVALID_JSON: { status: 400, type: 'invalid_request', description: 'The request body is not valid JSON.' },
+  RELAY_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request', description: 'The request content type is not accepted.' },
+  RELAY_ERR_BODY_TOO_LARGE: { status: 413, type: 'payload_too_large', description: 'The request body exceeds the configured limit.' },
+  RELAY_ERR_UNAUTHENTICATED: { status: 401, type: 'authentication', description: 'Credentials are missing or invalid.' },
+  RELAY_ERR_RELAY_KEY_INVALID: { status: 401, type: 'authentication', description: 'The relay key is missing, unknown, disabled or expired.' },
+  RELAY_ERR_FORBIDDEN: { status: 403, type: 'permission', description: 'The caller may not do this.' },
+  RELAY_ERR_MODEL_NOT_GRANTED: { status: 403, type: 'permission', description: "The relay key's policy does not grant the requested model." },
+  RELAY_ERR_CSRF: { status: 403, type: 'permission', description: 'A cookie-authenticated change came without the same-origin proof.' },
+  RELAY_ERR_NOT_FOUND: { status: 404, type: 'not_found', description: 'No such resource.' },
+  RELAY_ERR_MODEL_NOT_FOUND: { status: 404, type: 'not_found', description: 'The model is unknown or has no enabled binding.' },
+  RELAY_ERR_CONFLICT: { status: 409, type: 'conflict', description: 'The change conflicts with existing state.' },
+  RELAY_ERR_IN_USE: { status: 409, type: 'conflict', description: 'The entity is still referenced by others.' },
+  RELAY_ERR_RATE_LIMITED: { status: 429, type: 'rate_limit', description: 'A relay-side rate limit was reached.' },
+  RELAY_ERR_LOGIN_THROTTLED: { status: 429, type: 'rate_limit', description: 'Too many failed sign-in attempts; wait before trying again.' },
+  RELAY_ERR_UPSTREAM_UNREACHABLE: { status: 502, type: 'upstream', description: 'No upstream could be reached.' },
+  RELAY_ERR_UPSTREAM_BAD_RESPONSE: { status: 502, type: 'upstream', description: 'The upstream answered with something Relay could not read.' },
+  RELAY_ERR_UPSTREAM_TIMEOUT: { status: 504, type: 'timeout', description: 'The upstream did not answer in time.' },
+  RELAY_ERR_NO_HEALTHY_KEY: { status: 503, type: 'unavailable', description: 'No healthy host key is available for the model.' },
+  RELAY_ERR_MASTER_KEY_MISSING: { status: 400, type: 'invalid_request', description: 'Stored host-key values need RELAY_MASTER_KEY to be set.' },
+  RELAY_ERR_BACKEND_NOT_LOADED: { status: 400, type: 'invalid_request', description: 'The selected backend plugin is not loaded.' },
+  RELAY_ERR_QUERY_UNSUPPORTED: { status: 400, type: 'invalid_request', description: 'The selected log backend cannot answer this query.' },
+  RELAY_ERR_DATABASE_UNAVAILABLE: { status: 503, type: 'unavailable', description: 'The database is unreachable; writes are refused until it returns.' },
+  RELAY_ERR_SHUTTING_DOWN: { status: 503, type: 'unavailable', description: 'Relay is shutting down.' },
+  RELAY_ERR_INTERNAL: { status: 500, type: 'server', description: 'An unexpected error inside Relay.' },
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface RelayErrorBody {
+  code: ErrorCode;
+  message: string;
+  type: ErrorType;
+  status: number;
+  /** JSON pointer or field name the error is about, when there is one. */
+  field?: string;
+}
+
+export class RelayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly field?: string;
+  /** Extra response headers (e.g. retry-after). */
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message?: string, extra: { field?: string; headers?: Record<string, string>; cause?: unknown } = {}) {
+    const def = ERROR_CODES[code];
+    super(message ?? def.description, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = 'RelayError';
+    this.code = code;
+    this.status = def.status;
+    this.type = def.type;
+    this.field = extra.field;
+    this.headers = extra.headers;
+  }
+
+  toBody(): RelayErrorBody {
+    const body: RelayErrorBody = { code: this.code, message: this.message, type: this.type, status: this.status };
+    if (this.field !== undefined) body.field = this.field;
+    return body;
+  }
+}
+
+export function relayError(code: ErrorCode, message?: string, extra?: { field?: string; headers?: Record<string, string>; cause?: unknown }): RelayError {
+  return new RelayError(code, message, extra);
+}
+
+export function isRelayError(err: unknown): err is RelayError {
+  return err instanceof RelayError;
+}
+
+/** A user error at start-up (bad config, unknown plugin): printed without a stack trace. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}

@@ -1,0 +1,228 @@
+// The whole contract between the kernel and plugins: four hooks and the types they carry.
+//
+//   authenticate(req)            chain: the first provider that returns a principal wins
+//   resolveModel(principal, m)   one: ordered candidate routes, or a typed 403/404/503
+//   dispatch(route, request)     one vendor adapter per provider: raw passthrough or canonical
+//   record(event)                fan-out, detached: after the response, never delaying it
+//
+// Wire plugins sit at the edges and register an InboundCodec for their shape.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { CanonicalRequest, CanonicalResponse, StreamEvent, Usage } from './canonical/types.ts';
+import type { Host, HostKey, Model, ModelBinding, Policy, Provider, RelayKey } from './catalog/kinds.ts';
+import type { RelayErrorBody } from './errors.ts';
+
+/**
+ * A wire shape. Built-in ids: openai.chat, openai.responses, openai.embeddings,
+ * anthropic.messages, anthropic.count_tokens, canonical. In-house plugins add their own.
+ */
+export type ShapeId = string;
+
+// ---------------------------------------------------------------- authenticate
+
+export interface InboundRequest {
+  /** Relay's request id (also the x-request-id response header). */
+  id: string;
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The wire shape the request arrived in. */
+  shape: ShapeId;
+}
+
+export interface Principal {
+  relayKey: RelayKey;
+  policy: Policy;
+  /** Kind of client, when an integration recognises it: `codex`, `claude-code`. */
+  client?: string;
+  /** Attribution recorded in the usage event (header values, never credentials). */
+  extras?: Record<string, string>;
+  /**
+   * Proxy mode: the caller's own upstream credential headers, sent instead of a host key.
+   * Never logged, never used for another caller.
+   */
+  passthroughCredential?: Record<string, string>;
+  /** Proxy mode: a host named explicitly by the caller (id or slug). */
+  explicitHost?: string;
+}
+
+/**
+ * Returns a principal when the request carries this provider's credential and it is
+ * valid; null when the request does not carry it (the next provider is asked);
+ * throws a RelayError (401) when it carries it and it is invalid.
+ */
+export type Authenticator = (req: InboundRequest) => Principal | null | Promise<Principal | null>;
+
+// ---------------------------------------------------------------- resolveModel
+
+export interface Route {
+  model: Model;
+  binding: ModelBinding;
+  host: Host;
+  provider: Provider;
+  /** Null in proxy mode, where the caller's own credential is used. */
+  hostKey: HostKey | null;
+  upstreamModel: string;
+  adapter: VendorAdapter;
+  /** Shapes this route's upstream speaks (the adapter's, narrowed by the provider). */
+  shapes: readonly ShapeId[];
+}
+
+export interface ResolveOptions {
+  /** The inbound shape; routes whose upstream cannot serve it (even by translation) are left out. */
+  shape: ShapeId;
+}
+
+/** Ordered candidates, best first. Throws RelayError 403/404/503. */
+export type ModelResolver = (principal: Principal, model: string, options: ResolveOptions) => Route[];
+
+// ---------------------------------------------------------------- dispatch
+
+export interface UpstreamRequest {
+  route: Route;
+  /** The upstream shape the body is in. */
+  shape: ShapeId;
+  body: Buffer | string;
+  /**
+   * Headers to forward. In passthrough this is what the client sent minus hop-by-hop
+   * and credential headers; the adapter adds the host key (or the proxy-mode credential).
+   */
+  headers: Record<string, string>;
+  /** Path suffix after the shape's endpoint, e.g. `?beta=true`. */
+  search?: string;
+  stream: boolean;
+  signal: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Readable;
+}
+
+/** Reads usage and output progress from an upstream stream in the adapter's shape. */
+export interface StreamInspector {
+  /**
+   * Classifies one SSE frame: `opening` carries no output (response.created, message_start, ping),
+   * `output` carries output, `error` is an in-stream error (fails over if nothing was sent yet).
+   */
+  inspect(event: string | undefined, data: string): 'opening' | 'output' | 'error';
+  /** Usage seen so far (final once the stream ended). */
+  usage(): Usage | null;
+}
+
+/** Turns upstream SSE frames in the adapter's shape into canonical stream events. */
+export interface StreamDecoder {
+  decode(event: string | undefined, data: string): StreamEvent[];
+  /** Called at end of stream; returns closing events if the upstream left parts open. */
+  finish(): StreamEvent[];
+}
+
+export interface VendorAdapter {
+  /** Matches `providers.spec.adapter`. */
+  id: string;
+  /** Shapes the vendor's upstream speaks natively. */
+  shapes: readonly ShapeId[];
+  /** The native shape to translate through, from the shapes a route allows, or null if none fits. */
+  translationShape(routeShapes: readonly ShapeId[], inbound: ShapeId): ShapeId | null;
+  /** Sends a request in `shape`; resolves when response headers arrive. */
+  send(req: UpstreamRequest): Promise<UpstreamResponse>;
+  /** canonical -> upstream request JSON. */
+  encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route): unknown;
+  /** upstream response JSON -> canonical. */
+  decodeResponse(shape: ShapeId, body: unknown, route: Route): CanonicalResponse;
+  streamDecoder(shape: ShapeId, route: Route): StreamDecoder;
+  /** An upstream error body (any status >= 400) -> the canonical error. */
+  decodeError(shape: ShapeId, status: number, body: string): RelayErrorBody;
+  /** Usage from a non-streamed response body (passthrough tap). */
+  usageFromBody(shape: ShapeId, body: unknown): Usage | null;
+  streamInspector(shape: ShapeId): StreamInspector;
+}
+
+// ---------------------------------------------------------------- wire codecs
+
+export interface EncodeContext {
+  requestId: string;
+  /** The model name the client asked for (responses echo it). */
+  model: string;
+  request: CanonicalRequest;
+  /** The client's original request JSON, for codecs that restore what canonical cannot carry. */
+  inbound: unknown;
+}
+
+/** Renders canonical stream events as SSE text in the codec's shape. */
+export interface StreamEncoder {
+  contentType: string;
+  /** SSE text (zero or more complete frames) for one canonical event. */
+  encode(event: StreamEvent): string;
+  /** Closing frames after the last event (e.g. `data: [DONE]`). */
+  finish(): string;
+}
+
+export interface RenderedError {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+export interface InboundCodec {
+  shape: ShapeId;
+  /** Client request JSON -> canonical. Throws RelayError (400, with field) when invalid. */
+  decodeRequest(body: unknown): CanonicalRequest;
+  encodeResponse(response: CanonicalResponse, ctx: EncodeContext): unknown;
+  streamEncoder(ctx: EncodeContext): StreamEncoder;
+  /** A Relay or upstream error in this shape's error body. */
+  renderError(error: RelayErrorBody): RenderedError;
+}
+
+// ---------------------------------------------------------------- record
+
+export interface UsageEvent {
+  request_id: string;
+  started_at: string;
+  finished_at: string;
+  relay_key_id: string | null;
+  relay_key_prefix: string | null;
+  policy_id: string | null;
+  model_requested: string | null;
+  model_id: string | null;
+  model_slug: string | null;
+  host_id: string | null;
+  host_key_id: string | null;
+  provider_id: string | null;
+  upstream_model: string | null;
+  inbound_shape: ShapeId;
+  upstream_shape: ShapeId | null;
+  status: number;
+  error_code: string | null;
+  stream: boolean;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  cost: number | null;
+  currency: string | null;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  attempts: number;
+  /** The client ended the request before the response finished. */
+  client_aborted: boolean;
+  client: string | null;
+  extras: Record<string, string>;
+}
+
+export interface CapturedPayload {
+  request_id: string;
+  request_body: string;
+  response_body: string;
+  request_truncated: boolean;
+  response_truncated: boolean;
+  /** Request headers, with every credential removed. */
+  request_headers: Record<string, string>;
+  response_headers: Record<string, string>;
+  captured_at: string;
+}
+
+/** A detached observer of every finished request. Never delays or fails a response. */
+export type Recorder = (event: UsageEvent, payload: CapturedPayload | null) => void;

@@ -1,0 +1,84 @@
+// What log backends implement. A usage backend stores usage events and (optionally)
+// answers the read queries of /api/logs and /api/usage/*; a payload backend stores
+// captured bodies by request id. Both are fed in batches by the shared queue.
+import type { CapturedPayload, UsageEvent } from '../hooks.ts';
+
+export interface StatusFilter {
+  op: 'eq' | 'gte' | 'gt' | 'lte' | 'lt';
+  value: number;
+}
+
+export interface UsageFilter {
+  policyId?: string;
+  relayKeyId?: string;
+  modelId?: string;
+  status?: StatusFilter;
+  /** Inclusive lower bound on started_at. */
+  from?: Date;
+  /** Exclusive upper bound on started_at. */
+  to?: Date;
+}
+
+export interface ListQuery extends UsageFilter {
+  limit: number;
+  /** Opaque cursor from a previous page. */
+  cursor?: string;
+}
+
+export interface ListPage {
+  items: UsageEvent[];
+  nextCursor: string | null;
+}
+
+export interface UsageTotals {
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  cost: number;
+}
+
+export interface SummaryQuery extends UsageFilter {
+  /** Group totals by this dimension as well as overall. */
+  groupBy?: 'model' | 'relay_key' | 'policy' | 'status';
+}
+
+export interface Summary {
+  totals: UsageTotals;
+  groups?: Array<{ key: string | null; totals: UsageTotals }>;
+}
+
+export interface TimeseriesQuery extends UsageFilter {
+  bucketSeconds: number;
+  groupBy?: 'model' | 'relay_key';
+}
+
+export interface TimeseriesPoint {
+  /** Bucket start, ISO time. */
+  t: string;
+  key?: string | null;
+  totals: UsageTotals;
+}
+
+export interface UsageBackend {
+  /** The setting value that selects it: file, postgres, clickhouse, valkey, or an in-house id. */
+  id: string;
+  write(events: UsageEvent[]): Promise<void>;
+  /** Read side; a backend that cannot answer leaves these out and Relay says so with a 400. */
+  list?(query: ListQuery): Promise<ListPage>;
+  get?(requestId: string): Promise<UsageEvent | null>;
+  summary?(query: SummaryQuery): Promise<Summary>;
+  timeseries?(query: TimeseriesQuery): Promise<TimeseriesPoint[]>;
+  close?(): Promise<void>;
+}
+
+export interface PayloadBackend {
+  /** file, s3, clickhouse, or an in-house id. */
+  id: string;
+  write(payloads: CapturedPayload[]): Promise<void>;
+  get?(requestId: string): Promise<CapturedPayload | null>;
+  close?(): Promise<void>;
+}

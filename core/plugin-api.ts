@@ -1,0 +1,26 @@
+// The public plugin API: the one module built-in and in-house plugins import from core.
+// Everything a built-in plugin can do, an out-of-tree plugin can do with this module.
+export { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+export { definePlugin, isRelayPlugin, type PluginDefinition, type PluginKind, type RelayPlugin } from './plugins/define.ts';
+export type { RelayContext, HookRegistry, InferenceCall, Pipeline, Attribution } from './plugins/context.ts';
+export type * from './hooks.ts';
+export type * from './observer/types.ts';
+export type { Settings, SettingsValues, UsageLoggingSetting, PayloadLoggingSetting } from './settings/types.ts';
+export type { Database, Queryable } from './db/types.ts';
+export type * from './catalog/kinds.ts';
+export type { CatalogSnapshot } from './catalog/snapshot.ts';
+
+export * as canonical from './canonical/types.ts';
+export type {
+  CanonicalRequest, CanonicalResponse, StreamEvent, Usage, ContentPart, Message, Tool, ToolChoice, StopReason,
+  TextPart, ImagePart, ToolCallPart, ToolResultPart, ReasoningPart, RefusalPart, PartStart, PartDelta, ResponseFormat,
+} from './canonical/types.ts';
+export { emptyUsage } from './canonical/types.ts';
+
+export { RelayError, relayError, isRelayError, ERROR_CODES, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
+export { sseFrame, SseParser } from './http/sse.ts';
+export { upstreamPool, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';
+export { filterForwardHeaders, CREDENTIAL_HEADERS } from './http/headers.ts';
+export { validateBody } from './http/validate.ts';
+export { createBatchQueue, type BatchQueue, type BatchQueueOptions } from './observer/batch-queue.ts';

@@ -1,0 +1,81 @@
+// What a plugin's register function receives: the two listeners, the hook registry,
+// read access to the catalog snapshot and settings, and the request pipeline.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Redis } from 'ioredis';
+import type { Authenticator, InboundCodec, ModelResolver, Recorder, ShapeId, VendorAdapter } from '../hooks.ts';
+import type { PayloadBackend, UsageBackend } from '../observer/types.ts';
+import type { CatalogSnapshot } from '../catalog/snapshot.ts';
+import type { Settings } from '../settings/types.ts';
+import type { Database } from '../db/types.ts';
+
+export interface HookRegistry {
+  /** Adds an authentication provider; lower `order` is asked first (default 100). */
+  addAuthenticator(name: string, fn: Authenticator, order?: number): void;
+  /** Replaces the kernel's catalog resolver. */
+  setModelResolver(fn: ModelResolver): void;
+  addVendorAdapter(adapter: VendorAdapter): void;
+  addInboundCodec(codec: InboundCodec): void;
+  addUsageBackend(backend: UsageBackend): void;
+  addPayloadBackend(backend: PayloadBackend): void;
+  /** A detached observer of every finished request (in addition to the selected backends). */
+  onRecord(name: string, fn: Recorder): void;
+}
+
+/** Per-request attribution an integration adds to the usage event. */
+export interface Attribution {
+  client?: string;
+  extras?: Record<string, string>;
+}
+
+export interface InferenceCall {
+  /** The inbound wire shape. */
+  shape: ShapeId;
+  /** Raw request body as received (forwarded unchanged in passthrough). */
+  body: Buffer;
+  /** The parsed body. */
+  json: Record<string, unknown>;
+  model: string;
+  stream: boolean;
+  /** Query string to forward to a passthrough upstream, e.g. `?beta=true`. */
+  search?: string;
+  /** Who the client is, from its headers (agent integrations). */
+  attribution?: Attribution;
+}
+
+export interface Pipeline {
+  /**
+   * Runs one inference request end to end: authenticate, rate limits, resolveModel,
+   * dispatch with failover (passthrough or translation), render, record.
+   * Errors are rendered in the inbound shape's codec.
+   */
+  handle(request: FastifyRequest, reply: FastifyReply, call: InferenceCall): Promise<void>;
+  /** Authenticates only (for routes such as GET /v1/models). Throws RelayError 401. */
+  authenticate(request: FastifyRequest, shape: ShapeId): Promise<import('../hooks.ts').Principal>;
+  /** Models the principal can reach, from the snapshot. */
+  reachableModels(principal: import('../hooks.ts').Principal): import('../catalog/kinds.ts').Model[];
+  /** Renders an error in the shape's codec (or the canonical form) and sends it. */
+  sendError(reply: FastifyReply, shape: ShapeId, err: unknown): void;
+}
+
+export interface RelayContext {
+  readonly log: Logger;
+  readonly inference: FastifyInstance;
+  readonly control: FastifyInstance;
+  readonly hooks: HookRegistry;
+  readonly pipeline: Pipeline;
+  /** The current catalog snapshot; call each time, never keep it (it is replaced on change). */
+  snapshot(): CatalogSnapshot;
+  readonly settings: Settings;
+  readonly db: Database;
+  readonly metrics: Registry;
+  /** A shared Redis/Valkey connection when `valkey.url` is configured, else null. */
+  readonly redis: Redis | null;
+  /** Directory for plugin data (files), from RELAY_DATA_DIR. */
+  readonly dataDir: string;
+  /** Opens a sealed host-key value (AES-GCM under RELAY_MASTER_KEY). */
+  openSecret(sealed: string): string;
+  /** Runs at shutdown, after in-flight requests drained, in reverse order of registration. */
+  onClose(fn: () => Promise<void> | void): void;
+}
