@@ -24,3 +24,10 @@ export { upstreamPool, sendUpstream, joinUrl, type SendOptions } from './http/up
 export { filterForwardHeaders, CREDENTIAL_HEADERS } from './http/headers.ts';
 export { validateBody } from './http/validate.ts';
 export { createBatchQueue, type BatchQueue, type BatchQueueOptions } from './observer/batch-queue.ts';
+export type { DropReason, RetryOptions, BatchQueueStats } from './observer/batch-queue.ts';
+// Shared by usage backends that answer reads in memory (log-file, log-valkey, in-house sinks).
+export { encodeCursor, decodeCursor, compareNewestFirst, isAfterCursor, type CursorPosition } from './observer/cursor.ts';
+export {
+  emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
+  SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
+} from './observer/usage-query.ts';

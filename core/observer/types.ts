@@ -3,6 +3,7 @@
 // captured bodies by request id. Both are fed in batches by the shared queue.
 import type { CapturedPayload, UsageEvent } from '../hooks.ts';
 
+/** One comparison on the HTTP status; a filter holds one or two (`4xx` is >= 400 and < 500). */
 export interface StatusFilter {
   op: 'eq' | 'gte' | 'gt' | 'lte' | 'lt';
   value: number;
@@ -12,7 +13,8 @@ export interface UsageFilter {
   policyId?: string;
   relayKeyId?: string;
   modelId?: string;
-  status?: StatusFilter;
+  /** Every comparison must hold. */
+  status?: StatusFilter[];
   /** Inclusive lower bound on started_at. */
   from?: Date;
   /** Exclusive upper bound on started_at. */
@@ -21,7 +23,10 @@ export interface UsageFilter {
 
 export interface ListQuery extends UsageFilter {
   limit: number;
-  /** Opaque cursor from a previous page. */
+  /**
+   * Opaque cursor from a previous page (core/observer/cursor.ts). Pages are newest first by
+   * (started_at, request_id) with keyset paging, so concurrent writes never shift a page.
+   */
   cursor?: string;
 }
 
@@ -52,6 +57,7 @@ export interface Summary {
 }
 
 export interface TimeseriesQuery extends UsageFilter {
+  /** Buckets start at multiples of this many seconds since the epoch (UTC). */
   bucketSeconds: number;
   groupBy?: 'model' | 'relay_key';
 }
@@ -63,6 +69,10 @@ export interface TimeseriesPoint {
   totals: UsageTotals;
 }
 
+/**
+ * Read methods may throw RelayError RELAY_ERR_QUERY_UNSUPPORTED when they cannot answer a
+ * particular query (e.g. a scan bound would be exceeded): never a silently partial result.
+ */
 export interface UsageBackend {
   /** The setting value that selects it: file, postgres, clickhouse, valkey, or an in-house id. */
   id: string;

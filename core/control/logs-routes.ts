@@ -1,0 +1,142 @@
+// GET /api/logs, /api/logs/:requestId and /api/usage/{events,summary,timeseries}: reads over the
+// selected usage backend (and the payload backend for captured bodies). Authentication is the
+// control plane's; errors are RelayErrors rendered by its error handler.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { RelayError } from '../errors.ts';
+import type { Observer } from '../observer/observer.ts';
+import { parseDuration, parseFilter, type FilterParams } from '../observer/query-params.ts';
+import {
+  ListQuerySchema, ListResponseSchema, LogDetailSchema, RequestIdParamsSchema, SummaryQuerySchema, SummaryResponseSchema,
+  TimeseriesQuerySchema, TimeseriesResponseSchema,
+} from '../observer/schemas.ts';
+import { emptyTotals } from '../observer/usage-query.ts';
+import type { SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
+
+/** The part of the observer these routes read through. */
+export type LogReader = Pick<Observer, 'usageBackend' | 'payloadBackend'>;
+
+export interface LogRoutesOptions {
+  /** Most points one timeseries may return. Default 1000. */
+  maxTimeseriesPoints?: number;
+  /** Window of a timeseries without since/from. Default 24h. */
+  defaultTimeseriesWindow?: string;
+}
+
+type ListParams = FilterParams & { limit?: number; cursor?: string };
+type SummaryParams = FilterParams & { groupBy?: SummaryQuery['groupBy'] };
+type TimeseriesParams = FilterParams & { bucket?: string; groupBy?: TimeseriesQuery['groupBy'] };
+
+const errorResponses = { description: 'A RelayError: 400 names the bad parameter (`field`); RELAY_ERR_QUERY_UNSUPPORTED when the backend cannot answer.' };
+
+/** Turns a schema validation failure into a 400 that names the parameter. */
+function rejectInvalid(request: FastifyRequest): void {
+  const error = request.validationError as (Error & { validation?: Array<{ instancePath?: string; params?: Record<string, unknown>; message?: string }> }) | undefined;
+  if (!error) return;
+  const first = error.validation?.[0];
+  const field = first?.instancePath?.replace(/^\//, '') || String(first?.params?.missingProperty ?? first?.params?.additionalProperty ?? 'query');
+  throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: ${first?.message ?? error.message}`, { field });
+}
+
+function usageBackend(reader: LogReader): UsageBackend {
+  const backend = reader.usageBackend();
+  if (!backend) throw new RelayError('RELAY_ERR_BACKEND_NOT_LOADED', 'the selected usage-logging backend is not loaded; load its plugin or select another');
+  return backend;
+}
+
+function unsupported(backend: UsageBackend, what: string): RelayError {
+  return new RelayError('RELAY_ERR_QUERY_UNSUPPORTED', `the ${backend.id} usage backend cannot answer ${what}`);
+}
+
+/** Empty buckets are filled in so a chart has one point per bucket (ungrouped series only). */
+function fillGaps(points: TimeseriesPoint[], fromMs: number, toMs: number, bucketSeconds: number): TimeseriesPoint[] {
+  const size = bucketSeconds * 1000;
+  const byTime = new Map(points.map((p) => [Date.parse(p.t), p]));
+  const out: TimeseriesPoint[] = [];
+  for (let t = Math.floor(fromMs / size) * size; t < toMs; t += size) {
+    out.push(byTime.get(t) ?? { t: new Date(t).toISOString(), totals: emptyTotals() });
+  }
+  return out;
+}
+
+export function registerLogRoutes(app: FastifyInstance, observer: LogReader, options: LogRoutesOptions = {}): void {
+  const maxPoints = options.maxTimeseriesPoints ?? 1000;
+  const defaultWindow = options.defaultTimeseriesWindow ?? '24h';
+
+  async function listEvents(request: FastifyRequest) {
+    rejectInvalid(request);
+    const params = request.query as ListParams;
+    const backend = usageBackend(observer);
+    if (!backend.list) throw unsupported(backend, 'a list of events');
+    return backend.list({ ...parseFilter(params), limit: params.limit ?? 50, cursor: params.cursor || undefined });
+  }
+
+  const listSchema = (summary: string) => ({
+    tags: ['logs'], summary, querystring: ListQuerySchema, response: { 200: ListResponseSchema, '4xx': errorResponses },
+  });
+
+  app.get('/api/logs', { schema: listSchema('Request log, newest first, paged by cursor'), attachValidation: true }, listEvents);
+  app.get('/api/usage/events', { schema: { ...listSchema('Raw usage events, filterable, newest first'), tags: ['usage'] }, attachValidation: true }, listEvents);
+
+  app.get('/api/logs/:requestId', {
+    schema: { tags: ['logs'], summary: 'One request, with its captured payload', params: RequestIdParamsSchema, response: { 200: LogDetailSchema, '4xx': errorResponses } },
+    attachValidation: true,
+  }, async (request) => {
+    rejectInvalid(request);
+    const { requestId } = request.params as { requestId: string };
+    const backend = usageBackend(observer);
+    if (!backend.get) throw unsupported(backend, 'a lookup by request id');
+    const event = await backend.get(requestId);
+    if (!event) throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request with id ${JSON.stringify(requestId)}`, { field: 'requestId' });
+    const payloads = observer.payloadBackend();
+    const payload = payloads?.get ? await payloads.get(requestId) : null;
+    if (!payload) return event;
+    return {
+      ...event,
+      request_body: payload.request_body,
+      response_body: payload.response_body,
+      request_truncated: payload.request_truncated,
+      response_truncated: payload.response_truncated,
+      request_headers: payload.request_headers,
+      response_headers: payload.response_headers,
+    };
+  });
+
+  app.get('/api/usage/summary', {
+    schema: { tags: ['usage'], summary: 'Aggregated totals over a window', querystring: SummaryQuerySchema, response: { 200: SummaryResponseSchema, '4xx': errorResponses } },
+    attachValidation: true,
+  }, async (request) => {
+    rejectInvalid(request);
+    const params = request.query as SummaryParams;
+    const filter = parseFilter(params);
+    const backend = usageBackend(observer);
+    if (!backend.summary) throw unsupported(backend, 'a summary');
+    const summary = await backend.summary({ ...filter, groupBy: params.groupBy });
+    return { from: filter.from?.toISOString() ?? null, to: filter.to?.toISOString() ?? null, ...summary };
+  });
+
+  app.get('/api/usage/timeseries', {
+    schema: { tags: ['usage'], summary: 'Usage in time buckets', querystring: TimeseriesQuerySchema, response: { 200: TimeseriesResponseSchema, '4xx': errorResponses } },
+    attachValidation: true,
+  }, async (request) => {
+    rejectInvalid(request);
+    const params = request.query as TimeseriesParams;
+    const now = Date.now();
+    const filter = parseFilter(params, now);
+    filter.from ??= new Date(now - parseDuration('since', defaultWindow) * 1000);
+    const toMs = filter.to?.getTime() ?? now;
+    const bucketSeconds = parseDuration('bucket', params.bucket ?? '1h');
+    const points = Math.ceil((toMs - filter.from.getTime()) / (bucketSeconds * 1000));
+    if (points > maxPoints) {
+      throw new RelayError('RELAY_ERR_BAD_REQUEST', `bucket: ${points} buckets in this window; at most ${maxPoints}: choose a larger bucket or a shorter window`, { field: 'bucket' });
+    }
+    const backend = usageBackend(observer);
+    if (!backend.timeseries) throw unsupported(backend, 'a timeseries');
+    const series = await backend.timeseries({ ...filter, bucketSeconds, groupBy: params.groupBy });
+    return {
+      from: filter.from.toISOString(),
+      to: new Date(toMs).toISOString(),
+      bucketSeconds,
+      points: params.groupBy ? series : fillGaps(series, filter.from.getTime(), toMs, bucketSeconds),
+    };
+  });
+}

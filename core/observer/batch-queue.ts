@@ -1,0 +1,295 @@
+// The one batching queue every log backend shares (after Kong's kong/tools/queue.lua): sinks stay
+// small because batching, coalescing, retry with backoff, the bound on held items and the
+// accounting of what was lost live here.
+//
+// Guarantees:
+//  - push() never blocks and never throws; beyond `maxQueued` held items it drops the new item
+//    and counts it (reason `queue_full`).
+//  - Batches are written in order, one at a time. A failing batch stays at the head and is retried
+//    with exponential backoff (with jitter); items pushed meanwhile wait behind it, within the bound.
+//  - A batch whose retry budget (`maxAttempts` or `maxRetryMs`) runs out is dropped and counted
+//    (`retries_exhausted`); close() drops what it could not write before its deadline (`close_deadline`).
+//  - Every drop reaches onDropped (metrics) and the log, coalesced to one line per `dropLogIntervalMs`.
+
+export type DropReason = 'queue_full' | 'retries_exhausted' | 'close_deadline' | 'closed';
+
+export interface BatchQueueLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface RetryOptions {
+  /** Attempts per batch including the first; unlimited when unset (then maxRetryMs bounds it). */
+  maxAttempts?: number;
+  /** Time budget for retrying one batch, from its first failure. Default 300 000 (5 min). */
+  maxRetryMs?: number;
+  /** First backoff. Default 200 ms. */
+  initialBackoffMs?: number;
+  /** Backoff ceiling. Default 30 000 ms. */
+  maxBackoffMs?: number;
+}
+
+export interface BatchQueueOptions<T> {
+  /** Names the queue in logs and metrics, e.g. `usage:postgres`. */
+  name: string;
+  write: (batch: T[]) => Promise<void>;
+  /** Items per write. Default 500. */
+  maxBatchSize?: number;
+  /** Longest an item waits for a batch to fill. Default 1000 ms. */
+  maxDelayMs?: number;
+  /** Bound on items held (waiting and in flight). Default 20 000. */
+  maxQueued?: number;
+  retry?: RetryOptions;
+  onDropped?: (count: number, reason: DropReason) => void;
+  /** After each successful write. */
+  onWritten?: (count: number, durationMs: number) => void;
+  /** After each failed write that will be retried. */
+  onRetry?: (attempt: number, error: unknown) => void;
+  log?: BatchQueueLog;
+  /** Coalesces drop warnings to one log line per interval. Default 10 000 ms. */
+  dropLogIntervalMs?: number;
+}
+
+export interface BatchQueueStats {
+  /** Items held now (waiting and in flight). */
+  queued: number;
+  written: number;
+  dropped: number;
+  droppedByReason: Record<DropReason, number>;
+  /** Failed writes that were retried. */
+  retries: number;
+  /** True while the head batch is failing. */
+  backingOff: boolean;
+}
+
+export interface BatchQueue<T> {
+  readonly name: string;
+  /** Enqueues one item; never blocks, never throws. Returns false when it was dropped. */
+  push(item: T): boolean;
+  /** Writes everything held now; resolves when the queue is empty (written or dropped). */
+  flush(): Promise<void>;
+  /**
+   * Stops accepting items and writes what it can within `deadlineMs` (default 10 000);
+   * what is left then is dropped and counted.
+   */
+  close(deadlineMs?: number): Promise<void>;
+  stats(): BatchQueueStats;
+}
+
+const DEFAULTS = {
+  maxBatchSize: 500,
+  maxDelayMs: 1000,
+  maxQueued: 20_000,
+  maxRetryMs: 300_000,
+  initialBackoffMs: 200,
+  maxBackoffMs: 30_000,
+  dropLogIntervalMs: 10_000,
+};
+
+const noopLog: BatchQueueLog = { warn() {}, error() {} };
+
+export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T> {
+  const maxBatchSize = Math.max(1, options.maxBatchSize ?? DEFAULTS.maxBatchSize);
+  const maxDelayMs = Math.max(0, options.maxDelayMs ?? DEFAULTS.maxDelayMs);
+  const maxQueued = Math.max(maxBatchSize, options.maxQueued ?? DEFAULTS.maxQueued);
+  const retry = {
+    maxAttempts: options.retry?.maxAttempts ?? Infinity,
+    maxRetryMs: options.retry?.maxRetryMs ?? (options.retry?.maxAttempts ? Infinity : DEFAULTS.maxRetryMs),
+    initialBackoffMs: options.retry?.initialBackoffMs ?? DEFAULTS.initialBackoffMs,
+    maxBackoffMs: options.retry?.maxBackoffMs ?? DEFAULTS.maxBackoffMs,
+  };
+  const log = options.log ?? noopLog;
+  const dropLogIntervalMs = options.dropLogIntervalMs ?? DEFAULTS.dropLogIntervalMs;
+
+  // Items in order; the head batch (being written) stays here until it is written or dropped,
+  // so the bound counts it.
+  let items: T[] = [];
+  let draining: Promise<void> | null = null;
+  let flushRequested = false;
+  let delayTimer: NodeJS.Timeout | null = null;
+  let closed = false;
+  let deadlinePassed = false;
+  let wakeBackoff: (() => void) | null = null;
+  let backingOff = false;
+
+  const stats = {
+    written: 0,
+    retries: 0,
+    droppedByReason: { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0 } as Record<DropReason, number>,
+  };
+  const unreportedDrops: Record<DropReason, number> = { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0 };
+  let dropLogTimer: NodeJS.Timeout | null = null;
+
+  function reportDrops(): void {
+    dropLogTimer = null;
+    const counts = Object.fromEntries(Object.entries(unreportedDrops).filter(([, n]) => n > 0));
+    if (Object.keys(counts).length === 0) return;
+    for (const reason of Object.keys(unreportedDrops) as DropReason[]) unreportedDrops[reason] = 0;
+    log.error({ queue: options.name, dropped: counts, queued: items.length }, `log queue ${options.name} dropped events`);
+  }
+
+  function drop(count: number, reason: DropReason): void {
+    if (count <= 0) return;
+    stats.droppedByReason[reason] += count;
+    unreportedDrops[reason] += count;
+    try {
+      options.onDropped?.(count, reason);
+    } catch {
+      // A metrics callback must not break the queue.
+    }
+    // The first loss is reported at once; later ones are coalesced so a flood cannot flood the log.
+    if (dropLogTimer === null) {
+      reportDrops();
+      dropLogTimer = setTimeout(reportDrops, dropLogIntervalMs);
+      dropLogTimer.unref();
+    }
+  }
+
+  function scheduleDelayedFlush(): void {
+    if (delayTimer !== null || items.length === 0) return;
+    delayTimer = setTimeout(() => {
+      delayTimer = null;
+      flushRequested = true;
+      kick();
+    }, maxDelayMs);
+    delayTimer.unref();
+  }
+
+  function kick(): Promise<void> {
+    if (draining === null) {
+      draining = drainLoop().finally(() => {
+        draining = null;
+      });
+    }
+    return draining;
+  }
+
+  async function drainLoop(): Promise<void> {
+    while (items.length >= maxBatchSize || (items.length > 0 && (flushRequested || closed))) {
+      if (deadlinePassed) return;
+      const batch = items.slice(0, maxBatchSize);
+      await writeWithRetry(batch);
+      items = items.slice(batch.length);
+    }
+    flushRequested = false;
+    scheduleDelayedFlush();
+  }
+
+  async function writeWithRetry(batch: T[]): Promise<void> {
+    let attempt = 0;
+    let firstFailureAt = 0;
+    for (;;) {
+      attempt += 1;
+      const started = performance.now();
+      try {
+        await options.write(batch);
+        backingOff = false;
+        stats.written += batch.length;
+        try {
+          options.onWritten?.(batch.length, performance.now() - started);
+        } catch {
+          // ignore metrics errors
+        }
+        return;
+      } catch (error) {
+        if (firstFailureAt === 0) firstFailureAt = Date.now();
+        const exhausted = attempt >= retry.maxAttempts || Date.now() - firstFailureAt >= retry.maxRetryMs;
+        if (exhausted || deadlinePassed) {
+          backingOff = false;
+          log.error({ queue: options.name, err: error, attempts: attempt, batch: batch.length }, `log queue ${options.name}: giving up on a batch`);
+          drop(batch.length, deadlinePassed ? 'close_deadline' : 'retries_exhausted');
+          return;
+        }
+        stats.retries += 1;
+        backingOff = true;
+        try {
+          options.onRetry?.(attempt, error);
+        } catch {
+          // ignore metrics errors
+        }
+        const backoff = Math.min(retry.maxBackoffMs, retry.initialBackoffMs * 2 ** (attempt - 1));
+        const delay = backoff / 2 + Math.random() * (backoff / 2);
+        if (attempt === 1) log.warn({ queue: options.name, err: error, batch: batch.length }, `log queue ${options.name}: write failed, retrying`);
+        await sleepInterruptibly(delay);
+      }
+    }
+  }
+
+  function sleepInterruptibly(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        wakeBackoff = null;
+        resolve();
+      }
+      wakeBackoff = done;
+    });
+  }
+
+  return {
+    name: options.name,
+
+    push(item: T): boolean {
+      if (closed) {
+        drop(1, 'closed');
+        return false;
+      }
+      if (items.length >= maxQueued) {
+        drop(1, 'queue_full');
+        return false;
+      }
+      items.push(item);
+      if (items.length >= maxBatchSize) void kick();
+      else scheduleDelayedFlush();
+      return true;
+    },
+
+    async flush(): Promise<void> {
+      while (items.length > 0) {
+        flushRequested = true;
+        await kick();
+      }
+      if (draining) await draining;
+    },
+
+    async close(deadlineMs = 10_000): Promise<void> {
+      closed = true;
+      if (delayTimer) {
+        clearTimeout(delayTimer);
+        delayTimer = null;
+      }
+      let deadline: NodeJS.Timeout | null = null;
+      const deadlineReached = new Promise<void>((resolve) => {
+        deadline = setTimeout(() => {
+          deadlinePassed = true;
+          wakeBackoff?.();
+          resolve();
+        }, deadlineMs);
+      });
+      const drained = (async () => {
+        while (items.length > 0 && !deadlinePassed) await kick();
+      })();
+      // A write that hangs (a backend that never answers) must not hold shutdown past the deadline.
+      await Promise.race([drained, deadlineReached]);
+      if (deadline) clearTimeout(deadline);
+      deadlinePassed = true;
+      drop(items.length, 'close_deadline');
+      items = [];
+      if (dropLogTimer) clearTimeout(dropLogTimer);
+      reportDrops();
+    },
+
+    stats(): BatchQueueStats {
+      const dropped = Object.values(stats.droppedByReason).reduce((a, b) => a + b, 0);
+      return {
+        queued: items.length,
+        written: stats.written,
+        dropped,
+        droppedByReason: { ...stats.droppedByReason },
+        retries: stats.retries,
+        backingOff,
+      };
+    },
+  };
+}

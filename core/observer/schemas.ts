@@ -1,0 +1,115 @@
+// TypeBox schemas of the logs and usage endpoints: querystrings and responses. They validate
+// requests and document the API in /api/openapi.json.
+import { Type, type TSchema } from '@sinclair/typebox';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const UsageEventSchema = Type.Object({
+  request_id: Type.String(),
+  started_at: Type.String({ format: 'date-time' }),
+  finished_at: Type.String({ format: 'date-time' }),
+  relay_key_id: NullableString,
+  relay_key_prefix: NullableString,
+  policy_id: NullableString,
+  model_requested: NullableString,
+  model_id: NullableString,
+  model_slug: NullableString,
+  host_id: NullableString,
+  host_key_id: NullableString,
+  provider_id: NullableString,
+  upstream_model: NullableString,
+  inbound_shape: Type.String(),
+  upstream_shape: NullableString,
+  status: Type.Integer(),
+  error_code: NullableString,
+  stream: Type.Boolean(),
+  input_tokens: Type.Integer(),
+  output_tokens: Type.Integer(),
+  cache_read_tokens: Type.Integer(),
+  cache_write_tokens: Type.Integer(),
+  reasoning_tokens: Type.Integer(),
+  cost: Nullable(Type.Number()),
+  currency: NullableString,
+  latency_ms: Type.Number(),
+  ttfb_ms: Nullable(Type.Number()),
+  attempts: Type.Integer(),
+  client_aborted: Type.Boolean(),
+  client: NullableString,
+  extras: Type.Record(Type.String(), Type.String()),
+}, { description: 'One finished request.' });
+
+export const LogDetailSchema = Type.Intersect([
+  UsageEventSchema,
+  Type.Object({
+    request_body: Type.Optional(Type.String({ description: 'Captured request body (payload logging).' })),
+    response_body: Type.Optional(Type.String({ description: 'Captured response body, as streamed.' })),
+    request_truncated: Type.Optional(Type.Boolean({ description: 'True when the request body exceeded maxBytes.' })),
+    response_truncated: Type.Optional(Type.Boolean({ description: 'True when the response body exceeded maxBytes.' })),
+    request_headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    response_headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  }),
+], { description: 'One request, with its captured payload when payload logging captured it.' });
+
+export const UsageTotalsSchema = Type.Object({
+  requests: Type.Integer(),
+  errors: Type.Integer({ description: 'Requests with status >= 400.' }),
+  input_tokens: Type.Integer(),
+  output_tokens: Type.Integer(),
+  cache_read_tokens: Type.Integer(),
+  cache_write_tokens: Type.Integer(),
+  reasoning_tokens: Type.Integer(),
+  cost: Type.Number(),
+});
+
+export const FilterQuerySchema = {
+  policyId: Type.Optional(Type.String({ minLength: 1, description: 'Only events of this policy id.' })),
+  relayKeyId: Type.Optional(Type.String({ minLength: 1, description: 'Only events of this relay key id.' })),
+  modelId: Type.Optional(Type.String({ minLength: 1, description: 'Only events of this model id.' })),
+  status: Type.Optional(Type.String({ description: 'HTTP status: exact (200), a comparison (>=400, >400, <500, <=499) or a class (4xx, 5xx).', examples: ['>=400'] })),
+  since: Type.Optional(Type.String({ description: 'Relative window ending now: 30m, 24h, 7d.', examples: ['24h'] })),
+  from: Type.Optional(Type.String({ description: 'Start of the window, inclusive (ISO 8601 date-time).' })),
+  to: Type.Optional(Type.String({ description: 'End of the window, exclusive (ISO 8601 date-time).' })),
+};
+
+export const ListQuerySchema = Type.Object({
+  ...FilterQuerySchema,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Page size.' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page.' })),
+}, { additionalProperties: false });
+
+export const ListResponseSchema = Type.Object({
+  items: Type.Array(UsageEventSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Cursor of the next (older) page; null on the last page.' }),
+});
+
+export const SummaryQuerySchema = Type.Object({
+  ...FilterQuerySchema,
+  groupBy: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('relay_key'), Type.Literal('policy'), Type.Literal('status')])),
+}, { additionalProperties: false });
+
+export const SummaryResponseSchema = Type.Object({
+  from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  totals: UsageTotalsSchema,
+  groups: Type.Optional(Type.Array(Type.Object({ key: NullableString, totals: UsageTotalsSchema }))),
+});
+
+export const TimeseriesQuerySchema = Type.Object({
+  ...FilterQuerySchema,
+  bucket: Type.Optional(Type.String({ default: '1h', description: 'Bucket size: 1m, 5m, 1h, 1d, ...' })),
+  groupBy: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('relay_key')])),
+}, { additionalProperties: false });
+
+export const TimeseriesResponseSchema = Type.Object({
+  from: Type.String({ format: 'date-time' }),
+  to: Type.String({ format: 'date-time' }),
+  bucketSeconds: Type.Integer(),
+  points: Type.Array(Type.Object({
+    t: Type.String({ format: 'date-time', description: 'Bucket start.' }),
+    key: Type.Optional(NullableString),
+    totals: UsageTotalsSchema,
+  })),
+});
+
+export const RequestIdParamsSchema = Type.Object({ requestId: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -1,0 +1,129 @@
+import t from 'tap';
+import { createBatchQueue, type DropReason } from '../../core/observer/batch-queue.ts';
+
+/** A sink that can be taken down and brought back, like a backend during an outage. */
+function flakySink() {
+  const written: number[] = [];
+  let down = false;
+  let calls = 0;
+  return {
+    written,
+    get calls() { return calls; },
+    setDown(value: boolean) { down = value; },
+    async write(batch: number[]) {
+      calls += 1;
+      await new Promise((r) => setImmediate(r));
+      if (down) throw new Error('backend down');
+      written.push(...batch);
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+t.test('batches by size and by delay', async (t) => {
+  const batches: number[][] = [];
+  const q = createBatchQueue<number>({ name: 't', maxBatchSize: 10, maxDelayMs: 50, write: async (b) => { batches.push(b); } });
+  for (let i = 0; i < 25; i++) q.push(i);
+  await sleep(5);
+  t.same(batches.map((b) => b.length), [10, 10], 'full batches are written at once');
+  await sleep(100);
+  t.same(batches.map((b) => b.length), [10, 10, 5], 'the rest after maxDelayMs');
+  t.same(batches.flat(), Array.from({ length: 25 }, (_, i) => i), 'in order');
+  t.equal(q.stats().written, 25);
+  await q.close();
+});
+
+t.test('backend down during a run: events wait, retry with backoff, and are all written when it returns', async (t) => {
+  const sink = flakySink();
+  const drops: Array<[number, DropReason]> = [];
+  const q = createBatchQueue<number>({
+    name: 't', maxBatchSize: 20, maxDelayMs: 10, maxQueued: 1000,
+    retry: { initialBackoffMs: 5, maxBackoffMs: 40, maxRetryMs: 60_000 },
+    write: (b) => sink.write(b), onDropped: (n, r) => drops.push([n, r]),
+  });
+  for (let i = 0; i < 50; i++) q.push(i);
+  await q.flush();
+  sink.setDown(true);
+  for (let i = 50; i < 400; i++) q.push(i);
+  await sleep(150);
+  t.ok(q.stats().retries >= 2, `retried while down (${q.stats().retries})`);
+  t.equal(q.stats().queued, 350, 'events wait in the queue');
+  t.ok(q.stats().backingOff);
+  sink.setDown(false);
+  await q.flush();
+  t.same(sink.written, Array.from({ length: 400 }, (_, i) => i), 'every event written once, in order');
+  t.same(drops, [], 'nothing dropped within the bound');
+  t.equal(q.stats().queued, 0);
+  await q.close();
+});
+
+t.test('beyond the bound the loss is counted, never silent', async (t) => {
+  const sink = flakySink();
+  sink.setDown(true);
+  const drops: Array<[number, DropReason]> = [];
+  const logged: string[] = [];
+  const q = createBatchQueue<number>({
+    name: 'usage:test', maxBatchSize: 10, maxDelayMs: 5, maxQueued: 100,
+    retry: { initialBackoffMs: 5, maxBackoffMs: 10, maxRetryMs: 60_000 },
+    write: (b) => sink.write(b), onDropped: (n, r) => drops.push([n, r]),
+    log: { warn: () => {}, error: (_o, msg) => logged.push(msg) },
+  });
+  let accepted = 0;
+  for (let i = 0; i < 150; i++) if (q.push(i)) accepted += 1;
+  t.equal(accepted, 100, 'push accepts up to maxQueued');
+  t.equal(q.stats().dropped, 50);
+  t.equal(q.stats().droppedByReason.queue_full, 50);
+  t.equal(drops.reduce((n, [c]) => n + c, 0), 50, 'onDropped saw every loss');
+  t.ok(logged.some((m) => m.includes('dropped')), 'the loss is reported in the log');
+  sink.setDown(false);
+  await q.flush();
+  t.equal(sink.written.length, 100, 'what was held is written once the backend returns');
+  await q.close();
+});
+
+t.test('a batch is dropped and counted when its retry budget runs out', async (t) => {
+  const sink = flakySink();
+  sink.setDown(true);
+  const q = createBatchQueue<number>({
+    name: 't', maxBatchSize: 5, maxDelayMs: 1, retry: { maxAttempts: 3, initialBackoffMs: 1, maxBackoffMs: 2 }, write: (b) => sink.write(b),
+  });
+  for (let i = 0; i < 5; i++) q.push(i);
+  await q.flush();
+  t.equal(sink.calls, 3, 'tried maxAttempts times');
+  t.equal(q.stats().droppedByReason.retries_exhausted, 5);
+  sink.setDown(false);
+  q.push(99);
+  await q.flush();
+  t.same(sink.written, [99], 'the queue goes on after a dropped batch');
+  await q.close();
+});
+
+t.test('close flushes what it can within its deadline and counts the rest', async (t) => {
+  const ok = flakySink();
+  const q1 = createBatchQueue<number>({ name: 'ok', maxBatchSize: 100, maxDelayMs: 60_000, write: (b) => ok.write(b) });
+  for (let i = 0; i < 10; i++) q1.push(i);
+  await q1.close(1000);
+  t.equal(ok.written.length, 10, 'close writes pending items without waiting for the delay');
+  t.notOk(q1.push(1), 'push after close is refused');
+  t.equal(q1.stats().droppedByReason.closed, 1);
+
+  const hung = createBatchQueue<number>({ name: 'hung', maxBatchSize: 100, maxDelayMs: 1, write: () => new Promise(() => {}) });
+  for (let i = 0; i < 7; i++) hung.push(i);
+  const started = Date.now();
+  await hung.close(100);
+  t.ok(Date.now() - started < 1000, 'a hanging backend does not hold shutdown');
+  t.equal(hung.stats().droppedByReason.close_deadline, 7, 'what was not written is counted');
+});
+
+t.test('push never throws, even when the writer and callbacks throw', async (t) => {
+  const q = createBatchQueue<number>({
+    name: 't', maxBatchSize: 1, maxDelayMs: 1, retry: { maxAttempts: 1 },
+    write: () => { throw new Error('sync throw'); },
+    onDropped: () => { throw new Error('metrics broke'); },
+  });
+  t.doesNotThrow(() => { for (let i = 0; i < 10; i++) q.push(i); });
+  await q.flush();
+  t.equal(q.stats().droppedByReason.retries_exhausted, 10);
+  await q.close();
+});

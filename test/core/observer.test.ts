@@ -1,0 +1,138 @@
+import t from 'tap';
+import { Registry } from 'prom-client';
+import { createObserver } from '../../core/observer/observer.ts';
+import type { PayloadBackend, UsageBackend } from '../../core/observer/types.ts';
+import type { CapturedPayload, UsageEvent } from '../../core/hooks.ts';
+import { capturedPayload, silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
+
+function memoryUsage(id: string, opts: { delayMs?: number } = {}): UsageBackend & { events: UsageEvent[] } {
+  const events: UsageEvent[] = [];
+  return {
+    id, events,
+    async write(batch) {
+      if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
+      events.push(...batch);
+    },
+  };
+}
+
+function memoryPayload(id: string): PayloadBackend & { payloads: CapturedPayload[] } {
+  const payloads: CapturedPayload[] = [];
+  return { id, payloads, async write(batch) { payloads.push(...batch); }, async get(rid) { return payloads.find((p) => p.request_id === rid) ?? null; } };
+}
+
+t.test('the payload gate: global switch AND (policy OR key)', async (t) => {
+  const settings = testSettings();
+  const observer = createObserver({ settings, log: silentLog, metrics: new Registry() });
+  const cases: Array<[boolean, boolean]> = [[false, false], [true, false], [false, true], [true, true]];
+  for (const [policy, key] of cases) t.equal(observer.shouldCapture(policy, key), false, `disabled globally: policy=${policy} key=${key} -> no`);
+  settings.set('payload-logging', { enabled: true, backend: 'file', maxBytes: 1000 });
+  t.equal(observer.shouldCapture(false, false), false, 'neither policy nor key -> no');
+  t.equal(observer.shouldCapture(true, false), true, 'policy opted in -> yes');
+  t.equal(observer.shouldCapture(false, true), true, 'key opted in -> yes');
+  t.equal(observer.shouldCapture(true, true), true, 'both -> yes');
+  t.equal(observer.payloadMaxBytes(), 1000);
+  await observer.close();
+});
+
+t.test('record is synchronous and routes to the selected backends', async (t) => {
+  const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'mem', maxBytes: 100 } });
+  const registry = new Registry();
+  const observer = createObserver({ settings, log: silentLog, metrics: registry, queue: { maxDelayMs: 5 } });
+  const file = memoryUsage('file', { delayMs: 50 });
+  const payloads = memoryPayload('mem');
+  observer.addUsageBackend(file);
+  observer.addPayloadBackend(payloads);
+  const event = usageEvent();
+  const started = performance.now();
+  observer.record(event, capturedPayload(event.request_id));
+  t.ok(performance.now() - started < 5, 'record returns without waiting for the backend');
+  t.equal(file.events.length, 0);
+  await observer.flush();
+  t.same(file.events, [event]);
+  t.equal(payloads.payloads.length, 1);
+  t.equal(observer.usageBackend(), file);
+  t.equal(observer.payloadBackend(), payloads);
+  const text = await registry.metrics();
+  t.match(text, /relay_log_events_written_total\{kind="usage",backend="file"\} 1/);
+  t.match(text, /relay_log_events_recorded_total\{kind="payload",backend="mem"\} 1/);
+  t.match(text, /relay_log_queue_depth\{kind="usage",backend="file"\} 0/);
+  t.throws(() => observer.addUsageBackend(memoryUsage('file')), /already registered/);
+  await observer.close();
+});
+
+t.test('payloads are not queued while the global switch is off', async (t) => {
+  const settings = testSettings();
+  const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 1 } });
+  const payloads = memoryPayload('file');
+  observer.addUsageBackend(memoryUsage('file'));
+  observer.addPayloadBackend(payloads);
+  const event = usageEvent();
+  observer.record(event, capturedPayload(event.request_id));
+  await observer.flush();
+  t.equal(payloads.payloads.length, 0);
+  await observer.close();
+});
+
+t.test('switching the usage backend takes effect at once and loses nothing in flight', async (t) => {
+  const settings = testSettings();
+  const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 20, maxBatchSize: 7 } });
+  const file = memoryUsage('file', { delayMs: 10 });
+  const pg = memoryUsage('postgres');
+  observer.addUsageBackend(file);
+  observer.addUsageBackend(pg);
+  const before = Array.from({ length: 30 }, () => usageEvent());
+  const after = Array.from({ length: 30 }, () => usageEvent());
+  for (const e of before) observer.record(e, null);
+  settings.set('usage-logging', { backend: 'postgres' });
+  for (const e of after) observer.record(e, null);
+  t.equal(observer.usageBackend(), pg, 'reads go to the new backend');
+  await observer.flush();
+  t.same(file.events, before, 'events queued for the old backend drained into it');
+  t.same(pg.events, after, 'new events went to the new backend');
+  await observer.close();
+});
+
+t.test('a selected backend that is not loaded: counted and logged, never thrown', async (t) => {
+  const settings = testSettings({ 'usage-logging': { backend: 'clickhouse' } });
+  const errors: string[] = [];
+  const registry = new Registry();
+  const observer = createObserver({ settings, log: { ...silentLog, error: (_o: object, m: string) => { errors.push(m); } }, metrics: registry });
+  t.doesNotThrow(() => observer.record(usageEvent(), null));
+  t.equal(observer.stats().unroutable, 1);
+  t.equal(observer.usageBackend(), null);
+  t.match(errors[0], /not loaded/);
+  t.match(await registry.metrics(), /relay_log_events_dropped_total\{kind="usage",backend="clickhouse",reason="backend_not_loaded"\} 1/);
+  await observer.close();
+});
+
+t.test('recorders are detached: their errors never reach the caller', async (t) => {
+  const settings = testSettings();
+  const registry = new Registry();
+  const observer = createObserver({ settings, log: silentLog, metrics: registry });
+  observer.addUsageBackend(memoryUsage('file'));
+  const seen: string[] = [];
+  observer.addRecorder('broken', () => { throw new Error('boom'); });
+  observer.addRecorder('good', (e) => { seen.push(e.request_id); });
+  const event = usageEvent();
+  t.doesNotThrow(() => observer.record(event, null));
+  t.same(seen, [], 'recorders run after record returns');
+  await new Promise((r) => setImmediate(r));
+  t.same(seen, [event.request_id], 'a throwing recorder does not stop the others');
+  t.match(await registry.metrics(), /relay_log_recorder_failures_total\{recorder="broken"\} 1/);
+  await observer.close();
+});
+
+t.test('close flushes every queue and closes the backends', async (t) => {
+  const settings = testSettings();
+  const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 60_000 } });
+  let closed = 0;
+  const file = { ...memoryUsage('file'), close: async () => { closed += 1; } };
+  const events: UsageEvent[] = [];
+  file.write = async (b) => { events.push(...b); };
+  observer.addUsageBackend(file);
+  for (let i = 0; i < 5; i++) observer.record(usageEvent(), null);
+  await observer.close();
+  t.equal(events.length, 5);
+  t.equal(closed, 1);
+});
