@@ -1,0 +1,286 @@
+// OpenAI Chat Completions request JSON -> canonical request (the inbound side of 'openai.chat').
+// Input is validated per message and per part, so a 400 names the exact JSON pointer;
+// parts and fields that cannot be carried are dropped by the rules in CHAT_REQUEST_DROPPED.
+import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
+import type {
+  CanonicalRequest, ContentPart, ImagePart, Message, ResponseFormat, TextPart, Tool, ToolChoice,
+} from '../../../core/plugin-api.ts';
+import { effortFromOpenAI } from './reasoning-effort.ts';
+
+/** What the Chat inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
+export const CHAT_REQUEST_DROPPED = {
+  n: 'Relay returns one choice; n and best-of style sampling are not translated',
+  'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': 'no canonical field',
+  'audio, modalities, prediction, web_search_options, service_tier, store': 'no canonical field',
+  'content parts input_audio and file': 'canonical messages carry text and images only',
+  'assistant function_call and role "function" messages': 'deprecated function calling; use tool_calls',
+  'image_url parts in assistant and tool messages': 'not valid Chat input; tool results keep text only',
+} as const;
+
+const Detail = Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')]);
+const TextContentPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+const ImageContentPart = Type.Object({
+  type: Type.Literal('image_url'),
+  image_url: Type.Object({ url: Type.String({ minLength: 1 }), detail: Type.Optional(Detail) }),
+});
+const RefusalContentPart = Type.Object({ type: Type.Literal('refusal'), refusal: Type.String() });
+const AnyPart = Type.Object({ type: Type.String() });
+const Content = Type.Union([Type.String(), Type.Array(AnyPart), Type.Null()]);
+
+const FunctionCall = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('function'),
+  function: Type.Object({ name: Type.String({ minLength: 1 }), arguments: Type.String() }),
+});
+const CustomCall = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('custom'),
+  custom: Type.Object({ name: Type.String({ minLength: 1 }), input: Type.String() }),
+});
+const AnyMessage = Type.Object({ role: Type.String() });
+const SystemMessage = Type.Object({ role: Type.Union([Type.Literal('system'), Type.Literal('developer')]), content: Content });
+const UserMessage = Type.Object({ role: Type.Literal('user'), content: Content });
+const AssistantMessage = Type.Object({
+  role: Type.Literal('assistant'),
+  content: Type.Optional(Content),
+  refusal: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  tool_calls: Type.Optional(Type.Array(Type.Object({ type: Type.Optional(Type.String()) }))),
+});
+const ToolMessage = Type.Object({ role: Type.Literal('tool'), tool_call_id: Type.String(), content: Content });
+
+const Grammar = Type.Object({ syntax: Type.String(), definition: Type.String() });
+const FunctionToolDef = Type.Object({
+  type: Type.Literal('function'),
+  function: Type.Object({
+    name: Type.String({ minLength: 1 }),
+    description: Type.Optional(Type.String()),
+    parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  }),
+});
+const CustomToolDef = Type.Object({
+  type: Type.Literal('custom'),
+  custom: Type.Object({
+    name: Type.String({ minLength: 1 }),
+    description: Type.Optional(Type.String()),
+    format: Type.Optional(Type.Union([
+      Type.Object({ type: Type.Literal('text') }),
+      Type.Object({ type: Type.Literal('grammar'), grammar: Grammar }),
+    ])),
+  }),
+});
+
+const ToolChoiceDef = Type.Union([
+  Type.Literal('none'), Type.Literal('auto'), Type.Literal('required'),
+  Type.Object({ type: Type.Literal('function'), function: Type.Object({ name: Type.String() }) }),
+  Type.Object({ type: Type.Literal('custom'), custom: Type.Object({ name: Type.String() }) }),
+  Type.Object({ type: Type.Literal('allowed_tools'), allowed_tools: Type.Object({ mode: Type.Union([Type.Literal('auto'), Type.Literal('required')]) }) }),
+]);
+
+const ResponseFormatDef = Type.Union([
+  Type.Object({ type: Type.Literal('text') }),
+  Type.Object({ type: Type.Literal('json_object') }),
+  Type.Object({
+    type: Type.Literal('json_schema'),
+    json_schema: Type.Object({
+      name: Type.String({ minLength: 1 }),
+      description: Type.Optional(Type.String()),
+      schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    }),
+  }),
+]);
+
+const ChatRequest = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  messages: Type.Array(AnyMessage, { minItems: 1 }),
+  tools: Type.Optional(Type.Array(Type.Object({ type: Type.String() }))),
+  tool_choice: Type.Optional(ToolChoiceDef),
+  parallel_tool_calls: Type.Optional(Type.Boolean()),
+  max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
+  top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+  stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()])),
+  reasoning_effort: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  response_format: Type.Optional(ResponseFormatDef),
+  stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  stream_options: Type.Optional(Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }), Type.Null()])),
+  metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+  user: Type.Optional(Type.String()),
+  safety_identifier: Type.Optional(Type.String()),
+});
+type ChatRequest = Static<typeof ChatRequest>;
+
+/** Parses a data: URL into a base64 image source; other URLs stay URLs. */
+export function imageFromUrl(url: string, detail?: ImagePart['detail']): ImagePart {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  const source: ImagePart['source'] = match
+    ? { type: 'base64', media_type: match[1], data: match[2] }
+    : { type: 'url', url };
+  return detail === undefined ? { type: 'image', source } : { type: 'image', source, detail };
+}
+
+function textParts(content: Static<typeof Content>, pointer: string): TextPart[] {
+  if (content === null) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  const out: TextPart[] = [];
+  content.forEach((part, i) => {
+    if (part.type === 'text') out.push({ type: 'text', text: validateBody<Static<typeof TextContentPart>>(TextContentPart, part, `${pointer}/${i}`).text });
+  });
+  return out;
+}
+
+function userParts(content: Static<typeof Content>, pointer: string): ContentPart[] {
+  if (content === null || typeof content === 'string') return textParts(content, pointer);
+  const out: ContentPart[] = [];
+  content.forEach((part, i) => {
+    const at = `${pointer}/${i}`;
+    if (part.type === 'text') out.push({ type: 'text', text: validateBody<Static<typeof TextContentPart>>(TextContentPart, part, at).text });
+    else if (part.type === 'image_url') {
+      const image = validateBody<Static<typeof ImageContentPart>>(ImageContentPart, part, at);
+      out.push(imageFromUrl(image.image_url.url, image.image_url.detail));
+    }
+  });
+  return out;
+}
+
+function assistantParts(message: Static<typeof AssistantMessage>, pointer: string): ContentPart[] {
+  const out: ContentPart[] = [];
+  const content = message.content ?? null;
+  if (typeof content === 'string' && content !== '') out.push({ type: 'text', text: content });
+  if (Array.isArray(content)) {
+    content.forEach((part, i) => {
+      const at = `${pointer}/content/${i}`;
+      if (part.type === 'text') out.push({ type: 'text', text: validateBody<Static<typeof TextContentPart>>(TextContentPart, part, at).text });
+      else if (part.type === 'refusal') out.push({ type: 'refusal', text: validateBody<Static<typeof RefusalContentPart>>(RefusalContentPart, part, at).refusal });
+    });
+  }
+  if (typeof message.refusal === 'string' && message.refusal !== '') out.push({ type: 'refusal', text: message.refusal });
+  (message.tool_calls ?? []).forEach((call, i) => {
+    const at = `${pointer}/tool_calls/${i}`;
+    if (call.type === 'custom') {
+      const c = validateBody<Static<typeof CustomCall>>(CustomCall, call, at);
+      out.push({ type: 'tool_call', id: c.id, name: c.custom.name, arguments: c.custom.input, tool_kind: 'custom' });
+    } else {
+      const f = validateBody<Static<typeof FunctionCall>>(FunctionCall, call, at);
+      out.push({ type: 'tool_call', id: f.id, name: f.function.name, arguments: f.function.arguments, tool_kind: 'function' });
+    }
+  });
+  return out;
+}
+
+function decodeMessages(raw: ChatRequest['messages']): { system: TextPart[]; messages: Message[] } {
+  const system: TextPart[] = [];
+  const messages: Message[] = [];
+  raw.forEach((message, i) => {
+    const at = `/messages/${i}`;
+    switch (message.role) {
+      case 'system':
+      case 'developer': {
+        const m = validateBody<Static<typeof SystemMessage>>(SystemMessage, message, at);
+        const parts = textParts(m.content, `${at}/content`);
+        // Leading system prompts become canonical `system`; later ones stay in place.
+        if (messages.length === 0) system.push(...parts);
+        else if (parts.length > 0) messages.push({ role: 'system', content: parts });
+        return;
+      }
+      case 'user': {
+        const m = validateBody<Static<typeof UserMessage>>(UserMessage, message, at);
+        const parts = userParts(m.content, `${at}/content`);
+        if (parts.length > 0) messages.push({ role: 'user', content: parts });
+        return;
+      }
+      case 'assistant': {
+        const m = validateBody<Static<typeof AssistantMessage>>(AssistantMessage, message, at);
+        const parts = assistantParts(m, at);
+        if (parts.length > 0) messages.push({ role: 'assistant', content: parts });
+        return;
+      }
+      case 'tool': {
+        const m = validateBody<Static<typeof ToolMessage>>(ToolMessage, message, at);
+        const result: ContentPart = { type: 'tool_result', tool_call_id: m.tool_call_id, content: textParts(m.content, `${at}/content`) };
+        const last = messages[messages.length - 1];
+        // Consecutive tool messages answer one assistant turn: one canonical user message.
+        if (last && last.role === 'user' && last.content.length > 0 && last.content.every((p) => p.type === 'tool_result')) last.content.push(result);
+        else messages.push({ role: 'user', content: [result] });
+        return;
+      }
+      case 'function':
+        return; // deprecated; dropped by rule
+      default:
+        validateBody(Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool')]), message.role, `${at}/role`);
+    }
+  });
+  return { system, messages };
+}
+
+function decodeTools(raw: NonNullable<ChatRequest['tools']>): Tool[] {
+  const tools: Tool[] = [];
+  raw.forEach((tool, i) => {
+    const at = `/tools/${i}`;
+    if (tool.type === 'function') {
+      const { function: f } = validateBody<Static<typeof FunctionToolDef>>(FunctionToolDef, tool, at);
+      tools.push({
+        type: 'function', name: f.name,
+        ...(f.description === undefined ? {} : { description: f.description }),
+        ...(f.parameters === undefined ? {} : { parameters: f.parameters }),
+        ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}),
+      });
+    } else if (tool.type === 'custom') {
+      const { custom: c } = validateBody<Static<typeof CustomToolDef>>(CustomToolDef, tool, at);
+      tools.push({
+        type: 'custom', name: c.name,
+        ...(c.description === undefined ? {} : { description: c.description }),
+        ...(c.format === undefined ? {} : {
+          format: c.format.type === 'text'
+            ? { type: 'text' as const }
+            : { type: 'grammar' as const, syntax: c.format.grammar.syntax, definition: c.format.grammar.definition },
+        }),
+      });
+    } else {
+      validateBody(Type.Union([Type.Literal('function'), Type.Literal('custom')]), tool.type, `${at}/type`);
+    }
+  });
+  return tools;
+}
+
+function decodeToolChoice(choice: Static<typeof ToolChoiceDef>): ToolChoice {
+  if (typeof choice === 'string') return choice;
+  if (choice.type === 'function') return { type: 'tool', name: choice.function.name };
+  if (choice.type === 'custom') return { type: 'tool', name: choice.custom.name };
+  return choice.allowed_tools.mode; // the allowed subset is dropped by rule
+}
+
+function decodeResponseFormat(format: Static<typeof ResponseFormatDef>): ResponseFormat {
+  if (format.type !== 'json_schema') return { type: format.type };
+  const s = format.json_schema;
+  return {
+    type: 'json_schema', name: s.name, schema: s.schema ?? {},
+    ...(typeof s.strict === 'boolean' ? { strict: s.strict } : {}),
+    ...(s.description === undefined ? {} : { description: s.description }),
+  };
+}
+
+export function decodeChatRequest(body: unknown): CanonicalRequest {
+  const req = validateBody<ChatRequest>(ChatRequest, body);
+  const { system, messages } = decodeMessages(req.messages);
+  const out: CanonicalRequest = { model: req.model, messages };
+  if (system.length > 0) out.system = system;
+  if (req.tools && req.tools.length > 0) out.tools = decodeTools(req.tools);
+  if (req.tool_choice !== undefined) out.tool_choice = decodeToolChoice(req.tool_choice);
+  if (req.parallel_tool_calls !== undefined) out.parallel_tool_calls = req.parallel_tool_calls;
+  const maxTokens = req.max_completion_tokens ?? req.max_tokens;
+  if (typeof maxTokens === 'number') out.max_output_tokens = maxTokens;
+  if (typeof req.temperature === 'number') out.temperature = req.temperature;
+  if (typeof req.top_p === 'number') out.top_p = req.top_p;
+  if (typeof req.stop === 'string') out.stop = [req.stop];
+  else if (Array.isArray(req.stop) && req.stop.length > 0) out.stop = req.stop;
+  if (typeof req.reasoning_effort === 'string') out.reasoning = { effort: effortFromOpenAI(req.reasoning_effort, '/reasoning_effort') };
+  if (req.response_format !== undefined) out.response_format = decodeResponseFormat(req.response_format);
+  if (typeof req.stream === 'boolean') out.stream = req.stream;
+  if (req.metadata) out.metadata = req.metadata;
+  const user = req.safety_identifier ?? req.user;
+  if (user !== undefined) out.user = user;
+  return out;
+}

@@ -1,0 +1,117 @@
+// Canonical stream events -> OpenAI Chat Completions chunks (`chat.completion.chunk`) as SSE.
+// The first chunk carries the role; tool calls open with index, id and name, then stream
+// their arguments; the last chunk carries finish_reason; when the client asked for
+// stream_options.include_usage a usage chunk (choices: []) follows; then `data: [DONE]`.
+import { sseFrame, type EncodeContext, type StreamEncoder, type StreamEvent } from '../../../core/plugin-api.ts';
+import { chatCompletionId, chatUsage, finishReason, TEXT_PART_SEPARATOR } from './chat-response.ts';
+import { clientToolCall, customToolNames, unwrapCustomInput } from './custom-tool-calls.ts';
+import { openaiErrorBody } from './errors.ts';
+
+interface ToolState {
+  chatIndex: number;
+  /** Custom tool arriving as a wrapped function call: buffered, unwrapped at its end. */
+  buffered: string | null;
+}
+
+function wantsUsage(inbound: unknown): boolean {
+  const options = (inbound as { stream_options?: { include_usage?: unknown } } | null)?.stream_options;
+  return options?.include_usage === true;
+}
+
+export function chatStreamEncoder(ctx: EncodeContext): StreamEncoder {
+  const includeUsage = wantsUsage(ctx.inbound);
+  const custom = customToolNames(ctx.request);
+  const created = Math.floor(Date.now() / 1000);
+  let id = chatCompletionId(ctx.requestId);
+  let started = false;
+  let done = false;
+  let failed = false;
+  let textParts = 0;
+  let toolCalls = 0;
+  const tools = new Map<number, ToolState>();
+  const kinds = new Map<number, 'text' | 'refusal' | 'tool' | 'other'>();
+
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string => sseFrame(undefined, JSON.stringify({
+    id, object: 'chat.completion.chunk', created, model: ctx.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    ...(includeUsage ? { usage: null } : {}),
+  }));
+  const opening = (): string => {
+    if (started) return '';
+    started = true;
+    return chunk({ role: 'assistant', content: '' });
+  };
+
+  return {
+    contentType: 'text/event-stream; charset=utf-8',
+    encode(event: StreamEvent): string {
+      if (done) return '';
+      switch (event.type) {
+        case 'start':
+          id = chatCompletionId(event.id);
+          return opening();
+        case 'part_start': {
+          const part = event.part;
+          if (part.type === 'text') {
+            kinds.set(event.index, 'text');
+            return opening() + (textParts++ > 0 ? chunk({ content: TEXT_PART_SEPARATOR }) : '');
+          }
+          if (part.type === 'refusal') {
+            kinds.set(event.index, 'refusal');
+            return opening();
+          }
+          if (part.type === 'tool_call') {
+            kinds.set(event.index, 'tool');
+            const call = clientToolCall({ name: part.name, arguments: '', tool_kind: part.tool_kind }, custom);
+            const wrapped = call.kind === 'custom' && part.tool_kind !== 'custom';
+            const state: ToolState = { chatIndex: toolCalls++, buffered: wrapped ? '' : null };
+            tools.set(event.index, state);
+            // Chat chunks know only function tool calls: a custom call streams its raw input as `arguments`.
+            return opening() + chunk({ tool_calls: [{ index: state.chatIndex, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+          }
+          kinds.set(event.index, 'other');
+          return opening();
+        }
+        case 'delta': {
+          const kind = kinds.get(event.index);
+          const delta = event.delta;
+          if (kind === 'text' && delta.type === 'text') return chunk({ content: delta.text });
+          if (kind === 'refusal' && delta.type === 'refusal') return chunk({ refusal: delta.text });
+          if (kind === 'tool' && delta.type === 'arguments') {
+            const state = tools.get(event.index)!;
+            if (state.buffered !== null) {
+              state.buffered += delta.text;
+              return '';
+            }
+            return chunk({ tool_calls: [{ index: state.chatIndex, function: { arguments: delta.text } }] });
+          }
+          return ''; // reasoning and signatures: dropped by rule
+        }
+        case 'part_end': {
+          const state = tools.get(event.index);
+          if (state && state.buffered !== null) {
+            const input = unwrapCustomInput(state.buffered);
+            state.buffered = null;
+            return chunk({ tool_calls: [{ index: state.chatIndex, function: { arguments: input } }] });
+          }
+          return '';
+        }
+        case 'end': {
+          done = true;
+          let out = opening() + chunk({}, finishReason(event.stop_reason));
+          if (includeUsage) {
+            out += sseFrame(undefined, JSON.stringify({ id, object: 'chat.completion.chunk', created, model: ctx.model, choices: [], usage: chatUsage(event.usage) }));
+          }
+          return out;
+        }
+        case 'error':
+          done = true;
+          failed = true;
+          return sseFrame(undefined, JSON.stringify(openaiErrorBody(event.error)));
+      }
+    },
+    finish(): string {
+      return failed ? '' : sseFrame(undefined, '[DONE]');
+    },
+  };
+}

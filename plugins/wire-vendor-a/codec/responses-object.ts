@@ -1,0 +1,109 @@
+// Pieces shared by the Responses encoders: the response object around the output, usage,
+// and the output items built from canonical parts.
+import type { EncodeContext, ReasoningPart, StopReason, Usage } from '../../../core/plugin-api.ts';
+import { clientToolCall } from './custom-tool-calls.ts';
+import { clientToolName, type NamespacedName } from './namespace-tools.ts';
+import { sealReasoning } from './reasoning-envelope.ts';
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+export function responseId(id: string): string {
+  return id.startsWith('resp_') ? id : `resp_${id}`;
+}
+
+/** Item ids are unique within a response: `<prefix>_<response id>_<output index>`. */
+export function itemId(prefix: 'msg' | 'rs' | 'fc' | 'ctc', responseId: string, outputIndex: number): string {
+  return `${prefix}_${responseId.replace(/^resp_/, '')}_${outputIndex}`;
+}
+
+export function responsesUsage(usage: Usage): Record<string, unknown> {
+  return {
+    input_tokens: usage.input_tokens,
+    input_tokens_details: { cached_tokens: usage.cache_read_tokens, cache_write_tokens: usage.cache_write_tokens },
+    output_tokens: usage.output_tokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoning_tokens },
+    total_tokens: usage.input_tokens + usage.output_tokens,
+  };
+}
+
+/** Status and incomplete_details for a stop reason. */
+export function completion(reason: StopReason): { status: ResponseStatus; incomplete_details: { reason: string } | null } {
+  if (reason === 'max_tokens') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (reason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+  if (reason === 'error') return { status: 'failed', incomplete_details: null };
+  return { status: 'completed', incomplete_details: null };
+}
+
+const field = (inbound: Record<string, unknown>, key: string, fallback: unknown): unknown => inbound[key] ?? fallback;
+
+/** The response object, echoing the request's settings the way the Responses API does. */
+export function responseObject(ctx: EncodeContext, id: string, createdAt: number, status: ResponseStatus): Record<string, unknown> {
+  const inbound = (ctx.inbound !== null && typeof ctx.inbound === 'object' ? ctx.inbound : {}) as Record<string, unknown>;
+  return {
+    id,
+    object: 'response',
+    created_at: createdAt,
+    status,
+    background: false,
+    error: null,
+    incomplete_details: null,
+    instructions: typeof inbound.instructions === 'string' ? inbound.instructions : null,
+    max_output_tokens: field(inbound, 'max_output_tokens', null),
+    model: ctx.model,
+    output: [],
+    parallel_tool_calls: ctx.request.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    reasoning: field(inbound, 'reasoning', null),
+    store: false,
+    temperature: field(inbound, 'temperature', null),
+    text: field(inbound, 'text', { format: { type: 'text' } }),
+    tool_choice: field(inbound, 'tool_choice', 'auto'),
+    tools: Array.isArray(inbound.tools) ? inbound.tools : [],
+    top_p: field(inbound, 'top_p', null),
+    truncation: 'disabled',
+    metadata: field(inbound, 'metadata', {}),
+  };
+}
+
+export function outputText(text: string): Record<string, unknown> {
+  return { type: 'output_text', text, annotations: [], logprobs: [] };
+}
+
+export function refusalContent(text: string): Record<string, unknown> {
+  return { type: 'refusal', refusal: text };
+}
+
+export function messageItem(id: string, content: unknown[], status: 'in_progress' | 'completed'): Record<string, unknown> {
+  return { id, type: 'message', status, role: 'assistant', content };
+}
+
+export function reasoningItem(id: string, part: Pick<ReasoningPart, 'text' | 'origin' | 'signature' | 'encrypted'>, done: boolean): Record<string, unknown> {
+  const item: Record<string, unknown> = {
+    id, type: 'reasoning',
+    summary: done && part.text ? [{ type: 'summary_text', text: part.text }] : [],
+  };
+  const sealed = sealReasoning(part);
+  if (sealed !== undefined) item.encrypted_content = sealed;
+  return item;
+}
+
+export interface ToolCallFields {
+  callId: string;
+  name: string;
+  arguments: string;
+  toolKind?: 'function' | 'custom';
+}
+
+/** A function_call or custom_tool_call item, with namespace restored and custom input unwrapped. */
+export function toolCallItem(
+  responseIdValue: string, outputIndex: number, call: ToolCallFields,
+  customTools: ReadonlySet<string>, namespaces: ReadonlyMap<string, NamespacedName>, status: 'in_progress' | 'completed',
+): Record<string, unknown> {
+  const kind = clientToolCall({ name: call.name, arguments: call.arguments, tool_kind: call.toolKind }, customTools);
+  const named = clientToolName(call.name, namespaces);
+  const ns = named.namespace === undefined ? {} : { namespace: named.namespace };
+  if (kind.kind === 'custom') {
+    return { id: itemId('ctc', responseIdValue, outputIndex), type: 'custom_tool_call', status, call_id: call.callId, ...ns, name: named.name, input: kind.input };
+  }
+  return { id: itemId('fc', responseIdValue, outputIndex), type: 'function_call', status, call_id: call.callId, ...ns, name: named.name, arguments: kind.input };
+}

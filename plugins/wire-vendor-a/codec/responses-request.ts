@@ -1,0 +1,337 @@
+// OpenAI Responses request JSON -> canonical request (the inbound side of 'openai.responses').
+// Codex sends this shape (CLIENTS.md): its system prompt as the first developer message,
+// custom tools (apply_patch with a Lark grammar), namespace groupings, server-side tools,
+// and its history as items (function_call, custom_tool_call, reasoning with encrypted_content).
+import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
+import type {
+  CanonicalRequest, ContentPart, Message, ReasoningPart, ResponseFormat, TextPart, Tool, ToolChoice, ToolResultPart,
+} from '../../../core/plugin-api.ts';
+import { imageFromUrl } from './chat-request.ts';
+import { flattenedName } from './namespace-tools.ts';
+import { effortFromOpenAI } from './reasoning-effort.ts';
+import { openReasoning } from './reasoning-envelope.ts';
+
+/** What the Responses inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
+export const RESPONSES_REQUEST_DROPPED = {
+  'server-side tools (web_search, tool_search, file_search, code_interpreter, computer_use, image_generation, local_shell, shell, mcp, ...)':
+    'they run inside OpenAI; on a vendor-a upstream the request is forwarded as sent (passthrough), elsewhere they are dropped',
+  'tool_choice naming a server-side tool, allowed_tools subsets': 'become "auto" / the allowed_tools mode',
+  'input items of other types (item_reference, *_call of server tools, compaction, ...)': 'no canonical form',
+  'input_file parts and input_image file_id': 'canonical images are URLs or base64 data',
+  'previous_response_id, conversation, store, include, prompt, prompt_cache_key, background, truncation, service_tier':
+    'Relay is stateless between requests; the client resends history (Codex does)',
+  'text.verbosity, top_logprobs, max_tool_calls, client_metadata': 'no canonical field',
+  'namespace descriptions': 'prefixed to each member tool description',
+  'is_error of tool outputs': 'Responses outputs carry no error flag',
+} as const;
+
+const Detail = Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')]);
+const Typed = Type.Object({ type: Type.Optional(Type.String()) });
+const InputText = Type.Object({ type: Type.String(), text: Type.String() });
+const InputImage = Type.Object({
+  type: Type.Literal('input_image'),
+  image_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  detail: Type.Optional(Detail),
+});
+const Refusal = Type.Object({ type: Type.Literal('refusal'), refusal: Type.String() });
+const MessageItem = Type.Object({
+  type: Type.Optional(Type.Literal('message')),
+  role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system'), Type.Literal('developer')]),
+  content: Type.Union([Type.String(), Type.Array(Typed)]),
+});
+const FunctionCallItem = Type.Object({
+  type: Type.Literal('function_call'),
+  call_id: Type.String(),
+  name: Type.String({ minLength: 1 }),
+  namespace: Type.Optional(Type.String()),
+  arguments: Type.String(),
+});
+const CustomCallItem = Type.Object({
+  type: Type.Literal('custom_tool_call'),
+  call_id: Type.String(),
+  name: Type.String({ minLength: 1 }),
+  namespace: Type.Optional(Type.String()),
+  input: Type.String(),
+});
+const OutputItem = Type.Object({
+  type: Type.Union([Type.Literal('function_call_output'), Type.Literal('custom_tool_call_output')]),
+  call_id: Type.String(),
+  output: Type.Union([Type.String(), Type.Array(Typed)]),
+});
+const ReasoningItem = Type.Object({
+  type: Type.Literal('reasoning'),
+  id: Type.Optional(Type.String()),
+  summary: Type.Optional(Type.Array(Type.Object({ text: Type.String() }))),
+  content: Type.Optional(Type.Union([Type.Array(Type.Object({ text: Type.String() })), Type.Null()])),
+  encrypted_content: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+const FunctionToolDef = Type.Object({
+  type: Type.Literal('function'),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+});
+const CustomToolDef = Type.Object({
+  type: Type.Literal('custom'),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  format: Type.Optional(Type.Union([
+    Type.Object({ type: Type.Literal('text') }),
+    Type.Object({ type: Type.Literal('grammar'), syntax: Type.String(), definition: Type.String() }),
+  ])),
+});
+const NamespaceDef = Type.Object({
+  type: Type.Literal('namespace'),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  tools: Type.Array(Typed),
+});
+
+const ToolChoiceDef = Type.Union([
+  Type.Literal('none'), Type.Literal('auto'), Type.Literal('required'),
+  Type.Object({ type: Type.String(), name: Type.Optional(Type.String()), mode: Type.Optional(Type.String()) }),
+]);
+
+const ResponsesRequest = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  input: Type.Optional(Type.Union([Type.String(), Type.Array(Typed)])),
+  instructions: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  tools: Type.Optional(Type.Array(Typed)),
+  tool_choice: Type.Optional(ToolChoiceDef),
+  parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  max_output_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
+  top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+  reasoning: Type.Optional(Type.Union([Type.Object({
+    effort: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    summary: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  }), Type.Null()])),
+  text: Type.Optional(Type.Object({
+    format: Type.Optional(Type.Union([
+      Type.Object({ type: Type.Literal('text') }),
+      Type.Object({ type: Type.Literal('json_object') }),
+      Type.Object({
+        type: Type.Literal('json_schema'),
+        name: Type.String({ minLength: 1 }),
+        schema: Type.Record(Type.String(), Type.Unknown()),
+        description: Type.Optional(Type.String()),
+        strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+      }),
+    ])),
+  })),
+  stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+  user: Type.Optional(Type.String()),
+  safety_identifier: Type.Optional(Type.String()),
+});
+type ResponsesRequest = Static<typeof ResponsesRequest>;
+
+function messageParts(item: Static<typeof MessageItem>, pointer: string): ContentPart[] {
+  if (typeof item.content === 'string') return item.content === '' ? [] : [{ type: 'text', text: item.content }];
+  const out: ContentPart[] = [];
+  item.content.forEach((part, i) => {
+    const at = `${pointer}/content/${i}`;
+    switch (part.type) {
+      case 'input_text':
+      case 'output_text':
+      case 'text':
+        out.push({ type: 'text', text: validateBody<Static<typeof InputText>>(InputText, part, at).text });
+        return;
+      case 'refusal':
+        out.push({ type: 'refusal', text: validateBody<Static<typeof Refusal>>(Refusal, part, at).refusal });
+        return;
+      case 'input_image': {
+        const image = validateBody<Static<typeof InputImage>>(InputImage, part, at);
+        if (typeof image.image_url === 'string' && image.image_url !== '') out.push(imageFromUrl(image.image_url, image.detail));
+        return; // file_id images are dropped by rule
+      }
+      default:
+        return; // input_file and others: dropped by rule
+    }
+  });
+  return out;
+}
+
+function outputContent(output: Static<typeof OutputItem>['output'], pointer: string): ToolResultPart['content'] {
+  if (typeof output === 'string') return output === '' ? [] : [{ type: 'text', text: output }];
+  const out: ToolResultPart['content'] = [];
+  output.forEach((part, i) => {
+    const at = `${pointer}/output/${i}`;
+    if (part.type === 'input_text' || part.type === 'output_text') out.push({ type: 'text', text: validateBody<Static<typeof InputText>>(InputText, part, at).text });
+    else if (part.type === 'input_image') {
+      const image = validateBody<Static<typeof InputImage>>(InputImage, part, at);
+      if (typeof image.image_url === 'string' && image.image_url !== '') out.push(imageFromUrl(image.image_url, image.detail));
+    }
+  });
+  return out;
+}
+
+function reasoningPart(item: Static<typeof ReasoningItem>): ReasoningPart {
+  const summary = (item.summary ?? []).map((s) => s.text);
+  const content = (item.content ?? []).map((c) => c.text);
+  const text = (summary.length > 0 ? summary : content).join('\n\n');
+  const part: ReasoningPart = { type: 'reasoning' };
+  if (text !== '') part.text = text;
+  if (typeof item.encrypted_content === 'string' && item.encrypted_content !== '') Object.assign(part, openReasoning(item.encrypted_content));
+  else part.origin = 'openai';
+  if (item.id !== undefined) part.id = item.id;
+  return part;
+}
+
+/** Appends a part to the last message when it has the same role (one assistant turn = one message). */
+function append(messages: Message[], role: Message['role'], part: ContentPart, merge: (last: Message) => boolean): void {
+  const last = messages[messages.length - 1];
+  if (last && last.role === role && merge(last)) last.content.push(part);
+  else messages.push({ role, content: [part] });
+}
+const onlyToolResults = (m: Message): boolean => m.content.every((p) => p.type === 'tool_result');
+const assistantTurn = (m: Message): boolean => m.role === 'assistant';
+
+function decodeInput(input: ResponsesRequest['input']): { system: TextPart[]; messages: Message[] } {
+  const system: TextPart[] = [];
+  const messages: Message[] = [];
+  if (input === undefined) return { system, messages };
+  if (typeof input === 'string') return { system, messages: [{ role: 'user', content: [{ type: 'text', text: input }] }] };
+  input.forEach((item, i) => {
+    const at = `/input/${i}`;
+    switch (item.type ?? 'message') {
+      case 'message': {
+        const m = validateBody<Static<typeof MessageItem>>(MessageItem, item, at);
+        const parts = messageParts(m, at);
+        if (m.role === 'system' || m.role === 'developer') {
+          const texts = parts.filter((p): p is TextPart => p.type === 'text');
+          if (messages.length === 0) system.push(...texts);
+          else if (texts.length > 0) messages.push({ role: 'system', content: texts });
+        } else if (m.role === 'assistant') {
+          for (const part of parts) append(messages, 'assistant', part, assistantTurn);
+        } else if (parts.length > 0) {
+          messages.push({ role: 'user', content: parts });
+        }
+        return;
+      }
+      case 'function_call': {
+        const c = validateBody<Static<typeof FunctionCallItem>>(FunctionCallItem, item, at);
+        const name = c.namespace ? flattenedName(c.namespace, c.name) : c.name;
+        append(messages, 'assistant', { type: 'tool_call', id: c.call_id, name, arguments: c.arguments, tool_kind: 'function' }, assistantTurn);
+        return;
+      }
+      case 'custom_tool_call': {
+        const c = validateBody<Static<typeof CustomCallItem>>(CustomCallItem, item, at);
+        const name = c.namespace ? flattenedName(c.namespace, c.name) : c.name;
+        append(messages, 'assistant', { type: 'tool_call', id: c.call_id, name, arguments: c.input, tool_kind: 'custom' }, assistantTurn);
+        return;
+      }
+      case 'function_call_output':
+      case 'custom_tool_call_output': {
+        const o = validateBody<Static<typeof OutputItem>>(OutputItem, item, at);
+        append(messages, 'user', { type: 'tool_result', tool_call_id: o.call_id, content: outputContent(o.output, at) }, onlyToolResults);
+        return;
+      }
+      case 'reasoning': {
+        const r = validateBody<Static<typeof ReasoningItem>>(ReasoningItem, item, at);
+        append(messages, 'assistant', reasoningPart(r), assistantTurn);
+        return;
+      }
+      default:
+        return; // item_reference, server tool calls, ...: dropped by rule
+    }
+  });
+  return { system, messages };
+}
+
+function functionTool(def: Static<typeof FunctionToolDef>, name: string, prefix?: string): Tool {
+  const description = [prefix, def.description ?? undefined].filter((d): d is string => typeof d === 'string' && d !== '').join('\n\n');
+  return {
+    type: 'function', name,
+    ...(description === '' ? {} : { description }),
+    ...(def.parameters ? { parameters: def.parameters } : {}),
+    ...(typeof def.strict === 'boolean' ? { strict: def.strict } : {}),
+  };
+}
+
+function customTool(def: Static<typeof CustomToolDef>, name: string, prefix?: string): Tool {
+  const description = [prefix, def.description].filter((d): d is string => typeof d === 'string' && d !== '').join('\n\n');
+  return {
+    type: 'custom', name,
+    ...(description === '' ? {} : { description }),
+    ...(def.format === undefined ? {} : { format: def.format.type === 'text' ? { type: 'text' as const } : { type: 'grammar' as const, syntax: def.format.syntax, definition: def.format.definition } }),
+  };
+}
+
+function decodeTools(raw: NonNullable<ResponsesRequest['tools']>): Tool[] {
+  const tools: Tool[] = [];
+  raw.forEach((tool, i) => {
+    const at = `/tools/${i}`;
+    if (tool.type === 'function') {
+      const f = validateBody<Static<typeof FunctionToolDef>>(FunctionToolDef, tool, at);
+      tools.push(functionTool(f, f.name));
+    } else if (tool.type === 'custom') {
+      const c = validateBody<Static<typeof CustomToolDef>>(CustomToolDef, tool, at);
+      tools.push(customTool(c, c.name));
+    } else if (tool.type === 'namespace') {
+      const ns = validateBody<Static<typeof NamespaceDef>>(NamespaceDef, tool, at);
+      ns.tools.forEach((member, j) => {
+        const mat = `${at}/tools/${j}`;
+        if (member.type === 'custom') {
+          const c = validateBody<Static<typeof CustomToolDef>>(CustomToolDef, member, mat);
+          tools.push(customTool(c, flattenedName(ns.name, c.name), ns.description));
+        } else {
+          const f = validateBody<Static<typeof FunctionToolDef>>(FunctionToolDef, member, mat);
+          tools.push(functionTool(f, flattenedName(ns.name, f.name), ns.description));
+        }
+      });
+    }
+    // anything else is a server-side tool: dropped by rule
+  });
+  return tools;
+}
+
+function decodeToolChoice(choice: Static<typeof ToolChoiceDef>): ToolChoice {
+  if (typeof choice === 'string') return choice;
+  if ((choice.type === 'function' || choice.type === 'custom') && typeof choice.name === 'string') return { type: 'tool', name: choice.name };
+  if (choice.type === 'allowed_tools' && (choice.mode === 'auto' || choice.mode === 'required')) return choice.mode;
+  return 'auto';
+}
+
+function decodeFormat(format: NonNullable<NonNullable<ResponsesRequest['text']>['format']>): ResponseFormat {
+  if (format.type !== 'json_schema') return { type: format.type };
+  return {
+    type: 'json_schema', name: format.name, schema: format.schema,
+    ...(typeof format.strict === 'boolean' ? { strict: format.strict } : {}),
+    ...(format.description === undefined ? {} : { description: format.description }),
+  };
+}
+
+export function decodeResponsesRequest(body: unknown): CanonicalRequest {
+  const req = validateBody<ResponsesRequest>(ResponsesRequest, body);
+  const { system, messages } = decodeInput(req.input);
+  const out: CanonicalRequest = { model: req.model, messages };
+  const allSystem = [
+    ...(typeof req.instructions === 'string' && req.instructions !== '' ? [{ type: 'text' as const, text: req.instructions }] : []),
+    ...system,
+  ];
+  if (allSystem.length > 0) out.system = allSystem;
+  if (req.tools) {
+    const tools = decodeTools(req.tools);
+    if (tools.length > 0) out.tools = tools;
+  }
+  if (req.tool_choice !== undefined && out.tools) out.tool_choice = decodeToolChoice(req.tool_choice);
+  if (typeof req.parallel_tool_calls === 'boolean') out.parallel_tool_calls = req.parallel_tool_calls;
+  if (typeof req.max_output_tokens === 'number') out.max_output_tokens = req.max_output_tokens;
+  if (typeof req.temperature === 'number') out.temperature = req.temperature;
+  if (typeof req.top_p === 'number') out.top_p = req.top_p;
+  if (req.reasoning) {
+    const reasoning: NonNullable<CanonicalRequest['reasoning']> = {};
+    if (typeof req.reasoning.effort === 'string') reasoning.effort = effortFromOpenAI(req.reasoning.effort, '/reasoning/effort');
+    if (typeof req.reasoning.summary === 'string') reasoning.summary = true;
+    if (Object.keys(reasoning).length > 0) out.reasoning = reasoning;
+  }
+  if (req.text?.format) out.response_format = decodeFormat(req.text.format);
+  if (typeof req.stream === 'boolean') out.stream = req.stream;
+  if (req.metadata) out.metadata = req.metadata;
+  const user = req.safety_identifier ?? req.user;
+  if (user !== undefined) out.user = user;
+  return out;
+}

@@ -1,0 +1,46 @@
+// Canonical response -> OpenAI Responses response object.
+import type { CanonicalResponse, EncodeContext } from '../../../core/plugin-api.ts';
+import { customToolNames } from './custom-tool-calls.ts';
+import { namespaceIndex } from './namespace-tools.ts';
+import {
+  completion, itemId, messageItem, outputText, reasoningItem, refusalContent, responseId, responseObject, responsesUsage, toolCallItem,
+} from './responses-object.ts';
+
+/** What the Responses encoders drop from a canonical response, and why. */
+export const RESPONSES_RESPONSE_DROPPED = {
+  'image and tool_result parts in output': 'output items carry text, refusals, reasoning and tool calls',
+  'stop_sequence': 'Responses has no stop sequences',
+} as const;
+
+export function encodeResponsesResponse(response: CanonicalResponse, ctx: EncodeContext): unknown {
+  const id = responseId(response.id);
+  const custom = customToolNames(ctx.request);
+  const namespaces = namespaceIndex(ctx.inbound);
+  const output: Record<string, unknown>[] = [];
+  let message: unknown[] | null = null;
+  for (const part of response.content) {
+    if (part.type === 'text' || part.type === 'refusal') {
+      if (message === null) {
+        message = [];
+        output.push(messageItem(itemId('msg', id, output.length), message, 'completed'));
+      }
+      message.push(part.type === 'text' ? outputText(part.text) : refusalContent(part.text));
+      continue;
+    }
+    message = null;
+    if (part.type === 'reasoning') output.push(reasoningItem(itemId('rs', id, output.length), part, true));
+    else if (part.type === 'tool_call') {
+      output.push(toolCallItem(id, output.length, { callId: part.id, name: part.name, arguments: part.arguments, toolKind: part.tool_kind }, custom, namespaces, 'completed'));
+    }
+  }
+  const { status, incomplete_details } = completion(response.stop_reason);
+  const createdAt = Math.floor(Date.now() / 1000);
+  return {
+    ...responseObject(ctx, id, createdAt, status),
+    ...(status === 'completed' ? { completed_at: createdAt } : {}),
+    incomplete_details,
+    ...(status === 'failed' ? { error: { code: 'server_error', message: 'the upstream reported an error' } } : {}),
+    output,
+    usage: responsesUsage(response.usage),
+  };
+}
