@@ -1,0 +1,247 @@
+// The conformance suite every usage backend runs against the real store: writes events the way
+// the observer does (batches, in finish order), then reads them back with every filter, pages
+// with cursors (while writes go on), and checks summary and timeseries against a reference
+// computed here by hand.
+import type { Test } from 'tap';
+import type { UsageEvent } from '../../core/hooks.ts';
+import type { ListQuery, StatusFilter, Summary, TimeseriesPoint, UsageBackend, UsageFilter, UsageTotals } from '../../core/observer/types.ts';
+import { usageEvent } from './observer-fixtures.ts';
+
+export interface UsageBackendHarness {
+  backend: UsageBackend;
+  cleanup(): Promise<void>;
+}
+
+const STATUSES = [200, 200, 200, 400, 429, 500, 201, 404, 503];
+
+/** 60 events over about three hours ending in the past hour, in finish order. */
+export function makeEvents(baseMs: number, count = 60, tag = 'e'): UsageEvent[] {
+  const events: UsageEvent[] = [];
+  for (let i = 0; i < count; i++) {
+    // Two events share a start time, to test the request_id tie-break.
+    const started = baseMs + (i === 31 ? 30 : i) * 180_000 + (i % 7) * 1000 + (i % 3) * 7;
+    const latency = ((i * 37) % 200) * 1000 + 15;
+    events.push(usageEvent({
+      request_id: `${tag}-${String(i).padStart(3, '0')}-${(i * 7919) % 1000}`,
+      started_at: new Date(started).toISOString(),
+      finished_at: new Date(started + latency).toISOString(),
+      latency_ms: latency,
+      ttfb_ms: i % 4 === 0 ? null : 12.5,
+      policy_id: i % 10 === 9 ? null : `policy-${i % 3}`,
+      relay_key_id: `key-${i % 4}`,
+      relay_key_prefix: `rk_${i % 4}`,
+      model_id: i % 11 === 0 ? null : `model-${i % 5}`,
+      model_slug: i % 11 === 0 ? null : `slug-${i % 5}`,
+      model_requested: `asked-${i % 5}`,
+      status: STATUSES[i % STATUSES.length],
+      error_code: STATUSES[i % STATUSES.length] >= 400 ? 'RELAY_ERR_UPSTREAM_BAD_RESPONSE' : null,
+      stream: i % 2 === 0,
+      input_tokens: 100 + i * 13,
+      output_tokens: 7 * i,
+      cache_read_tokens: i % 5 === 0 ? 50 : 0,
+      cache_write_tokens: i % 6 === 0 ? 20 : 0,
+      reasoning_tokens: i % 8,
+      cost: i % 9 === 0 ? null : Math.round(i * 0.00137 * 1e6) / 1e6,
+      currency: i % 9 === 0 ? null : 'USD',
+      attempts: 1 + (i % 3),
+      client_aborted: i % 13 === 0,
+      client: i % 6 === 1 ? 'codex' : null,
+      extras: i % 6 === 1 ? { 'session-id': `s-${i}`, originator: 'codex_cli_rs', 'note': 'ünïcødé "quoted"' } : {},
+    }));
+  }
+  return events.sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at));
+}
+
+function newestFirst(a: UsageEvent, b: UsageEvent): number {
+  const d = Date.parse(b.started_at) - Date.parse(a.started_at);
+  return d !== 0 ? d : a.request_id < b.request_id ? 1 : a.request_id > b.request_id ? -1 : 0;
+}
+
+function statusOk(status: number, filters: StatusFilter[] | undefined): boolean {
+  return (filters ?? []).every(({ op, value }) =>
+    op === 'eq' ? status === value : op === 'gte' ? status >= value : op === 'gt' ? status > value : op === 'lt' ? status < value : status <= value);
+}
+
+function reference(events: UsageEvent[], f: UsageFilter): UsageEvent[] {
+  return events.filter((e) =>
+    (f.policyId === undefined || e.policy_id === f.policyId)
+    && (f.relayKeyId === undefined || e.relay_key_id === f.relayKeyId)
+    && (f.modelId === undefined || e.model_id === f.modelId)
+    && statusOk(e.status, f.status)
+    && (!f.from || Date.parse(e.started_at) >= f.from.getTime())
+    && (!f.to || Date.parse(e.started_at) < f.to.getTime())).sort(newestFirst);
+}
+
+function totalsOf(events: UsageEvent[]): UsageTotals {
+  return {
+    requests: events.length,
+    errors: events.filter((e) => e.status >= 400).length,
+    input_tokens: events.reduce((n, e) => n + e.input_tokens, 0),
+    output_tokens: events.reduce((n, e) => n + e.output_tokens, 0),
+    cache_read_tokens: events.reduce((n, e) => n + e.cache_read_tokens, 0),
+    cache_write_tokens: events.reduce((n, e) => n + e.cache_write_tokens, 0),
+    reasoning_tokens: events.reduce((n, e) => n + e.reasoning_tokens, 0),
+    cost: events.reduce((n, e) => n + (e.cost ?? 0), 0),
+  };
+}
+
+function sameTotals(t: Test, actual: UsageTotals | undefined, expected: UsageTotals, msg: string): void {
+  t.ok(actual, `${msg}: present`);
+  if (!actual) return;
+  const { cost, ...rest } = actual;
+  const { cost: expectedCost, ...expectedRest } = expected;
+  t.same(rest, expectedRest, msg);
+  t.ok(Math.abs(cost - expectedCost) < 1e-6, `${msg}: cost ${cost} ~ ${expectedCost}`);
+}
+
+async function listAll(backend: UsageBackend, query: Omit<ListQuery, 'limit' | 'cursor'>, limit: number): Promise<UsageEvent[]> {
+  const out: UsageEvent[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await backend.list!({ ...query, limit, cursor });
+    out.push(...page.items);
+    if (!page.nextCursor) return out;
+    cursor = page.nextCursor;
+  }
+  throw new Error('paging did not end');
+}
+
+const ids = (events: UsageEvent[]) => events.map((e) => e.request_id);
+
+export interface SuiteOptions {
+  /** Batch size of the writes (as the queue would make them). */
+  batchSize?: number;
+}
+
+export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarness>, options: SuiteOptions = {}): void {
+  const hourMs = 3_600_000;
+  const base = Math.floor((Date.now() - 4 * hourMs) / hourMs) * hourMs;
+  const events = makeEvents(base);
+  let harness: UsageBackendHarness;
+  let backend: UsageBackend;
+
+  t.before(async () => {
+    harness = await open();
+    backend = harness.backend;
+    const size = options.batchSize ?? 13;
+    for (let i = 0; i < events.length; i += size) await backend.write(events.slice(i, i + size));
+  });
+  t.teardown(async () => {
+    await harness?.cleanup();
+  });
+
+  t.test('list returns every event newest first, unchanged', async (t) => {
+    const page = await backend.list!({ limit: 500 });
+    const expected = reference(events, {});
+    t.same(ids(page.items), ids(expected), 'newest first by started_at, then request_id');
+    t.same(page.items, expected, 'every field round-trips');
+    t.equal(page.nextCursor, null);
+  });
+
+  t.test('cursor paging: no repeats, no gaps, stable under concurrent writes', async (t) => {
+    const expected = ids(reference(events, {}));
+    const seen: string[] = [];
+    const late = makeEvents(Date.now() - 60_000, 6, 'late').map((e) => ({ ...e, started_at: new Date(Date.now() - 30_000).toISOString(), finished_at: new Date().toISOString() }));
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 100; pages++) {
+      const page = await backend.list!({ limit: 7, cursor });
+      t.ok(page.items.length <= 7);
+      seen.push(...ids(page.items));
+      // Newer events arrive between pages; they must not shift the pages.
+      if (pages < late.length) await backend.write([late[pages]]);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    t.same(seen, expected, 'pages concatenate to the full list');
+    const all = await backend.list!({ limit: 500 });
+    t.equal(all.items.length, events.length + late.length, 'the late events are there on a fresh first page');
+    t.same(ids(all.items.slice(0, late.length)).sort(), ids(late).sort(), 'and come first');
+    for (const e of late) events.push(e);
+  });
+
+  t.test('every filter', async (t) => {
+    const windowFrom = new Date(base + hourMs);
+    const windowTo = new Date(base + 2 * hourMs);
+    const filters: Array<[string, UsageFilter]> = [
+      ['policyId', { policyId: 'policy-1' }],
+      ['relayKeyId', { relayKeyId: 'key-2' }],
+      ['modelId', { modelId: 'model-3' }],
+      ['status 200', { status: [{ op: 'eq', value: 200 }] }],
+      ['status >=400', { status: [{ op: 'gte', value: 400 }] }],
+      ['status >400', { status: [{ op: 'gt', value: 400 }] }],
+      ['status <500', { status: [{ op: 'lt', value: 500 }] }],
+      ['status <=429', { status: [{ op: 'lte', value: 429 }] }],
+      ['status 4xx', { status: [{ op: 'gte', value: 400 }, { op: 'lt', value: 500 }] }],
+      ['from', { from: windowFrom }],
+      ['to', { to: windowTo }],
+      ['from and to', { from: windowFrom, to: windowTo }],
+      ['combined', { policyId: 'policy-0', status: [{ op: 'gte', value: 400 }], from: new Date(base) }],
+      ['no match', { policyId: 'no-such-policy' }],
+    ];
+    for (const [name, filter] of filters) {
+      const expected = ids(reference(events, filter));
+      t.same(ids((await backend.list!({ ...filter, limit: 500 })).items), expected, `${name} (${expected.length})`);
+      t.same(ids(await listAll(backend, filter, 5)), expected, `${name}, paged`);
+    }
+  });
+
+  t.test('get by request id', async (t) => {
+    const some = events[17];
+    t.same(await backend.get!(some.request_id), some);
+    t.equal(await backend.get!('no-such-request'), null);
+  });
+
+  t.test('summary over a window, overall and grouped', async (t) => {
+    const from = new Date(base);
+    const inWindow = reference(events, { from });
+    const overall: Summary = await backend.summary!({ from });
+    sameTotals(t, overall.totals, totalsOf(inWindow), 'overall');
+    t.equal(overall.groups, undefined, 'no groups unless asked');
+    const keyOf = {
+      model: (e: UsageEvent) => e.model_id,
+      relay_key: (e: UsageEvent) => e.relay_key_id,
+      policy: (e: UsageEvent) => e.policy_id,
+      status: (e: UsageEvent) => String(e.status),
+    };
+    for (const groupBy of ['model', 'relay_key', 'policy', 'status'] as const) {
+      const summary = await backend.summary!({ from, groupBy });
+      sameTotals(t, summary.totals, totalsOf(inWindow), `${groupBy}: overall`);
+      const expectedKeys = [...new Set(inWindow.map(keyOf[groupBy]))];
+      t.same((summary.groups ?? []).map((g) => g.key).sort(), expectedKeys.sort(), `${groupBy}: group keys`);
+      for (const key of expectedKeys) {
+        const group = summary.groups?.find((g) => g.key === key);
+        sameTotals(t, group?.totals, totalsOf(inWindow.filter((e) => keyOf[groupBy](e) === key)), `${groupBy}=${key}`);
+      }
+    }
+    const errors = await backend.summary!({ from, status: [{ op: 'gte', value: 400 }], relayKeyId: 'key-1' });
+    sameTotals(t, errors.totals, totalsOf(reference(events, { from, status: [{ op: 'gte', value: 400 }], relayKeyId: 'key-1' })), 'filtered');
+    const empty = await backend.summary!({ policyId: 'no-such-policy' });
+    sameTotals(t, empty.totals, totalsOf([]), 'empty');
+  });
+
+  t.test('timeseries in buckets, overall and grouped', async (t) => {
+    const from = new Date(base);
+    for (const bucketSeconds of [900, 3600]) {
+      const points: TimeseriesPoint[] = await backend.timeseries!({ from, bucketSeconds });
+      const inWindow = reference(events, { from });
+      const buckets = new Map<number, UsageEvent[]>();
+      for (const e of inWindow) {
+        const b = Math.floor(Date.parse(e.started_at) / (bucketSeconds * 1000)) * bucketSeconds * 1000;
+        buckets.set(b, [...(buckets.get(b) ?? []), e]);
+      }
+      const expectedTimes = [...buckets.keys()].sort((a, b) => a - b).map((b) => new Date(b).toISOString());
+      t.same(points.map((p) => p.t), expectedTimes, `${bucketSeconds}s: bucket starts, in order`);
+      for (const p of points) sameTotals(t, p.totals, totalsOf(buckets.get(Date.parse(p.t)) ?? []), `${bucketSeconds}s bucket ${p.t}`);
+    }
+    const grouped = await backend.timeseries!({ from, bucketSeconds: 3600, groupBy: 'model', status: [{ op: 'lt', value: 400 }] });
+    const inWindow = reference(events, { from, status: [{ op: 'lt', value: 400 }] });
+    const expected = new Map<string, UsageEvent[]>();
+    for (const e of inWindow) {
+      const id = `${new Date(Math.floor(Date.parse(e.started_at) / 3_600_000) * 3_600_000).toISOString()}|${e.model_id}`;
+      expected.set(id, [...(expected.get(id) ?? []), e]);
+    }
+    t.same(grouped.map((p) => `${p.t}|${p.key}`).sort(), [...expected.keys()].sort(), 'grouped: one point per bucket and model');
+    for (const p of grouped) sameTotals(t, p.totals, totalsOf(expected.get(`${p.t}|${p.key}`) ?? []), `grouped ${p.t} ${p.key}`);
+    t.ok(grouped.every((p) => 'key' in p), 'grouped points carry their key');
+  });
+}
