@@ -1,0 +1,33 @@
+// The canonical shape on the wire (POST /v1/generate): requests are validated against the
+// TypeBox schema CanonicalRequest, responses go out as they are, stream events are SSE frames
+// `event: <type>` with the event as JSON data, and errors use the canonical error body.
+import { canonical, sseFrame, validateBody } from '../../core/plugin-api.ts';
+import type { CanonicalRequest, InboundCodec, RelayErrorBody, RenderedError, StreamEncoder, StreamEvent } from '../../core/plugin-api.ts';
+
+/** Nothing is dropped: the canonical shape carries every canonical field. */
+export const CANONICAL_DROPPED = {} as const;
+
+export function canonicalErrorBody(error: RelayErrorBody): canonical.CanonicalErrorBody {
+  return {
+    error: {
+      type: error.type, code: error.code, message: error.message, status: error.status,
+      ...(error.field === undefined ? {} : { field: error.field }),
+    },
+  };
+}
+
+function streamEncoder(): StreamEncoder {
+  return {
+    contentType: 'text/event-stream; charset=utf-8',
+    encode: (event: StreamEvent): string => sseFrame(event.type, JSON.stringify(event)),
+    finish: (): string => '',
+  };
+}
+
+export const canonicalCodec: InboundCodec = {
+  shape: 'canonical',
+  decodeRequest: (body: unknown): CanonicalRequest => validateBody<CanonicalRequest>(canonical.CanonicalRequest, body),
+  encodeResponse: (response) => response,
+  streamEncoder,
+  renderError: (error: RelayErrorBody): RenderedError => ({ status: error.status, body: canonicalErrorBody(error) }),
+};

@@ -1,0 +1,218 @@
+// Anthropic Messages request JSON -> canonical request (the inbound side of 'anthropic.messages').
+// Claude Code's requests (CLIENTS.md) carry `system` as text blocks with cache_control,
+// thinking {type:"adaptive"} or {type:"enabled", budget_tokens}, and with newer models
+// {"role":"system"} messages inside `messages`, which are accepted.
+import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
+import type {
+  CanonicalRequest, ContentPart, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolChoice, ToolResultPart,
+} from '../../../core/plugin-api.ts';
+import { openSignature } from './reasoning-envelope.ts';
+import { effortForBudget, effortFromOutputConfig } from './thinking-budget.ts';
+
+/** What the Messages inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
+export const MESSAGES_REQUEST_DROPPED = {
+  cache_control: 'prompt caching hints have no canonical field (cache usage is still reported)',
+  top_k: 'no canonical field',
+  'context_management, container, mcp_servers, service_tier': 'no canonical field',
+  'server tools (typed tools such as web_search_*, bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
+  'document, search_result, server_tool_use and *_tool_result blocks of server tools, image file sources': 'no canonical part',
+  'citations': 'no canonical field',
+  'metadata.user_id': 'becomes canonical `user`',
+} as const;
+
+const Typed = Type.Object({ type: Type.String() });
+const TextBlock = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+const ImageBlock = Type.Object({
+  type: Type.Literal('image'),
+  source: Type.Union([
+    Type.Object({ type: Type.Literal('base64'), media_type: Type.String(), data: Type.String() }),
+    Type.Object({ type: Type.Literal('url'), url: Type.String() }),
+    Type.Object({ type: Type.Literal('file') }),
+  ]),
+});
+const ToolUseBlock = Type.Object({
+  type: Type.Literal('tool_use'), id: Type.String(), name: Type.String({ minLength: 1 }), input: Type.Unknown(),
+});
+const ToolResultBlock = Type.Object({
+  type: Type.Literal('tool_result'),
+  tool_use_id: Type.String(),
+  content: Type.Optional(Type.Union([Type.String(), Type.Array(Typed)])),
+  is_error: Type.Optional(Type.Boolean()),
+});
+const ThinkingBlock = Type.Object({ type: Type.Literal('thinking'), thinking: Type.String(), signature: Type.Optional(Type.String()) });
+const RedactedThinkingBlock = Type.Object({ type: Type.Literal('redacted_thinking'), data: Type.String() });
+
+const MessageParam = Type.Object({
+  role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
+  content: Type.Union([Type.String(), Type.Array(Typed)]),
+});
+
+const ToolDef = Type.Object({
+  type: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  input_schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  strict: Type.Optional(Type.Boolean()),
+});
+
+const MessagesRequest = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  max_tokens: Type.Integer({ minimum: 1 }),
+  messages: Type.Array(Type.Unknown()),
+  system: Type.Optional(Type.Union([Type.String(), Type.Array(Typed)])),
+  stop_sequences: Type.Optional(Type.Array(Type.String())),
+  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  tools: Type.Optional(Type.Array(Type.Object({ type: Type.Optional(Type.Union([Type.String(), Type.Null()])) }))),
+  tool_choice: Type.Optional(Type.Object({
+    type: Type.Union([Type.Literal('auto'), Type.Literal('any'), Type.Literal('tool'), Type.Literal('none')]),
+    name: Type.Optional(Type.String()),
+    disable_parallel_tool_use: Type.Optional(Type.Boolean()),
+  })),
+  thinking: Type.Optional(Type.Union([
+    Type.Object({ type: Type.Literal('enabled'), budget_tokens: Type.Integer({ minimum: 0 }) }),
+    Type.Object({ type: Type.Literal('disabled') }),
+    Type.Object({ type: Type.Literal('adaptive') }),
+  ])),
+  output_config: Type.Optional(Type.Object({
+    effort: Type.Optional(Type.String()),
+    format: Type.Optional(Type.Union([
+      Type.Object({ type: Type.Literal('json_schema'), schema: Type.Record(Type.String(), Type.Unknown()) }),
+      Type.Null(),
+    ])),
+  })),
+  metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.Union([Type.String(), Type.Null()])) })),
+  stream: Type.Optional(Type.Boolean()),
+});
+type MessagesRequest = Static<typeof MessagesRequest>;
+
+function image(block: Static<typeof ImageBlock>): ImagePart | null {
+  const s = block.source;
+  if (s.type === 'base64') return { type: 'image', source: { type: 'base64', media_type: s.media_type, data: s.data } };
+  if (s.type === 'url') return { type: 'image', source: { type: 'url', url: s.url } };
+  return null; // file sources: dropped by rule
+}
+
+function toolResultContent(content: Static<typeof ToolResultBlock>['content'], pointer: string): ToolResultPart['content'] {
+  if (content === undefined) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  const out: ToolResultPart['content'] = [];
+  content.forEach((block, i) => {
+    const at = `${pointer}/content/${i}`;
+    if (block.type === 'text') out.push({ type: 'text', text: validateBody<Static<typeof TextBlock>>(TextBlock, block, at).text });
+    else if (block.type === 'image') {
+      const part = image(validateBody<Static<typeof ImageBlock>>(ImageBlock, block, at));
+      if (part) out.push(part);
+    }
+  });
+  return out;
+}
+
+function block(raw: Static<typeof Typed>, pointer: string): ContentPart | null {
+  switch (raw.type) {
+    case 'text':
+      return { type: 'text', text: validateBody<Static<typeof TextBlock>>(TextBlock, raw, pointer).text };
+    case 'image':
+      return image(validateBody<Static<typeof ImageBlock>>(ImageBlock, raw, pointer));
+    case 'tool_use': {
+      const b = validateBody<Static<typeof ToolUseBlock>>(ToolUseBlock, raw, pointer);
+      return { type: 'tool_call', id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}), tool_kind: 'function' };
+    }
+    case 'tool_result': {
+      const b = validateBody<Static<typeof ToolResultBlock>>(ToolResultBlock, raw, pointer);
+      const part: ToolResultPart = { type: 'tool_result', tool_call_id: b.tool_use_id, content: toolResultContent(b.content, pointer) };
+      if (b.is_error !== undefined) part.is_error = b.is_error;
+      return part;
+    }
+    case 'thinking': {
+      const b = validateBody<Static<typeof ThinkingBlock>>(ThinkingBlock, raw, pointer);
+      const part: ReasoningPart = { type: 'reasoning' };
+      if (b.thinking !== '') part.text = b.thinking;
+      Object.assign(part, b.signature ? openSignature(b.signature) : { origin: 'anthropic' });
+      return part;
+    }
+    case 'redacted_thinking': {
+      const b = validateBody<Static<typeof RedactedThinkingBlock>>(RedactedThinkingBlock, raw, pointer);
+      return { type: 'reasoning', encrypted: b.data, origin: 'anthropic' };
+    }
+    default:
+      return null; // document, search_result, server tool blocks: dropped by rule
+  }
+}
+
+function decodeMessages(raw: unknown[]): Message[] {
+  const messages: Message[] = [];
+  raw.forEach((value, i) => {
+    const at = `/messages/${i}`;
+    const m = validateBody<Static<typeof MessageParam>>(MessageParam, value, at);
+    let content: ContentPart[];
+    if (typeof m.content === 'string') content = m.content === '' ? [] : [{ type: 'text', text: m.content }];
+    else content = m.content.map((b, j) => block(b, `${at}/content/${j}`)).filter((p): p is ContentPart => p !== null);
+    if (m.role === 'system') content = content.filter((p) => p.type === 'text');
+    if (content.length > 0) messages.push({ role: m.role, content });
+  });
+  return messages;
+}
+
+function decodeSystem(system: NonNullable<MessagesRequest['system']>): TextPart[] {
+  if (typeof system === 'string') return system === '' ? [] : [{ type: 'text', text: system }];
+  return system.map((b, i) => ({ type: 'text' as const, text: validateBody<Static<typeof TextBlock>>(TextBlock, b, `/system/${i}`).text }));
+}
+
+function decodeTools(raw: NonNullable<MessagesRequest['tools']>): Tool[] {
+  const tools: Tool[] = [];
+  raw.forEach((value, i) => {
+    // Typed tools other than `custom` are Anthropic server tools: dropped by rule.
+    if (value.type !== undefined && value.type !== null && value.type !== 'custom') return;
+    const t = validateBody<Static<typeof ToolDef>>(ToolDef, value, `/tools/${i}`);
+    tools.push({
+      type: 'function', name: t.name,
+      ...(t.description === undefined ? {} : { description: t.description }),
+      parameters: t.input_schema ?? { type: 'object', properties: {} },
+      ...(t.strict === undefined ? {} : { strict: t.strict }),
+    });
+  });
+  return tools;
+}
+
+function decodeToolChoice(choice: NonNullable<MessagesRequest['tool_choice']>): ToolChoice {
+  if (choice.type === 'any') return 'required';
+  if (choice.type === 'tool') return { type: 'tool', name: validateBody<string>(Type.String(), choice.name, '/tool_choice/name') };
+  return choice.type;
+}
+
+function decodeReasoning(req: MessagesRequest): CanonicalRequest['reasoning'] {
+  const configured = req.output_config?.effort === undefined ? undefined : effortFromOutputConfig(req.output_config.effort);
+  const thinking = req.thinking;
+  if (thinking?.type === 'disabled') return { effort: 'none' };
+  if (thinking?.type === 'enabled') return { budget_tokens: thinking.budget_tokens, effort: configured ?? effortForBudget(thinking.budget_tokens) };
+  if (thinking?.type === 'adaptive') return configured ? { effort: configured } : {};
+  return configured ? { effort: configured } : undefined;
+}
+
+export function decodeMessagesRequest(body: unknown): CanonicalRequest {
+  const req = validateBody<MessagesRequest>(MessagesRequest, body);
+  const out: CanonicalRequest = { model: req.model, messages: decodeMessages(req.messages), max_output_tokens: req.max_tokens };
+  if (req.system !== undefined) {
+    const system = decodeSystem(req.system);
+    if (system.length > 0) out.system = system;
+  }
+  if (req.tools) {
+    const tools = decodeTools(req.tools);
+    if (tools.length > 0) out.tools = tools;
+  }
+  if (req.tool_choice) {
+    if (out.tools) out.tool_choice = decodeToolChoice(req.tool_choice);
+    if (req.tool_choice.disable_parallel_tool_use !== undefined) out.parallel_tool_calls = !req.tool_choice.disable_parallel_tool_use;
+  }
+  if (req.stop_sequences && req.stop_sequences.length > 0) out.stop = req.stop_sequences;
+  if (req.temperature !== undefined) out.temperature = req.temperature;
+  if (req.top_p !== undefined) out.top_p = req.top_p;
+  const reasoning = decodeReasoning(req);
+  if (reasoning) out.reasoning = reasoning;
+  const format = req.output_config?.format;
+  if (format) out.response_format = { type: 'json_schema', name: 'response', schema: format.schema };
+  if (req.stream !== undefined) out.stream = req.stream;
+  if (typeof req.metadata?.user_id === 'string') out.user = req.metadata.user_id;
+  return out;
+}

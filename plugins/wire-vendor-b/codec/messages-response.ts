@@ -1,0 +1,80 @@
+// Canonical response -> Anthropic Messages response (`type: "message"`).
+import type { CanonicalResponse, ContentPart, EncodeContext, StopReason, Usage } from '../../../core/plugin-api.ts';
+import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
+
+/** What the Messages encoders drop from a canonical response, and why. */
+export const MESSAGES_RESPONSE_DROPPED = {
+  'refusal parts': 'rendered as text blocks (Anthropic has no refusal block; stop_reason says "refusal")',
+  'image and tool_result parts in output': 'an assistant message carries text, thinking and tool_use',
+  'reasoning_tokens': 'Anthropic usage has no reasoning count (they are part of output_tokens)',
+  'custom tool calls': 'rendered as tool_use with input {"input": "<raw text>"}',
+} as const;
+
+const STOP_REASONS: Record<StopReason, string> = {
+  end_turn: 'end_turn',
+  max_tokens: 'max_tokens',
+  stop_sequence: 'stop_sequence',
+  tool_use: 'tool_use',
+  content_filter: 'refusal',
+  refusal: 'refusal',
+  error: 'end_turn',
+};
+
+export function anthropicStopReason(reason: StopReason): string {
+  return STOP_REASONS[reason] ?? 'end_turn';
+}
+
+/** Canonical usage -> Anthropic's, whose input_tokens excludes cache reads and writes. */
+export function anthropicUsage(usage: Usage): Record<string, number> {
+  return {
+    input_tokens: Math.max(0, usage.input_tokens - usage.cache_read_tokens - usage.cache_write_tokens),
+    output_tokens: usage.output_tokens,
+    cache_creation_input_tokens: usage.cache_write_tokens,
+    cache_read_input_tokens: usage.cache_read_tokens,
+  };
+}
+
+export function messageId(id: string): string {
+  return id.startsWith('msg_') ? id : `msg_${id}`;
+}
+
+/** A tool call's arguments as the tool_use `input` object. */
+export function toolInput(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
+  if (kind === 'custom') return { input: args };
+  try {
+    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through: not a JSON object
+  }
+  return { input: args };
+}
+
+function block(part: ContentPart): Record<string, unknown> | null {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'refusal':
+      return { type: 'text', text: part.text };
+    case 'tool_call':
+      return { type: 'tool_use', id: part.id, name: part.name, input: toolInput(part.arguments, part.tool_kind) };
+    case 'reasoning':
+      if (isRedactedThinking(part)) return { type: 'redacted_thinking', data: part.encrypted };
+      return { type: 'thinking', thinking: part.text ?? '', signature: sealSignature(part) ?? '' };
+    default:
+      return null;
+  }
+}
+
+export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeContext): unknown {
+  return {
+    id: messageId(response.id),
+    type: 'message',
+    role: 'assistant',
+    model: ctx.model,
+    content: response.content.map(block).filter((b): b is Record<string, unknown> => b !== null),
+    stop_reason: anthropicStopReason(response.stop_reason),
+    stop_sequence: response.stop_sequence ?? null,
+    usage: anthropicUsage(response.usage),
+  };
+}
