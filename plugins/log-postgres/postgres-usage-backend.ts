@@ -1,0 +1,133 @@
+// Usage events in a Postgres (or PGlite) table: batched inserts, reads in SQL.
+import {
+  decodeCursor, emptyTotals, encodeCursor,
+  type Database, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
+  type UsageBackend, type UsageEvent, type UsageTotals,
+} from '../../core/plugin-api.ts';
+import { COLUMN_LIST, RECORD_DEFINITION, rowToEvent } from './columns.ts';
+import { migrate } from './migrations.ts';
+import { whereOf } from './sql-filter.ts';
+
+type Db = Pick<Database, 'query' | 'transaction'>;
+
+const TOTALS_SQL = `count(*)::float8 AS requests,
+  count(*) FILTER (WHERE status >= 400)::float8 AS errors,
+  coalesce(sum(input_tokens), 0)::float8 AS input_tokens,
+  coalesce(sum(output_tokens), 0)::float8 AS output_tokens,
+  coalesce(sum(cache_read_tokens), 0)::float8 AS cache_read_tokens,
+  coalesce(sum(cache_write_tokens), 0)::float8 AS cache_write_tokens,
+  coalesce(sum(reasoning_tokens), 0)::float8 AS reasoning_tokens,
+  coalesce(sum(cost), 0)::float8 AS cost`;
+
+const GROUP_COLUMNS = { model: 'model_id', relay_key: 'relay_key_id', policy: 'policy_id', status: 'status' } as const;
+
+function totalsOf(row: Record<string, unknown>): UsageTotals {
+  const totals = emptyTotals();
+  for (const key of Object.keys(totals) as Array<keyof UsageTotals>) totals[key] = Number(row[key] ?? 0);
+  return totals;
+}
+
+export interface PostgresUsageBackendOptions {
+  db: Db;
+  table: string;
+  /** Closes a connection the backend opened itself (not relay.db). */
+  onClose?: () => Promise<void>;
+}
+
+export class PostgresUsageBackend implements UsageBackend {
+  readonly id = 'postgres';
+  private readonly db: Db;
+  private readonly table: string;
+  private migrated: Promise<void> | null = null;
+
+  constructor(private readonly options: PostgresUsageBackendOptions) {
+    this.db = options.db;
+    this.table = options.table;
+  }
+
+  /** Resolves once the schema is in place; a failed migration is tried again on the next call. */
+  init(): Promise<void> {
+    this.migrated ??= migrate(this.db, this.table).catch((err: unknown) => {
+      this.migrated = null;
+      throw err;
+    });
+    return this.migrated;
+  }
+
+  private get ready(): Promise<void> {
+    return this.init();
+  }
+
+  async write(events: UsageEvent[]): Promise<void> {
+    await this.ready;
+    // One statement per batch: the rows travel as one JSON parameter, so a batch of any size stays
+    // under Postgres's parameter limit. Retried batches do not duplicate (request_id is the key).
+    await this.db.query(
+      `INSERT INTO ${this.table} (${COLUMN_LIST})
+       SELECT ${COLUMN_LIST} FROM jsonb_to_recordset($1::jsonb) AS x(${RECORD_DEFINITION})
+       ON CONFLICT (request_id) DO NOTHING`,
+      [JSON.stringify(events)],
+    );
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    await this.ready;
+    const where = whereOf(query, query.cursor ? decodeCursor(query.cursor) : null);
+    where.params.push(query.limit + 1);
+    const { rows } = await this.db.query(
+      `SELECT ${COLUMN_LIST} FROM ${this.table} ${where.clause} ORDER BY started_at DESC, request_id DESC LIMIT $${where.params.length}`,
+      where.params,
+    );
+    const items = rows.slice(0, query.limit).map(rowToEvent);
+    const last = items[items.length - 1];
+    return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+  }
+
+  async get(requestId: string): Promise<UsageEvent | null> {
+    await this.ready;
+    const { rows } = await this.db.query(`SELECT ${COLUMN_LIST} FROM ${this.table} WHERE request_id = $1`, [requestId]);
+    return rows[0] ? rowToEvent(rows[0]) : null;
+  }
+
+  async summary(query: SummaryQuery): Promise<Summary> {
+    await this.ready;
+    const where = whereOf(query);
+    if (!query.groupBy) {
+      const { rows } = await this.db.query(`SELECT ${TOTALS_SQL} FROM ${this.table} ${where.clause}`, where.params);
+      return { totals: totalsOf(rows[0] ?? {}) };
+    }
+    const column = GROUP_COLUMNS[query.groupBy];
+    const { rows } = await this.db.query(
+      `SELECT grouping(${column}) AS overall, ${column}::text AS key, ${TOTALS_SQL}
+       FROM ${this.table} ${where.clause} GROUP BY GROUPING SETS ((), (${column}))`,
+      where.params,
+    );
+    const overall = rows.find((r) => Number(r.overall) === 1);
+    const groups = rows.filter((r) => Number(r.overall) === 0)
+      .map((r) => ({ key: (r.key as string | null) ?? null, totals: totalsOf(r) }))
+      .sort((a, b) => b.totals.requests - a.totals.requests || String(a.key).localeCompare(String(b.key)));
+    return { totals: overall ? totalsOf(overall) : emptyTotals(), groups };
+  }
+
+  async timeseries(query: TimeseriesQuery): Promise<TimeseriesPoint[]> {
+    await this.ready;
+    const where = whereOf(query);
+    where.params.push(query.bucketSeconds);
+    const size = `$${where.params.length}::float8`;
+    const key = query.groupBy ? `, ${GROUP_COLUMNS[query.groupBy]}::text AS key` : '';
+    const { rows } = await this.db.query(
+      `SELECT (floor(extract(epoch FROM started_at)::float8 / ${size}) * ${size}) AS bucket${key}, ${TOTALS_SQL}
+       FROM ${this.table} ${where.clause} GROUP BY 1${key ? ', 2' : ''} ORDER BY 1${key ? ', 2' : ''}`,
+      where.params,
+    );
+    return rows.map((r) => ({
+      t: new Date(Number(r.bucket) * 1000).toISOString(),
+      ...(query.groupBy ? { key: (r.key as string | null) ?? null } : {}),
+      totals: totalsOf(r),
+    }));
+  }
+
+  async close(): Promise<void> {
+    await this.options.onClose?.();
+  }
+}
