@@ -1,0 +1,136 @@
+// Shapes the control-plane API serves (see SPEC.md "Control plane" and core/catalog/kinds.ts).
+
+export type KindName =
+  | 'providers' | 'hosts' | 'models' | 'host-keys' | 'rate-limits' | 'policies' | 'pricings' | 'relay-keys';
+
+export interface Metadata {
+  id: string;
+  slug: string;
+  displayName: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type Spec = Record<string, unknown>;
+
+export interface Entity<S = Spec> {
+  metadata: Metadata;
+  spec: S;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  type: string;
+  status: number;
+  /** JSON pointer such as /spec/hostId. */
+  field?: string;
+}
+
+export interface Whoami {
+  kind: 'user' | 'admin-token';
+  username?: string;
+}
+
+export interface RelayConfig {
+  version: string;
+  plugins: Array<{ name: string; kind: string }>;
+  features: Record<string, unknown>;
+  basePaths: Record<string, string>;
+  backends: { usage: string[]; payload: string[] };
+}
+
+export interface PlaintextResult {
+  plaintext: string;
+  relayKey: Entity;
+}
+
+export type HealthState = 'healthy' | 'cooling' | 'invalid' | 'disabled';
+
+export interface HostKeyHealth {
+  hostKeyId: string;
+  state: HealthState;
+  until?: string;
+  reason?: string;
+}
+
+export interface UsageLoggingSetting {
+  backend: string;
+}
+
+export interface PayloadLoggingSetting {
+  enabled: boolean;
+  backend: string;
+  maxBytes: number;
+}
+
+export interface UsageEvent {
+  request_id: string;
+  started_at: string;
+  finished_at: string;
+  relay_key_id: string | null;
+  relay_key_prefix: string | null;
+  policy_id: string | null;
+  model_requested: string | null;
+  model_id: string | null;
+  model_slug: string | null;
+  host_id: string | null;
+  host_key_id: string | null;
+  provider_id: string | null;
+  upstream_model: string | null;
+  inbound_shape: string;
+  upstream_shape: string | null;
+  status: number;
+  error_code: string | null;
+  stream: boolean;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  cost: number | null;
+  currency: string | null;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  attempts: number;
+  client_aborted: boolean;
+  client: string | null;
+  extras: Record<string, string>;
+}
+
+export interface LogDetail extends UsageEvent {
+  request_body?: string;
+  response_body?: string;
+  request_truncated?: boolean;
+  response_truncated?: boolean;
+  request_headers?: Record<string, string>;
+  response_headers?: Record<string, string>;
+}
+
+export interface UsageTotals {
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  cost: number;
+}
+
+export type GroupBy = 'model' | 'relay_key';
+
+export interface UsageSummary {
+  totals: UsageTotals;
+  groups?: Array<{ key: string | null; totals: UsageTotals }>;
+}
+
+export interface UsageTimeseries {
+  bucketSeconds: number;
+  points: Array<{ t: string; key?: string | null; totals: UsageTotals }>;
+}

@@ -1,0 +1,66 @@
+// The field descriptors a catalog form is drawn from. One descriptor per spec field; `key`
+// is the dotted path inside spec (valueFrom.kind), which is also how server errors
+// (JSON pointers like /spec/valueFrom/env) find their field.
+import type { KindName } from '../api/types.ts';
+
+interface FieldBase {
+  key: string;
+  label: string;
+  help?: string;
+  required?: boolean;
+  /** Only show the field when this returns true for the current draft spec. */
+  when?: (spec: Record<string, unknown>) => boolean;
+}
+
+export type Field =
+  | FieldBase & { type: 'text'; placeholder?: string; monospace?: boolean }
+  | FieldBase & { type: 'number'; integer?: boolean; min?: number; max?: number; step?: number; placeholder?: string }
+  | FieldBase & { type: 'boolean'; onLabel?: string }
+  | FieldBase & { type: 'select'; options: Array<{ value: string; label: string }> }
+  | FieldBase & { type: 'ref'; kind: KindName; optional?: boolean; filter?: (spec: Record<string, unknown>) => boolean }
+  | FieldBase & { type: 'refs'; kind: KindName; allowAll?: boolean; filter?: (spec: Record<string, unknown>) => boolean }
+  | FieldBase & { type: 'list'; placeholder?: string }
+  | FieldBase & { type: 'headers' }
+  | FieldBase & { type: 'bindings' }
+  | FieldBase & { type: 'secret'; placeholder?: string }
+  | FieldBase & { type: 'datetime' };
+
+export function getPath(obj: Record<string, unknown>, key: string): unknown {
+  let cur: unknown = obj;
+  for (const part of key.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+export function setPath(obj: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = key.split('.');
+  const copy = { ...obj };
+  if (rest.length === 0) {
+    if (value === undefined) delete copy[head];
+    else copy[head] = value;
+    return copy;
+  }
+  const child = copy[head];
+  copy[head] = setPath(child && typeof child === 'object' ? child as Record<string, unknown> : {}, rest.join('.'), value);
+  return copy;
+}
+
+/** The JSON pointer of a spec field, as the API reports it in error.field. */
+export function pointerOf(key: string): string {
+  return `/spec/${key.split('.').join('/')}`;
+}
+
+/** Which field an error pointer belongs to: the longest field pointer that prefixes it. */
+export function fieldForPointer(fields: Field[], pointer: string): string | undefined {
+  if (pointer === '/metadata/displayName' || pointer === '/metadata/slug') return pointer;
+  let best: string | undefined;
+  for (const field of fields) {
+    const p = pointerOf(field.key);
+    if ((pointer === p || pointer.startsWith(`${p}/`)) && (!best || p.length > pointerOf(best).length)) best = field.key;
+  }
+  // An error about the object holding the field (e.g. /spec/valueFrom) goes to its first field.
+  if (!best) best = fields.find((f) => pointerOf(f.key).startsWith(`${pointer}/`))?.key;
+  return best;
+}

@@ -1,0 +1,30 @@
+// A host key's health as the router sees it: healthy, cooling until when, invalid, disabled.
+import type { HostKeyHealth } from '../api/types.ts';
+import { Badge } from '../ui/badge.tsx';
+import { formatDateTime, formatRelative } from '../format.ts';
+
+export function HealthBadge({ health }: { health: HostKeyHealth | undefined }) {
+  if (!health) return <Badge tone="gray" title="No health reported yet">unknown</Badge>;
+  const reason = health.reason ? ` — ${health.reason}` : '';
+  switch (health.state) {
+    case 'healthy':
+      return <Badge tone="green">healthy</Badge>;
+    case 'cooling':
+      return <Badge tone="amber" title={`Cooling until ${formatDateTime(health.until)}${reason}`}>cooling{health.until ? ` · ready ${formatRelative(health.until)}` : ''}</Badge>;
+    case 'invalid':
+      return <Badge tone="red" title={`The upstream refused this key${reason}`}>invalid</Badge>;
+    case 'disabled':
+      return <Badge tone="gray">disabled</Badge>;
+  }
+}
+
+export function HealthDetail({ health }: { health: HostKeyHealth | undefined }) {
+  return (
+    <div class="health-detail">
+      <HealthBadge health={health} />
+      {health?.state === 'cooling' && health.until && <p>Cooling until {formatDateTime(health.until)} ({formatRelative(health.until)}). Requests use other keys meanwhile.</p>}
+      {health?.state === 'invalid' && <p>The upstream answered 401/403 for this key. Edit the key or its value to try it again.</p>}
+      {health?.reason && <p class="muted">Reason: {health.reason}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+// What the dashboard knows about each of the eight catalog kinds: names, what it is for,
+// the fields of its form, defaults for a new one, and the columns of its list.
+// The fields mirror core/catalog/kinds.ts.
+import type { KindName } from '../api/types.ts';
+import type { Field } from './fields.ts';
+
+export interface KindInfo {
+  name: KindName;
+  title: string;
+  singular: string;
+  description: string;
+  fields: Field[];
+  defaults: () => Record<string, unknown>;
+}
+
+const isStored = (spec: Record<string, unknown>) => (spec.valueFrom as { kind?: string } | undefined)?.kind === 'stored';
+const isEnv = (spec: Record<string, unknown>) => !isStored(spec);
+
+export const KIND_INFO: Record<KindName, KindInfo> = {
+  providers: {
+    name: 'providers', title: 'Providers', singular: 'provider',
+    description: 'A provider names the vendor adapter that speaks to a family of upstreams (vendor-a for OpenAI-compatible servers, vendor-b for Anthropic).',
+    fields: [
+      { key: 'adapter', label: 'Adapter', type: 'text', required: true, placeholder: 'vendor-a', monospace: true, help: 'Id of a loaded vendor plugin, e.g. vendor-a, vendor-b or an in-house one.' },
+      { key: 'shapes', label: 'Wire shapes', type: 'list', placeholder: 'openai.chat, openai.responses', help: 'Optional. Narrows which wire shapes the upstreams speak; empty means every shape the adapter speaks.' },
+    ],
+    defaults: () => ({ adapter: '' }),
+  },
+  hosts: {
+    name: 'hosts', title: 'Hosts', singular: 'host',
+    description: 'A host is one upstream endpoint of a provider: its base URL, timeout and extra headers.',
+    fields: [
+      { key: 'providerId', label: 'Provider', type: 'ref', kind: 'providers', required: true },
+      { key: 'baseUrl', label: 'Base URL', type: 'text', required: true, placeholder: 'https://api.openai.com/v1', monospace: true },
+      { key: 'enabled', label: 'Enabled', type: 'boolean', onLabel: 'Route requests to this host' },
+      { key: 'timeoutMs', label: 'Timeout (ms)', type: 'number', integer: true, min: 100, max: 3_600_000, step: 1000, help: 'Bound on waiting for response headers and between body bytes.' },
+      { key: 'headers', label: 'Extra headers', type: 'headers', help: 'Sent to this upstream on every request.' },
+    ],
+    defaults: () => ({ providerId: '', baseUrl: '', enabled: true, timeoutMs: 600_000 }),
+  },
+  models: {
+    name: 'models', title: 'Models', singular: 'model',
+    description: 'A model is what clients ask for by its slug. Bindings map it to an upstream model on one or more hosts.',
+    fields: [
+      { key: 'description', label: 'Description', type: 'text' },
+      { key: 'contextWindow', label: 'Context window', type: 'number', integer: true, min: 1, placeholder: '128000', help: 'Tokens. Optional; shown to agent clients.' },
+      { key: 'reasoning', label: 'Reasoning', type: 'boolean', onLabel: 'This model supports reasoning effort' },
+      { key: 'reasoningLevels', label: 'Reasoning levels', type: 'list', placeholder: 'low, medium, high', when: (s) => s.reasoning === true },
+      { key: 'bindings', label: 'Host bindings', type: 'bindings', help: 'Requests go to enabled bindings, by weight; failover moves to the next one.' },
+    ],
+    defaults: () => ({ reasoning: false, bindings: [] }),
+  },
+  'host-keys': {
+    name: 'host-keys', title: 'Host keys', singular: 'host key',
+    description: 'A host key is the credential Relay sends to an upstream host, read from an environment variable or stored encrypted.',
+    fields: [
+      { key: 'hostId', label: 'Host', type: 'ref', kind: 'hosts', required: true },
+      { key: 'policyId', label: 'Host policy', type: 'ref', kind: 'policies', optional: true, filter: (s) => s.tier === 'host', help: 'Optional. A host-tier policy limits which models this key serves.' },
+      { key: 'valueFrom.kind', label: 'Value from', type: 'select', required: true, options: [
+        { value: 'env', label: 'Environment variable (nothing secret kept in the database)' },
+        { value: 'stored', label: 'Stored value (encrypted with RELAY_MASTER_KEY)' },
+      ] },
+      { key: 'valueFrom.env', label: 'Variable name', type: 'text', required: true, placeholder: 'OPENAI_API_KEY', monospace: true, when: isEnv },
+      { key: 'value', label: 'Secret value', type: 'secret', placeholder: 'sk-…', when: isStored, help: 'Write-only: it is encrypted on the server and never shown again.' },
+      { key: 'enabled', label: 'Enabled', type: 'boolean', onLabel: 'Use this key' },
+      { key: 'weight', label: 'Weight', type: 'number', integer: true, min: 0, max: 1000 },
+    ],
+    defaults: () => ({ hostId: '', valueFrom: { kind: 'env', env: '' }, enabled: true, weight: 1 }),
+  },
+  'rate-limits': {
+    name: 'rate-limits', title: 'Rate limits', singular: 'rate limit',
+    description: 'A rate limit caps requests, tokens or concurrency. Policies attach rate limits to the keys they govern.',
+    fields: [
+      { key: 'requestsPerMinute', label: 'Requests per minute', type: 'number', integer: true, min: 1 },
+      { key: 'tokensPerMinute', label: 'Tokens per minute', type: 'number', integer: true, min: 1 },
+      { key: 'concurrentRequests', label: 'Concurrent requests', type: 'number', integer: true, min: 1 },
+    ],
+    defaults: () => ({}),
+  },
+  policies: {
+    name: 'policies', title: 'Policies', singular: 'policy',
+    description: 'A relay-tier policy grants models to relay keys; a host-tier policy limits what a host key serves.',
+    fields: [
+      { key: 'tier', label: 'Tier', type: 'select', required: true, options: [
+        { value: 'relay', label: 'Relay: grants models to relay keys' },
+        { value: 'host', label: 'Host: limits what a host key serves' },
+      ] },
+      { key: 'modelIds', label: 'Models', type: 'refs', kind: 'models', allowAll: true },
+      { key: 'rateLimitIds', label: 'Rate limits', type: 'refs', kind: 'rate-limits' },
+      { key: 'payloadLoggingEnabled', label: 'Payload logging', type: 'boolean', onLabel: 'Capture request and response bodies', help: 'Takes effect only while payload logging is enabled in Settings.' },
+    ],
+    defaults: () => ({ tier: 'relay', modelIds: [], rateLimitIds: [], payloadLoggingEnabled: false }),
+  },
+  pricings: {
+    name: 'pricings', title: 'Pricings', singular: 'pricing',
+    description: 'A pricing sets per-million-token rates for a model (optionally on one host); usage cost is computed from it.',
+    fields: [
+      { key: 'modelId', label: 'Model', type: 'ref', kind: 'models', required: true },
+      { key: 'hostId', label: 'Host', type: 'ref', kind: 'hosts', optional: true, help: 'Optional. Leave empty to price the model on every host.' },
+      { key: 'currency', label: 'Currency', type: 'text', required: true, placeholder: 'USD', monospace: true },
+      { key: 'inputPerMillion', label: 'Input per million tokens', type: 'number', min: 0, step: 0.01, required: true },
+      { key: 'outputPerMillion', label: 'Output per million tokens', type: 'number', min: 0, step: 0.01, required: true },
+      { key: 'cachedInputPerMillion', label: 'Cached input per million tokens', type: 'number', min: 0, step: 0.01 },
+    ],
+    defaults: () => ({ modelId: '', currency: 'USD' }),
+  },
+  'relay-keys': {
+    name: 'relay-keys', title: 'Relay keys', singular: 'relay key',
+    description: 'A relay key is the bearer credential callers send. Its policy decides which models it reaches. The plaintext is shown once.',
+    fields: [
+      { key: 'policyId', label: 'Policy', type: 'ref', kind: 'policies', required: true, filter: (s) => s.tier !== 'host' },
+      { key: 'enabled', label: 'Enabled', type: 'boolean', onLabel: 'Accept requests with this key' },
+      { key: 'payloadLoggingEnabled', label: 'Payload logging', type: 'boolean', onLabel: 'Capture request and response bodies', help: 'Takes effect only while payload logging is enabled in Settings.' },
+      { key: 'expiresAt', label: 'Expires at', type: 'datetime', help: 'Optional. After this time the key is refused.' },
+    ],
+    defaults: () => ({ policyId: '', enabled: true, payloadLoggingEnabled: false, expiresAt: null }),
+  },
+};
+
+export const KIND_ORDER: KindName[] = ['providers', 'hosts', 'models', 'host-keys', 'policies', 'rate-limits', 'pricings', 'relay-keys'];
+
+export function isKindName(s: string): s is KindName {
+  return Object.hasOwn(KIND_INFO, s);
+}
+
+/** Kinds a kind's form and list need, to show names instead of ids. */
+export function referencedKinds(kind: KindName): KindName[] {
+  const out = new Set<KindName>();
+  for (const f of KIND_INFO[kind].fields) {
+    if (f.type === 'ref' || f.type === 'refs') out.add(f.kind);
+    if (f.type === 'bindings') out.add('hosts');
+  }
+  return [...out];
+}

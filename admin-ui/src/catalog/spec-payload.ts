@@ -1,0 +1,35 @@
+// Turns a form's draft spec into what the API accepts: no server-set fields, no empty
+// optional references, the host-key value only when typed, and only the fields of the mode chosen.
+import type { KindName } from '../api/types.ts';
+import { KIND_INFO } from './kinds.ts';
+import { getPath, type Field } from './fields.ts';
+
+const SERVER_FIELDS = ['hasValue', 'prefix'];
+
+export function specPayload(kind: KindName, draft: Record<string, unknown>): Record<string, unknown> {
+  const spec: Record<string, unknown> = { ...draft };
+  for (const key of SERVER_FIELDS) delete spec[key];
+  for (const [key, value] of Object.entries(spec)) {
+    if (value === '' || value === undefined) delete spec[key];
+  }
+  if (kind === 'host-keys') {
+    const valueFrom = { ...(spec.valueFrom as Record<string, unknown> | undefined) };
+    if (valueFrom.kind === 'stored') delete valueFrom.env;
+    else delete spec.value;
+    spec.valueFrom = valueFrom;
+  }
+  if (kind === 'relay-keys' && spec.expiresAt === undefined) spec.expiresAt = null;
+  return spec;
+}
+
+/** Client-side checks before sending: required fields that are visible and empty. */
+export function missingRequired(kind: KindName, draft: Record<string, unknown>, isNew: boolean, hasStoredValue: boolean): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const field of KIND_INFO[kind].fields as Field[]) {
+    if (field.when && !field.when(draft)) continue;
+    const value = getPath(draft, field.key);
+    if (field.required && (value === undefined || value === '' || value === null)) errors[field.key] = `${field.label} is required.`;
+    if (field.type === 'secret' && (isNew || !hasStoredValue) && !value) errors[field.key] = 'Enter the secret value to store.';
+  }
+  return errors;
+}
