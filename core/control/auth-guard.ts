@@ -1,0 +1,66 @@
+// The control plane's one authentication check: a global onRequest hook. A guarded route
+// (route-security.ts) needs `Authorization: Bearer <RELAY_ADMIN_TOKEN>` or a live session
+// cookie; a cookie-authenticated change must also pass the CSRF check. Unknown /api/* paths
+// are guarded too, so without credentials they answer 401 and reveal nothing of the routes.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { safeEqual } from '../crypto/relay-keys.ts';
+import { RelayError } from '../errors.ts';
+import { assertSameOriginChange } from './csrf.ts';
+import { needsCredentials } from './route-security.ts';
+import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
+import { clearSessionCookie } from './session-cookie.ts';
+
+export type ControlPrincipal =
+  | { kind: 'admin-token' }
+  | { kind: 'user'; userId: string; username: string; sessionToken: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who called a guarded control route; null on public routes. */
+    controlPrincipal: ControlPrincipal | null;
+  }
+}
+
+export interface AuthGuardOptions {
+  sessions: SessionStore;
+  adminToken: string | null;
+  secureCookies: boolean;
+}
+
+function unauthenticated(message: string, headers?: Record<string, string>): RelayError {
+  return new RelayError('RELAY_ERR_UNAUTHENTICATED', message, { headers });
+}
+
+export function sessionTokenOf(app: FastifyInstance, request: FastifyRequest): string | null {
+  const header = request.headers.cookie;
+  if (!header) return null;
+  const token = app.parseCookie(header)[SESSION_COOKIE];
+  return token ? token : null;
+}
+
+export async function authenticateControl(app: FastifyInstance, request: FastifyRequest, options: AuthGuardOptions): Promise<ControlPrincipal> {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+    // A bearer credential is judged alone: a wrong token does not fall back to the cookie.
+    if (match && options.adminToken !== null && safeEqual(match[1], options.adminToken)) return { kind: 'admin-token' };
+    throw unauthenticated('the Authorization header does not carry the admin token');
+  }
+  const token = sessionTokenOf(app, request);
+  if (token !== null) {
+    const user = await options.sessions.lookup(token);
+    if (user) return { kind: 'user', userId: user.userId, username: user.username, sessionToken: token };
+    throw unauthenticated('the session has expired or was ended; sign in again', { 'set-cookie': clearSessionCookie(app, options.secureCookies) });
+  }
+  throw unauthenticated('sign in, or send Authorization: Bearer <RELAY_ADMIN_TOKEN>');
+}
+
+export function installAuthGuard(app: FastifyInstance, options: AuthGuardOptions): void {
+  app.decorateRequest('controlPrincipal', null);
+  app.addHook('onRequest', async (request) => {
+    if (!needsCredentials(request.url, request.routeOptions.config as { public?: boolean } | undefined)) return;
+    const principal = await authenticateControl(app, request, options);
+    if (principal.kind === 'user') assertSameOriginChange(request);
+    request.controlPrincipal = principal;
+  });
+}

@@ -1,0 +1,57 @@
+// The control plane: the admin API under /api, plus /metrics and /config.json at the listener
+// root. Call registerControlPlane on the control listener before any plugin registers routes
+// on it: its hooks (authentication, OpenAPI security, metrics) must be in place first.
+import cookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
+import type { ControlDeps } from './deps.ts';
+import { installAuthGuard } from './auth-guard.ts';
+import { registerAuthRoutes } from './auth-routes.ts';
+import { registerCatalogRoutes } from './catalog-routes.ts';
+import { registerConfigJson } from './config-json.ts';
+import { hostKeyWriter, registerHostKeyHealthRoute } from './host-key-routes.ts';
+import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
+import { registerLogRoutes } from './logs-routes.ts';
+import { installControlMetrics } from './metrics.ts';
+import { registerOpsRoutes } from './ops-routes.ts';
+import { registerRelayKeyRoutes } from './relay-key-routes.ts';
+import { installRouteSecurityDocs } from './route-security.ts';
+import { SessionStore } from './sessions.ts';
+import { registerSettingsRoutes } from './settings-routes.ts';
+import { typeboxValidatorCompiler } from './validator.ts';
+
+export { ensureInitialAdmin, upsertAdminUser } from './admin-users.ts';
+export { SECURITY_SCHEMES } from './route-security.ts';
+export type { ControlDeps } from './deps.ts';
+
+export interface ControlPlaneOptions {
+  /** Tuning of the sign-in throttle (tests shorten it). */
+  loginThrottle?: LoginThrottleOptions;
+}
+
+export async function registerControlPlane(app: FastifyInstance, deps: ControlDeps, options: ControlPlaneOptions = {}): Promise<void> {
+  if (!app.hasDecorator('parseCookie')) await app.register(cookie);
+  const secureCookies = deps.config.admin.secureCookies;
+  const sessions = new SessionStore(deps.db, deps.config.admin.sessionTtlMinutes);
+  const throttle = new LoginThrottle(deps.db, options.loginThrottle);
+
+  installRouteSecurityDocs(app);
+  installAuthGuard(app, { sessions, adminToken: deps.adminToken, secureCookies });
+  installControlMetrics(app, deps.metrics, deps.sync);
+  registerConfigJson(app, deps);
+  registerLogRoutes(app, deps.observer);
+
+  await app.register(async (api) => {
+    // Strict TypeBox validation for the admin API's bodies (see validator.ts).
+    api.setValidatorCompiler(typeboxValidatorCompiler);
+    registerAuthRoutes(api, { db: deps.db, sessions, throttle, secureCookies });
+    registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync });
+    registerCatalogRoutes(api, {
+      store: deps.store,
+      writers: { 'host-keys': hostKeyWriter(deps.sealer) },
+      customCreate: ['relay-keys'],
+    });
+    registerRelayKeyRoutes(api, { store: deps.store });
+    registerSettingsRoutes(api, { settings: deps.settings, observer: deps.observer });
+    registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
+  });
+}

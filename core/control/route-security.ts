@@ -1,0 +1,41 @@
+// Which control routes need credentials, decided in one place: every route under /api/ and
+// /metrics, unless its config says `public: true` (GET /api/version, POST /api/auth/login).
+// Routes outside those paths (the dashboard's assets, /config.json) are the admin UI's and
+// public by design. The same rule writes each route's OpenAPI `security` requirement.
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { ErrorResponse } from './schemas.ts';
+
+export const SECURITY_SCHEMES = {
+  bearerAuth: { type: 'http', scheme: 'bearer', description: 'RELAY_ADMIN_TOKEN, the break-glass credential.' },
+  cookieAuth: { type: 'apiKey', in: 'cookie', name: 'relay_session', description: 'Session cookie set by POST /api/auth/login.' },
+} as const;
+
+/** Either credential is enough. */
+export const CONTROL_SECURITY: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { cookieAuth: [] }];
+
+export function isGuardedPath(url: string): boolean {
+  const path = url.split('?')[0];
+  return path === '/api' || path.startsWith('/api/') || path === '/metrics';
+}
+
+export function needsCredentials(url: string, config: { public?: boolean } | undefined): boolean {
+  return config?.public !== true && isGuardedPath(url);
+}
+
+/** Adds `security` (and a documented 401) to every guarded route as it is declared. */
+export function installRouteSecurityDocs(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    if (schema.hide === true) return;
+    if (needsCredentials(route.url, route.config as { public?: boolean } | undefined)) {
+      const response = (schema.response ?? {}) as Record<string, unknown>;
+      route.schema = {
+        ...schema,
+        security: CONTROL_SECURITY,
+        response: response['401'] || response['4xx'] ? response : { ...response, 401: ErrorResponse },
+      };
+    } else if (isGuardedPath(route.url) || route.url === '/config.json') {
+      route.schema = { ...schema, security: [] };
+    }
+  });
+}
