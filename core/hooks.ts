@@ -88,7 +88,12 @@ export interface UpstreamRequest {
    * and credential headers; the adapter adds the host key (or the proxy-mode credential).
    */
   headers: Record<string, string>;
-  /** Path suffix after the shape's endpoint, e.g. `?beta=true`. */
+  /**
+   * The host key's secret, resolved by the kernel (env or opened from its sealed value);
+   * null in proxy mode, where the caller's own credential is in `headers`.
+   */
+  credential: string | null;
+  /** Query string to append to the shape's endpoint, e.g. `?beta=true`. */
   search?: string;
   stream: boolean;
   signal: AbortSignal;

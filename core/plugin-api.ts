@@ -31,3 +31,4 @@ export {
   emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
   SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
 } from './observer/usage-query.ts';
+export { mountInferenceRoute, type InferenceRouteOptions } from './http/inference-route.ts';

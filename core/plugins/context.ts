@@ -42,6 +42,8 @@ export interface InferenceCall {
   search?: string;
   /** Who the client is, from its headers (agent integrations). */
   attribution?: Attribution;
+  /** Shape whose codec renders errors when `shape` has none (e.g. embeddings use openai.chat's). */
+  errorShape?: ShapeId;
 }
 
 export interface Pipeline {
@@ -74,6 +76,8 @@ export interface RelayContext {
   readonly redis: Redis | null;
   /** Directory for plugin data (files), from RELAY_DATA_DIR. */
   readonly dataDir: string;
+  /** The principal of a presented relay key (looked up by hash in the snapshot); throws 401. */
+  principalForRelayKey(plaintext: string): import('../hooks.ts').Principal;
   /** Opens a sealed host-key value (AES-GCM under RELAY_MASTER_KEY). */
   openSecret(sealed: string): string;
   /** Runs at shutdown, after in-flight requests drained, in reverse order of registration. */

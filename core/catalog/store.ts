@@ -1,0 +1,251 @@
+// The catalog in Postgres: validated writes with reference checks, slugs, pagination.
+// Every write fires NOTIFY through a trigger (001_catalog.sql); snapshots follow from it.
+import { randomUUID } from 'node:crypto';
+import { Value } from '@sinclair/typebox/value';
+import { RelayError } from '../errors.ts';
+import type { Database, Queryable } from '../db/types.ts';
+import { firstProblem } from '../http/validate.ts';
+import { KINDS, referencedIds, type Entity, type KindName } from './kinds.ts';
+import type { AnyEntity } from './snapshot.ts';
+import { slugCandidate, isValidSlug } from './slug.ts';
+
+export interface EntityRow {
+  id: string;
+  kind: string;
+  slug: string;
+  display_name: string;
+  spec: Record<string, unknown>;
+  secret_hash: string | null;
+  sealed_value: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  revision: string | number;
+}
+
+export interface ListOptions {
+  limit?: number;
+  cursor?: string;
+  /** Case-insensitive search over display name and slug. */
+  q?: string;
+}
+
+export interface ListResult {
+  items: AnyEntity[];
+  nextCursor: string | null;
+}
+
+/** Secret material stored beside the spec; never part of it. */
+export interface EntitySecrets {
+  secretHash?: string | null;
+  sealedValue?: string | null;
+}
+
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 500;
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(s: string): boolean {
+  return UUID_RE.test(s);
+}
+
+function iso(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}
+
+export function rowToEntity(row: EntityRow): AnyEntity {
+  const entity: AnyEntity = {
+    metadata: { id: row.id, slug: row.slug, displayName: row.display_name, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) },
+    spec: row.spec as AnyEntity['spec'],
+  };
+  if (row.kind === 'relay-keys') entity.keyHash = row.secret_hash ?? '';
+  if (row.kind === 'host-keys') entity.sealedValue = row.sealed_value;
+  return entity;
+}
+
+function encodeCursor(row: { created_at: Date | string; id: string }): string {
+  return Buffer.from(JSON.stringify([iso(row.created_at), row.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string' && isUuid(parsed[1])) {
+      return [parsed[0], parsed[1]];
+    }
+  } catch { /* fall through */ }
+  throw new RelayError('RELAY_ERR_BAD_REQUEST', 'cursor is not a cursor this API returned', { field: 'cursor' });
+}
+
+export class CatalogStore {
+  constructor(private readonly db: Database) {}
+
+  /** Every entity of every kind, for a full snapshot build. */
+  async loadAll(): Promise<Array<{ kind: KindName; entity: AnyEntity }>> {
+    const res = await this.db.query<EntityRow>('SELECT * FROM catalog_entities');
+    return res.rows.map((row) => ({ kind: row.kind as KindName, entity: rowToEntity(row) }));
+  }
+
+  async loadById(id: string): Promise<{ kind: KindName; entity: AnyEntity } | null> {
+    const res = await this.db.query<EntityRow>('SELECT * FROM catalog_entities WHERE id = $1', [id]);
+    const row = res.rows[0];
+    return row ? { kind: row.kind as KindName, entity: rowToEntity(row) } : null;
+  }
+
+  /** The highest revision issued so far (to detect missed notifications). */
+  async currentRevision(): Promise<number> {
+    const res = await this.db.query<{ last_value: string | number; is_called: boolean }>('SELECT last_value, is_called FROM catalog_revision');
+    const row = res.rows[0];
+    return row && row.is_called ? Number(row.last_value) : 0;
+  }
+
+  async list(kind: KindName, options: ListOptions = {}): Promise<ListResult> {
+    const limit = Math.min(Math.max(options.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
+    const params: unknown[] = [kind];
+    let where = 'kind = $1';
+    if (options.cursor) {
+      const [createdAt, id] = decodeCursor(options.cursor);
+      params.push(createdAt, id);
+      where += ` AND (created_at, id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
+    }
+    if (options.q) {
+      params.push(`%${options.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where += ` AND (display_name ILIKE $${params.length} OR slug ILIKE $${params.length})`;
+    }
+    params.push(limit + 1);
+    const res = await this.db.query<EntityRow>(
+      `SELECT * FROM catalog_entities WHERE ${where} ORDER BY created_at, id LIMIT $${params.length}`, params);
+    const rows = res.rows.slice(0, limit);
+    return {
+      items: rows.map(rowToEntity),
+      nextCursor: res.rows.length > limit ? encodeCursor(rows[rows.length - 1]) : null,
+    };
+  }
+
+  /** By id or slug; a UUID-form ref prefers the id. */
+  async get(kind: KindName, ref: string): Promise<AnyEntity | null> {
+    if (isUuid(ref)) {
+      const byId = await this.db.query<EntityRow>('SELECT * FROM catalog_entities WHERE kind = $1 AND id = $2', [kind, ref]);
+      if (byId.rows[0]) return rowToEntity(byId.rows[0]);
+    }
+    const bySlug = await this.db.query<EntityRow>('SELECT * FROM catalog_entities WHERE kind = $1 AND slug = $2', [kind, ref]);
+    return bySlug.rows[0] ? rowToEntity(bySlug.rows[0]) : null;
+  }
+
+  async getById(kind: KindName, id: string): Promise<AnyEntity | null> {
+    if (!isUuid(id)) return null;
+    const res = await this.db.query<EntityRow>('SELECT * FROM catalog_entities WHERE kind = $1 AND id = $2', [kind, id]);
+    return res.rows[0] ? rowToEntity(res.rows[0]) : null;
+  }
+
+  async create(kind: KindName, metadata: { displayName: string; slug?: string }, spec: Record<string, unknown>, secrets: EntitySecrets = {}): Promise<AnyEntity> {
+    const full = this.validateSpec(kind, spec);
+    return this.db.transaction(async (tx) => {
+      await this.checkReferences(tx, kind, full);
+      const slug = await this.chooseSlug(tx, kind, metadata.displayName, metadata.slug);
+      const id = randomUUID();
+      const res = await tx.query<EntityRow>(
+        `INSERT INTO catalog_entities (id, kind, slug, display_name, spec, secret_hash, sealed_value)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+        [id, kind, slug, metadata.displayName, JSON.stringify(full), secrets.secretHash ?? null, secrets.sealedValue ?? null]);
+      return rowToEntity(res.rows[0]);
+    });
+  }
+
+  /** Merges a partial spec into the stored one, validates the result, and stores it. */
+  async update(kind: KindName, id: string, patch: { displayName?: string; spec?: Record<string, unknown> }, secrets?: EntitySecrets): Promise<AnyEntity> {
+    return this.db.transaction(async (tx) => {
+      const current = await tx.query<EntityRow>('SELECT * FROM catalog_entities WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id]);
+      const row = current.rows[0];
+      if (!row) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
+      const merged = this.validateSpec(kind, { ...row.spec, ...(patch.spec ?? {}) });
+      await this.checkReferences(tx, kind, merged);
+      const sets = ['spec = $3', 'updated_at = now()', "revision = nextval('catalog_revision')"];
+      const params: unknown[] = [kind, id, JSON.stringify(merged)];
+      if (patch.displayName !== undefined) {
+        params.push(patch.displayName);
+        sets.push(`display_name = $${params.length}`);
+      }
+      if (secrets?.secretHash !== undefined) {
+        params.push(secrets.secretHash);
+        sets.push(`secret_hash = $${params.length}`);
+      }
+      if (secrets?.sealedValue !== undefined) {
+        params.push(secrets.sealedValue);
+        sets.push(`sealed_value = $${params.length}`);
+      }
+      const res = await tx.query<EntityRow>(`UPDATE catalog_entities SET ${sets.join(', ')} WHERE kind = $1 AND id = $2 RETURNING *`, params);
+      return rowToEntity(res.rows[0]);
+    });
+  }
+
+  async delete(kind: KindName, id: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const exists = await tx.query<{ id: string }>('SELECT id FROM catalog_entities WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id]);
+      if (!exists.rows[0]) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
+      const referrers = await this.referrersOf(tx, kind, id);
+      if (referrers.length > 0) {
+        const names = referrers.map((r) => `${KINDS[r.kind].singular} ${r.slug} (${r.path})`).join(', ');
+        throw new RelayError('RELAY_ERR_IN_USE', `${KINDS[kind].singular} ${id} is still referenced by: ${names}`);
+      }
+      await tx.query('DELETE FROM catalog_entities WHERE id = $1', [id]);
+    });
+  }
+
+  /** Entities whose spec references `id`. */
+  async referrersOf(tx: Queryable, kind: KindName, id: string): Promise<Array<{ kind: KindName; id: string; slug: string; path: string }>> {
+    // A text match narrows the rows; the reference walk decides (an id could appear in free text).
+    const res = await tx.query<EntityRow>('SELECT * FROM catalog_entities WHERE id <> $1 AND spec::text LIKE $2', [id, `%${id}%`]);
+    const out: Array<{ kind: KindName; id: string; slug: string; path: string }> = [];
+    for (const row of res.rows) {
+      for (const ref of referencedIds(row.kind as KindName, row.spec)) {
+        if (ref.id === id && ref.kind === kind) out.push({ kind: row.kind as KindName, id: row.id, slug: row.slug, path: `spec.${ref.path}` });
+      }
+    }
+    return out;
+  }
+
+  private validateSpec(kind: KindName, spec: Record<string, unknown>): Record<string, unknown> {
+    const def = KINDS[kind];
+    const input = { ...spec };
+    for (const f of def.serverFields) delete input[f];
+    for (const f of def.writeOnlyFields) delete input[f];
+    const withDefaults = Value.Default(def.schema, Value.Clone(input)) as Record<string, unknown>;
+    const problem = firstProblem(def.schema, withDefaults, '/spec');
+    if (problem) throw new RelayError('RELAY_ERR_BAD_REQUEST', `${problem.pointer}: ${problem.message}`, { field: problem.pointer });
+    return { ...withDefaults, ...Object.fromEntries(def.serverFields.filter((f) => spec[f] !== undefined).map((f) => [f, spec[f]])) };
+  }
+
+  private async checkReferences(tx: Queryable, kind: KindName, spec: Record<string, unknown>): Promise<void> {
+    const refs = referencedIds(kind, spec);
+    if (refs.length === 0) return;
+    const ids = [...new Set(refs.map((r) => r.id))];
+    const res = await tx.query<{ id: string; kind: string }>('SELECT id, kind FROM catalog_entities WHERE id = ANY($1::uuid[])', [ids]);
+    const found = new Map(res.rows.map((r) => [r.id, r.kind]));
+    for (const ref of refs) {
+      if (found.get(ref.id) !== ref.kind) {
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', `/spec/${ref.path.replace(/\[\]/g, '').replace(/\./g, '/')}: no ${KINDS[ref.kind].singular} with id ${ref.id}`, {
+          field: `/spec/${ref.path.replace(/\[\]/g, '').replace(/\./g, '/')}`,
+        });
+      }
+    }
+  }
+
+  private async chooseSlug(tx: Queryable, kind: KindName, displayName: string, proposed?: string): Promise<string> {
+    if (proposed !== undefined) {
+      if (!isValidSlug(proposed)) {
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', '/metadata/slug: must be 1-63 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit', { field: '/metadata/slug' });
+      }
+      const taken = await tx.query('SELECT 1 FROM catalog_entities WHERE kind = $1 AND slug = $2', [kind, proposed]);
+      if (taken.rows.length > 0) throw new RelayError('RELAY_ERR_CONFLICT', `/metadata/slug: ${proposed} is already used by another ${KINDS[kind].singular}`, { field: '/metadata/slug' });
+      return proposed;
+    }
+    const base = slugCandidate(displayName);
+    const res = await tx.query<{ slug: string }>('SELECT slug FROM catalog_entities WHERE kind = $1 AND (slug = $2 OR slug LIKE $3)', [kind, base, `${base}-%`]);
+    const taken = new Set(res.rows.map((r) => r.slug));
+    if (!taken.has(base)) return base;
+    for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  }
+}
+
+export type { Entity };

@@ -1,0 +1,79 @@
+// Subcommands of the `relay` command.
+import { loadConfigFile } from '../config/load.ts';
+import { StartupError } from '../errors.ts';
+import { openDatabase } from '../db/open.ts';
+import { migrate } from '../db/migrate.ts';
+import { generateMasterKey } from '../crypto/sealing.ts';
+import { loadPlugins } from '../plugins/loader.ts';
+import { upsertAdminUser } from '../control/admin-users.ts';
+import { startService } from './start.ts';
+
+export const USAGE = `Usage: relay [command] [--config <file>]
+
+Commands:
+  start                     start Relay (the default)
+  migrate                   apply database migrations and exit
+  check                     validate the config file and print the resolved plugin tree
+  master-key generate       print a new RELAY_MASTER_KEY (32 random bytes, base64)
+  admin-user set --username <u> --password <p>
+                            add an admin user, or reset its password
+
+The config file is config/relay.yaml unless --config or RELAY_CONFIG says otherwise.
+`;
+
+export interface CommandOptions {
+  configFile: string;
+  username?: string;
+  password?: string;
+}
+
+/** Runs a command; returns the exit code, or null for a long-running service. */
+export async function runCommand(args: string[], options: CommandOptions): Promise<number | null> {
+  const [command = 'start', sub] = args;
+  switch (command) {
+    case 'start':
+      await startService(options.configFile);
+      return null;
+    case 'migrate': {
+      const { config } = loadConfigFile(options.configFile);
+      const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
+      try {
+        const applied = await migrate(db);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'check': {
+      const loaded = loadConfigFile(options.configFile);
+      const plugins = await loadPlugins(loaded.config.plugins, loaded.baseDir, loaded.file ?? options.configFile);
+      process.stdout.write(`${loaded.file}: OK\nplugins (in load order):\n`);
+      for (const p of plugins) {
+        const deps = p.plugin.dependencies?.length ? ` (after ${p.plugin.dependencies.join(', ')})` : '';
+        process.stdout.write(`  ${p.plugin.name} [${p.plugin.kind}] from ${p.source}${deps}\n`);
+        for (const [k, v] of Object.entries(p.options)) process.stdout.write(`    ${k}: ${JSON.stringify(v)}\n`);
+      }
+      return 0;
+    }
+    case 'master-key':
+      if (sub !== 'generate') throw new StartupError('usage: relay master-key generate');
+      process.stdout.write(`${generateMasterKey()}\n`);
+      return 0;
+    case 'admin-user': {
+      if (sub !== 'set' || !options.username || !options.password) throw new StartupError('usage: relay admin-user set --username <u> --password <p>');
+      const { config } = loadConfigFile(options.configFile);
+      const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
+      try {
+        await migrate(db);
+        await upsertAdminUser(db, options.username, options.password);
+        process.stdout.write(`admin user ${options.username} saved\n`);
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    default:
+      throw new StartupError(`unknown command "${command}"\n${USAGE}`);
+  }
+}

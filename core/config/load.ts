@@ -1,0 +1,87 @@
+// Loads the config file: YAML or JSON, ${ENV} substitution, TypeBox validation with the
+// JSON pointer of the first problem. User errors are StartupErrors (no stack trace).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { parse as parseYaml } from 'yaml';
+import { StartupError } from '../errors.ts';
+import { firstProblem } from '../http/validate.ts';
+import { RelayConfigSchema, type RelayConfig } from './schema.ts';
+
+export interface LoadedConfig {
+  config: RelayConfig;
+  /** Absolute path of the file, or null for an in-memory config. */
+  file: string | null;
+  /** Directory that relative plugin paths resolve against. */
+  baseDir: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Replaces ${VAR} and ${VAR:-default} in every string of the tree. */
+export function substituteEnv(value: unknown, env: Env, where: string, pointer = ''): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback: string | undefined) => {
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (fallback !== undefined) return fallback;
+      throw new StartupError(`${where}: ${pointer || '/'}: environment variable ${name} is not set (use \${${name}:-default} for a default)`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, where, `${pointer}/${i}`));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, where, `${pointer}/${k}`);
+    return out;
+  }
+  return value;
+}
+
+/** Parses, substitutes and validates a config object. */
+export function resolveConfig(raw: unknown, env: Env, where: string): RelayConfig {
+  if (raw === null || raw === undefined) raw = {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new StartupError(`${where}: /: the config must be a mapping (an object)`);
+  const substituted = substituteEnv(raw, env, where);
+  const withDefaults = Value.Default(RelayConfigSchema, Value.Convert(RelayConfigSchema, substituted));
+  const problem = firstProblem(RelayConfigSchema, withDefaults);
+  if (problem) throw new StartupError(`${where}: ${problem.pointer}: ${describe(problem.message, problem.pointer)}`);
+  const config = withDefaults as RelayConfig;
+  applyEnvOverrides(config, env, where);
+  return config;
+}
+
+function describe(message: string, pointer: string): string {
+  return message === 'Unexpected property' ? `unknown key "${pointer.split('/').pop()}"` : message.toLowerCase();
+}
+
+function applyEnvOverrides(config: RelayConfig, env: Env, where: string): void {
+  const port = (name: string): number | undefined => {
+    const v = env[name];
+    if (v === undefined || v === '') return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new StartupError(`${where}: ${name}=${v} is not a port number`);
+    return n;
+  };
+  config.server.port = port('RELAY_PORT') ?? config.server.port;
+  config.server.controlPort = port('RELAY_CONTROL_PORT') ?? config.server.controlPort;
+  if (env.DATABASE_URL) config.database.url = env.DATABASE_URL;
+  if (env.RELAY_DATA_DIR) config.dataDir = env.RELAY_DATA_DIR;
+  if (env.VALKEY_URL) config.valkey.url = env.VALKEY_URL;
+}
+
+export function loadConfigFile(file: string, env: Env = process.env): LoadedConfig {
+  const abs = path.resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    throw new StartupError(`${abs}: cannot read the config file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let raw: unknown;
+  try {
+    raw = abs.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new StartupError(`${abs}: not valid ${abs.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  return { config: resolveConfig(raw, env, abs), file: abs, baseDir: path.dirname(abs) };
+}

@@ -1,0 +1,46 @@
+// The config file's schema. Unknown keys are errors, never silently dropped.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const PluginEntry = Type.Object({
+  use: Type.String({ minLength: 1, description: 'Built-in plugin name, a path relative to the config file, or a package name.' }),
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  enabled: Type.Optional(Type.Boolean({ default: true })),
+}, { additionalProperties: false });
+
+export const RelayConfigSchema = Type.Object({
+  server: Type.Object({
+    host: Type.String({ default: '0.0.0.0' }),
+    /** Overridden by RELAY_PORT. */
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+    /** Overridden by RELAY_CONTROL_PORT. */
+    controlPort: Type.Integer({ minimum: 0, maximum: 65535, default: 8081 }),
+    bodyLimitBytes: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
+    /** How long in-flight requests and streams may take to finish at shutdown. */
+    drainTimeoutMs: Type.Integer({ minimum: 0, default: 30_000 }),
+    trustProxy: Type.Boolean({ default: false }),
+  }, { additionalProperties: false, default: {} }),
+  database: Type.Object({
+    /** Overridden by DATABASE_URL. Unset: embedded PGlite under dataDir. */
+    url: Type.Optional(Type.String()),
+  }, { additionalProperties: false, default: {} }),
+  /** Overridden by RELAY_DATA_DIR. Relative paths are relative to the working directory. */
+  dataDir: Type.String({ default: './data' }),
+  valkey: Type.Object({
+    /** Redis/Valkey URL for shared rate limits and key health; overridden by VALKEY_URL. */
+    url: Type.Optional(Type.String()),
+  }, { additionalProperties: false, default: {} }),
+  admin: Type.Object({
+    sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),
+    /** Mark the session cookie Secure (set when Relay is served over TLS or behind a TLS proxy). */
+    secureCookies: Type.Boolean({ default: false }),
+  }, { additionalProperties: false, default: {} }),
+  log: Type.Object({
+    level: Type.Union([
+      Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent'),
+    ], { default: 'info' }),
+  }, { additionalProperties: false, default: {} }),
+  plugins: Type.Array(PluginEntry, { default: [] }),
+}, { additionalProperties: false });
+
+export type RelayConfig = Static<typeof RelayConfigSchema>;
+export type PluginEntry = Static<typeof PluginEntry>;

@@ -1,0 +1,32 @@
+// What the control plane's routes are given by the kernel.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { RelayConfig } from '../config/schema.ts';
+import type { Database } from '../db/types.ts';
+import type { CatalogStore } from '../catalog/store.ts';
+import type { CatalogSync } from '../catalog/sync.ts';
+import type { SettingsStore } from '../settings/store.ts';
+import type { Sealer } from '../crypto/sealing.ts';
+import type { Hooks } from '../plugins/registry.ts';
+import type { LoadedPlugin } from '../plugins/loader.ts';
+import type { Observer } from '../observer/observer.ts';
+import type { KeyHealth } from '../pipeline/key-health.ts';
+
+export interface ControlDeps {
+  config: RelayConfig;
+  log: Logger;
+  db: Database;
+  store: CatalogStore;
+  sync: CatalogSync;
+  settings: SettingsStore;
+  sealer: Sealer;
+  hooks: Hooks;
+  observer: Observer;
+  health: KeyHealth;
+  metrics: Registry;
+  version: string;
+  /** RELAY_ADMIN_TOKEN, the break-glass credential; null when unset. */
+  adminToken: string | null;
+  /** Plugins in load order (filled once loading finished). */
+  plugins: () => LoadedPlugin[];
+}

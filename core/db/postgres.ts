@@ -1,0 +1,134 @@
+// Database over a Postgres server through `pg`: a pool for queries and one dedicated
+// client for LISTEN that reconnects with backoff when the connection is lost.
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Database, QueryResult, Queryable } from './types.ts';
+
+interface Listener {
+  channel: string;
+  onNotify: (payload: string) => void;
+  onReconnect?: () => void;
+}
+
+export class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  private readonly pool: pg.Pool;
+  private listenClient: pg.Client | null = null;
+  private readonly listeners: Listener[] = [];
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly url: string, private readonly log?: Logger) {
+    this.pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+    // An idle client that loses its server emits here; without a handler it would crash the process.
+    this.pool.on('error', (err) => this.log?.warn({ err: err.message }, 'postgres pool client error'));
+  }
+
+  async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+    const res = await this.pool.query(sql, params as unknown[]);
+    return { rows: res.rows as T[], affectedRows: res.rowCount ?? undefined };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const tx: Queryable = {
+        query: async <R>(sql: string, params?: unknown[]) => {
+          const res = await client.query(sql, params as unknown[]);
+          return { rows: res.rows as R[], affectedRows: res.rowCount ?? undefined };
+        },
+        exec: async (sql: string) => {
+          await client.query(sql);
+        },
+      };
+      const result = await fn(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<void> {
+    this.listeners.push({ channel, onNotify, onReconnect });
+    if (this.listenClient) {
+      await this.listenClient.query(`LISTEN ${quoteIdent(channel)}`);
+    } else {
+      await this.connectListener(false);
+    }
+  }
+
+  private async connectListener(isReconnect: boolean): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000 });
+    client.on('notification', (msg) => {
+      for (const l of this.listeners) if (l.channel === msg.channel) l.onNotify(msg.payload ?? '');
+    });
+    client.on('error', (err) => {
+      this.log?.warn({ err: err.message }, 'postgres LISTEN connection lost');
+      this.scheduleReconnect(client);
+    });
+    client.on('end', () => this.scheduleReconnect(client));
+    await client.connect();
+    for (const channel of new Set(this.listeners.map((l) => l.channel))) await client.query(`LISTEN ${quoteIdent(channel)}`);
+    this.listenClient = client;
+    if (isReconnect) {
+      this.log?.info('postgres LISTEN connection re-established; resynchronising');
+      for (const l of this.listeners) l.onReconnect?.();
+    }
+  }
+
+  private scheduleReconnect(failed: pg.Client, attempt = 0): void {
+    if (this.closed || this.listenClient !== failed || this.reconnectTimer) return;
+    this.listenClient = null;
+    failed.removeAllListeners();
+    failed.on('error', () => undefined);
+    void failed.end().catch(() => undefined);
+    const retry = (n: number) => {
+      const delay = Math.min(200 * 2 ** n, 5_000);
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = null;
+        if (this.closed) return;
+        this.connectListener(true).catch(() => retry(n + 1));
+      }, delay);
+      this.reconnectTimer.unref();
+    };
+    retry(attempt);
+  }
+
+  async ping(timeoutMs = 2_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('database ping timed out')), timeoutMs);
+    });
+    try {
+      await Promise.race([this.pool.query('SELECT 1'), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const client = this.listenClient;
+    this.listenClient = null;
+    if (client) {
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+    }
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

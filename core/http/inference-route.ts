@@ -1,0 +1,66 @@
+// The one way a wire plugin mounts an inference endpoint: read `model` and `stream` from the
+// JSON body (nothing else is parsed on passthrough), then hand the request to the pipeline.
+// The body schema is documentation for /openapi.json; the codec validates, so that errors
+// come back in the caller's shape rather than as Fastify's generic 400.
+import type { FastifyRequest } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import { RelayError } from '../errors.ts';
+import type { ShapeId } from '../hooks.ts';
+import type { Attribution, RelayContext } from '../plugins/context.ts';
+
+export interface InferenceRouteOptions {
+  url: string;
+  shape: ShapeId;
+  /** Shape whose codec renders errors when `shape` has none. */
+  errorShape?: ShapeId;
+  summary: string;
+  tags?: string[];
+  /** Documented request body (not used to validate). */
+  body?: TSchema;
+  /** Attribution from request headers (agent integrations). */
+  attribute?: (request: FastifyRequest) => Attribution | undefined;
+  /** When false, `stream` is ignored (e.g. embeddings). */
+  streams?: boolean;
+}
+
+const NO_VALIDATION = () => () => true;
+
+export function mountInferenceRoute(relay: RelayContext, options: InferenceRouteOptions): void {
+  const errorShape = options.errorShape ?? options.shape;
+  relay.inference.route({
+    method: 'POST',
+    url: options.url,
+    config: { shape: errorShape },
+    validatorCompiler: NO_VALIDATION,
+    schema: {
+      summary: options.summary,
+      tags: options.tags,
+      security: [{ relayKey: [] }],
+      ...(options.body ? { body: options.body } : {}),
+    },
+    handler: async (request, reply) => {
+      const json = request.body;
+      if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', 'the request body must be a JSON object', { field: '/' });
+      }
+      const body = json as Record<string, unknown>;
+      if (typeof body.model !== 'string' || body.model.length === 0) {
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', body.model === undefined ? "'model' is required" : "'model' must be a non-empty string", { field: '/model' });
+      }
+      if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', "'stream' must be a boolean", { field: '/stream' });
+      }
+      const q = request.url.indexOf('?');
+      await relay.pipeline.handle(request, reply, {
+        shape: options.shape,
+        errorShape,
+        body: request.rawBody ?? Buffer.from(JSON.stringify(body)),
+        json: body,
+        model: body.model,
+        stream: options.streams !== false && body.stream === true,
+        search: q >= 0 ? request.url.slice(q) : undefined,
+        attribution: options.attribute?.(request),
+      });
+    },
+  });
+}

@@ -1,0 +1,91 @@
+// One inference request's state across its failover attempts: the client writer, the
+// abort signal, health reporting, and what to do when the upstream fails at each stage.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { RelayError } from '../errors.ts';
+import type { Principal, Route, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
+import type { InferenceCall } from '../plugins/context.ts';
+import type { ClientWriter } from './client-writer.ts';
+import { classifyNetworkError } from './failure.ts';
+import type { FailureKind, KeyHealth } from './key-health.ts';
+import type { RequestRecord } from './request-record.ts';
+
+export interface AttemptResult {
+  kind: 'done' | 'retry';
+}
+
+export interface HoldBounds {
+  maxMs: number;
+  maxBytes: number;
+}
+
+export class Attempt {
+  /** True while trying the last candidate: its failures go to the client. */
+  isLast = false;
+
+  constructor(
+    readonly call: InferenceCall,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly principal: Principal,
+    readonly record: RequestRecord,
+    readonly writer: ClientWriter,
+    readonly signal: AbortSignal,
+    readonly holdBounds: HoldBounds,
+    private readonly health: KeyHealth,
+    private readonly log: Logger,
+  ) {}
+
+  /** Sends upstream. A network failure returns null (try the next) or, on the last candidate, throws. */
+  async send(route: Route, req: UpstreamRequest): Promise<UpstreamResponse | null> {
+    this.record.attempts++;
+    this.record.route = route;
+    this.record.upstreamShape = req.shape;
+    try {
+      return await route.adapter.send(req);
+    } catch (err) {
+      if (this.signal.aborted) throw new ClientGone();
+      const result = this.networkFailure(route, err);
+      if (result.kind === 'retry') return null;
+      throw new Error('unreachable');
+    }
+  }
+
+  /** A failure before any byte reached the client. */
+  networkFailure(route: Route, err: unknown): AttemptResult {
+    if (this.signal.aborted) throw new ClientGone();
+    const { failure, message } = classifyNetworkError(err);
+    if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
+    this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
+    if (!this.isLast) return { kind: 'retry' };
+    throw new RelayError(failure === 'timeout' ? 'RELAY_ERR_UPSTREAM_TIMEOUT' : 'RELAY_ERR_UPSTREAM_UNREACHABLE', `${message}.`);
+  }
+
+  reportStatus(route: Route, status: number, failure: FailureKind | null, retryAfterMs: number | null): void {
+    if (!route.hostKey || !failure) return;
+    this.health.reportFailure(route.hostKey, failure, retryAfterMs, `upstream answered ${status}`);
+  }
+
+  reportSuccess(route: Route): void {
+    if (route.hostKey) this.health.reportSuccess(route.hostKey);
+  }
+
+  /** The upstream failed (or the client left) after bytes reached the client: cut, no failover. */
+  failAfterCommit(err: unknown): void {
+    if (this.signal.aborted) {
+      this.record.clientAborted = true;
+      this.record.errorCode = 'client_aborted';
+    } else {
+      this.record.errorCode = 'upstream_stream_error';
+      this.log.warn({ err: (err as Error)?.message }, 'upstream failed mid-response; cutting the client stream');
+    }
+    this.writer.cut();
+  }
+}
+
+/** Thrown when the client disconnected; nothing more is sent. */
+export class ClientGone extends Error {
+  constructor() {
+    super('client disconnected');
+  }
+}

@@ -1,0 +1,75 @@
+// Writes a committed response to the client: head once, then chunks with backpressure.
+import type { FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
+
+// Upstream headers never copied to the client: hop-by-hop ones, and ones Node sets itself.
+const SKIP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'date', 'content-encoding']);
+
+export class ClientWriter {
+  private readonly raw: ServerResponse;
+  private committed = false;
+
+  constructor(private readonly reply: FastifyReply, private readonly onFirstByte: () => void, private readonly tap?: (chunk: Buffer) => void) {
+    this.raw = reply.raw;
+  }
+
+  get isCommitted(): boolean {
+    return this.committed;
+  }
+
+  /** True once the client went away. */
+  get clientGone(): boolean {
+    return this.raw.destroyed || this.raw.writableEnded && !this.committed;
+  }
+
+  /** Sends status and headers. Upstream headers pass, minus hop-by-hop; Relay's own are added. */
+  commit(status: number, upstreamHeaders: Record<string, string | string[] | undefined>, keepLength: boolean): void {
+    if (this.committed) return;
+    this.committed = true;
+    this.reply.hijack();
+    const headers: Record<string, string | string[]> = {};
+    for (const name in upstreamHeaders) {
+      const value = upstreamHeaders[name];
+      if (value === undefined || SKIP.has(name) || (!keepLength && name === 'content-length')) continue;
+      headers[name] = value;
+    }
+    const own = this.reply.getHeaders();
+    for (const name in own) {
+      const value = own[name];
+      if (value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value;
+    }
+    this.raw.writeHead(status, headers);
+    // Headers go out with the first body write; flush now so a stream's client sees them.
+    this.raw.flushHeaders();
+  }
+
+  /** Writes a chunk; resolves when the socket can take more. */
+  async write(chunk: Buffer | string): Promise<void> {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (buf.length === 0) return;
+    this.onFirstByte();
+    this.tap?.(buf);
+    if (!this.raw.write(buf)) await waitForDrain(this.raw);
+  }
+
+  end(): void {
+    if (!this.raw.writableEnded) this.raw.end();
+  }
+
+  /** Cuts the response (the client sees a truncated body / aborted stream). */
+  cut(): void {
+    this.raw.destroy();
+  }
+}
+
+function waitForDrain(raw: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.once('drain', done);
+    raw.once('close', done);
+  });
+}

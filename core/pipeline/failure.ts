@@ -1,0 +1,40 @@
+// Which upstream answers fail over (before the first byte) and what they do to key health.
+import type { FailureKind } from './key-health.ts';
+
+export interface StatusVerdict {
+  /** Another candidate may be tried. */
+  retryable: boolean;
+  /** What it says about the host key, if anything. */
+  failure: FailureKind | null;
+}
+
+export function classifyStatus(status: number): StatusVerdict {
+  if (status === 429) return { retryable: true, failure: 'rate_limit' };
+  if (status === 401 || status === 403) return { retryable: true, failure: 'auth' };
+  if (status === 408) return { retryable: true, failure: 'timeout' };
+  if (status >= 500) return { retryable: true, failure: 'server' };
+  return { retryable: false, failure: null };
+}
+
+/** Network errors from undici before response headers. */
+export function classifyNetworkError(err: unknown): { failure: FailureKind; message: string } {
+  const code = (err as { code?: string })?.code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return { failure: 'timeout', message: 'the upstream did not answer in time' };
+  return { failure: 'connect', message: `the upstream could not be reached (${code || (err as Error)?.message || 'error'})` };
+}
+
+/** retry-after as milliseconds (seconds or an HTTP date), or null. */
+export function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | null {
+  const raw = headers['retry-after'];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 3_600_000);
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, Math.min(date - Date.now(), 3_600_000)) : null;
+}
+
+export function isEventStream(headers: Record<string, string | string[] | undefined>): boolean {
+  const ct = headers['content-type'];
+  return typeof ct === 'string' && ct.includes('text/event-stream');
+}

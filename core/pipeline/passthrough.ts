@@ -1,0 +1,112 @@
+// Same-shape passthrough: the request goes to the upstream as received (but for the model
+// name when the binding maps it), and the upstream's status, headers and bytes come back
+// unchanged. Usage is read from a tap on the bytes, never by holding the response.
+import { SseParser } from '../http/sse.ts';
+import { filterForwardHeaders } from '../http/headers.ts';
+import type { Route, StreamInspector, UpstreamResponse } from '../hooks.ts';
+import { holdOpening, resume } from './hold.ts';
+import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
+import type { Attempt, AttemptResult } from './attempt.ts';
+
+/** The body to send: the client's bytes, or re-serialised with the upstream model name. */
+function upstreamBody(attempt: Attempt, route: Route): Buffer | string {
+  const { call } = attempt;
+  if (route.upstreamModel === call.model) return call.body;
+  return JSON.stringify({ ...call.json, model: route.upstreamModel });
+}
+
+export async function passthrough(attempt: Attempt, route: Route, credential: string | null): Promise<AttemptResult> {
+  const { call, request } = attempt;
+  const headers = filterForwardHeaders(request.headers);
+  if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
+  const res = await attempt.send(route, {
+    route, shape: call.shape, body: upstreamBody(attempt, route), headers, credential, search: call.search, stream: call.stream, signal: attempt.signal,
+  });
+  if (res === null) return { kind: 'retry' };
+
+  if (res.status >= 400) {
+    const verdict = classifyStatus(res.status);
+    attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
+    if (verdict.retryable && !attempt.isLast) {
+      res.body.resume();
+      return { kind: 'retry' };
+    }
+    // Errors pass through unmodified: clients match on their wording.
+    attempt.record.errorCode = `upstream_${res.status}`;
+    await pipeAll(attempt, res, null);
+    return { kind: 'done' };
+  }
+
+  if (!isEventStream(res.headers)) {
+    attempt.reportSuccess(route);
+    await pipeAll(attempt, res, route);
+    return { kind: 'done' };
+  }
+  return streamWithHold(attempt, route, res);
+}
+
+/** Non-streamed body: sent as it arrives; a copy is parsed for usage at the end. */
+async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | null): Promise<void> {
+  const chunks: Buffer[] = [];
+  const writer = attempt.writer;
+  writer.commit(res.status, res.headers, true);
+  attempt.record.status = res.status;
+  try {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (route) chunks.push(chunk);
+      await writer.write(chunk);
+    }
+    writer.end();
+  } catch (err) {
+    attempt.failAfterCommit(err);
+    return;
+  }
+  if (route) {
+    try {
+      attempt.record.usage = route.adapter.usageFromBody(attempt.call.shape, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    } catch {
+      /* not JSON: no usage to read */
+    }
+  }
+}
+
+async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse): Promise<AttemptResult> {
+  const inspector: StreamInspector = route.adapter.streamInspector(attempt.call.shape);
+  let seen: 'opening' | 'output' | 'error' = 'opening';
+  const parser = new SseParser((event, data) => {
+    const kind = inspector.inspect(event, data);
+    if (seen === 'opening' || kind === 'error') seen = kind === 'opening' ? seen : kind;
+  });
+  const iterator = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  let hold;
+  try {
+    hold = await holdOpening(iterator, { ...attempt.holdBounds, inspect: (chunk) => { parser.feed(chunk); return seen; } });
+  } catch (err) {
+    // The upstream broke before any byte reached the client: that still fails over.
+    return attempt.networkFailure(route, err);
+  }
+  if (hold.verdict === 'error' && !attempt.isLast) {
+    attempt.reportStatus(route, 200, 'server', null);
+    res.body.destroy();
+    return { kind: 'retry' };
+  }
+  if (hold.verdict === 'error') attempt.record.errorCode = 'upstream_stream_error';
+  else attempt.reportSuccess(route);
+
+  const writer = attempt.writer;
+  writer.commit(res.status, res.headers, false);
+  attempt.record.status = res.status;
+  try {
+    for (const chunk of hold.held) await writer.write(chunk);
+    for await (const chunk of resume(iterator, hold.pending)) {
+      await writer.write(chunk);
+      parser.feed(chunk);
+    }
+    parser.end();
+    writer.end();
+  } catch (err) {
+    attempt.failAfterCommit(err);
+  }
+  attempt.record.usage = inspector.usage();
+  return { kind: 'done' };
+}

@@ -1,0 +1,185 @@
+// The request pipeline: parse (done by the wire plugin) -> authenticate -> rate limits ->
+// resolveModel -> dispatch with failover (passthrough or translation) -> render -> record.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { RelayError } from '../errors.ts';
+import type { CanonicalRequest } from '../canonical/types.ts';
+import type { Principal, ShapeId } from '../hooks.ts';
+import type { InferenceCall, Pipeline } from '../plugins/context.ts';
+import type { Hooks } from '../plugins/registry.ts';
+import type { CatalogSync } from '../catalog/sync.ts';
+import type { Model } from '../catalog/kinds.ts';
+import type { Sealer } from '../crypto/sealing.ts';
+import type { Observer } from '../observer/observer.ts';
+import { BodyCapture, buildCapturedPayload } from '../observer/capture.ts';
+import { toRelayError } from '../server/errors.ts';
+import { Attempt, ClientGone } from './attempt.ts';
+import { ClientWriter } from './client-writer.ts';
+import { CredentialResolver } from './credentials.ts';
+import type { KeyHealth } from './key-health.ts';
+import { passthrough } from './passthrough.ts';
+import type { RateLimiter, Permit } from './rate-limit.ts';
+import { RequestRecord } from './request-record.ts';
+import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
+import { translate } from './translate.ts';
+
+export interface PipelineDeps {
+  hooks: Hooks;
+  sync: CatalogSync;
+  observer: Observer;
+  health: KeyHealth;
+  rateLimiter: RateLimiter;
+  sealer: Sealer;
+  env: Record<string, string | undefined>;
+  log: Logger;
+  metrics: Registry;
+  /** Bounds on holding a stream's opening frames (DESIGN.md "the first byte"). */
+  holdMaxMs?: number;
+  holdMaxBytes?: number;
+}
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const { hooks, sync, observer, health, log } = deps;
+  const credentials = new CredentialResolver(deps.sealer, deps.env);
+  const resolverDeps: ResolverDeps = { snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health };
+  const defaultResolver = createCatalogResolver(resolverDeps);
+  const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
+
+  const requests = new Counter({ name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics] });
+  const duration = new Histogram({
+    name: 'relay_inference_duration_seconds', help: 'Inference request duration (to the last byte)', labelNames: ['shape'],
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [deps.metrics],
+  });
+
+  async function authenticate(request: FastifyRequest, shape: ShapeId): Promise<Principal> {
+    const inbound = { id: request.id, method: request.method, url: request.url, headers: request.headers, shape };
+    for (const { fn } of hooks.authenticators) {
+      const principal = await fn(inbound);
+      if (principal) return principal;
+    }
+    throw new RelayError('RELAY_ERR_RELAY_KEY_INVALID', 'Missing relay key: send it as Authorization: Bearer <relay key>.');
+  }
+
+  function renderError(shape: ShapeId, err: RelayError): { status: number; headers: Record<string, string>; body: unknown } {
+    const codec = hooks.codecs.get(shape);
+    const body = err.toBody();
+    if (!codec) return { status: err.status, headers: err.headers ?? {}, body: { error: body } };
+    const rendered = codec.renderError(body);
+    return { status: rendered.status, headers: { ...(err.headers ?? {}), ...(rendered.headers ?? {}) }, body: rendered.body };
+  }
+
+  function sendError(reply: FastifyReply, shape: ShapeId, err: unknown): void {
+    const relayErr = toRelayError(err);
+    const rendered = renderError(shape, relayErr);
+    void reply.code(rendered.status).headers(rendered.headers).type('application/json').send(rendered.body);
+  }
+
+  async function handle(request: FastifyRequest, reply: FastifyReply, call: InferenceCall): Promise<void> {
+    const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
+    if (call.attribution) {
+      record.client = call.attribution.client ?? null;
+      record.extras = { ...(call.attribution.extras ?? {}) };
+    }
+    const controller = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    };
+    reply.raw.on('close', onClose);
+
+    let requestCapture: BodyCapture | null = null;
+    let responseCapture: BodyCapture | null = null;
+    let responseHeaders: Record<string, string | string[] | undefined> = {};
+    const writer = new ClientWriter(reply, () => record.markFirstByte(), (chunk) => responseCapture?.add(chunk));
+    let permit: Permit | null = null;
+
+    try {
+      const principal = await authenticate(request, call.shape);
+      record.principal = principal;
+      if (principal.client && !record.client) record.client = principal.client;
+      if (principal.extras) record.extras = { ...principal.extras, ...record.extras };
+      if (observer.shouldCapture(principal.policy.spec.payloadLoggingEnabled, principal.relayKey.spec.payloadLoggingEnabled)) {
+        const max = observer.payloadMaxBytes();
+        requestCapture = new BodyCapture(max);
+        requestCapture.add(call.body);
+        responseCapture = new BodyCapture(max);
+      }
+      permit = await deps.rateLimiter.acquire(principal, sync.snapshot());
+      const routes = (hooks.resolver ?? defaultResolver)(principal, call.model, { shape: call.shape });
+
+      const codec = hooks.codecs.get(call.shape);
+      let canonical: CanonicalRequest | null = null;
+      if (routes.some((r) => !r.shapes.includes(call.shape))) {
+        if (!codec) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${call.model}\` is not served in this API's shape.`);
+        canonical = codec.decodeRequest(call.json);
+      }
+
+      const attempt = new Attempt(call, request, reply, principal, record, writer, controller.signal, holdBounds, health, log);
+      for (let i = 0; i < routes.length; i++) {
+        const route = routes[i];
+        attempt.isLast = i === routes.length - 1;
+        let credential: string | null = null;
+        if (route.hostKey) {
+          const resolved = credentials.resolve(route.hostKey);
+          if ('error' in resolved) {
+            health.reportFailure(route.hostKey, 'auth', null, resolved.error);
+            log.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
+            if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
+            continue;
+          }
+          credential = resolved.value;
+        }
+        const result = route.shapes.includes(call.shape)
+          ? await passthrough(attempt, route, credential)
+          : await translate(attempt, route, credential, codec!, canonical!);
+        if (result.kind === 'done') break;
+      }
+      if (!writer.isCommitted && !reply.sent) {
+        throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
+      }
+      responseHeaders = reply.raw.getHeaders() as Record<string, string | string[] | undefined>;
+    } catch (err) {
+      if (err instanceof ClientGone || controller.signal.aborted) {
+        record.clientAborted = true;
+        record.errorCode = 'client_aborted';
+        if (!record.status) record.status = 499;
+      } else {
+        const relayErr = toRelayError(err);
+        if (relayErr.status >= 500 && relayErr.code === 'RELAY_ERR_INTERNAL') log.error({ err }, 'inference request failed');
+        record.errorCode = relayErr.code;
+        if (writer.isCommitted) {
+          writer.cut();
+        } else {
+          record.status = relayErr.status;
+          const rendered = renderError(call.errorShape ?? call.shape, relayErr);
+          const text = JSON.stringify(rendered.body);
+          responseCapture?.add(text);
+          responseHeaders = { 'content-type': 'application/json', ...rendered.headers };
+          void reply.code(rendered.status).headers(rendered.headers).type('application/json').send(text);
+        }
+      }
+    } finally {
+      reply.raw.off('close', onClose);
+      if (controller.signal.aborted && writer.isCommitted && !reply.raw.writableFinished) record.clientAborted = true;
+      const usage = record.usage;
+      permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
+      const snapshot = sync.snapshot();
+      const event = record.toEvent(snapshot);
+      requests.inc({ shape: call.shape, status: String(event.status) });
+      duration.observe({ shape: call.shape }, event.latency_ms / 1000);
+      const payload = requestCapture && responseCapture
+        ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders })
+        : null;
+      observer.record(event, payload);
+    }
+  }
+
+  return {
+    handle,
+    authenticate,
+    sendError,
+    reachableModels(principal: Principal): Model[] {
+      return reachableModels(principal, sync.snapshot(), resolverDeps);
+    },
+  };
+}

@@ -1,0 +1,144 @@
+// Relay-side rate limits from `rate-limits` entities attached to a relay key's policy.
+// Each limit applies per relay key: requests per minute and tokens per minute in fixed
+// one-minute windows, and concurrent requests. Counters live in memory, or in Valkey/Redis
+// when configured so that every instance shares them.
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { RelayError } from '../errors.ts';
+import type { CatalogSnapshot } from '../catalog/snapshot.ts';
+import type { RateLimit } from '../catalog/kinds.ts';
+import type { Principal } from '../hooks.ts';
+
+export interface Permit {
+  /** Call once when the request finished, with the tokens it used. */
+  release(tokens: number): void;
+}
+
+export interface RateLimiter {
+  acquire(principal: Principal, snapshot: CatalogSnapshot): Promise<Permit>;
+}
+
+const NO_LIMIT: Permit = { release() {} };
+const WINDOW_MS = 60_000;
+
+interface Counters {
+  /** Adds `n` to a windowed counter; returns the new value. */
+  incr(key: string, n: number, ttlMs: number): Promise<number>;
+  get(key: string): Promise<number>;
+}
+
+class MemoryCounters implements Counters {
+  private readonly values = new Map<string, { value: number; expires: number }>();
+
+  async incr(key: string, n: number, ttlMs: number): Promise<number> {
+    const now = Date.now();
+    const entry = this.values.get(key);
+    if (!entry || entry.expires <= now) {
+      this.values.set(key, { value: n, expires: now + ttlMs });
+      if (this.values.size > 10_000) this.sweep(now);
+      return n;
+    }
+    entry.value += n;
+    return entry.value;
+  }
+
+  async get(key: string): Promise<number> {
+    const entry = this.values.get(key);
+    return entry && entry.expires > Date.now() ? entry.value : 0;
+  }
+
+  private sweep(now: number): void {
+    for (const [k, v] of this.values) if (v.expires <= now) this.values.delete(k);
+  }
+}
+
+class RedisCounters implements Counters {
+  constructor(private readonly redis: Redis) {}
+
+  async incr(key: string, n: number, ttlMs: number): Promise<number> {
+    const res = await this.redis.multi().incrby(key, n).pexpire(key, ttlMs, 'NX').exec();
+    return Number(res?.[0]?.[1] ?? 0);
+  }
+
+  async get(key: string): Promise<number> {
+    return Number((await this.redis.get(key)) ?? 0);
+  }
+}
+
+function limitsOf(principal: Principal, snapshot: CatalogSnapshot): RateLimit[] {
+  const ids = principal.policy.spec.rateLimitIds;
+  if (ids.length === 0) return [];
+  const out: RateLimit[] = [];
+  for (const id of ids) {
+    const limit = snapshot.rateLimits.get(id);
+    if (limit) out.push(limit);
+  }
+  return out;
+}
+
+function tooMany(what: string, retryAfterS: number): RelayError {
+  const seconds = Math.max(1, Math.ceil(retryAfterS));
+  return new RelayError('RELAY_ERR_RATE_LIMITED', `Rate limit reached for ${what}. Please try again in ${seconds}s.`, {
+    headers: { 'retry-after': String(seconds) },
+  });
+}
+
+export function createRateLimiter(options: { redis: Redis | null; log: Logger }): RateLimiter {
+  const counters: Counters = options.redis ? new RedisCounters(options.redis) : new MemoryCounters();
+  const prefix = 'relay:rl:';
+
+  return {
+    async acquire(principal, snapshot) {
+      const limits = limitsOf(principal, snapshot);
+      if (limits.length === 0) return NO_LIMIT;
+      const keyId = principal.relayKey.metadata.id;
+      const now = Date.now();
+      const window = Math.floor(now / WINDOW_MS);
+      const secondsLeft = ((window + 1) * WINDOW_MS - now) / 1000;
+      const held: Array<() => void> = [];
+      const undo = () => { for (const fn of held) fn(); };
+      try {
+        for (const limit of limits) {
+          const base = `${prefix}${keyId}:${limit.metadata.id}`;
+          const spec = limit.spec;
+          if (spec.tokensPerMinute !== undefined) {
+            const used = await counters.get(`${base}:tpm:${window}`);
+            if (used >= spec.tokensPerMinute) throw tooMany(`tokens per minute (${spec.tokensPerMinute})`, secondsLeft);
+          }
+          if (spec.requestsPerMinute !== undefined) {
+            const count = await counters.incr(`${base}:rpm:${window}`, 1, WINDOW_MS + 1_000);
+            if (count > spec.requestsPerMinute) throw tooMany(`requests per minute (${spec.requestsPerMinute})`, secondsLeft);
+          }
+          if (spec.concurrentRequests !== undefined) {
+            const key = `${base}:conc`;
+            // The TTL bounds a leak if an instance dies holding slots.
+            const inFlight = await counters.incr(key, 1, 10 * 60_000);
+            held.push(() => void counters.incr(key, -1, 10 * 60_000).catch(() => undefined));
+            if (inFlight > spec.concurrentRequests) throw tooMany(`concurrent requests (${spec.concurrentRequests})`, 1);
+          }
+        }
+      } catch (err) {
+        undo();
+        if (err instanceof RelayError) throw err;
+        // The counter store is down: serve rather than fail every request (and say so).
+        options.log.warn({ err: (err as Error).message }, 'rate limit counters unavailable; request allowed');
+        return NO_LIMIT;
+      }
+      let released = false;
+      return {
+        release(tokens: number) {
+          if (released) return;
+          released = true;
+          undo();
+          if (tokens > 0) {
+            for (const limit of limits) {
+              if (limit.spec.tokensPerMinute === undefined) continue;
+              const key = `${prefix}${keyId}:${limit.metadata.id}:tpm:${Math.floor(Date.now() / WINDOW_MS)}`;
+              counters.incr(key, tokens, WINDOW_MS + 1_000).catch(() => undefined);
+            }
+          }
+        },
+      };
+    },
+  };
+}

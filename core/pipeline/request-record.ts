@@ -1,0 +1,66 @@
+// What one request did, gathered as it runs and turned into its usage event at the end.
+import type { Usage } from '../canonical/types.ts';
+import type { CatalogSnapshot } from '../catalog/snapshot.ts';
+import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
+import { costOf } from '../observer/cost.ts';
+
+export class RequestRecord {
+  readonly startedAt = new Date();
+  private readonly t0 = performance.now();
+  principal: Principal | null = null;
+  route: Route | null = null;
+  upstreamShape: ShapeId | null = null;
+  status = 0;
+  errorCode: string | null = null;
+  ttfbMs: number | null = null;
+  attempts = 0;
+  clientAborted = false;
+  usage: Usage | null = null;
+  client: string | null = null;
+  extras: Record<string, string> = {};
+
+  constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean) {}
+
+  markFirstByte(): void {
+    if (this.ttfbMs === null) this.ttfbMs = performance.now() - this.t0;
+  }
+
+  toEvent(snapshot: CatalogSnapshot): UsageEvent {
+    const usage = this.usage;
+    const route = this.route;
+    const pricing = route ? snapshot.pricingFor(route.model.metadata.id, route.host.metadata.id) : undefined;
+    return {
+      request_id: this.requestId,
+      started_at: this.startedAt.toISOString(),
+      finished_at: new Date().toISOString(),
+      relay_key_id: this.principal?.relayKey.metadata.id ?? null,
+      relay_key_prefix: this.principal?.relayKey.spec.prefix ?? null,
+      policy_id: this.principal?.policy.metadata.id ?? null,
+      model_requested: this.modelRequested,
+      model_id: route?.model.metadata.id ?? null,
+      model_slug: route?.model.metadata.slug ?? null,
+      host_id: route?.host.metadata.id ?? null,
+      host_key_id: route?.hostKey?.metadata.id ?? null,
+      provider_id: route?.provider.metadata.id ?? null,
+      upstream_model: route?.upstreamModel ?? null,
+      inbound_shape: this.inboundShape,
+      upstream_shape: this.upstreamShape,
+      status: this.status,
+      error_code: this.errorCode,
+      stream: this.stream,
+      input_tokens: usage?.input_tokens ?? 0,
+      output_tokens: usage?.output_tokens ?? 0,
+      cache_read_tokens: usage?.cache_read_tokens ?? 0,
+      cache_write_tokens: usage?.cache_write_tokens ?? 0,
+      reasoning_tokens: usage?.reasoning_tokens ?? 0,
+      cost: pricing && usage ? costOf(usage, pricing.spec) : null,
+      currency: pricing?.spec.currency ?? null,
+      latency_ms: Math.round((performance.now() - this.t0) * 1000) / 1000,
+      ttfb_ms: this.ttfbMs === null ? null : Math.round(this.ttfbMs * 1000) / 1000,
+      attempts: this.attempts,
+      client_aborted: this.clientAborted,
+      client: this.client,
+      extras: this.extras,
+    };
+  }
+}

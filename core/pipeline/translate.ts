@@ -1,0 +1,142 @@
+// Translation through the canonical shape, for a route whose upstream speaks another shape:
+// inbound codec -> canonical -> the adapter's upstream shape, and back, chunk by chunk.
+import { SseParser } from '../http/sse.ts';
+import type { CanonicalRequest, CanonicalResponse, StreamEvent } from '../canonical/types.ts';
+import type { EncodeContext, InboundCodec, Route, StreamDecoder } from '../hooks.ts';
+import { RelayError } from '../errors.ts';
+import { holdOpening, resume } from './hold.ts';
+import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
+import type { Attempt, AttemptResult } from './attempt.ts';
+import { responseToEvents } from './response-events.ts';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+async function readText(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, canonical: CanonicalRequest): Promise<AttemptResult> {
+  const upstreamShape = route.adapter.translationShape(route.shapes, attempt.call.shape);
+  if (!upstreamShape) return { kind: 'retry' };
+  const request: CanonicalRequest = { ...canonical, model: route.upstreamModel, stream: attempt.call.stream };
+  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, request, route));
+  const headers: Record<string, string> = { ...JSON_HEADERS, accept: attempt.call.stream ? 'text/event-stream' : 'application/json' };
+  if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
+  const res = await attempt.send(route, { route, shape: upstreamShape, body, headers, credential, stream: attempt.call.stream, signal: attempt.signal });
+  if (res === null) return { kind: 'retry' };
+
+  const ctx: EncodeContext = { requestId: attempt.request.id, model: attempt.call.model, request: canonical, inbound: attempt.call.json };
+
+  if (res.status >= 400) {
+    const verdict = classifyStatus(res.status);
+    attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
+    const text = await readText(res.body as AsyncIterable<Buffer>).catch(() => '');
+    if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
+    // Same status and meaning, in the caller's shape.
+    const error = route.adapter.decodeError(upstreamShape, res.status, text);
+    const rendered = codec.renderError({ ...error, status: res.status });
+    const retryAfter = res.headers['retry-after'];
+    attempt.record.status = res.status;
+    attempt.record.errorCode = error.code;
+    attempt.writer.commit(res.status, { 'content-type': 'application/json', ...(rendered.headers ?? {}), ...(typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}) }, false);
+    await attempt.writer.write(JSON.stringify(rendered.body));
+    attempt.writer.end();
+    return { kind: 'done' };
+  }
+
+  if (!attempt.call.stream || !isEventStream(res.headers)) {
+    let response: CanonicalResponse;
+    try {
+      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body as AsyncIterable<Buffer>)), route);
+    } catch (err) {
+      if (attempt.signal.aborted) throw err;
+      if (!attempt.isLast) return { kind: 'retry' };
+      throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${(err as Error).message}`);
+    }
+    attempt.reportSuccess(route);
+    attempt.record.usage = response.usage;
+    if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response));
+    attempt.record.status = 200;
+    attempt.writer.commit(200, JSON_HEADERS, false);
+    await attempt.writer.write(JSON.stringify(codec.encodeResponse(response, ctx)));
+    attempt.writer.end();
+    return { kind: 'done' };
+  }
+
+  return translateStream(attempt, route, upstreamShape, codec, ctx, res.body as AsyncIterable<Buffer> & { destroy(): void });
+}
+
+async function translateStream(
+  attempt: Attempt, route: Route, upstreamShape: string, codec: InboundCodec, ctx: EncodeContext, body: AsyncIterable<Buffer> & { destroy(): void },
+): Promise<AttemptResult> {
+  const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route);
+  const encoder = codec.streamEncoder(ctx);
+  let pending: StreamEvent[] = [];
+  let seen: 'opening' | 'output' | 'error' = 'opening';
+  const parser = new SseParser((event, data) => {
+    let events: StreamEvent[];
+    try {
+      events = decoder.decode(event, data);
+    } catch {
+      events = [{ type: 'error', error: { type: 'upstream', code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: 'the upstream sent a frame Relay could not read', status: 502 } }];
+    }
+    for (const ev of events) {
+      if (ev.type === 'error') seen = 'error';
+      else if (seen === 'opening' && (ev.type === 'delta' || ev.type === 'part_start' || ev.type === 'end')) seen = 'output';
+      if (ev.type === 'end') attempt.record.usage = ev.usage;
+      pending.push(ev);
+    }
+  });
+  const take = (): string => {
+    let out = '';
+    for (const ev of pending) out += encoder.encode(ev);
+    pending = [];
+    return out;
+  };
+
+  const iterator = body[Symbol.asyncIterator]();
+  let hold;
+  try {
+    hold = await holdOpening(iterator, { ...attempt.holdBounds, inspect: (chunk) => { parser.feed(chunk); return seen; } });
+  } catch (err) {
+    return attempt.networkFailure(route, err);
+  }
+  if (hold.verdict === 'error' && !attempt.isLast) {
+    attempt.reportStatus(route, 200, 'server', null);
+    body.destroy();
+    return { kind: 'retry' };
+  }
+  if (hold.verdict === 'error') attempt.record.errorCode = 'upstream_stream_error';
+  else attempt.reportSuccess(route);
+
+  const writer = attempt.writer;
+  attempt.record.status = 200;
+  writer.commit(200, { 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, false);
+  try {
+    await writer.write(take());
+    for await (const chunk of resume(iterator, hold.pending)) {
+      parser.feed(chunk);
+      await writer.write(take());
+    }
+    parser.end();
+    pending.push(...decoder.finish());
+    await writer.write(take() + encoder.finish());
+    writer.end();
+  } catch (err) {
+    attempt.failAfterCommit(err);
+  }
+  return { kind: 'done' };
+}
+
+async function streamEvents(attempt: Attempt, codec: InboundCodec, ctx: EncodeContext, events: StreamEvent[]): Promise<AttemptResult> {
+  const encoder = codec.streamEncoder(ctx);
+  attempt.record.status = 200;
+  attempt.writer.commit(200, { 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, false);
+  let out = '';
+  for (const ev of events) out += encoder.encode(ev);
+  await attempt.writer.write(out + encoder.finish());
+  attempt.writer.end();
+  return { kind: 'done' };
+}

@@ -1,0 +1,88 @@
+// The two Fastify listeners with the options both share: request ids, body limits,
+// error rendering, and OpenAPI generation registered before any route.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Logger } from 'pino';
+import type { RelayConfig } from '../config/schema.ts';
+import { RelayError } from '../errors.ts';
+import { toRelayError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body bytes as received (inference listener, JSON routes). */
+    rawBody?: Buffer;
+  }
+  interface FastifyContextConfig {
+    /** Wire shape of an inference route; errors there render in this shape. */
+    shape?: string;
+    /** Control routes that need no credentials. */
+    public?: boolean;
+  }
+}
+
+export type ErrorRenderer = (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply, err: RelayError) => void;
+
+export interface ListenerOptions {
+  config: RelayConfig;
+  log: Logger;
+  title: string;
+  version: string;
+  renderError: ErrorRenderer;
+  /** Keep the raw body beside the parsed JSON (inference listener). */
+  keepRawBody: boolean;
+  securitySchemes?: Record<string, unknown>;
+}
+
+export async function createListener(options: ListenerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.log as unknown as import('fastify').FastifyBaseLogger,
+    // Per-request access logs cost ~15% of throughput on the hot path; usage events carry it.
+    disableRequestLogging: true,
+    bodyLimit: options.config.server.bodyLimitBytes,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: options.config.server.trustProxy,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  });
+
+  if (options.keepRawBody) {
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      const raw = body as Buffer;
+      request.rawBody = raw;
+      if (raw.length === 0) return done(new RelayError('RELAY_ERR_INVALID_JSON', 'request body is empty; expected a JSON object'));
+      try {
+        done(null, JSON.parse(raw.toString('utf8')));
+      } catch (err) {
+        done(new RelayError('RELAY_ERR_INVALID_JSON', `request body is not valid JSON: ${(err as Error).message}`));
+      }
+    });
+  }
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const relayErr = toRelayError(err);
+    if (relayErr.status >= 500) request.log.error({ err, code: relayErr.code }, 'request failed');
+    options.renderError(request, reply, relayErr);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    options.renderError(request, reply, new RelayError('RELAY_ERR_NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, version: options.version },
+      components: { securitySchemes: (options.securitySchemes ?? {}) as never },
+    },
+  });
+  return app as unknown as FastifyInstance;
+}

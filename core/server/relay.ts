@@ -1,0 +1,210 @@
+// Builds a Relay instance: config, database and migrations, catalog snapshot, settings,
+// hooks, observer, pipeline, the two listeners, and the plugins the config lists.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import pino, { type Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Redis } from 'ioredis';
+import type { RelayConfig } from '../config/schema.ts';
+import { loadConfigFile, resolveConfig, type LoadedConfig } from '../config/load.ts';
+import { openDatabase } from '../db/open.ts';
+import { migrate } from '../db/migrate.ts';
+import type { Database } from '../db/types.ts';
+import { CatalogStore } from '../catalog/store.ts';
+import { CatalogSync } from '../catalog/sync.ts';
+import { SettingsStore } from '../settings/store.ts';
+import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
+import { Hooks } from '../plugins/registry.ts';
+import { loadPlugins, type LoadedPlugin } from '../plugins/loader.ts';
+import type { RelayContext } from '../plugins/context.ts';
+import { createObserver, type Observer } from '../observer/observer.ts';
+import { KeyHealth } from '../pipeline/key-health.ts';
+import { createPipeline } from '../pipeline/pipeline.ts';
+import { createRateLimiter } from '../pipeline/rate-limit.ts';
+import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
+import { registerControlPlane, ensureInitialAdmin } from '../control/index.ts';
+import { closeUpstreamPools } from '../http/upstream.ts';
+import type { RelayError } from '../errors.ts';
+import { createListener } from './listeners.ts';
+import { registerHealthRoutes } from './health-routes.ts';
+import { LOG_REDACT_PATHS } from './redact.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const VERSION: string = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+export interface CreateRelayOptions {
+  /** A config file path. */
+  configFile?: string;
+  /** Or an in-memory config (tests); `baseDir` resolves relative plugin paths. */
+  config?: unknown;
+  baseDir?: string;
+  env?: Record<string, string | undefined>;
+  logger?: Logger;
+}
+
+export interface Relay {
+  config: RelayConfig;
+  log: Logger;
+  db: Database;
+  store: CatalogStore;
+  sync: CatalogSync;
+  settings: SettingsStore;
+  observer: Observer;
+  hooks: Hooks;
+  health: KeyHealth;
+  inference: FastifyInstance;
+  control: FastifyInstance;
+  plugins: LoadedPlugin[];
+  /** Starts listening; returns the two base URLs. */
+  listen(): Promise<{ inferenceUrl: string; controlUrl: string }>;
+  /** Stops accepting, drains in-flight requests up to the bound, flushes, closes. */
+  close(): Promise<void>;
+}
+
+export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
+  const env = options.env ?? process.env;
+  const loaded: LoadedConfig = options.configFile
+    ? loadConfigFile(options.configFile, env)
+    : { config: resolveConfig(options.config ?? {}, env, '<config>'), file: null, baseDir: options.baseDir ?? process.cwd() };
+  const { config } = loaded;
+  const where = loaded.file ?? '<config>';
+
+  const log = options.logger ?? pino({ level: config.log.level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } });
+  const dataDir = path.resolve(config.dataDir);
+
+  const sealer = new Sealer(
+    env.RELAY_MASTER_KEY ? parseMasterKey(env.RELAY_MASTER_KEY) : null,
+    env.RELAY_MASTER_KEY_PREVIOUS ? parseMasterKey(env.RELAY_MASTER_KEY_PREVIOUS, 'RELAY_MASTER_KEY_PREVIOUS') : null,
+  );
+  if (!sealer.enabled) log.warn('RELAY_MASTER_KEY is not set: host keys can only read their value from the environment');
+
+  const db = await openDatabase({ url: config.database.url, dataDir, log });
+  const closers: Array<() => Promise<void> | void> = [];
+  try {
+    await migrate(db);
+    const store = new CatalogStore(db);
+    const sync = new CatalogSync(db, store, log);
+    await sync.start();
+    closers.push(() => sync.stop());
+    const settings = new SettingsStore(db, log);
+    await settings.start();
+    await ensureInitialAdmin(db, env, log);
+
+    const metrics = new Registry();
+    collectDefaultMetrics({ register: metrics, prefix: 'relay_' });
+    const redis = config.valkey.url ? new Redis(config.valkey.url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+    redis?.on('error', (err) => log.warn({ err: err.message }, 'valkey connection error'));
+    if (redis) closers.push(async () => { await redis.quit().catch(() => redis.disconnect()); });
+
+    const observer = createObserver({ settings, log, metrics });
+    const hooks = new Hooks(observer);
+    const health = new KeyHealth({ redis, log });
+    closers.push(() => health.close());
+    const rateLimiter = createRateLimiter({ redis, log });
+    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, env, log, metrics });
+
+    let plugins: LoadedPlugin[] = [];
+    const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
+      pipeline.sendError(reply, request.routeOptions.config?.shape ?? 'canonical', err);
+    };
+    const renderControl = (_request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
+      if (err.headers) reply.headers(err.headers);
+      void reply.code(err.status).type('application/json').send({ error: err.toBody() });
+    };
+
+    const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, keepRawBody: true,
+      securitySchemes: { relayKey: { type: 'http', scheme: 'bearer', description: 'A relay key' } } });
+    const control = await createListener({ config, log, title: 'Relay control API', version: VERSION, renderError: renderControl, keepRawBody: false,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'RELAY_ADMIN_TOKEN' },
+        cookieAuth: { type: 'apiKey', in: 'cookie', name: 'relay_session' },
+      } });
+
+    registerHealthRoutes(inference, { db, sync });
+    await registerControlPlane(control, {
+      config, log, db, store, sync, settings, sealer, hooks, observer, health, metrics, version: VERSION,
+      adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
+      plugins: () => plugins,
+    });
+
+    const onCloseFns: Array<() => Promise<void> | void> = [];
+    const context: RelayContext = {
+      log, inference, control, hooks, pipeline, settings, db, metrics, redis, dataDir,
+      snapshot: () => sync.snapshot(),
+      openSecret: (sealed) => sealer.open(sealed),
+      principalForRelayKey: (plaintext) => principalForRelayKey(sync.snapshot(), plaintext),
+      onClose: (fn) => { onCloseFns.push(fn); },
+    };
+
+    plugins = await loadPlugins(config.plugins, loaded.baseDir, where);
+    for (const { plugin, options: pluginOptions } of plugins) {
+      // fastify-plugin metadata lets Fastify check names and dependencies as well; the loader
+      // already sorted them, so a failure here is a bug, not a user error.
+      const wrapped = fp(async () => {
+        await plugin.register({ ...context, log: log.child({ plugin: plugin.name }) }, pluginOptions as never);
+      }, { name: plugin.name, dependencies: plugin.dependencies, fastify: '5.x' });
+      inference.register(wrapped);
+    }
+    await inference.ready();
+    await control.ready();
+
+    let closing: Promise<void> | null = null;
+    const relay: Relay = {
+      config, log, db, store, sync, settings, observer, hooks, health, inference, control, plugins,
+      async listen() {
+        await inference.listen({ host: config.server.host, port: config.server.port });
+        await control.listen({ host: config.server.host, port: config.server.controlPort });
+        return { inferenceUrl: baseUrl(inference), controlUrl: baseUrl(control) };
+      },
+      close() {
+        closing ??= shutdown();
+        return closing;
+      },
+    };
+
+    const shutdown = async (): Promise<void> => {
+      const drain = Promise.allSettled([inference.close(), control.close()]);
+      const bound = config.server.drainTimeoutMs;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        drain.then(() => false),
+        new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), bound); }),
+      ]);
+      clearTimeout(timer);
+      if (timedOut) {
+        log.warn({ drainTimeoutMs: bound }, 'in-flight requests did not finish within the drain bound; closing their connections');
+        inference.server.closeAllConnections();
+        control.server.closeAllConnections();
+        await drain;
+      }
+      await observer.close();
+      for (const fn of onCloseFns.reverse()) await safely(fn, log);
+      for (const fn of closers.reverse()) await safely(fn, log);
+      await closeUpstreamPools();
+      await db.close();
+    };
+    return relay;
+  } catch (err) {
+    for (const fn of closers.reverse()) await safely(fn, log);
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function safely(fn: () => Promise<void> | void, log: Logger): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'error during shutdown');
+  }
+}
+
+function baseUrl(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (!address || typeof address === 'string') return String(address);
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+}

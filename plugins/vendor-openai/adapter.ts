@@ -1,0 +1,43 @@
+// The OpenAI adapter: OpenAI and every OpenAI-compatible server (vLLM, Ollama, LM Studio,
+// llama.cpp). The host key goes in `Authorization: Bearer`.
+import { joinUrl, sendUpstream, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
+import * as codec from './codec/index.ts';
+
+const ENDPOINTS: Record<string, string> = {
+  'openai.chat': '/chat/completions',
+  'openai.responses': '/responses',
+  'openai.embeddings': '/embeddings',
+};
+
+export const OPENAI_SHAPES: readonly ShapeId[] = ['openai.chat', 'openai.responses', 'openai.embeddings'];
+
+export function createOpenAIAdapter(id: string): VendorAdapter {
+  return {
+    id,
+    shapes: OPENAI_SHAPES,
+    translationShape(routeShapes, inbound) {
+      // Responses clients keep Responses semantics where the upstream has them; everything
+      // else goes through Chat Completions, which every OpenAI-compatible server speaks.
+      if (inbound === 'openai.responses' && routeShapes.includes('openai.responses')) return 'openai.responses';
+      if (routeShapes.includes('openai.chat')) return 'openai.chat';
+      if (routeShapes.includes('openai.responses')) return 'openai.responses';
+      return null;
+    },
+    send(req: UpstreamRequest) {
+      const endpoint = ENDPOINTS[req.shape];
+      if (!endpoint) throw new Error(`the openai adapter does not speak ${req.shape}`);
+      const host = req.route.host.spec;
+      const headers: Record<string, string> = { ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json' };
+      if (req.credential !== null) headers.authorization = `Bearer ${req.credential}`;
+      return sendUpstream(joinUrl(host.baseUrl, endpoint) + (req.search ?? ''), {
+        headers, body: req.body, signal: req.signal, timeoutMs: host.timeoutMs,
+      });
+    },
+    encodeRequest: codec.encodeRequest,
+    decodeResponse: codec.decodeResponse,
+    streamDecoder: codec.streamDecoder,
+    decodeError: codec.decodeError,
+    usageFromBody: codec.usageFromBody,
+    streamInspector: codec.streamInspector,
+  };
+}

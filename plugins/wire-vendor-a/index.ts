@@ -1,0 +1,36 @@
+// OpenAI's wire shapes on the inference port: Chat Completions, Responses, Embeddings, and the
+// models list, under a prefix (default /vendor-a).
+import { definePlugin, Type, mountInferenceRoute } from '../../core/plugin-api.ts';
+import { chatCodec, responsesCodec } from './codec/index.ts';
+
+export default definePlugin({
+  name: 'wire-vendor-a',
+  kind: 'wire',
+  description: 'OpenAI-shaped endpoints: /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/models.',
+  options: Type.Object({
+    prefix: Type.String({ default: '/vendor-a', pattern: '^(/[A-Za-z0-9._~-]+)*$', description: 'Path prefix before /v1.' }),
+  }, { additionalProperties: false }),
+  register(relay, { prefix }) {
+    relay.hooks.addInboundCodec(chatCodec);
+    relay.hooks.addInboundCodec(responsesCodec);
+    const tags = ['vendor-a (OpenAI)'];
+    mountInferenceRoute(relay, { url: `${prefix}/v1/chat/completions`, shape: 'openai.chat', summary: 'OpenAI Chat Completions', tags });
+    mountInferenceRoute(relay, { url: `${prefix}/v1/responses`, shape: 'openai.responses', summary: 'OpenAI Responses', tags });
+    mountInferenceRoute(relay, {
+      url: `${prefix}/v1/embeddings`, shape: 'openai.embeddings', errorShape: 'openai.chat', streams: false,
+      summary: 'OpenAI Embeddings (passed through byte for byte)', tags,
+    });
+    relay.inference.get(`${prefix}/v1/models`, {
+      config: { shape: 'openai.chat' },
+      schema: { summary: 'Models reachable by the calling relay key, in OpenAI\'s list shape', tags, security: [{ relayKey: [] }] },
+    }, async (request) => {
+      const principal = await relay.pipeline.authenticate(request, 'openai.chat');
+      return {
+        object: 'list',
+        data: relay.pipeline.reachableModels(principal).map((m) => ({
+          id: m.metadata.slug, object: 'model', created: Math.floor(Date.parse(m.metadata.createdAt) / 1000), owned_by: 'relay',
+        })),
+      };
+    });
+  },
+});

@@ -1,0 +1,35 @@
+// Anthropic's Messages shape on the inference port, under a prefix (default /vendor-b).
+import { definePlugin, Type, mountInferenceRoute } from '../../core/plugin-api.ts';
+import { messagesCodec } from './codec/index.ts';
+
+export default definePlugin({
+  name: 'wire-vendor-b',
+  kind: 'wire',
+  description: 'Anthropic-shaped endpoints: /v1/messages, /v1/messages/count_tokens, /v1/models.',
+  options: Type.Object({
+    prefix: Type.String({ default: '/vendor-b', pattern: '^(/[A-Za-z0-9._~-]+)*$', description: 'Path prefix before /v1.' }),
+  }, { additionalProperties: false }),
+  register(relay, { prefix }) {
+    relay.hooks.addInboundCodec(messagesCodec);
+    const tags = ['vendor-b (Anthropic)'];
+    mountInferenceRoute(relay, { url: `${prefix}/v1/messages`, shape: 'anthropic.messages', summary: 'Anthropic Messages', tags });
+    mountInferenceRoute(relay, {
+      url: `${prefix}/v1/messages/count_tokens`, shape: 'anthropic.count_tokens', errorShape: 'anthropic.messages', streams: false,
+      summary: 'Anthropic token counting (forwarded)', tags,
+    });
+    // Claude Code probes its base URL with HEAD at start-up.
+    for (const url of [prefix || '/', `${prefix}/`]) {
+      relay.inference.route({ method: 'HEAD', url, config: { shape: 'anthropic.messages' }, schema: { hide: true }, handler: async (_req, reply) => reply.code(200).send() });
+    }
+    relay.inference.get(`${prefix}/v1/models`, {
+      config: { shape: 'anthropic.messages' },
+      schema: { summary: 'Models reachable by the calling relay key, in Anthropic\'s list shape', tags, security: [{ relayKey: [] }] },
+    }, async (request) => {
+      const principal = await relay.pipeline.authenticate(request, 'anthropic.messages');
+      const data = relay.pipeline.reachableModels(principal).map((m) => ({
+        type: 'model', id: m.metadata.slug, display_name: m.metadata.displayName, created_at: m.metadata.createdAt,
+      }));
+      return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+    });
+  },
+});
