@@ -645,7 +645,7 @@ type Kind = 'chat' | 'responses' | 'embeddings' | 'messages' | 'count_tokens' | 
 
 interface Prepared {
   status: number;
-  /** Flat [name, value, ...] without the per-request id header. */
+  /** Flat [name, value, ...]; the first pair is the per-request id slot. */
   headers: string[];
   body?: Buffer;
   frames?: Buffer[];
@@ -726,12 +726,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       inputTokens: opts.inputTokens,
       outputTokens: opts.outputTokens,
     };
-    const json = (o: object, status = 200): Prepared => ({
-      status,
-      headers: vendorHeaders(kind, false),
-      body: Buffer.from(JSON.stringify(o)),
+    // headers[0..1] is the request-id slot, filled per request.
+    const json = (o: object, status = 200): Prepared => {
+      const body = Buffer.from(JSON.stringify(o));
+      return { status, headers: ['x-request-id', '', ...vendorHeaders(kind, false), 'content-length', String(body.length)], body };
+    };
+    const sse = (frames: string[]): Prepared => ({
+      status: 200,
+      headers: ['x-request-id', '', ...vendorHeaders(kind, true)],
+      frames: frames.map((f) => Buffer.from(f)),
     });
-    const sse = (frames: string[]): Prepared => ({ status: 200, headers: vendorHeaders(kind, true), frames: frames.map((f) => Buffer.from(f)) });
     switch (kind) {
       case 'chat':
         return stream
@@ -836,12 +840,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const reqId = (vendor === 'anthropic' ? 'req_011fake' : 'req_fake') + (reqSeq++).toString(36).padStart(8, '0');
     later(opts.headersDelayMs, () => {
       if (res.destroyed) return;
+      // The header list is precomputed with a slot for the per-request id (see prepare()).
+      const headers = prepared.headers.slice();
+      headers[1] = reqId;
+      if (idHeader !== headers[0]) headers[0] = idHeader;
+      res.writeHead(prepared.status, headers);
       if (prepared.body) {
-        res.writeHead(prepared.status, [...prepared.headers, idHeader, reqId, 'content-length', String(prepared.body.length)]);
         res.end(prepared.body);
         return;
       }
-      res.writeHead(prepared.status, [...prepared.headers, idHeader, reqId]);
       writeFrames(res, prepared.frames!, opts.chunkDelayMs ?? 0, opts.chunkDelayMs ?? 0, 'end');
     });
   }
@@ -988,11 +995,14 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         json = undefined;
       }
     }
+    let query: URLSearchParams | undefined;
     const rec: RecordedRequest = {
       method: req.method ?? 'GET',
       path,
       pathname,
-      query: new URLSearchParams(q === -1 ? '' : path.slice(q + 1)),
+      get query() {
+        return (query ??= new URLSearchParams(q === -1 ? '' : path.slice(q + 1)));
+      },
       headers: req.headers,
       rawHeaders: req.rawHeaders,
       body,
