@@ -1,0 +1,86 @@
+// The benchmark cases: what a client sends, what the upstream is asked when there is no gateway
+// (the "direct" baseline), and how to tell a complete, successful answer.
+
+export type Vendor = 'openai' | 'anthropic';
+export type Shape = 'chat' | 'responses' | 'embeddings' | 'messages';
+
+/** Model slugs used by every target; the Relay catalog seeded for the bench must carry them. */
+export const BENCH_MODELS = {
+  /** An OpenAI-shaped chat model on the fake OpenAI host. */
+  openai: 'bench-gpt',
+  /** An Anthropic model on the fake Anthropic host. */
+  anthropic: 'bench-claude',
+  /** An embeddings model on the fake OpenAI host. */
+  embeddings: 'bench-embed',
+} as const;
+
+/** Upstream credentials that the targets present to the fake upstream. */
+export const UPSTREAM_KEYS = { openai: 'sk-bench-upstream', anthropic: 'sk-ant-bench-upstream' } as const;
+
+export interface BenchCase {
+  id: string;
+  title: string;
+  stream: boolean;
+  /** The request a client sends to a gateway: inbound wire shape, body, and the upstream's vendor. */
+  client: { shape: Shape; vendor: Vendor; body: object; expect: string };
+  /** The same work asked of the upstream directly (what the gateway itself would send upstream). */
+  direct: { path: string; vendor: Vendor; body: object; expect: string };
+}
+
+const userMsg = [{ role: 'user', content: 'Say hello in a few words.' }];
+
+const chatBody = { model: BENCH_MODELS.openai, messages: userMsg, max_tokens: 64 };
+const chatStreamBody = { ...chatBody, stream: true, stream_options: { include_usage: true } };
+const messagesStreamBody = { model: BENCH_MODELS.anthropic, max_tokens: 64, messages: userMsg, stream: true };
+const embeddingsBody = { model: BENCH_MODELS.embeddings, input: 'The quick brown fox jumps over the lazy dog.', encoding_format: 'float' };
+
+export const CASES: BenchCase[] = [
+  {
+    id: 'chat',
+    title: 'chat completions, non-streaming passthrough',
+    stream: false,
+    client: { shape: 'chat', vendor: 'openai', body: chatBody, expect: '"chat.completion"' },
+    direct: { path: '/v1/chat/completions', vendor: 'openai', body: chatBody, expect: '"chat.completion"' },
+  },
+  {
+    id: 'chat-stream',
+    title: 'chat completions, streaming passthrough (20 chunks)',
+    stream: true,
+    client: { shape: 'chat', vendor: 'openai', body: chatStreamBody, expect: 'data: [DONE]' },
+    direct: { path: '/v1/chat/completions', vendor: 'openai', body: chatStreamBody, expect: 'data: [DONE]' },
+  },
+  {
+    id: 'messages-stream',
+    title: 'anthropic messages, streaming passthrough (20 chunks)',
+    stream: true,
+    client: { shape: 'messages', vendor: 'anthropic', body: messagesStreamBody, expect: 'message_stop' },
+    direct: { path: '/v1/messages', vendor: 'anthropic', body: messagesStreamBody, expect: 'message_stop' },
+  },
+  {
+    id: 'responses-to-messages',
+    title: 'responses in, anthropic messages upstream, translated stream (20 chunks)',
+    stream: true,
+    client: {
+      shape: 'responses',
+      vendor: 'anthropic',
+      body: { model: BENCH_MODELS.anthropic, input: 'Say hello in a few words.', max_output_tokens: 64, stream: true },
+      expect: 'response.completed',
+    },
+    // Direct baseline: the upstream stream the gateway consumes while translating.
+    direct: { path: '/v1/messages', vendor: 'anthropic', body: messagesStreamBody, expect: 'message_stop' },
+  },
+  {
+    id: 'embeddings',
+    title: 'embeddings passthrough',
+    stream: false,
+    client: { shape: 'embeddings', vendor: 'openai', body: embeddingsBody, expect: '"embedding"' },
+    direct: { path: '/v1/embeddings', vendor: 'openai', body: embeddingsBody, expect: '"embedding"' },
+  },
+];
+
+/** Headers a client of the vendor API sends with its vendor credential. */
+export function vendorAuthHeaders(vendor: Vendor): Record<string, string> {
+  return vendor === 'anthropic'
+    ? { 'x-api-key': UPSTREAM_KEYS.anthropic, 'anthropic-version': '2023-06-01' }
+    : { authorization: `Bearer ${UPSTREAM_KEYS.openai}` };
+}
