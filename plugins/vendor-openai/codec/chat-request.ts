@@ -1,0 +1,136 @@
+// Canonical request -> OpenAI Chat Completions request (Relay speaking to the upstream).
+import type { CanonicalRequest, ContentPart, ImagePart, Message, Route, Tool, ToolChoice } from '../../../core/plugin-api.ts';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription, rememberCustomTools, wrapCustomInput } from './custom-tools.ts';
+import { openaiEffort } from './reasoning-effort.ts';
+
+/** What the Chat upstream encoder drops, and why. Pinned by test/translation/conformance.test.ts. */
+export const CHAT_UPSTREAM_DROPPED = {
+  'reasoning parts (incl. signed or encrypted reasoning)': 'Chat Completions takes no reasoning input',
+  'reasoning.summary, reasoning.budget_tokens': 'only reasoning_effort exists (a budget maps to an effort)',
+  'images in tool results and assistant messages': 'tool and assistant messages carry text only',
+  'is_error of tool results': 'tool messages have no error flag',
+  metadata: 'only stored completions take metadata; OpenAI-compatible servers reject it',
+  'custom tools': 'sent as a function with one string parameter "input" (see custom-tools.ts)',
+} as const;
+
+export function imageUrl(image: ImagePart): string {
+  return image.source.type === 'url' ? image.source.url : `data:${image.source.media_type};base64,${image.source.data}`;
+}
+
+function textContent(parts: ContentPart[]): string | Array<{ type: 'text'; text: string }> {
+  const texts = parts.filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text');
+  if (texts.length === 1) return texts[0].text;
+  if (texts.length === 0) return '';
+  return texts.map((t) => ({ type: 'text' as const, text: t.text }));
+}
+
+function userMessages(message: Message): unknown[] {
+  const out: unknown[] = [];
+  const rest: ContentPart[] = [];
+  for (const part of message.content) {
+    if (part.type === 'tool_result') out.push({ role: 'tool', tool_call_id: part.tool_call_id, content: textContent(part.content) });
+    else if (part.type === 'text' || part.type === 'image') rest.push(part);
+  }
+  if (rest.length === 1 && rest[0].type === 'text') out.push({ role: 'user', content: rest[0].text });
+  else if (rest.length > 0) {
+    out.push({
+      role: 'user',
+      content: rest.map((p) => p.type === 'text'
+        ? { type: 'text', text: p.text }
+        : { type: 'image_url', image_url: { url: imageUrl(p as ImagePart), ...((p as ImagePart).detail ? { detail: (p as ImagePart).detail } : {}) } }),
+    });
+  }
+  return out;
+}
+
+function assistantMessage(message: Message): unknown | null {
+  const texts: string[] = [];
+  const refusals: string[] = [];
+  const toolCalls: unknown[] = [];
+  for (const part of message.content) {
+    if (part.type === 'text') texts.push(part.text);
+    else if (part.type === 'refusal') refusals.push(part.text);
+    else if (part.type === 'tool_call') {
+      const args = part.tool_kind === 'custom' ? wrapCustomInput(part.arguments) : part.arguments === '' ? '{}' : part.arguments;
+      toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: args } });
+    }
+  }
+  if (texts.length === 0 && refusals.length === 0 && toolCalls.length === 0) return null;
+  const out: Record<string, unknown> = {
+    role: 'assistant',
+    content: texts.length === 0 ? null : texts.length === 1 ? texts[0] : texts.map((text) => ({ type: 'text', text })),
+  };
+  if (refusals.length > 0) out.refusal = refusals.join('\n\n');
+  if (toolCalls.length > 0) out.tool_calls = toolCalls;
+  return out;
+}
+
+function encodeMessages(request: CanonicalRequest): unknown[] {
+  const out: unknown[] = [];
+  if (request.system && request.system.length > 0) out.push({ role: 'system', content: textContent(request.system) });
+  for (const message of request.messages) {
+    if (message.role === 'system') {
+      const content = textContent(message.content);
+      if (content !== '') out.push({ role: 'system', content });
+    } else if (message.role === 'user') out.push(...userMessages(message));
+    else {
+      const m = assistantMessage(message);
+      if (m) out.push(m);
+    }
+  }
+  return out;
+}
+
+function encodeTool(tool: Tool): unknown {
+  if (tool.type === 'custom') {
+    return { type: 'function', function: { name: tool.name, description: customToolDescription(tool), parameters: CUSTOM_INPUT_SCHEMA } };
+  }
+  return {
+    type: 'function',
+    function: {
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...(tool.parameters === undefined ? {} : { parameters: tool.parameters }),
+      ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+    },
+  };
+}
+
+function encodeToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+}
+
+export function encodeChatRequest(request: CanonicalRequest, route: Route): unknown {
+  rememberCustomTools(route, request);
+  const body: Record<string, unknown> = { model: route.upstreamModel, messages: encodeMessages(request) };
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map(encodeTool);
+    if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice);
+    if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
+  }
+  if (request.max_output_tokens !== undefined) body.max_completion_tokens = request.max_output_tokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.top_p !== undefined) body.top_p = request.top_p;
+  if (request.stop && request.stop.length > 0) body.stop = request.stop;
+  const effort = openaiEffort(request.reasoning);
+  if (effort !== undefined) body.reasoning_effort = effort;
+  const format = request.response_format;
+  if (format) {
+    body.response_format = format.type === 'json_schema'
+      ? {
+        type: 'json_schema',
+        json_schema: {
+          name: format.name, schema: format.schema,
+          ...(format.strict === undefined ? {} : { strict: format.strict }),
+          ...(format.description === undefined ? {} : { description: format.description }),
+        },
+      }
+      : { type: format.type };
+  }
+  if (request.stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  if (request.user !== undefined) body.user = request.user;
+  return body;
+}

@@ -1,0 +1,59 @@
+// OpenAI Chat Completions response JSON -> canonical response.
+import { RelayError, emptyUsage, type CanonicalResponse, type ContentPart, type Route, type StopReason } from '../../../core/plugin-api.ts';
+import { customToolsOf, unwrapCustomInput } from './custom-tools.ts';
+import { usageFromChat } from './usage.ts';
+
+const STOP_REASONS: Record<string, StopReason> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  content_filter: 'content_filter',
+};
+
+export function stopReasonFromChat(reason: unknown, hasRefusal: boolean): StopReason {
+  const mapped = typeof reason === 'string' ? STOP_REASONS[reason] ?? 'end_turn' : 'end_turn';
+  return mapped === 'end_turn' && hasRefusal ? 'refusal' : mapped;
+}
+
+/** Reasoning text some OpenAI-compatible servers add (vLLM, DeepSeek: reasoning_content; Ollama, OpenRouter: reasoning). */
+export function reasoningText(message: Record<string, unknown>): string | undefined {
+  const value = message.reasoning_content ?? message.reasoning;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+interface ChatToolCall { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown }; custom?: { name?: unknown; input?: unknown } }
+
+export function decodeChatResponse(body: unknown, route: Route): CanonicalResponse {
+  const json = (body ?? {}) as { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown };
+  const choice = Array.isArray(json.choices) ? (json.choices[0] as { message?: Record<string, unknown>; finish_reason?: unknown } | undefined) : undefined;
+  if (!choice || choice.message === null || typeof choice.message !== 'object') {
+    throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'the upstream chat completion has no choices[0].message');
+  }
+  const message = choice.message;
+  const custom = customToolsOf(route);
+  const content: ContentPart[] = [];
+  const reasoning = reasoningText(message);
+  if (reasoning !== undefined) content.push({ type: 'reasoning', text: reasoning, origin: 'openai' });
+  if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content });
+  if (typeof message.refusal === 'string' && message.refusal !== '') content.push({ type: 'refusal', text: message.refusal });
+  for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as ChatToolCall[]) {
+    const id = typeof call.id === 'string' ? call.id : '';
+    if (call.type === 'custom' && call.custom) {
+      content.push({ type: 'tool_call', id, name: String(call.custom.name ?? ''), arguments: String(call.custom.input ?? ''), tool_kind: 'custom' });
+    } else if (call.function) {
+      const name = String(call.function.name ?? '');
+      const args = typeof call.function.arguments === 'string' ? call.function.arguments : '';
+      content.push(custom.has(name)
+        ? { type: 'tool_call', id, name, arguments: unwrapCustomInput(args), tool_kind: 'custom' }
+        : { type: 'tool_call', id, name, arguments: args, tool_kind: 'function' });
+    }
+  }
+  return {
+    id: typeof json.id === 'string' ? json.id : '',
+    model: typeof json.model === 'string' ? json.model : route.upstreamModel,
+    content,
+    stop_reason: stopReasonFromChat(choice.finish_reason, content.some((p) => p.type === 'refusal')),
+    usage: usageFromChat(json.usage) ?? emptyUsage(),
+  };
+}

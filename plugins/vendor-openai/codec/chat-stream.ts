@@ -1,0 +1,113 @@
+// OpenAI Chat Completions stream chunks -> canonical stream events.
+//
+// One part is open at a time: a chunk of another kind (text, refusal, reasoning, a tool call
+// with a new index) closes the open part and opens the next, so canonical parts never
+// interleave. The stream ends at `data: [DONE]` (or when the upstream closes after a
+// finish_reason), after the usage chunk that stream_options.include_usage adds.
+import { emptyUsage, type Route, type StopReason, type StreamDecoder, type StreamEvent, type Usage } from '../../../core/plugin-api.ts';
+import { customToolsOf, unwrapCustomInput } from './custom-tools.ts';
+import { reasoningText, stopReasonFromChat } from './chat-response.ts';
+import { upstreamStreamError } from './stream-errors.ts';
+import { usageFromChat } from './usage.ts';
+
+type Open =
+  | { kind: 'text' | 'refusal' | 'reasoning'; index: number }
+  | { kind: 'tool'; index: number; chatIndex: number; buffer: string | null };
+
+interface ChunkDelta {
+  content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown;
+  tool_calls?: Array<{ index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } }>;
+}
+
+export function chatStreamDecoder(route: Route): StreamDecoder {
+  const custom = customToolsOf(route);
+  let started = false;
+  let ended = false;
+  let next = 0;
+  let open: Open | null = null;
+  let finish: unknown = null;
+  let refusal = false;
+  let usage: Usage | null = null;
+
+  const close = (): StreamEvent[] => {
+    if (!open) return [];
+    const out: StreamEvent[] = [];
+    if (open.kind === 'tool' && open.buffer !== null) {
+      const input = unwrapCustomInput(open.buffer);
+      if (input !== '') out.push({ type: 'delta', index: open.index, delta: { type: 'arguments', text: input } });
+    }
+    out.push({ type: 'part_end', index: open.index });
+    open = null;
+    return out;
+  };
+  const openPart = (kind: 'text' | 'refusal' | 'reasoning'): StreamEvent[] => {
+    if (open?.kind === kind) return [];
+    const out = close();
+    open = { kind, index: next++ };
+    out.push({ type: 'part_start', index: open.index, part: kind === 'reasoning' ? { type: 'reasoning', origin: 'openai' } : { type: kind } });
+    return out;
+  };
+  const end = (): StreamEvent[] => {
+    if (ended) return [];
+    ended = true;
+    const stop: StopReason = stopReasonFromChat(finish, refusal);
+    return [...close(), { type: 'end', stop_reason: stop, usage: usage ?? emptyUsage() }];
+  };
+
+  return {
+    decode(_event: string | undefined, data: string): StreamEvent[] {
+      if (ended) return [];
+      if (data.trim() === '[DONE]') return end();
+      let chunk: { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; error?: unknown };
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        return [];
+      }
+      const out: StreamEvent[] = [];
+      if (chunk.error !== undefined) {
+        ended = true;
+        return [...close(), upstreamStreamError(chunk.error)];
+      }
+      if (!started) {
+        started = true;
+        out.push({ type: 'start', id: typeof chunk.id === 'string' ? chunk.id : '', model: typeof chunk.model === 'string' ? chunk.model : route.upstreamModel });
+      }
+      if (chunk.usage) usage = usageFromChat(chunk.usage);
+      const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as { delta?: ChunkDelta; finish_reason?: unknown } | undefined) : undefined;
+      const delta = choice?.delta ?? {};
+      const reasoning = reasoningText(delta as Record<string, unknown>);
+      if (reasoning !== undefined) out.push(...openPart('reasoning'), { type: 'delta', index: open!.index, delta: { type: 'reasoning', text: reasoning } });
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        out.push(...openPart('text'), { type: 'delta', index: open!.index, delta: { type: 'text', text: delta.content } });
+      }
+      if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+        refusal = true;
+        out.push(...openPart('refusal'), { type: 'delta', index: open!.index, delta: { type: 'refusal', text: delta.refusal } });
+      }
+      for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+        const chatIndex = typeof call.index === 'number' ? call.index : 0;
+        if (!(open?.kind === 'tool' && open.chatIndex === chatIndex)) {
+          out.push(...close());
+          const name = String(call.function?.name ?? '');
+          const isCustom = custom.has(name);
+          open = { kind: 'tool', index: next++, chatIndex, buffer: isCustom ? '' : null };
+          out.push({ type: 'part_start', index: open.index, part: { type: 'tool_call', id: String(call.id ?? ''), name, tool_kind: isCustom ? 'custom' : 'function' } });
+        }
+        const args = call.function?.arguments;
+        if (typeof args === 'string' && args !== '' && open?.kind === 'tool') {
+          if (open.buffer !== null) open.buffer += args;
+          else out.push({ type: 'delta', index: open.index, delta: { type: 'arguments', text: args } });
+        }
+      }
+      if (choice?.finish_reason) finish = choice.finish_reason;
+      return out;
+    },
+    finish(): StreamEvent[] {
+      if (ended) return [];
+      if (finish !== null) return end();
+      ended = true;
+      return [...close(), upstreamStreamError({ message: 'the upstream stream ended before it finished' })];
+    },
+  };
+}

@@ -1,0 +1,17 @@
+// The upstream side of OpenAI Chat Completions ('openai.chat').
+import type { ShapeCodec } from './shape-codec.ts';
+import { chatStreamInspector } from './chat-inspector.ts';
+import { encodeChatRequest } from './chat-request.ts';
+import { decodeChatResponse } from './chat-response.ts';
+import { chatStreamDecoder } from './chat-stream.ts';
+import { decodeOpenAIError } from './errors.ts';
+import { usageFromChat } from './usage.ts';
+
+export const chatUpstream: ShapeCodec = {
+  encodeRequest: encodeChatRequest,
+  decodeResponse: decodeChatResponse,
+  streamDecoder: chatStreamDecoder,
+  decodeError: decodeOpenAIError,
+  usageFromBody: (body) => usageFromChat((body as { usage?: unknown } | null)?.usage),
+  streamInspector: chatStreamInspector,
+};

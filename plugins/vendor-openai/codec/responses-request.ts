@@ -1,0 +1,151 @@
+// Canonical request -> OpenAI Responses request (Relay speaking to the upstream).
+// Stateless: store is false and encrypted reasoning is asked for, so a multi-turn
+// conversation carries its own reasoning items.
+import type { CanonicalRequest, ContentPart, ImagePart, Route, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api.ts';
+import { imageUrl } from './chat-request.ts';
+import { rememberCustomTools } from './custom-tools.ts';
+import { openaiEffort } from './reasoning-effort.ts';
+
+/** Adapter-independent origin of reasoning that OpenAI made (see ReasoningPart.origin). */
+export const OPENAI_ORIGIN = 'openai';
+
+/** What the Responses upstream encoder drops, and why. Pinned by test/translation/conformance.test.ts. */
+export const RESPONSES_UPSTREAM_DROPPED = {
+  stop: 'the Responses API has no stop sequences',
+  'reasoning from another origin (signed or encrypted by another vendor)': 'only OpenAI can read OpenAI reasoning items',
+  'reasoning.budget_tokens': 'mapped to an effort',
+  'is_error of tool results': 'tool outputs have no error flag',
+  'max_output_tokens below 16': 'raised to 16, the API minimum',
+  'images in assistant and system messages': 'input images belong to user messages',
+} as const;
+
+function image(part: ImagePart): Record<string, unknown> {
+  return { type: 'input_image', image_url: imageUrl(part), detail: part.detail ?? 'auto' };
+}
+
+function toolOutput(result: ToolResultPart): string | unknown[] {
+  if (result.content.every((p) => p.type === 'text')) return result.content.map((p) => (p as { text: string }).text).join('\n\n');
+  return result.content.map((p) => (p.type === 'text' ? { type: 'input_text', text: p.text } : image(p)));
+}
+
+function reasoningItem(part: Extract<ContentPart, { type: 'reasoning' }>): Record<string, unknown> | null {
+  if (part.origin !== OPENAI_ORIGIN || part.encrypted === undefined) return null;
+  return {
+    type: 'reasoning',
+    ...(part.id === undefined ? {} : { id: part.id }),
+    summary: part.text ? [{ type: 'summary_text', text: part.text }] : [],
+    encrypted_content: part.encrypted,
+  };
+}
+
+function encodeInput(request: CanonicalRequest): unknown[] {
+  const items: unknown[] = [];
+  const callKinds = new Map<string, 'function' | 'custom'>();
+  // More than one system part cannot be one `instructions` string without losing the split.
+  if (request.system && request.system.length > 1) {
+    items.push({ type: 'message', role: 'developer', content: request.system.map((p) => ({ type: 'input_text', text: p.text })) });
+  }
+  const flush = (role: 'user' | 'assistant' | 'developer', content: unknown[]): void => {
+    if (content.length > 0) items.push({ type: 'message', role, content: content.splice(0) });
+  };
+  for (const message of request.messages) {
+    const content: unknown[] = [];
+    const role = message.role === 'system' ? 'developer' : message.role;
+    for (const part of message.content) {
+      switch (part.type) {
+        case 'text':
+          content.push(role === 'assistant' ? { type: 'output_text', text: part.text, annotations: [] } : { type: 'input_text', text: part.text });
+          break;
+        case 'refusal':
+          if (role === 'assistant') content.push({ type: 'refusal', refusal: part.text });
+          break;
+        case 'image':
+          if (role === 'user') content.push(image(part));
+          break;
+        case 'tool_call': {
+          flush(role, content);
+          const custom = part.tool_kind === 'custom';
+          callKinds.set(part.id, custom ? 'custom' : 'function');
+          items.push(custom
+            ? { type: 'custom_tool_call', call_id: part.id, name: part.name, input: part.arguments }
+            : { type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments === '' ? '{}' : part.arguments });
+          break;
+        }
+        case 'tool_result':
+          flush(role, content);
+          items.push({
+            type: callKinds.get(part.tool_call_id) === 'custom' ? 'custom_tool_call_output' : 'function_call_output',
+            call_id: part.tool_call_id,
+            output: toolOutput(part),
+          });
+          break;
+        case 'reasoning': {
+          flush(role, content);
+          const item = reasoningItem(part);
+          if (item) items.push(item);
+          break;
+        }
+      }
+    }
+    flush(role, content);
+  }
+  return items;
+}
+
+function encodeTool(tool: Tool): unknown {
+  if (tool.type === 'custom') {
+    return {
+      type: 'custom', name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...(tool.format === undefined ? {} : { format: tool.format }),
+    };
+  }
+  return {
+    type: 'function', name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    parameters: tool.parameters ?? { type: 'object', properties: {} },
+    strict: tool.strict ?? false,
+  };
+}
+
+function encodeToolChoice(choice: ToolChoice, tools: Tool[]): unknown {
+  if (typeof choice === 'string') return choice;
+  const custom = tools.some((t) => t.type === 'custom' && t.name === choice.name);
+  return { type: custom ? 'custom' : 'function', name: choice.name };
+}
+
+export function encodeResponsesRequest(request: CanonicalRequest, route: Route): unknown {
+  rememberCustomTools(route, request);
+  const body: Record<string, unknown> = { model: route.upstreamModel, input: encodeInput(request), store: false };
+  if (request.system && request.system.length === 1) body.instructions = request.system[0].text;
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map(encodeTool);
+    if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice, request.tools);
+  }
+  if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
+  if (request.max_output_tokens !== undefined) body.max_output_tokens = Math.max(16, request.max_output_tokens);
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.top_p !== undefined) body.top_p = request.top_p;
+  const effort = openaiEffort(request.reasoning);
+  if (request.reasoning) {
+    body.reasoning = { ...(effort === undefined ? {} : { effort }), ...(request.reasoning.summary ? { summary: 'auto' } : {}) };
+    body.include = ['reasoning.encrypted_content'];
+  }
+  const format = request.response_format;
+  if (format) {
+    body.text = {
+      format: format.type === 'json_schema'
+        ? {
+          type: 'json_schema', name: format.name, schema: format.schema,
+          ...(format.strict === undefined ? {} : { strict: format.strict }),
+          ...(format.description === undefined ? {} : { description: format.description }),
+        }
+        : { type: format.type },
+    };
+  }
+  if (request.stream) body.stream = true;
+  if (request.metadata) body.metadata = request.metadata;
+  if (request.user !== undefined) body.user = request.user;
+  return body;
+}
+

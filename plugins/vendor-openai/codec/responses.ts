@@ -1,0 +1,17 @@
+// The upstream side of OpenAI Responses ('openai.responses').
+import type { ShapeCodec } from './shape-codec.ts';
+import { decodeOpenAIError } from './errors.ts';
+import { responsesStreamInspector } from './responses-inspector.ts';
+import { encodeResponsesRequest } from './responses-request.ts';
+import { decodeResponsesResponse } from './responses-response.ts';
+import { responsesStreamDecoder } from './responses-stream.ts';
+import { usageFromResponses } from './usage.ts';
+
+export const responsesUpstream: ShapeCodec = {
+  encodeRequest: encodeResponsesRequest,
+  decodeResponse: decodeResponsesResponse,
+  streamDecoder: responsesStreamDecoder,
+  decodeError: decodeOpenAIError,
+  usageFromBody: (body) => usageFromResponses((body as { usage?: unknown } | null)?.usage),
+  streamInspector: responsesStreamInspector,
+};

@@ -1,0 +1,42 @@
+// OpenAI usage objects -> canonical usage. OpenAI's prompt/input token counts already include
+// cached tokens, and output counts include reasoning tokens: the canonical convention.
+import type { Usage } from '../../../core/plugin-api.ts';
+
+type Json = Record<string, unknown> | null | undefined;
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+function object(value: unknown): Json {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+}
+
+/** Chat Completions `usage` (also Embeddings, which has prompt_tokens only). */
+export function usageFromChat(raw: unknown): Usage | null {
+  const u = object(raw);
+  if (!u) return null;
+  const prompt = object(u.prompt_tokens_details);
+  const completion = object(u.completion_tokens_details);
+  return {
+    input_tokens: count(u.prompt_tokens),
+    output_tokens: count(u.completion_tokens),
+    cache_read_tokens: count(prompt?.cached_tokens),
+    cache_write_tokens: count(prompt?.cache_write_tokens),
+    reasoning_tokens: count(completion?.reasoning_tokens),
+  };
+}
+
+/** Responses `usage`. */
+export function usageFromResponses(raw: unknown): Usage | null {
+  const u = object(raw);
+  if (!u) return null;
+  const input = object(u.input_tokens_details);
+  const output = object(u.output_tokens_details);
+  return {
+    input_tokens: count(u.input_tokens),
+    output_tokens: count(u.output_tokens),
+    cache_read_tokens: count(input?.cached_tokens),
+    cache_write_tokens: count(input?.cache_write_tokens),
+    reasoning_tokens: count(output?.reasoning_tokens),
+  };
+}
