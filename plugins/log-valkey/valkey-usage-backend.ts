@@ -1,0 +1,91 @@
+// Recent usage history in Valkey/Redis: one key per event (with a TTL) and a sorted set of
+// request ids scored by start time, capped to the newest `maxEvents`. Reads load the part of the
+// history inside the query's window and answer in memory.
+import type { Redis } from 'ioredis';
+import {
+  pageOfEvents, summarizeEvents, timeseriesOfEvents,
+  type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
+  type UsageBackend, type UsageEvent, type UsageFilter,
+} from '../../core/plugin-api.ts';
+
+export interface ValkeyUsageBackendOptions {
+  redis: Redis;
+  keyPrefix: string;
+  maxEvents: number;
+  ttlSeconds: number;
+  /** Closes a connection the backend opened itself (not relay.redis). */
+  onClose?: () => Promise<void>;
+}
+
+const MGET_CHUNK = 1000;
+
+export class ValkeyUsageBackend implements UsageBackend {
+  readonly id = 'valkey';
+  private readonly redis: Redis;
+  private readonly indexKey: string;
+
+  constructor(private readonly options: ValkeyUsageBackendOptions) {
+    this.redis = options.redis;
+    this.indexKey = `${options.keyPrefix}index`;
+  }
+
+  private eventKey(requestId: string): string {
+    return `${this.options.keyPrefix}event:${requestId}`;
+  }
+
+  async write(events: UsageEvent[]): Promise<void> {
+    const tx = this.redis.multi();
+    for (const event of events) {
+      tx.set(this.eventKey(event.request_id), JSON.stringify(event), 'EX', this.options.ttlSeconds);
+      tx.zadd(this.indexKey, Date.parse(event.started_at), event.request_id);
+    }
+    tx.zremrangebyscore(this.indexKey, '-inf', `(${Date.now() - this.options.ttlSeconds * 1000}`);
+    tx.zcard(this.indexKey);
+    const results = await tx.exec();
+    if (!results) throw new Error('valkey transaction was aborted');
+    for (const [err] of results) if (err) throw err;
+    const size = Number(results[results.length - 1][1]);
+    if (size > this.options.maxEvents) await this.trim(size - this.options.maxEvents);
+  }
+
+  /** Drops the oldest `count` events beyond the cap. */
+  private async trim(count: number): Promise<void> {
+    const oldest = await this.redis.zrange(this.indexKey, 0, count - 1);
+    if (oldest.length === 0) return;
+    await this.redis.multi().del(...oldest.map((id) => this.eventKey(id))).zrem(this.indexKey, ...oldest).exec();
+  }
+
+  /** The held events that started inside the filter's window, newest first. */
+  private async eventsInWindow(filter: UsageFilter): Promise<UsageEvent[]> {
+    const max = filter.to ? `(${filter.to.getTime()}` : '+inf';
+    const min = filter.from ? String(filter.from.getTime()) : '-inf';
+    const ids = await this.redis.zrevrangebyscore(this.indexKey, max, min);
+    const events: UsageEvent[] = [];
+    for (let i = 0; i < ids.length; i += MGET_CHUNK) {
+      const values = await this.redis.mget(...ids.slice(i, i + MGET_CHUNK).map((id) => this.eventKey(id)));
+      for (const value of values) if (value) events.push(JSON.parse(value) as UsageEvent); // null: expired
+    }
+    return events;
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    return pageOfEvents(await this.eventsInWindow(query), query);
+  }
+
+  async get(requestId: string): Promise<UsageEvent | null> {
+    const value = await this.redis.get(this.eventKey(requestId));
+    return value ? (JSON.parse(value) as UsageEvent) : null;
+  }
+
+  async summary(query: SummaryQuery): Promise<Summary> {
+    return summarizeEvents(await this.eventsInWindow(query), query);
+  }
+
+  async timeseries(query: TimeseriesQuery): Promise<TimeseriesPoint[]> {
+    return timeseriesOfEvents(await this.eventsInWindow(query), query);
+  }
+
+  async close(): Promise<void> {
+    await this.options.onClose?.();
+  }
+}
