@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../crypto/relay-keys.ts';
 import { RelayError } from '../errors.ts';
 import { assertSameOriginChange } from './csrf.ts';
-import { needsCredentials } from './route-security.ts';
+import { requestNeedsCredentials } from './route-security.ts';
 import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
 import { clearSessionCookie } from './session-cookie.ts';
 
@@ -58,7 +58,7 @@ export async function authenticateControl(app: FastifyInstance, request: Fastify
 export function installAuthGuard(app: FastifyInstance, options: AuthGuardOptions): void {
   app.decorateRequest('controlPrincipal', null);
   app.addHook('onRequest', async (request) => {
-    if (!needsCredentials(request.url, request.routeOptions.config as { public?: boolean } | undefined)) return;
+    if (!requestNeedsCredentials(request.url, request.routeOptions.url, request.routeOptions.config as { public?: boolean } | undefined)) return;
     const principal = await authenticateControl(app, request, options);
     if (principal.kind === 'user') assertSameOriginChange(request);
     request.controlPrincipal = principal;

@@ -22,6 +22,25 @@ export function needsCredentials(url: string, config: { public?: boolean } | und
   return config?.public !== true && isGuardedPath(url);
 }
 
+function decodedPath(url: string): string {
+  const path = url.split('?')[0];
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * For a request: guarded when the matched route's pattern is, or the path is (an unknown
+ * /api/* path, or one the dashboard's catch-all matched). The path is judged decoded, so
+ * /%61pi/... cannot slip past a check the router would not make.
+ */
+export function requestNeedsCredentials(url: string, routePattern: string | undefined, config: { public?: boolean } | undefined): boolean {
+  if (config?.public === true) return false;
+  return isGuardedPath(routePattern ?? '') || isGuardedPath(url) || isGuardedPath(decodedPath(url));
+}
+
 /** Adds `security` (and a documented 401) to every guarded route as it is declared. */
 export function installRouteSecurityDocs(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {

@@ -74,10 +74,16 @@ export interface StartControlOptions {
   /** Backend ids to load as no-op backends. Default usage [file, postgres], payload [file]. */
   usageBackends?: string[];
   payloadBackends?: string[];
+  /** Runs on the listener before the control plane registers (e.g. an onRoute collector). */
+  beforeControl?: (app: FastifyInstance) => void;
+  /** Where log lines go (to check that no secret is logged). Default: nowhere. */
+  logStream?: { write(line: string): void };
 }
 
 export async function startControl(options: StartControlOptions): Promise<ControlInstance> {
-  const log = pino({ level: process.env.RELAY_TEST_LOG ?? 'silent' });
+  const log = options.logStream
+    ? pino({ level: 'trace' }, options.logStream)
+    : pino({ level: process.env.RELAY_TEST_LOG ?? 'silent' });
   const config = Value.Default(RelayConfigSchema, { admin: { ...options.config } }) as RelayConfig;
   const masterKey = options.masterKey === false ? null : options.masterKey ?? generateMasterKey();
   const sealer = new Sealer(masterKey ? parseMasterKey(masterKey) : null);
@@ -102,6 +108,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
       void reply.code(err.status).type('application/json').send({ error: err.toBody() });
     },
   });
+  options.beforeControl?.(app);
   await registerControlPlane(app, {
     config, log, db, store, sync, settings, sealer, hooks, observer, health, metrics,
     version: '0.0.0-test', adminToken, plugins: () => [],
