@@ -1,0 +1,143 @@
+// Usage events in ClickHouse: JSONEachRow batch inserts, reads in SQL.
+import type { ClickHouseClient } from '@clickhouse/client';
+import {
+  decodeCursor, emptyTotals, encodeCursor,
+  type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
+  type UsageBackend, type UsageEvent, type UsageTotals,
+} from '../../core/plugin-api.ts';
+import { EVENT_COLUMNS, GROUP_EXPRESSIONS, TOTALS_SQL, whereOf } from './query.ts';
+import { usageTableDdl } from './schema.ts';
+
+export interface ClickHouseUsageBackendOptions {
+  client: ClickHouseClient;
+  table: string;
+  ttlDays: number;
+  /** Close the client on close (false when it is shared). */
+  ownsClient: boolean;
+}
+
+type Row = Record<string, unknown>;
+
+const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+function rowToEvent(row: Row): UsageEvent {
+  return {
+    request_id: String(row.request_id),
+    started_at: new Date(Number(row.started_ms)).toISOString(),
+    finished_at: new Date(Number(row.finished_ms)).toISOString(),
+    relay_key_id: row.relay_key_id as string | null,
+    relay_key_prefix: row.relay_key_prefix as string | null,
+    policy_id: row.policy_id as string | null,
+    model_requested: row.model_requested as string | null,
+    model_id: row.model_id as string | null,
+    model_slug: row.model_slug as string | null,
+    host_id: row.host_id as string | null,
+    host_key_id: row.host_key_id as string | null,
+    provider_id: row.provider_id as string | null,
+    upstream_model: row.upstream_model as string | null,
+    inbound_shape: String(row.inbound_shape),
+    upstream_shape: row.upstream_shape as string | null,
+    status: Number(row.status),
+    error_code: row.error_code as string | null,
+    stream: Boolean(row.stream),
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    cache_read_tokens: Number(row.cache_read_tokens),
+    cache_write_tokens: Number(row.cache_write_tokens),
+    reasoning_tokens: Number(row.reasoning_tokens),
+    cost: nullableNumber(row.cost),
+    currency: row.currency as string | null,
+    latency_ms: Number(row.latency_ms),
+    ttfb_ms: nullableNumber(row.ttfb_ms),
+    attempts: Number(row.attempts),
+    client_aborted: Boolean(row.client_aborted),
+    client: row.client as string | null,
+    extras: (row.extras ?? {}) as Record<string, string>,
+  };
+}
+
+function totalsOf(row: Row | undefined): UsageTotals {
+  const totals = emptyTotals();
+  if (row) for (const key of Object.keys(totals) as Array<keyof UsageTotals>) totals[key] = Number(row[key] ?? 0);
+  return totals;
+}
+
+export class ClickHouseUsageBackend implements UsageBackend {
+  readonly id = 'clickhouse';
+  private readonly client: ClickHouseClient;
+  private readonly table: string;
+  private created: Promise<void> | null = null;
+
+  constructor(private readonly options: ClickHouseUsageBackendOptions) {
+    this.client = options.client;
+    this.table = options.table;
+  }
+
+  /** Creates the table if needed; a failure is tried again on the next call. */
+  init(): Promise<void> {
+    this.created ??= this.client.command({ query: usageTableDdl(this.table, this.options.ttlDays) }).then(() => undefined, (err: unknown) => {
+      this.created = null;
+      throw err;
+    });
+    return this.created;
+  }
+
+  private async rows(query: string, params: Record<string, unknown>): Promise<Row[]> {
+    await this.init();
+    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow' });
+    return result.json<Row>();
+  }
+
+  async write(events: UsageEvent[]): Promise<void> {
+    await this.init();
+    // A retried batch is the same block, which the table's deduplication window drops.
+    await this.client.insert({ table: this.table, values: events, format: 'JSONEachRow', clickhouse_settings: { date_time_input_format: 'best_effort' } });
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    const where = whereOf(query, query.cursor ? decodeCursor(query.cursor) : null);
+    const rows = await this.rows(
+      `SELECT ${EVENT_COLUMNS} FROM ${this.table} ${where.clause} ORDER BY started_at DESC, request_id DESC LIMIT ${query.limit + 1}`,
+      where.params,
+    );
+    const items = rows.slice(0, query.limit).map(rowToEvent);
+    const last = items[items.length - 1];
+    return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+  }
+
+  async get(requestId: string): Promise<UsageEvent | null> {
+    const rows = await this.rows(`SELECT ${EVENT_COLUMNS} FROM ${this.table} WHERE request_id = {id:String} LIMIT 1`, { id: requestId });
+    return rows[0] ? rowToEvent(rows[0]) : null;
+  }
+
+  async summary(query: SummaryQuery): Promise<Summary> {
+    const where = whereOf(query);
+    const [overall] = await this.rows(`SELECT ${TOTALS_SQL} FROM ${this.table} ${where.clause}`, where.params);
+    if (!query.groupBy) return { totals: totalsOf(overall) };
+    const rows = await this.rows(
+      `SELECT ${GROUP_EXPRESSIONS[query.groupBy]} AS key, ${TOTALS_SQL} FROM ${this.table} ${where.clause} GROUP BY key ORDER BY requests DESC, key`,
+      where.params,
+    );
+    return { totals: totalsOf(overall), groups: rows.map((r) => ({ key: (r.key as string | null) ?? null, totals: totalsOf(r) })) };
+  }
+
+  async timeseries(query: TimeseriesQuery): Promise<TimeseriesPoint[]> {
+    const where = whereOf(query);
+    where.params.bucket_ms = query.bucketSeconds * 1000;
+    const key = query.groupBy ? `, ${GROUP_EXPRESSIONS[query.groupBy]} AS key` : '';
+    const rows = await this.rows(
+      `SELECT intDiv(toUnixTimestamp64Milli(started_at), {bucket_ms:Int64}) * {bucket_ms:Int64} AS bucket${key}, ${TOTALS_SQL}
+       FROM ${this.table} ${where.clause} GROUP BY bucket${key ? ', key' : ''} ORDER BY bucket${key ? ', key' : ''}`,
+      where.params,
+    );
+    return rows.map((r) => ({
+      t: new Date(Number(r.bucket)).toISOString(),
+      ...(query.groupBy ? { key: (r.key as string | null) ?? null } : {}),
+      totals: totalsOf(r),
+    }));
+  }
+
+  async close(): Promise<void> {
+    if (this.options.ownsClient) await this.client.close();
+  }
+}

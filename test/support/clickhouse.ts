@@ -1,0 +1,47 @@
+// ensureClickHouse(): a real ClickHouse for tests.
+//
+//  1. CLICKHOUSE_URL set: that server, over HTTP.
+//  2. Else the `chdb` dev dependency: a modern ClickHouse engine in this process, plugged into
+//     @clickhouse/client through the client's `connection` option (chdb/connection). The plugins'
+//     SQL, JSONEachRow inserts and query parameters run on the real engine; only the HTTP hop is
+//     not exercised.
+//  3. Else a skip, with what to install.
+//
+// Debian's clickhouse-server is 18.16 (2018): too old for DateTime64, Map, Bool and
+// parameterised queries, so it is not a fallback.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { createClient } from '@clickhouse/client';
+
+export interface TestClickHouse {
+  kind: 'server' | 'chdb';
+  /** One client; shared by the tests of a file (chdb runs one engine per process). */
+  client: ClickHouseClient;
+  close(): Promise<void>;
+}
+
+export type EnsureClickHouseResult = TestClickHouse | { skip: string };
+
+let chdb: Promise<TestClickHouse> | null = null;
+
+export async function ensureClickHouse(): Promise<EnsureClickHouseResult> {
+  const url = process.env.CLICKHOUSE_URL;
+  if (url) {
+    const client = createClient({ url, clickhouse_settings: { date_time_input_format: 'best_effort' } });
+    const ping = await client.ping();
+    if (!ping.success) return { skip: `CLICKHOUSE_URL=${url} does not answer: ${String(ping.error)}` };
+    return { kind: 'server', client, close: () => client.close() };
+  }
+  try {
+    chdb ??= (async () => {
+      const { createChdbConnection } = await import('chdb/connection');
+      const connection = createChdbConnection({ path: ':memory:' });
+      const client = createClient({ connection, clickhouse_settings: { date_time_input_format: 'best_effort' } } as Parameters<typeof createClient>[0]);
+      await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((r) => r.json());
+      return { kind: 'chdb' as const, client, close: async () => {} };
+    })();
+    return await chdb;
+  } catch (err) {
+    chdb = null;
+    return { skip: `no ClickHouse: set CLICKHOUSE_URL, or install the chdb dev dependency (npm ci) (${(err as Error).message})` };
+  }
+}
