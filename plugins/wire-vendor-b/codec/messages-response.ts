@@ -6,7 +6,6 @@ import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
 export const MESSAGES_RESPONSE_DROPPED = {
   'refusal parts': 'rendered as text blocks (Anthropic has no refusal block; stop_reason says "refusal")',
   'image and tool_result parts in output': 'an assistant message carries text, thinking and tool_use',
-  'reasoning_tokens': 'Anthropic usage has no reasoning count (they are part of output_tokens)',
   'custom tool calls': 'rendered as tool_use with input {"input": "<raw text>"}',
 } as const;
 
@@ -25,12 +24,13 @@ export function anthropicStopReason(reason: StopReason): string {
 }
 
 /** Canonical usage -> Anthropic's, whose input_tokens excludes cache reads and writes. */
-export function anthropicUsage(usage: Usage): Record<string, number> {
+export function anthropicUsage(usage: Usage): Record<string, unknown> {
   return {
     input_tokens: Math.max(0, usage.input_tokens - usage.cache_read_tokens - usage.cache_write_tokens),
     output_tokens: usage.output_tokens,
     cache_creation_input_tokens: usage.cache_write_tokens,
     cache_read_input_tokens: usage.cache_read_tokens,
+    ...(usage.reasoning_tokens > 0 ? { output_tokens_details: { thinking_tokens: usage.reasoning_tokens } } : {}),
   };
 }
 

@@ -1,0 +1,143 @@
+// Canonical request -> Anthropic Messages request (Relay speaking to the upstream).
+import type { CanonicalRequest, ContentPart, ImagePart, Route, Tool, ToolChoice } from '../../../core/plugin-api.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, rememberCustomTools } from './custom-tools.ts';
+import { thinkingFor } from './thinking-budget.ts';
+
+/** Adapter-independent origin of reasoning that Anthropic made (see ReasoningPart.origin). */
+export const ANTHROPIC_ORIGIN = 'anthropic';
+
+/** What the Messages upstream encoder drops or changes, and why. Pinned by test/translation/conformance.test.ts. */
+export const MESSAGES_UPSTREAM_DROPPED = {
+  'reasoning from another origin, and thinking without a signature': 'Anthropic accepts only thinking it signed',
+  'reasoning.summary': 'no Anthropic field',
+  'temperature and top_p while thinking is on': 'Anthropic rejects sampling changes with extended thinking',
+  'top_p when temperature is set': 'newer Claude models accept only one of them',
+  'temperature above 1': 'clamped to 1, the Anthropic maximum',
+  'thinking when tool_choice forces a tool': 'Anthropic rejects forced tool use with extended thinking',
+  'response_format json_object; json_schema name, description and strict': 'output_config.format carries only a JSON schema',
+  'image detail': 'no Anthropic field',
+  'refusal parts in history': 'sent as text',
+  metadata: 'Anthropic metadata has only user_id (from canonical `user`)',
+  'position of system messages inside the conversation': 'appended to the top-level system prompt',
+  'tool call ids outside [a-zA-Z0-9_-]': 'other characters become "_" (in tool_use and tool_result alike)',
+  'custom tools': 'sent as a tool with one string parameter "input" (see custom-tools.ts)',
+} as const;
+
+type Block = Record<string, unknown>;
+
+/** Anthropic tool ids must match ^[a-zA-Z0-9_-]+$. */
+export function anthropicToolId(id: string): string {
+  const clean = id.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return clean === '' ? 'toolu_relay' : clean;
+}
+
+function image(part: ImagePart): Block {
+  return {
+    type: 'image',
+    source: part.source.type === 'base64'
+      ? { type: 'base64', media_type: part.source.media_type, data: part.source.data }
+      : { type: 'url', url: part.source.url },
+  };
+}
+
+function toolInput(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
+  if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
+  try {
+    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  return { [CUSTOM_INPUT_PARAMETER]: args };
+}
+
+function block(part: ContentPart): Block | null {
+  switch (part.type) {
+    case 'text':
+    case 'refusal':
+      return part.text === '' ? null : { type: 'text', text: part.text };
+    case 'image':
+      return image(part);
+    case 'tool_call':
+      return { type: 'tool_use', id: anthropicToolId(part.id), name: part.name, input: toolInput(part.arguments, part.tool_kind) };
+    case 'tool_result': {
+      const content = part.content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : image(p))).filter((b) => b.type !== 'text' || b.text !== '');
+      return {
+        type: 'tool_result', tool_use_id: anthropicToolId(part.tool_call_id),
+        ...(content.length === 0 ? {} : { content }),
+        ...(part.is_error === undefined ? {} : { is_error: part.is_error }),
+      };
+    }
+    case 'reasoning':
+      if (part.origin !== ANTHROPIC_ORIGIN) return null;
+      if (part.signature) return { type: 'thinking', thinking: part.text ?? '', signature: part.signature };
+      if (part.encrypted !== undefined) return { type: 'redacted_thinking', data: part.encrypted };
+      return null;
+  }
+}
+
+function encodeMessages(request: CanonicalRequest): { system: Block[]; messages: Array<{ role: 'user' | 'assistant'; content: Block[] }> } {
+  const system: Block[] = (request.system ?? []).filter((p) => p.text !== '').map((p) => ({ type: 'text', text: p.text }));
+  const messages: Array<{ role: 'user' | 'assistant'; content: Block[] }> = [];
+  for (const message of request.messages) {
+    if (message.role === 'system') {
+      for (const part of message.content) if (part.type === 'text' && part.text !== '') system.push({ type: 'text', text: part.text });
+      continue;
+    }
+    const blocks = message.content.map(block).filter((b): b is Block => b !== null);
+    if (blocks.length === 0) continue;
+    const last = messages[messages.length - 1];
+    if (last && last.role === message.role) last.content.push(...blocks);
+    else messages.push({ role: message.role, content: blocks });
+  }
+  // tool_result blocks must open the user turn that answers the tool calls.
+  for (const m of messages) {
+    if (m.role === 'user') m.content = [...m.content.filter((b) => b.type === 'tool_result'), ...m.content.filter((b) => b.type !== 'tool_result')];
+  }
+  return { system, messages };
+}
+
+function encodeTool(tool: Tool): Block {
+  if (tool.type === 'custom') return { name: tool.name, description: customToolDescription(tool), input_schema: CUSTOM_INPUT_SCHEMA };
+  return {
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    input_schema: tool.parameters ?? { type: 'object', properties: {} },
+    ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+  };
+}
+
+function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): Block | undefined {
+  const disable = parallel === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === undefined) return parallel === false ? { type: 'auto', ...disable } : undefined;
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'auto') return { type: 'auto', ...disable };
+  if (choice === 'required') return { type: 'any', ...disable };
+  return { type: 'tool', name: choice.name, ...disable };
+}
+
+const forcesTool = (choice: ToolChoice | undefined): boolean => choice === 'required' || typeof choice === 'object';
+
+export function encodeMessagesRequest(request: CanonicalRequest, route: Route): unknown {
+  rememberCustomTools(route, request);
+  const { system, messages } = encodeMessages(request);
+  const hasTools = request.tools !== undefined && request.tools.length > 0;
+  const { thinking, max_tokens } = hasTools && forcesTool(request.tool_choice)
+    ? { thinking: undefined, max_tokens: thinkingFor({ ...request, reasoning: undefined }).max_tokens }
+    : thinkingFor(request);
+  const body: Record<string, unknown> = { model: route.upstreamModel, max_tokens, messages };
+  if (system.length > 0) body.system = system;
+  if (hasTools) {
+    body.tools = request.tools!.map(encodeTool);
+    const choice = encodeToolChoice(request.tool_choice, request.parallel_tool_calls);
+    if (choice) body.tool_choice = choice;
+  }
+  if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;
+  if (thinking) body.thinking = thinking;
+  else if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
+  else if (request.top_p !== undefined) body.top_p = request.top_p;
+  if (request.response_format?.type === 'json_schema') body.output_config = { format: { type: 'json_schema', schema: request.response_format.schema } };
+  if (request.user !== undefined) body.metadata = { user_id: request.user };
+  if (request.stream) body.stream = true;
+  return body;
+}

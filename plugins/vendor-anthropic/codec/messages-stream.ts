@@ -1,0 +1,158 @@
+// Anthropic Messages stream events -> canonical stream events.
+//
+// message_start -> start; content_block_start/delta/stop -> part_start/delta/part_end (blocks of
+// server tools are skipped, so canonical indexes count only the parts kept); message_delta
+// carries the stop reason and the cumulative usage; message_stop -> end; `error` -> error.
+// A tool_use of a custom tool is buffered and, when it stops, emitted as the raw input text.
+import { ERROR_CODES, emptyUsage, type Route, type StopReason, type StreamDecoder, type StreamEvent } from '../../../core/plugin-api.ts';
+import { customToolsOf, unwrapCustomInput } from './custom-tools.ts';
+import { codeForStreamErrorType } from './errors.ts';
+import { ANTHROPIC_ORIGIN } from './messages-request.ts';
+import { stopReasonFromAnthropic } from './messages-response.ts';
+import { StreamUsage } from './usage.ts';
+
+interface Frame {
+  type?: string;
+  index?: number;
+  message?: { id?: string; model?: string; usage?: unknown };
+  content_block?: { type?: string; id?: string; name?: string; input?: unknown; data?: unknown };
+  delta?: { type?: string; text?: unknown; partial_json?: unknown; thinking?: unknown; signature?: unknown; stop_reason?: unknown; stop_sequence?: unknown };
+  usage?: unknown;
+  error?: { type?: unknown; message?: unknown };
+}
+
+interface Block { index: number; kind: 'text' | 'tool' | 'reasoning'; customBuffer: string | null }
+
+export function messagesStreamDecoder(route: Route): StreamDecoder {
+  const custom = customToolsOf(route);
+  const usage = new StreamUsage();
+  const blocks = new Map<number, Block>();
+  let started = false;
+  let ended = false;
+  let next = 0;
+  let stopReason: StopReason = 'end_turn';
+  let stopSequence: string | undefined;
+
+  const start = (message?: Frame['message']): StreamEvent[] => {
+    if (started) return [];
+    started = true;
+    return [{ type: 'start', id: message?.id ?? '', model: message?.model ?? route.upstreamModel }];
+  };
+  const stop = (anthropicIndex: number): StreamEvent[] => {
+    const block = blocks.get(anthropicIndex);
+    if (!block) return [];
+    blocks.delete(anthropicIndex);
+    const out: StreamEvent[] = [];
+    if (block.customBuffer !== null) {
+      let input: unknown = {};
+      try {
+        input = JSON.parse(block.customBuffer === '' ? '{}' : block.customBuffer);
+      } catch {
+        input = { input: block.customBuffer };
+      }
+      const text = unwrapCustomInput(input);
+      if (text !== '') out.push({ type: 'delta', index: block.index, delta: { type: 'arguments', text } });
+    }
+    out.push({ type: 'part_end', index: block.index });
+    return out;
+  };
+  const closeAll = (): StreamEvent[] => [...blocks.keys()].flatMap(stop);
+  const end = (): StreamEvent[] => {
+    ended = true;
+    const event: StreamEvent = { type: 'end', stop_reason: stopReason, usage: usage.value() ?? emptyUsage() };
+    if (stopSequence !== undefined) event.stop_sequence = stopSequence;
+    return [...start(), ...closeAll(), event];
+  };
+
+  return {
+    decode(_event: string | undefined, data: string): StreamEvent[] {
+      if (ended) return [];
+      let f: Frame;
+      try {
+        f = JSON.parse(data);
+      } catch {
+        return [];
+      }
+      const at = f.index ?? 0;
+      switch (f.type) {
+        case 'message_start':
+          usage.merge(f.message?.usage);
+          return start(f.message);
+        case 'content_block_start': {
+          const out = start();
+          const b = f.content_block ?? {};
+          const index = next;
+          if (b.type === 'text') {
+            blocks.set(at, { index, kind: 'text', customBuffer: null });
+            out.push({ type: 'part_start', index, part: { type: 'text' } });
+          } else if (b.type === 'tool_use') {
+            const name = b.name ?? '';
+            const isCustom = custom.has(name);
+            blocks.set(at, { index, kind: 'tool', customBuffer: isCustom ? '' : null });
+            out.push({ type: 'part_start', index, part: { type: 'tool_call', id: b.id ?? '', name, tool_kind: isCustom ? 'custom' : 'function' } });
+            const initial = b.input !== null && typeof b.input === 'object' && Object.keys(b.input).length > 0 ? JSON.stringify(b.input) : '';
+            if (initial !== '') {
+              if (isCustom) blocks.get(at)!.customBuffer = initial;
+              else out.push({ type: 'delta', index, delta: { type: 'arguments', text: initial } });
+            }
+          } else if (b.type === 'thinking') {
+            blocks.set(at, { index, kind: 'reasoning', customBuffer: null });
+            out.push({ type: 'part_start', index, part: { type: 'reasoning', origin: ANTHROPIC_ORIGIN } });
+          } else if (b.type === 'redacted_thinking') {
+            blocks.set(at, { index, kind: 'reasoning', customBuffer: null });
+            out.push({ type: 'part_start', index, part: { type: 'reasoning', origin: ANTHROPIC_ORIGIN, ...(typeof b.data === 'string' ? { encrypted: b.data } : {}) } });
+          } else {
+            return out; // server tool blocks: dropped by rule
+          }
+          next += 1;
+          return out;
+        }
+        case 'content_block_delta': {
+          const block = blocks.get(at);
+          const d = f.delta ?? {};
+          if (!block) return [];
+          if (d.type === 'text_delta' && typeof d.text === 'string' && d.text !== '') return [{ type: 'delta', index: block.index, delta: { type: 'text', text: d.text } }];
+          if (d.type === 'input_json_delta' && typeof d.partial_json === 'string' && d.partial_json !== '') {
+            if (block.customBuffer !== null) {
+              block.customBuffer += d.partial_json;
+              return [];
+            }
+            return [{ type: 'delta', index: block.index, delta: { type: 'arguments', text: d.partial_json } }];
+          }
+          if (d.type === 'thinking_delta' && typeof d.thinking === 'string' && d.thinking !== '') return [{ type: 'delta', index: block.index, delta: { type: 'reasoning', text: d.thinking } }];
+          if (d.type === 'signature_delta' && typeof d.signature === 'string' && d.signature !== '') return [{ type: 'delta', index: block.index, delta: { type: 'signature', signature: d.signature } }];
+          return []; // citations_delta: dropped by rule
+        }
+        case 'content_block_stop':
+          return stop(at);
+        case 'message_delta':
+          usage.merge(f.usage);
+          if (f.delta?.stop_reason !== undefined && f.delta.stop_reason !== null) stopReason = stopReasonFromAnthropic(f.delta.stop_reason);
+          if (typeof f.delta?.stop_sequence === 'string') stopSequence = f.delta.stop_sequence;
+          return [];
+        case 'message_stop':
+          return end();
+        case 'error': {
+          ended = true;
+          const code = codeForStreamErrorType(f.error?.type);
+          const def = ERROR_CODES[code];
+          return [...closeAll(), {
+            type: 'error',
+            error: { type: def.type, code, status: def.status, message: typeof f.error?.message === 'string' ? f.error.message : 'the upstream reported an error' },
+          }];
+        }
+        default:
+          return []; // ping and unknown events
+      }
+    },
+    finish(): StreamEvent[] {
+      if (ended) return [];
+      ended = true;
+      const def = ERROR_CODES.RELAY_ERR_UPSTREAM_BAD_RESPONSE;
+      return [...closeAll(), {
+        type: 'error',
+        error: { type: def.type, code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', status: def.status, message: 'the upstream stream ended before the message completed' },
+      }];
+    },
+  };
+}

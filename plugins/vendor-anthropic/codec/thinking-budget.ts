@@ -1,0 +1,37 @@
+// Canonical reasoning -> Anthropic extended thinking.
+//
+//   effort   budget_tokens
+//   none     (thinking off)
+//   minimal  1024
+//   low      4096
+//   medium   16384
+//   high     32768
+//   xhigh    65536
+//
+// An explicit canonical budget_tokens wins over the effort. Reasoning with neither is
+// `{type: "adaptive"}` (the model decides). Anthropic needs 1024 <= budget < max_tokens:
+// without max_output_tokens, max_tokens becomes budget + DEFAULT_MAX_TOKENS; with a smaller
+// max_output_tokens the budget shrinks to max_tokens - 1, and below 1025 thinking is off.
+import type { CanonicalRequest } from '../../../core/plugin-api.ts';
+
+export const DEFAULT_MAX_TOKENS = 4096;
+export const MIN_BUDGET = 1024;
+
+export const EFFORT_BUDGETS = {
+  minimal: 1024, low: 4096, medium: 16384, high: 32768, xhigh: 65536,
+} as const;
+
+export type Thinking = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
+
+/** The thinking setting and max_tokens for a request. */
+export function thinkingFor(request: CanonicalRequest): { thinking?: Thinking; max_tokens: number } {
+  const r = request.reasoning;
+  const asked = request.max_output_tokens;
+  if (!r || r.effort === 'none' || r.budget_tokens === 0) return { max_tokens: asked ?? DEFAULT_MAX_TOKENS };
+  const budget = r.budget_tokens ?? (r.effort === undefined ? undefined : EFFORT_BUDGETS[r.effort]);
+  if (budget === undefined) return { thinking: { type: 'adaptive' }, max_tokens: asked ?? DEFAULT_MAX_TOKENS };
+  const wanted = Math.max(MIN_BUDGET, budget);
+  if (asked === undefined) return { thinking: { type: 'enabled', budget_tokens: wanted }, max_tokens: wanted + DEFAULT_MAX_TOKENS };
+  if (asked <= MIN_BUDGET) return { max_tokens: asked };
+  return { thinking: { type: 'enabled', budget_tokens: Math.min(wanted, asked - 1) }, max_tokens: asked };
+}

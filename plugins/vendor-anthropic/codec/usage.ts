@@ -1,0 +1,49 @@
+// Anthropic usage -> canonical usage. Anthropic's input_tokens excludes cache reads and writes;
+// the canonical input_tokens counts every prompt token, so they are summed.
+import type { Usage } from '../../../core/plugin-api.ts';
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+
+export interface AnthropicUsage {
+  input_tokens?: unknown;
+  output_tokens?: unknown;
+  cache_creation_input_tokens?: unknown;
+  cache_read_input_tokens?: unknown;
+  output_tokens_details?: { thinking_tokens?: unknown } | null;
+}
+
+export function usageFromAnthropic(raw: unknown): Usage | null {
+  if (raw === null || typeof raw !== 'object') return null;
+  const u = raw as AnthropicUsage;
+  const cacheRead = count(u.cache_read_input_tokens);
+  const cacheWrite = count(u.cache_creation_input_tokens);
+  return {
+    input_tokens: count(u.input_tokens) + cacheRead + cacheWrite,
+    output_tokens: count(u.output_tokens),
+    cache_read_tokens: cacheRead,
+    cache_write_tokens: cacheWrite,
+    reasoning_tokens: count(u.output_tokens_details?.thinking_tokens),
+  };
+}
+
+/** Stream usage: message_start's counts, overwritten by the cumulative counts message_delta carries. */
+export class StreamUsage {
+  private readonly fields: AnthropicUsage = {};
+
+  merge(raw: unknown): void {
+    if (raw === null || typeof raw !== 'object') return;
+    for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+      if (value !== null && value !== undefined) (this.fields as Record<string, unknown>)[key] = value;
+    }
+  }
+
+  get seen(): boolean {
+    return Object.keys(this.fields).length > 0;
+  }
+
+  value(): Usage | null {
+    return this.seen ? usageFromAnthropic(this.fields) : null;
+  }
+}
