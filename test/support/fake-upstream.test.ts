@@ -347,6 +347,40 @@ t.test('record option and builders', async (t) => {
   t.equal(oa.responseEvents({ model: 'r', chunks: 20 }).length, 4 + 20 + 4);
 });
 
+t.test('tool-call answers in every shape', async (t) => {
+  const toolCall = { name: 'get_weather', input: { city: 'Paris', unit: 'celsius' } };
+  up.configure({ toolCall });
+  t.teardown(() => up.configure({ toolCall: undefined }));
+
+  const c = await oai().chat.completions.create({ model: 'm', messages: [] });
+  t.equal(c.choices[0]!.finish_reason, 'tool_calls');
+  const call = c.choices[0]!.message.tool_calls![0]! as { function: { name: string; arguments: string } };
+  t.equal(call.function.name, 'get_weather');
+  t.same(JSON.parse(call.function.arguments), toolCall.input);
+
+  const cs = oai().chat.completions.stream({ model: 'm', messages: [] });
+  const fc = await cs.finalChatCompletion();
+  const scall = fc.choices[0]!.message.tool_calls![0]! as { function: { name: string; arguments: string } };
+  t.same(JSON.parse(scall.function.arguments), toolCall.input);
+  t.equal(fc.choices[0]!.finish_reason, 'tool_calls');
+
+  const rs = oai().responses.stream({ model: 'm', input: 'x' });
+  const fr = await rs.finalResponse();
+  t.match(fr.output[0], { type: 'function_call', name: 'get_weather' });
+  t.same(JSON.parse((fr.output[0] as { arguments: string }).arguments), toolCall.input);
+
+  const am = await ant().messages.stream({ model: 'c', max_tokens: 10, messages: [] }).finalMessage();
+  t.equal(am.stop_reason, 'tool_use');
+  t.match(am.content[0], { type: 'tool_use', name: 'get_weather', input: toolCall.input });
+  const aj = await ant().messages.create({ model: 'c', max_tokens: 10, messages: [] });
+  t.match(aj.content[0], { type: 'tool_use', input: toolCall.input });
+
+  // A custom tool (apply_patch) carries a raw string.
+  const raw = oa.responseEvents({ model: 'm', toolCall: { name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' } });
+  const done = parseSse(raw.at(-1)!)[0]!;
+  t.equal(JSON.parse(done.data).response.output[0].arguments, '*** Begin Patch\n*** End Patch');
+});
+
 t.test('default bodies satisfy OpenAI published schema', async (t) => {
   const { existsSync, readFileSync } = await import('node:fs');
   const ref = new URL('../../../shared/reference/openai-openapi.yaml', import.meta.url);
@@ -408,6 +442,18 @@ t.test('default bodies satisfy OpenAI published schema', async (t) => {
       const d = JSON.parse(parseSse(f)[0]!.data);
       check(eventSchema[d.type]!, d);
     }
+  }
+  const tool = { name: 'f', input: { a: 1 } };
+  check('CreateChatCompletionResponse', oa.chatCompletion({ model: 'm', toolCall: tool }));
+  for (const f of oa.chatChunks({ model: 'm', chunks: 2, toolCall: tool })) {
+    const d = parseSse(f)[0]!.data;
+    if (d !== '[DONE]') check('CreateChatCompletionStreamResponse', JSON.parse(d));
+  }
+  eventSchema['response.function_call_arguments.delta'] = 'ResponseFunctionCallArgumentsDeltaEvent';
+  eventSchema['response.function_call_arguments.done'] = 'ResponseFunctionCallArgumentsDoneEvent';
+  for (const f of oa.responseEvents({ model: 'm', chunks: 3, toolCall: tool })) {
+    const d = JSON.parse(parseSse(f)[0]!.data);
+    check(eventSchema[d.type]!, d);
   }
   check('CreateEmbeddingResponse', oa.embeddings({ model: 'e', inputs: 2 }));
   check('ErrorResponse', oa.error('x', 'invalid_request_error', 'invalid_api_key'));

@@ -43,6 +43,8 @@ export interface FakeUpstreamOptions {
   apiKey?: string | string[];
   /** Keep received requests in `.requests`: true (default) keeps all, false none, N the last N. */
   record?: boolean | number;
+  /** Default answers are this tool call instead of text (every shape). */
+  toolCall?: ToolCallOptions;
 }
 
 export interface RecordedRequest {
@@ -170,6 +172,17 @@ export interface BodyOptions {
   chunks?: number;
   inputTokens?: number;
   outputTokens?: number;
+  /** Answer with one function/tool call instead of text (its JSON arguments streamed in `chunks`
+   * pieces). For a custom tool such as apply_patch, `input` is a string. */
+  toolCall?: ToolCallOptions;
+}
+
+export interface ToolCallOptions {
+  name: string;
+  /** Arguments object (JSON-encoded on the wire), or a raw string. */
+  input: object | string;
+  /** Call id; default derived from the name (call_... / toolu_01...). */
+  id?: string;
 }
 
 const DEFAULT_TEXT = 'Hello! This reply comes from the fake upstream, one small piece at a time.';
@@ -206,13 +219,34 @@ function resolved(o: BodyOptions) {
   const chunks = Math.max(1, o.chunks ?? 5);
   const text = o.text ?? DEFAULT_TEXT;
   const pieces = splitText(text, chunks);
+  let tool: { name: string; args: string; argPieces: string[]; callId: string; toolId: string } | undefined;
+  if (o.toolCall) {
+    const args = typeof o.toolCall.input === 'string' ? o.toolCall.input : JSON.stringify(o.toolCall.input);
+    tool = {
+      name: o.toolCall.name,
+      args,
+      argPieces: splitChars(args, chunks),
+      callId: o.toolCall.id ?? 'call_' + idFrom('call' + o.toolCall.name + args, 24),
+      toolId: o.toolCall.id ?? 'toolu_01' + idFrom('toolu' + o.toolCall.name + args, 22),
+    };
+  }
   return {
     model: o.model,
     pieces,
     text: pieces.join(''),
     input: o.inputTokens ?? 12,
     output: o.outputTokens ?? chunks,
+    tool,
   };
+}
+
+/** Split a string into n pieces by characters (JSON arguments are streamed mid-token). */
+function splitChars(s: string, n: number): string[] {
+  n = Math.max(1, Math.min(n, s.length || 1));
+  const out: string[] = [];
+  const per = s.length / n;
+  for (let i = 0; i < n; i++) out.push(s.slice(Math.round(i * per), Math.round((i + 1) * per)));
+  return out;
 }
 
 /** SSE framing as the vendors write it. */
@@ -240,9 +274,17 @@ export const openai = {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: r.text, refusal: null, annotations: [] },
+          message: r.tool
+            ? {
+                role: 'assistant',
+                content: null,
+                tool_calls: [{ id: r.tool.callId, type: 'function', function: { name: r.tool.name, arguments: r.tool.args } }],
+                refusal: null,
+                annotations: [],
+              }
+            : { role: 'assistant', content: r.text, refusal: null, annotations: [] },
           logprobs: null,
-          finish_reason: 'stop',
+          finish_reason: r.tool ? 'tool_calls' : 'stop',
         },
       ],
       usage: {
@@ -283,9 +325,22 @@ export const openai = {
       if (obf) c.obfuscation = obfuscation(id + i, deltaLen);
       return sseFrame({ data: c });
     };
-    const frames = [chunk({ role: 'assistant', content: '', refusal: null }, null, -1, 0)];
-    r.pieces.forEach((p, i) => frames.push(chunk({ content: p }, null, i, p.length)));
-    frames.push(chunk({}, 'stop', r.pieces.length, 0));
+    const frames: string[] = [];
+    if (r.tool) {
+      const tc = r.tool;
+      frames.push(chunk({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id: tc.callId, type: 'function', function: { name: tc.name, arguments: '' } }],
+        refusal: null,
+      }, null, -1, 0));
+      tc.argPieces.forEach((p, i) => frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: p } }] }, null, i, p.length)));
+      frames.push(chunk({}, 'tool_calls', tc.argPieces.length, 0));
+    } else {
+      frames.push(chunk({ role: 'assistant', content: '', refusal: null }, null, -1, 0));
+      r.pieces.forEach((p, i) => frames.push(chunk({ content: p }, null, i, p.length)));
+      frames.push(chunk({}, 'stop', r.pieces.length, 0));
+    }
     if (withUsage) {
       const u: Record<string, unknown> = {
         id,
@@ -322,17 +377,28 @@ export const openai = {
       max_output_tokens: null,
       max_tool_calls: null,
       model: r.model,
-      output: done
-        ? [
-            {
-              id: 'msg_' + hex('msg' + r.model + r.text, 50),
-              type: 'message',
-              status: 'completed',
-              content: [{ type: 'output_text', annotations: [], logprobs: [], text: r.text }],
-              role: 'assistant',
-            },
-          ]
-        : [],
+      output: !done
+        ? []
+        : r.tool
+          ? [
+              {
+                id: 'fc_' + hex('fc' + r.model + r.tool.callId, 50),
+                type: 'function_call',
+                status: 'completed',
+                arguments: r.tool.args,
+                call_id: r.tool.callId,
+                name: r.tool.name,
+              },
+            ]
+          : [
+              {
+                id: 'msg_' + hex('msg' + r.model + r.text, 50),
+                type: 'message',
+                status: 'completed',
+                content: [{ type: 'output_text', annotations: [], logprobs: [], text: r.text }],
+                role: 'assistant',
+              },
+            ],
       parallel_tool_calls: true,
       previous_response_id: null,
       prompt_cache_key: null,
@@ -373,6 +439,28 @@ export const openai = {
     const pending = openai.response({ ...o, status: 'in_progress' });
     let seq = 0;
     const ev = (type: string, body: object) => sseFrame({ event: type, data: { type, ...body, sequence_number: seq++ } });
+    if (r.tool) {
+      const tc = r.tool;
+      const frames = [
+        ev('response.created', { response: pending }),
+        ev('response.in_progress', { response: pending }),
+        ev('response.output_item.added', {
+          output_index: 0,
+          item: { id: itemId, type: 'function_call', status: 'in_progress', arguments: '', call_id: tc.callId, name: tc.name },
+        }),
+      ];
+      tc.argPieces.forEach((p, i) => {
+        const d: Record<string, unknown> = { item_id: itemId, output_index: 0, delta: p };
+        if (o.includeObfuscation !== false) d.obfuscation = obfuscation(itemId + i, p.length);
+        frames.push(ev('response.function_call_arguments.delta', d));
+      });
+      frames.push(
+        ev('response.function_call_arguments.done', { item_id: itemId, output_index: 0, name: tc.name, arguments: tc.args }),
+        ev('response.output_item.done', { output_index: 0, item: msg }),
+        ev('response.completed', { response: full }),
+      );
+      return frames;
+    }
     const frames = [
       ev('response.created', { response: pending }),
       ev('response.in_progress', { response: pending }),
@@ -432,6 +520,17 @@ export const openai = {
   },
 };
 
+/** Anthropic tool_use input is always an object; a raw string becomes {input: string}. */
+function toolInput(args: string): object {
+  try {
+    const v = JSON.parse(args);
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v;
+  } catch {
+    /* not JSON */
+  }
+  return { input: args };
+}
+
 export const anthropic = {
   usage(input: number, output: number): object {
     return {
@@ -451,8 +550,10 @@ export const anthropic = {
       type: 'message',
       role: 'assistant',
       model: r.model,
-      content: [{ type: 'text', text: r.text }],
-      stop_reason: 'end_turn',
+      content: r.tool
+        ? [{ type: 'tool_use', id: r.tool.toolId, name: r.tool.name, input: toolInput(r.tool.args) }]
+        : [{ type: 'text', text: r.text }],
+      stop_reason: r.tool ? 'tool_use' : 'end_turn',
       stop_sequence: null,
       usage: anthropic.usage(r.input, r.output),
     };
@@ -475,14 +576,21 @@ export const anthropic = {
           usage: anthropic.usage(r.input, 1),
         },
       }),
-      ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+      r.tool
+        ? ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: r.tool.toolId, name: r.tool.name, input: {} } })
+        : ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
       ev('ping', {}),
     ];
-    for (const p of r.pieces) frames.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }));
+    if (r.tool) {
+      frames.push(ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '' } }));
+      for (const p of r.tool.argPieces) frames.push(ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: p } }));
+    } else {
+      for (const p of r.pieces) frames.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }));
+    }
     frames.push(
       ev('content_block_stop', { index: 0 }),
       ev('message_delta', {
-        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        delta: { stop_reason: r.tool ? 'tool_use' : 'end_turn', stop_sequence: null },
         usage: { input_tokens: r.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: r.output },
       }),
       ev('message_stop', {}),
@@ -725,6 +833,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       chunks: opts.chunks,
       inputTokens: opts.inputTokens,
       outputTokens: opts.outputTokens,
+      toolCall: opts.toolCall,
     };
     // headers[0..1] is the request-id slot, filled per request.
     const json = (o: object, status = 200): Prepared => {
