@@ -61,7 +61,10 @@ export interface StartRelayOptions {
   config?: Record<string, unknown>;
   /** Directory relative plugin paths resolve against. */
   baseDir?: string;
-  /** `pglite` (default unless RELAY_TEST_DB=postgres), `postgres` (a fresh database), or a URL. */
+  /**
+   * `postgres` (default: a fresh database on the test server; fast), `pglite` (embedded;
+   * RELAY_TEST_DB=pglite makes it the default), or a database URL to share.
+   */
   database?: 'pglite' | 'postgres' | string;
   env?: Record<string, string | undefined>;
   /** Defaults to a fresh key; null starts without one. */
@@ -94,7 +97,7 @@ export interface TestRelay {
 export async function startRelay(options: StartRelayOptions = {}): Promise<TestRelay> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'relay-test-'));
   const ownDataDir = options.dataDir === undefined;
-  const mode = options.database ?? (process.env.RELAY_TEST_DB === 'postgres' ? 'postgres' : 'pglite');
+  const mode = options.database ?? (process.env.RELAY_TEST_DB === 'pglite' ? 'pglite' : 'postgres');
   const testDb = mode === 'postgres' ? await createTestDatabase() : null;
   const databaseUrl = testDb?.url ?? (mode !== 'pglite' ? mode : null);
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;

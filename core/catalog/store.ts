@@ -63,8 +63,9 @@ export function rowToEntity(row: EntityRow): AnyEntity {
   return entity;
 }
 
-function encodeCursor(row: { created_at: Date | string; id: string }): string {
-  return Buffer.from(JSON.stringify([iso(row.created_at), row.id])).toString('base64url');
+/** The cursor keeps created_at as Postgres prints it: full microsecond precision. */
+function encodeCursor(row: { created_at_text: string; id: string }): string {
+  return Buffer.from(JSON.stringify([row.created_at_text, row.id])).toString('base64url');
 }
 
 function decodeCursor(cursor: string): [string, string] {
@@ -113,8 +114,8 @@ export class CatalogStore {
       where += ` AND (display_name ILIKE $${params.length} OR slug ILIKE $${params.length})`;
     }
     params.push(limit + 1);
-    const res = await this.db.query<EntityRow>(
-      `SELECT * FROM catalog_entities WHERE ${where} ORDER BY created_at, id LIMIT $${params.length}`, params);
+    const res = await this.db.query<EntityRow & { created_at_text: string }>(
+      `SELECT *, created_at::text AS created_at_text FROM catalog_entities WHERE ${where} ORDER BY created_at, id LIMIT $${params.length}`, params);
     const rows = res.rows.slice(0, limit);
     return {
       items: rows.map(rowToEntity),

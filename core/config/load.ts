@@ -51,7 +51,7 @@ export function resolveConfig(raw: unknown, env: Env, where: string): RelayConfi
 }
 
 function describe(message: string, pointer: string): string {
-  return message === 'Unexpected property' ? `unknown key "${pointer.split('/').pop()}"` : message.toLowerCase();
+  return message === 'unknown field' ? `unknown key "${pointer.split('/').pop()}"` : message;
 }
 
 function applyEnvOverrides(config: RelayConfig, env: Env, where: string): void {

@@ -15,6 +15,16 @@ function checkerFor(schema: TSchema): TypeCheck<TSchema> {
   return check;
 }
 
+// TypeBox's wording, said the way a person reading an API error expects.
+const PLAIN: Record<string, string> = {
+  'Unexpected property': 'unknown field',
+  'Expected required property': 'is required',
+};
+
+function plainMessage(message: string): string {
+  return PLAIN[message] ?? message.charAt(0).toLowerCase() + message.slice(1);
+}
+
 /** Returns the first problem as `{ pointer, message }`, or null when valid. */
 export function firstProblem(schema: TSchema, value: unknown, prefix = ''): { pointer: string; message: string } | null {
   const check = checkerFor(schema);
@@ -25,7 +35,7 @@ export function firstProblem(schema: TSchema, value: unknown, prefix = ''): { po
     if (!best || e.path.length > best.path.length) best = { path: e.path, message: e.message };
   }
   if (!best) return { pointer: prefix || '/', message: 'is invalid' };
-  return { pointer: `${prefix}${best.path}` || '/', message: best.message };
+  return { pointer: `${prefix}${best.path}` || '/', message: plainMessage(best.message) };
 }
 
 /** Throws RELAY_ERR_BAD_REQUEST naming the JSON pointer of the first invalid field. */

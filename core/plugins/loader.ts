@@ -67,7 +67,7 @@ export function validateOptions(plugin: RelayPlugin, options: unknown, where: st
   const withDefaults = Value.Default(plugin.options, Value.Convert(plugin.options, Value.Clone(input)));
   const problem = firstProblem(plugin.options, withDefaults, `${pointer}/options`);
   if (problem) {
-    const what = problem.message === 'Unexpected property' ? `unknown option "${problem.pointer.split('/').pop()}"` : problem.message.toLowerCase();
+    const what = problem.message === 'unknown field' ? `unknown option "${problem.pointer.split('/').pop()}"` : problem.message;
     throw new StartupError(`${where}: ${problem.pointer}: ${what} (plugin ${plugin.name})`);
   }
   return withDefaults as Record<string, unknown>;

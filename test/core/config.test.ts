@@ -1,0 +1,52 @@
+import t from 'tap';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfigFile, resolveConfig } from '../../core/config/load.ts';
+import { StartupError } from '../../core/errors.ts';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-config-'));
+function file(name: string, text: string): string {
+  const p = path.join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+t.test('defaults, ${ENV} substitution and env overrides', async (t) => {
+  const f = file('ok.yaml', 'server:\n  port: ${MY_PORT}\n  host: ${MY_HOST:-127.0.0.1}\nplugins:\n  - use: auth-bearer\n');
+  const { config } = loadConfigFile(f, { MY_PORT: '9000', RELAY_CONTROL_PORT: '9001' });
+  t.equal(config.server.port, 9000);
+  t.equal(config.server.host, '127.0.0.1');
+  t.equal(config.server.controlPort, 9001);
+  t.equal(config.dataDir, './data');
+  t.same(config.plugins, [{ use: 'auth-bearer', enabled: true }]);
+});
+
+t.test('JSON config files are read too', async (t) => {
+  const f = file('ok.json', JSON.stringify({ server: { port: 1234 } }));
+  t.equal(loadConfigFile(f, {}).config.server.port, 1234);
+});
+
+t.test('an unknown key is an error naming the file and the pointer', async (t) => {
+  const f = file('typo.yaml', 'server:\n  prot: 8080\n');
+  t.throws(() => loadConfigFile(f, {}), new StartupError(`${f}: /server/prot: unknown key "prot"`));
+});
+
+t.test('a wrong type names the pointer', async (t) => {
+  const f = file('type.yaml', 'server:\n  port: eighty\n');
+  t.throws(() => loadConfigFile(f, {}), { name: 'StartupError', message: new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: /server/port: `) });
+});
+
+t.test('an unset variable without default is an error', async (t) => {
+  t.throws(() => resolveConfig({ database: { url: '${NOPE}' } }, {}, 'x.yaml'), { message: /x\.yaml: \/database\/url: environment variable NOPE is not set/ });
+});
+
+t.test('invalid YAML and a missing file are clear errors', async (t) => {
+  const f = file('broken.yaml', 'server: [\n');
+  t.throws(() => loadConfigFile(f, {}), { message: /not valid YAML/ });
+  t.throws(() => loadConfigFile(path.join(dir, 'missing.yaml'), {}), { message: /cannot read the config file \(ENOENT\)/ });
+});
+
+t.test('a bad port in the environment is an error', async (t) => {
+  t.throws(() => resolveConfig({}, { RELAY_PORT: 'abc' }, 'x.yaml'), { message: /RELAY_PORT=abc is not a port number/ });
+});
