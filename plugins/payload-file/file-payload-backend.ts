@@ -1,0 +1,71 @@
+// Captured payloads as one JSON file per request, in a folder per UTC day (for retention).
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { CapturedPayload, PayloadBackend } from '../../core/plugin-api.ts';
+
+export interface FilePayloadBackendOptions {
+  dir: string;
+  retentionDays: number;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A file name for a request id: the id itself when it is a safe name, else its sha256. */
+export function fileNameOf(requestId: string): string {
+  return /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/.test(requestId)
+    ? `${requestId}.json`
+    : `sha256-${createHash('sha256').update(requestId).digest('hex')}.json`;
+}
+
+export class FilePayloadBackend implements PayloadBackend {
+  readonly id = 'file';
+  private readonly dir: string;
+  private lastRetention = 0;
+
+  constructor(private readonly options: FilePayloadBackendOptions) {
+    this.dir = path.resolve(options.dir);
+  }
+
+  async write(payloads: CapturedPayload[]): Promise<void> {
+    await Promise.all(payloads.map(async (payload) => {
+      const dayDir = path.join(this.dir, payload.captured_at.slice(0, 10));
+      await mkdir(dayDir, { recursive: true });
+      const file = path.join(dayDir, fileNameOf(payload.request_id));
+      // Written whole, then renamed: a reader never sees half a file.
+      const temp = `${file}.${process.pid}.tmp`;
+      await writeFile(temp, JSON.stringify(payload));
+      await rename(temp, file);
+    }));
+    await this.removeExpired();
+  }
+
+  private async days(): Promise<string[]> {
+    try {
+      return (await readdir(this.dir)).filter((d) => DAY.test(d)).sort().reverse();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  async get(requestId: string): Promise<CapturedPayload | null> {
+    const name = fileNameOf(requestId);
+    for (const day of await this.days()) {
+      try {
+        return JSON.parse(await readFile(path.join(this.dir, day, name), 'utf8')) as CapturedPayload;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    return null;
+  }
+
+  /** At most once an hour: deletes day folders older than retentionDays. */
+  private async removeExpired(): Promise<void> {
+    if (this.options.retentionDays <= 0 || Date.now() - this.lastRetention < 3_600_000) return;
+    this.lastRetention = Date.now();
+    const cutoff = new Date(Date.now() - this.options.retentionDays * 86_400_000).toISOString().slice(0, 10);
+    for (const day of await this.days()) if (day < cutoff) await rm(path.join(this.dir, day), { recursive: true, force: true });
+  }
+}

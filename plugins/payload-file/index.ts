@@ -1,0 +1,19 @@
+// payload-file: captured request and response bodies as files under the data directory.
+import path from 'node:path';
+import { Type, definePlugin } from '../../core/plugin-api.ts';
+import { FilePayloadBackend } from './file-payload-backend.ts';
+
+export const PayloadFileOptions = Type.Object({
+  dir: Type.String({ default: 'payloads', description: 'Directory of the payload files; relative paths are under the data directory.' }),
+  retentionDays: Type.Integer({ minimum: 0, default: 30, description: 'Day folders older than this are deleted; 0 keeps everything.' }),
+}, { additionalProperties: false });
+
+export default definePlugin({
+  name: 'payload-file',
+  kind: 'payload',
+  description: 'Captured payloads as one JSON file per request under the data directory.',
+  options: PayloadFileOptions,
+  register(relay, options) {
+    relay.hooks.addPayloadBackend(new FilePayloadBackend({ dir: path.resolve(relay.dataDir, options.dir), retentionDays: options.retentionDays }));
+  },
+});

@@ -1,0 +1,34 @@
+import t from 'tap';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { FilePayloadBackend } from '../../plugins/payload-file/file-payload-backend.ts';
+import plugin from '../../plugins/payload-file/index.ts';
+import { payloadBackendSuite } from '../support/payload-backend-suite.ts';
+import { capturedPayload } from '../support/observer-fixtures.ts';
+
+t.test('conformance', async (t) => {
+  payloadBackendSuite(t, async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-payload-file-'));
+    return { backend: new FilePayloadBackend({ dir, retentionDays: 30 }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+  });
+});
+
+t.test('day folders, unsafe ids, retention', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-payload-file-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const backends: FilePayloadBackend[] = [];
+  await plugin.register({ dataDir: dir, hooks: { addPayloadBackend: (b: FilePayloadBackend) => backends.push(b) } } as never, { dir: 'payloads', retentionDays: 2 });
+  const backend = backends[0];
+  const old = capturedPayload('old', { captured_at: new Date(Date.now() - 5 * 86_400_000).toISOString() });
+  await backend.write([capturedPayload('first')]); // runs the hourly retention check, with nothing to do
+  await backend.write([old]);
+  t.same(await backend.get('old'), old, 'found in its day folder');
+  const weird = capturedPayload('a/../../b');
+  const fresh = new FilePayloadBackend({ dir: path.join(dir, 'payloads'), retentionDays: 2 });
+  await fresh.write([weird]);
+  t.same(await fresh.get('a/../../b'), weird);
+  const days = await readdir(path.join(dir, 'payloads'));
+  t.equal(days.length, 1, 'the expired day folder was removed on write');
+  t.same(await readdir(path.join(dir, 'payloads', days[0])).then((f) => f.some((n) => n.startsWith('sha256-'))), true, 'an unsafe id is stored under its hash');
+});
