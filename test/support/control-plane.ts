@@ -10,7 +10,7 @@ import { CatalogStore } from '../../core/catalog/store.ts';
 import { CatalogSync } from '../../core/catalog/sync.ts';
 import { Value } from '@sinclair/typebox/value';
 import { RelayConfigSchema, type RelayConfig } from '../../core/config/schema.ts';
-import { registerControlPlane, upsertAdminUser, type ControlPlaneOptions } from '../../core/control/index.ts';
+import { SECURITY_SCHEMES, registerControlPlane, upsertAdminUser, type ControlPlaneOptions } from '../../core/control/index.ts';
 import { Sealer, generateMasterKey, parseMasterKey } from '../../core/crypto/sealing.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { PostgresDatabase } from '../../core/db/postgres.ts';
@@ -102,7 +102,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   const health = new KeyHealth({ redis: null, log });
   const adminToken = options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const app = await createListener({
-    config, log, title: 'Relay control API', version: '0.0.0-test', keepRawBody: false,
+    config, log, title: 'Relay control API', version: '0.0.0-test', keepRawBody: false, securitySchemes: SECURITY_SCHEMES,
     renderError: (_request, reply, err) => {
       if (err.headers) reply.headers(err.headers);
       void reply.code(err.status).type('application/json').send({ error: err.toBody() });

@@ -1,0 +1,54 @@
+// Repeated failed sign-ins are slowed down per username and per client address, and the
+// count lives in Postgres, so a second instance refuses the same guesser.
+import t from 'tap';
+import { addAdminUser, client, createTestDatabase, startControl } from '../support/control-plane.ts';
+
+const database = await createTestDatabase();
+const throttle = { userFreeFailures: 3, addressFreeFailures: 8, baseLockMs: 1_500 };
+const relay = await startControl({ databaseUrl: database.url, control: { loginThrottle: throttle } });
+const other = await startControl({ databaseUrl: database.url, control: { loginThrottle: throttle } });
+t.teardown(async () => {
+  await relay.close();
+  await other.close();
+  await database.drop();
+});
+await addAdminUser(relay, 'ada', 'correct horse battery');
+await addAdminUser(relay, 'bob', 'bobs own password');
+
+const login = (base: string, username: string, password: string) => client(base)('POST', '/api/auth/login', { username, password });
+
+t.test('per username: locked after the free failures, on every instance, then free again', async (t) => {
+  for (let i = 0; i < 3; i++) t.equal((await login(relay.url, 'ada', `guess ${i}`)).status, 401, `failure ${i + 1} is a plain 401`);
+  t.equal((await login(relay.url, 'ada', 'guess 3')).status, 401, 'the failure past the free ones still answers 401, and locks');
+  const locked = await login(relay.url, 'ada', 'correct horse battery');
+  t.equal(locked.status, 429, 'even the right password is refused while locked');
+  t.equal(locked.json.error.code, 'RELAY_ERR_LOGIN_THROTTLED');
+  const retryAfter = Number(locked.headers.get('retry-after'));
+  t.ok(retryAfter >= 1 && retryAfter <= 2, `retry-after ${retryAfter}`);
+  t.match(locked.json.error.message, /try again in \d+s/);
+  t.equal((await login(other.url, 'ada', 'correct horse battery')).status, 429, 'the other instance refuses too');
+  t.equal((await login(relay.url, 'bob', 'bobs own password')).status, 200, 'another user is not locked');
+
+  await new Promise((r) => setTimeout(r, retryAfter * 1000 + 100));
+  t.equal((await login(other.url, 'ada', 'correct horse battery')).status, 200, 'after the wait the right password works');
+  t.equal((await login(relay.url, 'ada', 'wrong again')).status, 401, 'a success cleared the count');
+});
+
+t.test('locks grow with each further failure', async (t) => {
+  for (let i = 0; i < 4; i++) await login(relay.url, 'bob', `nope ${i}`);
+  const first = Number((await login(relay.url, 'bob', 'x')).headers.get('retry-after'));
+  await new Promise((r) => setTimeout(r, first * 1000 + 100));
+  t.equal((await login(relay.url, 'bob', 'still wrong')).status, 401);
+  const second = Number((await login(relay.url, 'bob', 'x')).headers.get('retry-after'));
+  t.ok(second > first, `lock grew from ${first}s to ${second}s`);
+});
+
+t.test('per client address: many usernames from one address are throttled', async (t) => {
+  await relay.db.query('DELETE FROM admin_login_failures');
+  const statuses: number[] = [];
+  for (let i = 0; i < 10; i++) statuses.push((await login(relay.url, `nobody-${i}`, 'whatever pw')).status);
+  t.same(statuses.slice(0, 9), Array(9).fill(401), 'failures up to the free count and the locking one are 401');
+  t.equal(statuses[9], 429, 'then the address is locked');
+  const rows = await relay.db.query<{ throttle_key: string }>("SELECT throttle_key FROM admin_login_failures WHERE throttle_key LIKE 'ip:%'");
+  t.equal(rows.rows.length, 1);
+});
