@@ -1,5 +1,5 @@
 // The catalog store and snapshot sync, run twice: on embedded PGlite and on a real Postgres 15.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import pino from 'pino';
 import { openDatabase } from '../../core/db/open.ts';
 import { migrate } from '../../core/db/migrate.ts';
@@ -15,7 +15,7 @@ function relayError(code: string, field?: string) {
   return (err: unknown) => err instanceof RelayError && err.code === code && (field === undefined || err.field === field);
 }
 
-async function expectError(t: Tap.Test, p: Promise<unknown>, code: string, field?: string): Promise<void> {
+async function expectError(t: Test, p: Promise<unknown>, code: string, field?: string): Promise<void> {
   try {
     await p;
     t.fail(`expected ${code}`);
@@ -24,7 +24,7 @@ async function expectError(t: Tap.Test, p: Promise<unknown>, code: string, field
   }
 }
 
-async function suite(t: Tap.Test, db: Database): Promise<void> {
+async function suite(t: Test, db: Database): Promise<void> {
   t.ok((await migrate(db)).includes('001_catalog'), 'migrations apply');
   t.same(await migrate(db), [], 'migrations are idempotent');
   const store = new CatalogStore(db);

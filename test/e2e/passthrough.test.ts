@@ -1,0 +1,109 @@
+// Same-shape passthrough, end to end: Relay on port 0, a fake upstream over real HTTP and SSE.
+// For each shape, streamed and not, the client receives exactly the upstream's bytes.
+import t from 'tap';
+import { startRelay, seedRoute, eventually } from '../../core/testing.ts';
+import { startFakeUpstream } from '../support/fake-upstream.ts';
+
+const relay = await startRelay();
+const openaiUp = await startFakeUpstream({ chunks: 20 });
+const anthropicUp = await startFakeUpstream({ chunks: 20 });
+t.teardown(async () => {
+  await relay.close();
+  await openaiUp.close();
+  await anthropicUp.close();
+});
+
+const oa = await seedRoute(relay, { baseUrl: `${openaiUp.url}/v1`, adapter: 'openai', model: 'gpt-test', upstreamModel: 'gpt-upstream', hostKeys: ['sk-openai-host'] });
+const an = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: 'claude-test', hostKeys: ['sk-ant-host'] });
+await eventually(() => relay.relay.sync.snapshot().relayKeyByHash !== undefined && relay.relay.sync.snapshot().relayKeys.size >= 2);
+
+async function post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+const viaRelay = (path: string, key: string, body: unknown, extra: Record<string, string> = {}) =>
+  post(`${relay.inferenceUrl}${path}`, { authorization: `Bearer ${key}`, ...extra }, body);
+
+const cases = [
+  { name: 'chat completions', path: '/vendor-a/v1/chat/completions', up: openaiUp, upPath: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'hi' }] } },
+  { name: 'responses', path: '/vendor-a/v1/responses', up: openaiUp, upPath: '/v1/responses', body: { input: 'hi' } },
+  { name: 'messages', path: '/vendor-b/v1/messages', up: anthropicUp, upPath: '/v1/messages', body: { max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] } },
+];
+
+for (const c of cases) {
+  for (const stream of [false, true]) {
+    t.test(`${c.name}, ${stream ? 'streamed' : 'not streamed'}: byte for byte`, async (t) => {
+      const isOpenAI = c.up === openaiUp;
+      const seeded = isOpenAI ? oa : an;
+      const body = { model: seeded.modelSlug, ...c.body, ...(stream ? { stream: true } : {}) };
+      const got = await viaRelay(c.path, seeded.relayKey, body);
+      t.equal(got.status, 200);
+      const received = c.up.lastRequest()!;
+      // The upstream answers for the model it was asked; ask it directly the same way.
+      const direct = await post(`${c.up.url}${c.upPath}`, {}, received.json);
+      t.ok(got.bytes.equals(direct.bytes), 'the client receives exactly the upstream bytes');
+      t.equal(got.headers.get('content-type'), direct.headers.get('content-type'));
+      t.match(got.headers.get('x-request-id'), /^[0-9a-f-]{36}$/);
+      if (isOpenAI) {
+        t.equal(received.json.model, 'gpt-upstream', 'the binding maps the model name');
+        t.equal(received.headers.authorization, 'Bearer sk-openai-host', 'the host key, not the relay key, goes upstream');
+      } else {
+        t.equal(received.json.model, 'claude-test');
+        t.equal(received.headers['x-api-key'], 'sk-ant-host');
+        t.equal(received.headers.authorization, undefined, 'the relay key never reaches the upstream');
+        t.equal(received.headers['anthropic-version'], '2023-06-01');
+      }
+    });
+  }
+}
+
+t.test('the request body is forwarded as sent when the model name is unchanged', async (t) => {
+  const raw = '{"model":"claude-test",  "max_tokens":5,"messages":[{"role":"user","content":"spaces  kept"}]}';
+  const res = await fetch(`${relay.inferenceUrl}/vendor-b/v1/messages`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': an.relayKey, 'anthropic-beta': 'tools-2024', 'anthropic-version': '2023-06-01' }, body: raw,
+  });
+  t.equal(res.status, 200);
+  await res.arrayBuffer();
+  const received = anthropicUp.lastRequest()!;
+  t.equal(received.body.toString(), raw, 'bytes unchanged');
+  t.equal(received.headers['anthropic-beta'], 'tools-2024', 'client headers reach the upstream');
+});
+
+t.test('embeddings pass through byte for byte', async (t) => {
+  const got = await viaRelay('/vendor-a/v1/embeddings', oa.relayKey, { model: oa.modelSlug, input: ['a', 'b'] });
+  t.equal(got.status, 200);
+  const direct = await post(`${openaiUp.url}/v1/embeddings`, {}, openaiUp.lastRequest()!.json);
+  t.ok(got.bytes.equals(direct.bytes));
+});
+
+t.test('count_tokens is forwarded with its query string', async (t) => {
+  const got = await post(`${relay.inferenceUrl}/vendor-b/v1/messages/count_tokens?beta=true`, { 'x-api-key': an.relayKey },
+    { model: an.modelSlug, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(got.status, 200);
+  t.match(JSON.parse(got.bytes.toString()), { input_tokens: Number });
+  t.equal(anthropicUp.lastRequest()!.path, '/v1/messages/count_tokens?beta=true');
+});
+
+t.test('usage is read from the passthrough tap into the request log', async (t) => {
+  const got = await viaRelay('/vendor-a/v1/chat/completions', oa.relayKey, { model: oa.modelSlug, messages: [{ role: 'user', content: 'count me' }], stream: true, stream_options: { include_usage: true } });
+  t.equal(got.status, 200);
+  const requestId = got.headers.get('x-request-id')!;
+  await eventually(async () => (await relay.api('GET', `/api/logs/${requestId}`)).status === 200, 5_000, 50);
+  const log = (await relay.api('GET', `/api/logs/${requestId}`)).body;
+  t.equal(log.status, 200);
+  t.equal(log.stream, true);
+  t.equal(log.model_slug, 'gpt-test');
+  t.equal(log.upstream_model, 'gpt-upstream');
+  t.ok(log.input_tokens > 0 && log.output_tokens > 0, 'token counts come from the stream');
+  t.equal(log.relay_key_id, oa.relayKeyId);
+});
+
+t.test('the models list shows what the key can reach', async (t) => {
+  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/models`, { headers: { authorization: `Bearer ${oa.relayKey}` } });
+  const body = await res.json() as { object: string; data: Array<{ id: string }> };
+  t.equal(body.object, 'list');
+  t.same(body.data.map((m) => m.id), ['gpt-test']);
+  const canonical = await (await fetch(`${relay.inferenceUrl}/v1/models`, { headers: { authorization: `Bearer ${an.relayKey}` } })).json() as { models: Array<{ slug: string }> };
+  t.same(canonical.models.map((m) => m.slug), ['claude-test']);
+});
