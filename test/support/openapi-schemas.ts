@@ -3,7 +3,9 @@
 // named schema is compiled on first use.
 //
 // The description is OpenAPI 3.1 with some 3.0 leftovers: `nullable: true` is rewritten to
-// `anyOf [schema, null]`, and OpenAPI-only keywords (discriminator, x-*) are ignored.
+// `anyOf [schema, null]`, and OpenAPI-only keywords (discriminator, x-*) are ignored. `oneOf`
+// is read as `anyOf`: OpenAI's unions rely on a discriminator to pick one branch, and several
+// of their branches overlap (an input message matches both EasyInputMessage and Message).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -16,12 +18,16 @@ const DOC_ID = 'openai-openapi';
 let ajv: Ajv2020 | null = null;
 const validators = new Map<string, ValidateFunction>();
 
-/** `nullable: true` (OpenAPI 3.0) -> `anyOf: [schema, {type: null}]`, recursively. */
+/** `nullable: true` (OpenAPI 3.0) -> `anyOf: [schema, {type: null}]`, and oneOf -> anyOf, recursively. */
 function rewriteNullable(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rewriteNullable);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) out[key] = rewriteNullable(value);
+  if (Array.isArray(out.oneOf)) {
+    out.anyOf = out.oneOf;
+    delete out.oneOf;
+  }
   if (out.nullable === true) {
     delete out.nullable;
     const { description, ...rest } = out;

@@ -17,6 +17,7 @@ export const RESPONSES_UPSTREAM_DROPPED = {
   'is_error of tool results': 'tool outputs have no error flag',
   'max_output_tokens below 16': 'raised to 16, the API minimum',
   'images in assistant and system messages': 'input images belong to user messages',
+  'refusal parts in history': 'sent as assistant text',
 } as const;
 
 function image(part: ImagePart): Record<string, unknown> {
@@ -54,10 +55,10 @@ function encodeInput(request: CanonicalRequest): unknown[] {
     for (const part of message.content) {
       switch (part.type) {
         case 'text':
-          content.push(role === 'assistant' ? { type: 'output_text', text: part.text, annotations: [] } : { type: 'input_text', text: part.text });
-          break;
         case 'refusal':
-          if (role === 'assistant') content.push({ type: 'refusal', refusal: part.text });
+          // Assistant history as plain-string messages: what both the API and its published schema accept.
+          if (role === 'assistant') items.push({ type: 'message', role: 'assistant', content: part.text });
+          else if (part.type === 'text') content.push({ type: 'input_text', text: part.text });
           break;
         case 'image':
           if (role === 'user') content.push(image(part));

@@ -1,0 +1,17 @@
+// Splits SSE text into frames with the kernel's parser.
+import { SseParser } from '../../core/plugin-api.ts';
+
+export interface Frame { event: string | undefined; data: string }
+
+export function sseFrames(text: string): Frame[] {
+  const frames: Frame[] = [];
+  const parser = new SseParser((event, data) => frames.push({ event, data }));
+  parser.feed(text);
+  parser.end();
+  return frames;
+}
+
+/** Builds SSE text from frames (`event:` line only when given). */
+export function sseText(frames: Array<{ event?: string; data: unknown }>): string {
+  return frames.map((f) => `${f.event === undefined ? '' : `event: ${f.event}\n`}data: ${typeof f.data === 'string' ? f.data : JSON.stringify(f.data)}\n\n`).join('');
+}
