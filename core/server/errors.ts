@@ -33,6 +33,9 @@ export function toRelayError(err: unknown): RelayError {
     const message = extra ? 'unknown field' : (v.message ?? 'is invalid');
     return new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: ${message}`, { field: pointer });
   }
+  if (isDatabaseUnavailable(e)) {
+    return new RelayError('RELAY_ERR_DATABASE_UNAVAILABLE', 'The database is unreachable; changes are refused until it returns. Inference keeps serving from memory.');
+  }
   if (e instanceof SyntaxError) return new RelayError('RELAY_ERR_INVALID_JSON', `request body is not valid JSON: ${e.message}`);
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     if (e.statusCode === 413) return new RelayError('RELAY_ERR_BODY_TOO_LARGE');
@@ -40,4 +43,14 @@ export function toRelayError(err: unknown): RelayError {
     return new RelayError('RELAY_ERR_BAD_REQUEST', e.message);
   }
   return new RelayError('RELAY_ERR_INTERNAL', 'internal error', { cause: err });
+}
+
+// Connection-level failures of pg: refused or reset sockets, Postgres shutting down
+// (SQLSTATE class 08 and 57P0x), a pool that cannot hand out a connection in time.
+function isDatabaseUnavailable(e: FastifyLikeError | undefined): boolean {
+  if (!e) return false;
+  const code = e.code ?? '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  if (/^08/.test(code) || /^57P0/.test(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
 }
