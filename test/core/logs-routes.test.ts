@@ -1,0 +1,150 @@
+// The logs and usage routes on a bare Fastify instance over a real backend (log-file on disk,
+// payload-file), fed through the real observer.
+import t from 'tap';
+import Fastify from 'fastify';
+import swagger from '@fastify/swagger';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Registry } from 'prom-client';
+import { registerLogRoutes } from '../../core/control/logs-routes.ts';
+import { isRelayError } from '../../core/errors.ts';
+import { createObserver } from '../../core/observer/observer.ts';
+import type { UsageBackend } from '../../core/observer/types.ts';
+import { FileUsageBackend } from '../../plugins/log-file/file-usage-backend.ts';
+import { FilePayloadBackend } from '../../plugins/payload-file/file-payload-backend.ts';
+import { makeEvents } from '../support/usage-backend-suite.ts';
+import { capturedPayload, silentLog, testSettings } from '../support/observer-fixtures.ts';
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-logs-routes-'));
+const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'file', maxBytes: 1 << 20 } });
+const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 5 } });
+observer.addUsageBackend(new FileUsageBackend({ dir: path.join(dir, 'usage'), maxFileBytes: 1 << 20, rotateDaily: true, retentionDays: 30, maxScanBytes: 1 << 30, orderSkewMs: 5000 }));
+observer.addPayloadBackend(new FilePayloadBackend({ dir: path.join(dir, 'payloads'), retentionDays: 30 }));
+const writeOnly: UsageBackend = { id: 'write-only', async write() {} };
+observer.addUsageBackend(writeOnly);
+
+const base = Math.floor((Date.now() - 4 * 3_600_000) / 3_600_000) * 3_600_000;
+const events = makeEvents(base);
+for (const e of events) observer.record(e, e.request_id === events[5].request_id ? capturedPayload(e.request_id, { request_truncated: true, request_body: '{"trunc' }) : null);
+await observer.flush();
+
+const app = Fastify();
+await app.register(swagger, { openapi: { info: { title: 'test', version: '0' } } });
+// Stands in for the control plane's error handler.
+app.setErrorHandler((err, _req, reply) => {
+  if (isRelayError(err)) return reply.status(err.status).send({ error: err.toBody() });
+  return reply.status(500).send({ error: { message: String(err) } });
+});
+registerLogRoutes(app, observer);
+await app.ready();
+t.teardown(async () => {
+  await app.close();
+  await observer.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const get = async (url: string) => {
+  const res = await app.inject({ method: 'GET', url });
+  return { status: res.statusCode, body: res.json() };
+};
+const newestFirst = [...events].sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at) || (a.request_id < b.request_id ? 1 : -1));
+
+t.test('GET /api/logs: newest first, limit default 50, cursor paging', async (t) => {
+  const first = await get('/api/logs');
+  t.equal(first.status, 200);
+  t.equal(first.body.items.length, 50, 'default limit 50');
+  t.same(first.body.items.map((e: { request_id: string }) => e.request_id), newestFirst.slice(0, 50).map((e) => e.request_id));
+  const second = await get(`/api/logs?limit=50&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+  t.same(second.body.items.map((e: { request_id: string }) => e.request_id), newestFirst.slice(50).map((e) => e.request_id));
+  t.equal(second.body.nextCursor, null);
+  t.same(first.body.items[0], newestFirst[0], 'the response serializes every field');
+});
+
+t.test('filters on the query string', async (t) => {
+  const errors = await get('/api/usage/events?status=%3E%3D400&limit=500');
+  t.ok(errors.body.items.length > 0);
+  t.ok(errors.body.items.every((e: { status: number }) => e.status >= 400));
+  const fivexx = await get('/api/usage/events?status=5xx&limit=500');
+  t.ok(fivexx.body.items.every((e: { status: number }) => e.status >= 500 && e.status < 600));
+  const policy = await get('/api/usage/events?policyId=policy-1&modelId=model-2&limit=500');
+  t.same(policy.body.items.map((e: { request_id: string }) => e.request_id),
+    newestFirst.filter((e) => e.policy_id === 'policy-1' && e.model_id === 'model-2').map((e) => e.request_id));
+  const window = await get(`/api/usage/events?from=${new Date(base + 3_600_000).toISOString()}&to=${new Date(base + 7_200_000).toISOString()}&limit=500`);
+  t.same(window.body.items.length, events.filter((e) => Date.parse(e.started_at) >= base + 3_600_000 && Date.parse(e.started_at) < base + 7_200_000).length);
+  const since = await get('/api/usage/events?since=1m');
+  t.same(since.body.items, [], 'nothing in the last minute');
+});
+
+t.test('GET /api/logs/:requestId with and without a captured payload', async (t) => {
+  const withPayload = await get(`/api/logs/${events[5].request_id}`);
+  t.equal(withPayload.status, 200);
+  t.equal(withPayload.body.request_id, events[5].request_id);
+  t.equal(withPayload.body.request_body, '{"trunc');
+  t.equal(withPayload.body.request_truncated, true);
+  t.equal(withPayload.body.response_truncated, false);
+  t.type(withPayload.body.response_body, 'string');
+  const without = await get(`/api/logs/${events[6].request_id}`);
+  t.equal(without.status, 200);
+  t.notOk('request_body' in without.body, 'no payload fields when nothing was captured');
+  const missing = await get('/api/logs/no-such-request');
+  t.equal(missing.status, 404);
+  t.equal(missing.body.error.code, 'RELAY_ERR_NOT_FOUND');
+});
+
+t.test('summary and timeseries', async (t) => {
+  const summary = await get('/api/usage/summary?since=7d&groupBy=status');
+  t.equal(summary.status, 200);
+  t.equal(summary.body.totals.requests, events.length);
+  t.equal(summary.body.groups.reduce((n: number, g: { totals: { requests: number } }) => n + g.totals.requests, 0), events.length);
+  t.type(summary.body.from, 'string');
+  const series = await get('/api/usage/timeseries?since=6h&bucket=1h');
+  t.equal(series.status, 200);
+  t.equal(series.body.bucketSeconds, 3600);
+  t.ok(series.body.points.length >= 6 && series.body.points.length <= 7, 'one point per bucket, gaps filled');
+  t.equal(series.body.points.reduce((n: number, p: { totals: { requests: number } }) => n + p.totals.requests, 0), events.length);
+  const grouped = await get('/api/usage/timeseries?since=6h&bucket=30m&groupBy=model');
+  t.ok(grouped.body.points.every((p: { key?: unknown }) => 'key' in p));
+});
+
+t.test('a clear 400 naming the bad parameter', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['/api/logs?limit=501', 'limit'],
+    ['/api/logs?limit=0', 'limit'],
+    ['/api/logs?limit=abc', 'limit'],
+    ['/api/logs?cursor=garbage', 'cursor'],
+    ['/api/usage/events?status=abc', 'status'],
+    ['/api/usage/events?since=yesterday', 'since'],
+    ['/api/usage/events?from=01/02/2026', 'from'],
+    ['/api/usage/summary?groupBy=color', 'groupBy'],
+    ['/api/usage/timeseries?bucket=1s&since=7d', 'bucket'],
+    ['/api/usage/timeseries?bucket=often', 'bucket'],
+  ];
+  for (const [url, field] of cases) {
+    const res = await get(url);
+    t.equal(res.status, 400, url);
+    t.equal(res.body.error.field, field, `${url} names ${field}`);
+    t.match(res.body.error.message, field);
+  }
+});
+
+t.test('a backend that cannot answer says so', async (t) => {
+  settings.set('usage-logging', { backend: 'write-only' });
+  t.teardown(() => settings.set('usage-logging', { backend: 'file' }));
+  for (const url of ['/api/logs', '/api/logs/x', '/api/usage/summary', '/api/usage/timeseries']) {
+    const res = await get(url);
+    t.equal(res.status, 400, url);
+    t.equal(res.body.error.code, 'RELAY_ERR_QUERY_UNSUPPORTED', url);
+  }
+  settings.set('usage-logging', { backend: 'not-loaded' });
+  const res = await get('/api/logs');
+  t.equal(res.body.error.code, 'RELAY_ERR_BACKEND_NOT_LOADED');
+});
+
+t.test('the routes are in the OpenAPI document with their schemas', async (t) => {
+  const doc = app.swagger() as { paths: Record<string, { get: { parameters?: Array<{ name: string }>; responses: Record<string, unknown> } }> };
+  for (const p of ['/api/logs', '/api/logs/{requestId}', '/api/usage/events', '/api/usage/summary', '/api/usage/timeseries']) t.ok(doc.paths[p]?.get, p);
+  const names = doc.paths['/api/usage/events'].get.parameters?.map((p) => p.name) ?? [];
+  for (const n of ['policyId', 'relayKeyId', 'modelId', 'status', 'since', 'from', 'to', 'limit', 'cursor']) t.ok(names.includes(n), `parameter ${n}`);
+  t.ok(doc.paths['/api/usage/summary'].get.responses['200']);
+});
