@@ -1,0 +1,64 @@
+// Small helpers for end-to-end tests that call a running Relay over HTTP: POST a JSON body and
+// keep the exact bytes, read a request's usage record, and read host-key health.
+import { eventually, type TestRelay } from '../../core/testing.ts';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  bytes: Buffer;
+  text: string;
+}
+
+/** POSTs `body` (an object is JSON-encoded, a string is sent as is) and reads the whole answer. */
+export async function post(url: string, headers: Record<string, string>, body: unknown): Promise<Answer> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, headers: res.headers, bytes, text: bytes.toString('utf8') };
+}
+
+/** POSTs to Relay's inference listener with a relay key as bearer token. */
+export function viaRelay(relay: TestRelay, path: string, relayKey: string, body: unknown, extra: Record<string, string> = {}): Promise<Answer> {
+  return post(`${relay.inferenceUrl}${path}`, { authorization: `Bearer ${relayKey}`, ...extra }, body);
+}
+
+/** The request's usage record from GET /api/logs/{id}, once the observer has written it. */
+export async function usageRecord(relay: TestRelay, requestId: string): Promise<any> {
+  let record: any;
+  await eventually(async () => {
+    const res = await relay.api('GET', `/api/logs/${requestId}`);
+    record = res.body;
+    return res.status === 200;
+  }, 5_000, 25);
+  return record;
+}
+
+export interface HealthItem {
+  hostKeyId: string;
+  state: 'healthy' | 'cooling' | 'invalid' | 'disabled';
+  until?: string;
+  reason?: string;
+}
+
+/** GET /api/host-keys/health as a map by host-key id. */
+export async function hostKeyHealth(relay: TestRelay): Promise<Map<string, HealthItem>> {
+  const res = await relay.api<{ items: HealthItem[] }>('GET', '/api/host-keys/health');
+  if (res.status !== 200) throw new Error(`host-key health: ${res.status}`);
+  return new Map(res.body.items.map((item) => [item.hostKeyId, item]));
+}
+
+/** Sets binding weights of a model (by host id), so that failover order is (almost) fixed. */
+export async function setBindingWeights(relay: TestRelay, modelId: string, weights: Record<string, number>): Promise<void> {
+  const model = (await relay.api('GET', `/api/models/${modelId}`)).body;
+  const bindings = model.spec.bindings.map((b: { hostId: string }) => ({ ...b, weight: weights[b.hostId] ?? 1 }));
+  const res = await relay.api('PUT', `/api/models/by-id/${modelId}`, { spec: { bindings } });
+  if (res.status !== 200) throw new Error(`setting binding weights: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Waits until the instance's snapshot has applied catalog writes (NOTIFY is asynchronous). */
+export async function settled(relay: TestRelay, check: (snapshot: ReturnType<TestRelay['relay']['sync']['snapshot']>) => boolean): Promise<void> {
+  await eventually(() => check(relay.relay.sync.snapshot()), 5_000, 10);
+}
