@@ -9,6 +9,7 @@ import { logout, whoami } from './auth/session.ts';
 import { SignInPage } from './auth/sign-in-page.tsx';
 import { Shell } from './shell.tsx';
 import { Routes } from './routes.tsx';
+import { ConfigContext } from './config-context.ts';
 import { ErrorBanner, Spinner } from './ui/states.tsx';
 import './styles/app.css';
 
@@ -44,9 +45,11 @@ function App() {
     }} />;
   }
   return (
-    <Shell user={session.user} config={config} onSignOut={() => { void logout().finally(() => setSession({ state: 'signed-out', expired: false })); }}>
-      <Routes config={config} />
-    </Shell>
+    <ConfigContext.Provider value={config}>
+      <Shell user={session.user} config={config} onSignOut={() => { void logout().finally(() => setSession({ state: 'signed-out', expired: false })); }}>
+        <Routes config={config} />
+      </Shell>
+    </ConfigContext.Provider>
   );
 }
 

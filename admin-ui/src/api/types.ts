@@ -39,8 +39,8 @@ export interface Whoami {
 
 export interface RelayConfig {
   version: string;
-  plugins: Array<{ name: string; kind: string }>;
-  features: Record<string, unknown>;
+  plugins: Array<{ name: string; kind: string; source?: string }>;
+  features: { payloadLogging?: boolean; masterKey?: boolean } & Record<string, unknown>;
   basePaths: Record<string, string>;
   backends: { usage: string[]; payload: string[] };
 }

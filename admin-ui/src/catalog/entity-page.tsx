@@ -98,7 +98,9 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
       if (err instanceof ApiError && err.field) {
         const key = fieldForPointer(info.fields, err.field);
         if (key) {
-          setErrors({ [key]: err.message });
+          // The API prefixes its message with the pointer ("/spec/baseUrl: must match ..."); beside the field it is noise.
+          const message = err.message.startsWith(`${err.field}: `) ? err.message.slice(err.field.length + 2) : err.message;
+          setErrors({ [key]: message.charAt(0).toUpperCase() + message.slice(1) });
           focusFirstError();
         } else setFormError(`${err.message} (${err.field})`);
       } else {

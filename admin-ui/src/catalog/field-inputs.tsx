@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Entity } from '../api/types.ts';
 import { Link } from '../router.tsx';
+import { useRelayConfig } from '../config-context.ts';
 import { KIND_INFO } from './kinds.ts';
 import type { Field } from './fields.ts';
 import type { References } from './use-references.ts';
@@ -55,8 +56,14 @@ function Control(props: InputProps) {
   const common = { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy(props) } as const;
   switch (field.type) {
     case 'text':
-      return <input {...common} class={`input${field.monospace ? ' mono' : ''}`} type="text" value={typeof value === 'string' ? value : ''}
-        placeholder={field.placeholder} required={field.required} onInput={(e) => onChange(e.currentTarget.value)} />;
+      return (
+        <>
+          <input {...common} class={`input${field.monospace ? ' mono' : ''}`} type="text" value={typeof value === 'string' ? value : ''}
+            placeholder={field.placeholder} required={field.required} list={field.suggestions ? `${id}-options` : undefined}
+            onInput={(e) => onChange(e.currentTarget.value)} />
+          {field.suggestions && <datalist id={`${id}-options`}>{field.suggestions.map((v) => <option key={v} value={v} />)}</datalist>}
+        </>
+      );
     case 'number':
       return <input {...common} class="input input-number" type="number" inputMode={field.integer ? 'numeric' : 'decimal'}
         value={typeof value === 'number' ? String(value) : ''} min={field.min} max={field.max} step={field.step ?? (field.integer ? 1 : 'any')}
@@ -92,20 +99,29 @@ function Control(props: InputProps) {
       return <HeadersEditor {...props} />;
     case 'bindings':
       return <BindingsEditor {...props} />;
-    case 'secret': {
-      const hasValue = props.existing?.spec.hasValue === true;
-      return (
-        <>
-          <input {...common} class="input mono" type="password" autoComplete="new-password" value={typeof value === 'string' ? value : ''}
-            placeholder={hasValue ? 'A value is stored. Type a new one to replace it.' : field.placeholder}
-            onInput={(e) => onChange(e.currentTarget.value || undefined)} />
-          {props.existing && <p class="field-note">{hasValue ? '✓ A value is stored (write-only, never shown).' : 'No value stored yet.'}</p>}
-        </>
-      );
-    }
+    case 'secret':
+      return <SecretInput {...props} common={common} />;
     case 'datetime':
       return <DateTimeInput {...props} common={common} />;
   }
+}
+
+function SecretInput(props: InputProps & { common: Record<string, unknown> }) {
+  const { field, value, onChange, common } = props;
+  const config = useRelayConfig();
+  const hasValue = props.existing?.spec.hasValue === true;
+  const placeholder = field.type === 'secret' ? field.placeholder : undefined;
+  return (
+        <>
+          {config?.features?.masterKey === false && (
+            <div class="banner banner-warning" role="note">RELAY_MASTER_KEY is not set on the server, so it cannot encrypt a stored value. Use an environment variable, or set a master key (Settings can generate one) and restart.</div>
+          )}
+          <input {...common} class="input mono" type="password" autoComplete="new-password" value={typeof value === 'string' ? value : ''}
+            placeholder={hasValue ? 'A value is stored. Type a new one to replace it.' : placeholder}
+            onInput={(e) => onChange(e.currentTarget.value || undefined)} />
+          {props.existing && <p class="field-note">{hasValue ? '✓ A value is stored (write-only, never shown).' : 'No value stored yet.'}</p>}
+        </>
+  );
 }
 
 function options(props: InputProps & { field: Extract<Field, { type: 'ref' | 'refs' }> }): Entity[] {

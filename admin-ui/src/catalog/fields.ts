@@ -13,7 +13,7 @@ interface FieldBase {
 }
 
 export type Field =
-  | FieldBase & { type: 'text'; placeholder?: string; monospace?: boolean }
+  | FieldBase & { type: 'text'; placeholder?: string; monospace?: boolean; suggestions?: string[] }
   | FieldBase & { type: 'number'; integer?: boolean; min?: number; max?: number; step?: number; placeholder?: string }
   | FieldBase & { type: 'boolean'; onLabel?: string }
   | FieldBase & { type: 'select'; options: Array<{ value: string; label: string }> }

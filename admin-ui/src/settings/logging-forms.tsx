@@ -38,7 +38,7 @@ export function UsageLoggingForm({ initial, backends }: { initial: UsageLoggingS
   const save = useSave(putUsageLogging);
   const options = backendOptions(backends, backend);
   return (
-    <form class="card form" aria-labelledby="usage-logging-title" onSubmit={(e) => { e.preventDefault(); void save.run({ backend }); }}>
+    <form class="card form" noValidate aria-labelledby="usage-logging-title" onSubmit={(e) => { e.preventDefault(); void save.run({ backend }); }}>
       <h2 class="card-title" id="usage-logging-title">Usage logging</h2>
       <p class="muted">Every request produces one usage record (key, policy, model, status, tokens, cost, timing). There is no opt-out; this chooses where records are written and read back from for Logs and Usage. A switch takes effect at once, without a restart; records already written stay in the previous backend.</p>
       <FieldRow id="usage-backend" label="Backend" error={save.field ? save.error ?? undefined : undefined} help={BACKEND_NOTES[backend]}>
@@ -61,7 +61,7 @@ export function PayloadLoggingForm({ initial, backends, optedIn }: { initial: Pa
   const options = backendOptions(backends, value.backend);
   const fieldError = (name: string) => (save.field && save.field.replace(/^\//, '') === name ? save.error ?? undefined : undefined);
   return (
-    <form class="card form" aria-labelledby="payload-logging-title" onSubmit={(e) => { e.preventDefault(); void save.run(value); }}>
+    <form class="card form" noValidate aria-labelledby="payload-logging-title" onSubmit={(e) => { e.preventDefault(); void save.run(value); }}>
       <h2 class="card-title" id="payload-logging-title">Payload logging</h2>
       <div class="explain">
         <p>Captures full request and response bodies and attaches them to the log record, readable on a request's detail page. A body is captured only when <strong>both</strong> hold:</p>
@@ -78,6 +78,9 @@ export function PayloadLoggingForm({ initial, backends, optedIn }: { initial: Pa
           <span>{value.enabled ? 'On: capture bodies for requests that opt in' : 'Off: nothing is captured'}</span>
         </label>
       </FieldRow>
+      {backends.length === 0 && (
+        <div class="banner banner-warning" role="note">No payload backend is loaded, so nothing can be captured. Add a payload plugin (payload-file, payload-s3 or payload-clickhouse) to the config and restart.</div>
+      )}
       <FieldRow id="payload-backend" label="Backend" help={BACKEND_NOTES[value.backend]} error={fieldError('backend')}>
         <select id="payload-backend" class="input" value={value.backend} aria-describedby="payload-backend-help" onChange={(e) => setValue({ ...value, backend: e.currentTarget.value })}>
           {options.map((b) => <option key={b} value={b} disabled={!backends.includes(b)}>{b}{backends.includes(b) ? '' : ' (plugin not loaded)'}</option>)}
@@ -85,7 +88,7 @@ export function PayloadLoggingForm({ initial, backends, optedIn }: { initial: Pa
       </FieldRow>
       <FieldRow id="payload-max" label="Maximum body size (bytes)" error={fieldError('maxBytes')}
         help={`Each body is cut at ${formatBytes(value.maxBytes || 0)}; a cut body is flagged as truncated.`}>
-        <input id="payload-max" class="input input-number" type="number" min={1} step={1024} value={String(value.maxBytes)} aria-describedby="payload-max-help"
+        <input id="payload-max" class="input input-number" type="number" min={1} step={1} value={String(value.maxBytes)} aria-describedby="payload-max-help"
           onInput={(e) => setValue({ ...value, maxBytes: Number(e.currentTarget.value) })} />
       </FieldRow>
       {save.error && !fieldError('enabled') && !fieldError('backend') && !fieldError('maxBytes') && <div class="banner banner-error" role="alert">{save.error}</div>}

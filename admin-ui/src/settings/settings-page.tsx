@@ -39,7 +39,7 @@ export function SettingsPage({ config }: { config: RelayConfig | null }) {
             : plugins.length === 0 ? <p class="muted">No plugins are loaded.</p>
             : (
               <ul class="plugin-list">
-                {plugins.map((p) => <li key={p.name}><code>{p.name}</code><Badge tone="blue">{p.kind}</Badge></li>)}
+                {plugins.map((p) => <li key={p.name}><span><code>{p.name}</code>{p.source && p.source !== 'builtin' && <span class="muted small"> {p.source}</span>}</span><Badge tone="blue">{p.kind}</Badge></li>)}
               </ul>
             )}
           {config && <p class="muted small">Relay {config.version}. The config file decides what is loaded; a change needs a restart.</p>}

@@ -1,0 +1,257 @@
+// The dashboard end to end, in headless Chromium against the real server: sign in, build a
+// route through the UI (provider, host, model, policy, host key, relay key), switch payload
+// logging on, send a request through the inference port, then find it in the logs, open its
+// captured body, and see it in the usage charts. Screenshots of each page go to test/.output/.
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startRelay } from '../../core/testing.ts';
+import { startFakeUpstream } from '../support/fake-upstream.ts';
+
+const CHROMIUM = process.env.RELAY_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OUTPUT = path.join(ROOT, 'test/.output/dashboard');
+const USERNAME = 'admin';
+const PASSWORD = 'e2e-dashboard-password';
+
+if (!existsSync(CHROMIUM)) {
+  t.skip(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set RELAY_TEST_CHROMIUM)`);
+} else {
+  t.test('dashboard end to end', { timeout: 170_000 }, run);
+}
+
+async function run(t: Tap.Test) {
+  // The build is part of what is tested; it takes well under a second.
+  execFileSync(process.execPath, [path.join(ROOT, 'admin-ui/build.mjs')], { stdio: 'pipe' });
+  mkdirSync(OUTPUT, { recursive: true });
+
+  const upstream = await startFakeUpstream({ chunks: 4, text: 'Hello from the fake upstream.', inputTokens: 21, outputTokens: 7 });
+  t.teardown(() => upstream.close());
+  const relay = await startRelay({
+    // Only what the test touches: one wire shape, one vendor, usage and payload backends, the dashboard.
+    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'payload-file' }, { use: 'admin-ui' }],
+    env: { RELAY_ADMIN_USERNAME: USERNAME, RELAY_ADMIN_PASSWORD: PASSWORD },
+  });
+  t.teardown(() => relay.close());
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.setDefaultTimeout(15_000);
+  const base = relay.controlUrl;
+  const shot = (name: string, fullPage = true) => page.screenshot({ path: path.join(OUTPUT, `${name}.png`), fullPage });
+  /** Waits for a selector; on failure saves a screenshot named after the step, for the post-mortem. */
+  const expectVisible = async (selector: string, step: string, timeout?: number) => {
+    try {
+      return await page.waitForSelector(selector, { timeout });
+    } catch (err) {
+      await shot(`FAILED-${step}`).catch(() => undefined);
+      throw err;
+    }
+  };
+  /** Fills and submits the open form; returns the new entity's id from the URL it lands on. */
+  const submitAndGetId = async (kind: string): Promise<string> => {
+    await page.click('form button[type=submit]');
+    await page.waitForURL(new RegExp(`/catalog/${kind}/[0-9a-f-]{36}$`));
+    return page.url().split('/').pop()!;
+  };
+
+  await t.test('a deep link asks to sign in, then opens the page', async (t) => {
+    await page.goto(`${base}/catalog/providers`);
+    await page.waitForSelector('#username');
+    await shot('01-sign-in', false);
+    await page.fill('#username', USERNAME);
+    await page.fill('#password', 'wrong-password-here');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.banner-error');
+    t.match(await page.textContent('.banner-error'), /Wrong username or password/, 'bad credentials are said plainly');
+    await page.fill('#password', PASSWORD);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('h1:text("Providers")');
+    t.equal(new URL(page.url()).pathname, '/catalog/providers', 'the deep link is kept');
+    t.ok(await page.isVisible('text=No providers yet'), 'an empty catalog has an empty state');
+    await shot('02-providers-empty');
+  });
+
+  const ids: Record<string, string> = {};
+
+  await t.test('create provider, host, model and policy through the forms', async (t) => {
+    await page.click('text=New provider');
+    await page.fill('#f-displayName', 'Fake OpenAI');
+    await page.fill('#f-adapter', 'openai');
+    ids.provider = await submitAndGetId('providers');
+    await page.waitForSelector('text=Created provider');
+    t.pass('a created entity is confirmed');
+
+    await page.click('nav >> text=Hosts');
+    await page.click('text=New host');
+    await page.fill('#f-displayName', 'Fake upstream');
+    await page.selectOption('#f-providerId', ids.provider);
+    await page.fill('#f-baseUrl', 'ftp://not-http');
+    await page.click('form button[type=submit]');
+    const error = await page.waitForSelector('[data-field="f-baseUrl"] .field-error');
+    t.match(await error.textContent(), /pattern|http/i, 'the server\'s validation message sits under the field it names');
+    await shot('03-host-validation');
+    await page.fill('#f-baseUrl', `${upstream.url}/v1`);
+    ids.host = await submitAndGetId('hosts');
+
+    await page.click('nav >> text=Models');
+    await page.click('text=New model');
+    await page.fill('#f-displayName', 'Fake GPT');
+    await page.fill('#f-slug', 'fake-gpt');
+    await page.fill('#f-contextWindow', '128000');
+    await page.click('text=Add binding');
+    await page.selectOption('[aria-label="Binding 1 host"]', ids.host);
+    await page.fill('[aria-label="Binding 1 upstream model"]', 'gpt-fake');
+    await shot('04-model-form');
+    ids.model = await submitAndGetId('models');
+
+    await page.click('nav >> text=Policies');
+    await page.click('text=New policy');
+    await page.fill('#f-displayName', 'E2E policy');
+    await page.check('label.check:has-text("Fake GPT") input');
+    await page.check('#f-payloadLoggingEnabled');
+    ids.policy = await submitAndGetId('policies');
+    const policy = await relay.api('GET', `/api/policies/${ids.policy}`);
+    t.same(policy.body.spec.modelIds, [ids.model], 'the policy grants the model chosen in the checklist');
+    t.equal(policy.body.spec.payloadLoggingEnabled, true, 'and opts into payload capture');
+
+    await page.click('nav >> text=Models');
+    await page.waitForSelector('td:has-text("Fake upstream → gpt-fake")');
+    await shot('05-models-list');
+  });
+
+  await t.test('a stored host key is write-only and its health shows', async (t) => {
+    await page.click('nav >> text=Host keys');
+    await page.click('text=New host key');
+    await page.fill('#f-displayName', 'Fake key');
+    await page.selectOption('#f-hostId', ids.host);
+    await page.selectOption('#f-valueFrom-kind', 'stored');
+    await page.fill('#f-value', 'sk-upstream-e2e');
+    ids.hostKey = await submitAndGetId('host-keys');
+    await page.waitForSelector('text=A value is stored');
+    t.equal(await page.inputValue('#f-value'), '', 'the stored value is never shown back');
+    await page.waitForSelector('.health-detail .badge');
+    await shot('06-host-key');
+    await page.click('nav >> text=Host keys');
+    await page.waitForSelector('td .badge');
+    t.match(await page.textContent('tbody tr'), /healthy|unknown/, 'the list shows each key\'s health');
+    await shot('07-host-keys-list');
+  });
+
+  let plaintext = '';
+  await t.test('a relay key is shown once, with a warning', async (t) => {
+    await page.click('nav >> text=Relay keys');
+    await page.click('text=New relay key');
+    await page.fill('#f-displayName', 'E2E key');
+    await page.selectOption('#f-policyId', ids.policy);
+    await page.click('form button[type=submit]');
+    const input = await page.waitForSelector('[data-testid=relay-key-plaintext]');
+    plaintext = await input.inputValue();
+    t.ok(plaintext.length >= 32, 'the plaintext is in the dialog');
+    t.match(await page.textContent('dialog[open]'), /will not be shown again/, 'with a warning that it is shown once');
+    await shot('08-relay-key-plaintext', false);
+    await page.click('text=I have copied the key');
+    await page.waitForURL(/\/catalog\/relay-keys\/[0-9a-f-]{36}$/);
+    ids.relayKey = page.url().split('/').pop()!;
+    t.notMatch(await page.content(), new RegExp(plaintext.slice(-16)), 'the plaintext is gone from the page');
+    await shot('09-relay-key-page');
+  });
+
+  await t.test('payload logging is switched on in Settings', async (t) => {
+    await page.click('nav >> text=Settings');
+    await page.waitForSelector('#payload-enabled');
+    t.match(await page.textContent('#payload-logging-title + .explain'), /both/, 'the capture gate is explained');
+    await page.check('#payload-enabled');
+    await page.click('form[aria-labelledby="payload-logging-title"] button[type=submit]');
+    await expectVisible('form[aria-labelledby="payload-logging-title"] .saved', 'settings-saved');
+    const setting = await relay.api('GET', '/api/settings/payload-logging');
+    t.equal(setting.body.enabled, true, 'the setting is saved');
+    t.ok(await page.isVisible('.plugin-list >> text=admin-ui'), 'loaded plugins come from /config.json');
+    await shot('10-settings');
+  });
+
+  let requestId = '';
+  await t.test('a request through the inference port', async (t) => {
+    const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-gpt', stream: true, messages: [{ role: 'user', content: 'Say hello to the dashboard' }] }),
+    });
+    await res.text();
+    t.equal(res.status, 200, 'the relay key created in the UI routes to the model created in the UI');
+    requestId = res.headers.get('x-request-id') ?? '';
+    t.ok(requestId, 'the response names its request id');
+  });
+
+  await t.test('the request is in the logs, with its captured body', async (t) => {
+    await page.click('nav >> text=Logs');
+    const deadline = Date.now() + 20_000;
+    while (!(await page.isVisible('.table-logs tbody tr'))) {
+      if (Date.now() > deadline) throw new Error('the request never appeared in the logs');
+      await page.waitForTimeout(400);
+      await page.click('button:text("Refresh")');
+      await page.waitForSelector('button:text("Refresh"):not([disabled])');
+    }
+    t.match(await page.textContent('.table-logs tbody tr'), /fake-gpt/, 'the newest row is the request');
+    await shot('11-logs');
+    await page.selectOption('#filter-status', '>=400');
+    await page.waitForSelector('text=No requests match these filters');
+    t.match(page.url(), /status=%3E%3D400/, 'filters live in the URL');
+    await page.selectOption('#filter-status', '');
+    await page.waitForSelector('.table-logs tbody tr');
+
+    await page.click('.table-logs tbody tr:first-child .row-link');
+    await page.waitForURL(/\/logs\/.+/);
+    const shownId = decodeURIComponent(page.url().split('/logs/')[1]);
+    if (requestId) t.equal(shownId, requestId, 'the detail page is at /logs/<request id>');
+    await expectVisible('section[aria-label="Request body"]', 'log-detail-body', 20_000);
+    t.match(await page.textContent('section[aria-label="Request body"]'), /Say hello to the dashboard/, 'the captured request body is shown');
+    t.match(await page.textContent('section[aria-label="Response body"]'), /SSE|Hello/, 'and the streamed response');
+    await shot('12-log-detail');
+
+    await page.goto(`${base}/logs/${encodeURIComponent(shownId)}`);
+    await page.waitForSelector('section[aria-label="Request body"]');
+    t.pass('a reload of the deep link opens the same request');
+  });
+
+  await t.test('the request is in the usage totals and charts', async (t) => {
+    await page.goto(`${base}/usage?since=1h&bucket=5m`);
+    await page.waitForSelector('[data-testid=total-requests]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=total-requests]')?.textContent === '1');
+    t.equal(await page.textContent('[data-testid=total-requests]'), '1', 'one request in the last hour');
+    await page.waitForSelector('.chart-host canvas');
+    t.equal(await page.locator('.chart').count(), 4, 'requests, tokens, errors and cost charts');
+    t.match(await page.textContent('.chart .u-legend'), /Requests/, 'the chart has a legend');
+    await shot('13-usage');
+    await page.click('button[role=radio]:text("By model")');
+    await page.waitForSelector('.chart .u-legend >> text=Fake GPT');
+    t.pass('grouped by model, the series is named after the model');
+    await shot('14-usage-by-model');
+  });
+
+  await t.test('narrow screens', async (t) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [name, url] of [['15-narrow-usage', '/usage?since=1h'], ['16-narrow-logs', '/logs'], ['17-narrow-models', '/catalog/models']] as const) {
+      await page.goto(base + url);
+      await page.waitForSelector('main h1');
+      await page.waitForTimeout(300);
+      await shot(name);
+    }
+    await page.click('.nav-toggle');
+    await page.waitForSelector('.nav-open .sidebar');
+    await shot('18-narrow-menu', false);
+    await page.keyboard.press('Tab');
+    t.ok(await page.isVisible('.sidebar'), 'the menu opens on narrow screens');
+  });
+
+  t.same(pageErrors, [], 'no uncaught errors in the page');
+}
