@@ -25,6 +25,11 @@ export interface InferenceRouteOptions {
 
 const NO_VALIDATION = () => () => true;
 
+/** application/json, with or without parameters. */
+function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && /^application\/json\s*(;|$)/i.test(value);
+}
+
 export function mountInferenceRoute(relay: RelayContext, options: InferenceRouteOptions): void {
   const errorShape = options.errorShape ?? options.shape;
   relay.inference.route({
@@ -39,6 +44,10 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
       ...(options.body ? { body: options.body } : {}),
     },
     handler: async (request, reply) => {
+      // Fastify also parses text/plain; an inference body is JSON or nothing.
+      if (!isJsonContentType(request.headers['content-type'])) {
+        throw new RelayError('RELAY_ERR_UNSUPPORTED_MEDIA_TYPE', 'unsupported content-type: send application/json');
+      }
       const json = request.body;
       if (json === null || typeof json !== 'object' || Array.isArray(json)) {
         throw new RelayError('RELAY_ERR_BAD_REQUEST', 'the request body must be a JSON object', { field: '/' });
