@@ -184,7 +184,7 @@ async function run(t: Tap.Test) {
     const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'fake-gpt', stream: true, messages: [{ role: 'user', content: 'Say hello to the dashboard' }] }),
+      body: JSON.stringify({ model: 'fake-gpt', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Say hello to the dashboard' }] }),
     });
     await res.text();
     t.equal(res.status, 200, 'the relay key created in the UI routes to the model created in the UI');

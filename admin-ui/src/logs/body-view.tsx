@@ -4,10 +4,10 @@ import { formatBytes } from '../format.ts';
 
 interface SseEvent { event?: string; data: string }
 
-function tryJson(text: string): string | null {
+function tryJson(text: string, indent = 2): string | null {
   const t = text.trim();
   if (!t || (t[0] !== '{' && t[0] !== '[')) return null;
-  try { return JSON.stringify(JSON.parse(t), null, 2); } catch { return null; }
+  try { return JSON.stringify(JSON.parse(t), null, indent); } catch { return null; }
 }
 
 /** Splits SSE text into events (blank-line separated; `event:` and `data:` fields). */
@@ -55,7 +55,7 @@ export function BodyView({ title, body, truncated }: { title: string; body: stri
             {sse.map((ev, i) => (
               <li key={i} class="sse-event">
                 <div class="sse-meta"><span class="muted small">#{i + 1}</span>{ev.event && <code class="sse-name">{ev.event}</code>}</div>
-                <pre class="code code-compact">{tryJson(ev.data) ?? ev.data}</pre>
+                <pre class="code code-compact">{tryJson(ev.data, 0) ?? ev.data}</pre>
               </li>
             ))}
           </ol>

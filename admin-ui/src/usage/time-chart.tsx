@@ -58,7 +58,8 @@ export function TimeChart({ title, x, series, format, step, integer = false, hei
         })),
       ],
     };
-    const data = [x, ...series.map((s) => s.values)] as uPlot.AlignedData;
+    // Empty buckets draw no bar (a zero-height bar would draw a stray line).
+    const data = [x, ...series.map((s) => (bars ? s.values.map((v) => (v === 0 ? null : v)) : s.values))] as uPlot.AlignedData;
     const plot = new uPlot(opts, data, el);
     const observer = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 200), height }));
     observer.observe(el);
