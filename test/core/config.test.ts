@@ -50,3 +50,15 @@ t.test('invalid YAML and a missing file are clear errors', async (t) => {
 t.test('a bad port in the environment is an error', async (t) => {
   t.throws(() => resolveConfig({}, { RELAY_PORT: 'abc' }, 'x.yaml'), { message: /RELAY_PORT=abc is not a port number/ });
 });
+
+t.test('config/relay.schema.json is up to date (npm run config:schema)', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const { configJsonSchema } = await import('../../core/config/write-schema.ts');
+  const committed = readFileSync(new URL('../../config/relay.schema.json', import.meta.url), 'utf8');
+  t.equal(committed, configJsonSchema());
+});
+
+t.test('the default config file is valid', async (t) => {
+  const { config } = loadConfigFile(new URL('../../config/relay.yaml', import.meta.url).pathname, {});
+  t.ok(config.plugins.length > 0);
+});
