@@ -125,9 +125,27 @@ async function translateStream(
     await writer.write(take() + encoder.finish());
     writer.end();
   } catch (err) {
-    attempt.failAfterCommit(err);
+    if (attempt.signal.aborted || writer.clientGone) {
+      attempt.failAfterCommit(err);
+    } else {
+      // The upstream broke mid-stream: end the client's stream in its own shape (an error event,
+      // e.g. Responses' response.failed) instead of cutting it; no failover once bytes flowed.
+      await closeWithError(attempt, decoder, encoder, () => take(), err);
+    }
   }
   return { kind: 'done' };
+}
+
+async function closeWithError(attempt: Attempt, decoder: StreamDecoder, encoder: ReturnType<InboundCodec['streamEncoder']>, take: () => string, err: unknown): Promise<void> {
+  attempt.record.errorCode = 'upstream_stream_error';
+  try {
+    const pending = take();
+    const closing = decoder.finish().map((ev) => encoder.encode(ev)).join('');
+    await attempt.writer.write(pending + closing + encoder.finish());
+    attempt.writer.end();
+  } catch {
+    attempt.failAfterCommit(err);
+  }
 }
 
 async function streamEvents(attempt: Attempt, codec: InboundCodec, ctx: EncodeContext, events: StreamEvent[]): Promise<AttemptResult> {
