@@ -2,6 +2,7 @@
 //   healthy -> cooling   on 429, 5xx or timeout; until retry-after or an exponential backoff
 //   healthy -> invalid   when the upstream answered 401/403; until an operator edits the key
 //                        (its updatedAt changes) or a trial request after PROBE_AFTER_MS succeeds
+//   healthy -> invalid   on this instance only, when its value cannot be had here (reportUnusable)
 //   disabled             spec.enabled is false (operator)
 // Kept in memory per instance (the hot path reads a Map); shared through Valkey pub/sub when
 // one is configured, so every instance stops using a failing key.
@@ -88,6 +89,15 @@ export class KeyHealth {
     }
     this.marks.set(id, mark);
     this.broadcast(id, mark);
+  }
+
+  /**
+   * Marks a key invalid on this instance only: its value cannot be had here (an unset environment
+   * variable, a value sealed under another master key). That is this instance's configuration, not
+   * the key's health, so it is not shared: other instances keep using the key.
+   */
+  reportUnusable(key: HostKey, reason: string): void {
+    this.marks.set(key.metadata.id, { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures: 1, keyVersion: key.metadata.updatedAt });
   }
 
   /** Every host key of the snapshot with its state (for the admin API and dashboard). */

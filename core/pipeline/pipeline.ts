@@ -122,7 +122,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         if (route.hostKey) {
           const resolved = credentials.resolve(route.hostKey);
           if ('error' in resolved) {
-            health.reportFailure(route.hostKey, 'auth', null, resolved.error);
+            health.reportUnusable(route.hostKey, resolved.error);
             log.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
             if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
             continue;
