@@ -1,0 +1,60 @@
+// Host-key health shared between instances through Redis (DESIGN.md "Health and states"): what
+// one instance learns from an upstream, every instance uses; what only concerns one instance (it
+// cannot open a key's value) stays with that instance.
+import t from 'tap';
+import { Redis } from 'ioredis';
+import { startRelay, seedRoute, createTestDatabase, eventually } from '../../core/testing.ts';
+import { startFakeUpstream, faults } from '../support/fake-upstream.ts';
+import { viaRelay, hostKeyHealth, settled } from '../support/relay-client.ts';
+
+const REDIS_URL = 'redis://127.0.0.1:6379/14';
+const redis = new Redis(REDIS_URL);
+await redis.flushdb();
+await redis.quit();
+
+const db = await createTestDatabase();
+const config = { valkey: { url: REDIS_URL } };
+const a = await startRelay({ database: db.url, config });
+const b = await startRelay({ database: db.url, config, masterKey: a.masterKey });
+const up = await startFakeUpstream();
+t.teardown(async () => {
+  await a.close();
+  await b.close();
+  await up.close();
+  await db.drop();
+});
+
+const keys = ['sk-shared-one', 'sk-shared-two'];
+const s = await seedRoute(a, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'shared', hostKeys: keys });
+for (const relay of [a, b]) await settled(relay, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length === 2);
+const chat = { model: 'shared', messages: [{ role: 'user', content: 'hi' }] };
+const bearer = (i: number) => String(up.requests[i]!.headers.authorization).replace(/^Bearer /, '');
+
+t.test('a key that cools down on one instance is skipped by the other', async (t) => {
+  up.enqueue(faults.rateLimit({ vendor: 'openai', retryAfter: 30 }));
+  t.equal((await viaRelay(a, '/vendor-a/v1/chat/completions', s.relayKey, chat)).status, 200, 'A fails over');
+  const cooled = bearer(0);
+  const cooledId = s.hostKeyIds[keys.indexOf(cooled)]!;
+  await eventually(async () => (await hostKeyHealth(b)).get(cooledId)?.state === 'cooling');
+  const before = up.count;
+  for (let i = 0; i < 3; i++) t.equal((await viaRelay(b, '/vendor-a/v1/chat/completions', s.relayKey, chat)).status, 200);
+  t.equal(up.count, before + 3, 'one attempt each');
+  for (let i = before; i < up.count; i++) t.not(bearer(i), cooled, 'B never uses the key A saw rate-limited');
+});
+
+t.test('an instance that cannot open a key marks it for itself only', async (t) => {
+  // C runs with another master key: the stored host-key values do not open there.
+  const c = await startRelay({ database: db.url, config });
+  t.teardown(() => c.close());
+  await settled(c, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length === 2);
+  const got = await viaRelay(c, '/vendor-a/v1/chat/completions', s.relayKey, chat);
+  t.equal(got.status, 503, 'C has no usable key');
+  t.notMatch(got.text, /sk-shared/, 'no secret in the error');
+  const onC = await hostKeyHealth(c);
+  for (const id of s.hostKeyIds) t.equal(onC.get(id)?.state, 'invalid', 'C marks the keys it cannot open');
+  await new Promise((r) => setTimeout(r, 200)); // time for a (wrong) broadcast to arrive
+  const onA = await hostKeyHealth(a);
+  t.equal(onA.get(s.hostKeyIds.find((id) => onA.get(id)?.state !== 'cooling')!)?.state, 'healthy', "A's usable key stays healthy");
+  for (const id of s.hostKeyIds) t.not(onA.get(id)?.state, 'invalid', 'A does not take over C\'s local problem');
+  t.equal((await viaRelay(a, '/vendor-a/v1/chat/completions', s.relayKey, chat)).status, 200, 'A still serves');
+});
