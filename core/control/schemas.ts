@@ -2,7 +2,7 @@
 // (core/catalog/kinds.ts), so a field added to a kind appears in validation and OpenAPI alike.
 import { OptionalKind, Type, TypeGuard, type TObject, type TSchema } from '@sinclair/typebox';
 import { KINDS, type KindName } from '../catalog/kinds.ts';
-import './formats.ts';
+import '../http/formats.ts';
 
 export const ErrorResponse = Type.Object({
   error: Type.Object({

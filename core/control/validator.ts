@@ -8,7 +8,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { FastifySchemaCompiler } from 'fastify';
 import { RelayError } from '../errors.ts';
-import './formats.ts';
+import '../http/formats.ts';
 
 function describe(error: ValueError): string {
   switch (error.type) {

@@ -1,6 +1,6 @@
 // String formats the catalog's TypeBox schemas use (uuid, date-time). TypeBox rejects a
 // value whose format it does not know, so they must be registered before any check; this
-// registers them once, and leaves alone any registration the kernel made first.
+// registers them once (core/http/validate.ts imports it), leaving any earlier registration alone.
 import { FormatRegistry } from '@sinclair/typebox';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,6 +3,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { RelayError } from '../errors.ts';
+// Registers the uuid and date-time formats the schemas use before any check runs.
+import './formats.ts';
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 

@@ -1,0 +1,126 @@
+// Usage logging and payload capture through Relay: real requests through the inference port,
+// read back through /api/logs and /api/usage/* with every filter, on each backend selected at
+// run time (file, postgres, valkey); the payload gate's four cases; truncation at maxBytes.
+import t from 'tap';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { startRelay, seedRoute, eventually } from '../../core/testing.ts';
+import { startFakeUpstream } from '../support/fake-upstream.ts';
+
+const redisDb = 7;
+const redis = new Redis(`redis://127.0.0.1:6379/${redisDb}`);
+await redis.flushdb();
+const upstream = await startFakeUpstream({ chunks: 20 });
+const relay = await startRelay({
+  plugins: [
+    { use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' },
+    { use: 'log-file' }, { use: 'log-postgres' }, { use: 'log-valkey', options: { url: `redis://127.0.0.1:6379/${redisDb}`, keyPrefix: `relay:test:${randomBytes(3).toString('hex')}:` } },
+    { use: 'payload-file' },
+  ],
+});
+t.teardown(async () => {
+  await relay.close();
+  await upstream.close();
+  redis.disconnect();
+});
+
+const a = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: 'openai', model: 'model-a' });
+const b = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: 'openai', model: 'model-b' });
+
+async function chat(key: string, model: string, stream = false, content = 'hi'): Promise<string> {
+  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, stream, messages: [{ role: 'user', content }], ...(stream ? { stream_options: { include_usage: true } } : {}) }),
+  });
+  await res.arrayBuffer();
+  return res.headers.get('x-request-id')!;
+}
+
+async function logged(requestId: string): Promise<any> {
+  await eventually(async () => (await relay.api('GET', `/api/logs/${requestId}`)).status === 200, 5_000, 50);
+  return (await relay.api('GET', `/api/logs/${requestId}`)).body;
+}
+
+for (const backend of ['file', 'postgres', 'valkey']) {
+  t.test(`usage backend ${backend}: requests read back with every filter`, async (t) => {
+    const put = await relay.api('PUT', '/api/settings/usage-logging', { backend });
+    t.equal(put.status, 200, `selected ${backend}`);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const okA = await chat(a.relayKey, 'model-a');
+    const streamB = await chat(b.relayKey, 'model-b', true);
+    const denied = await chat(a.relayKey, 'model-b'); // a's policy does not grant model-b: 403
+    for (const id of [okA, streamB, denied]) await logged(id);
+
+    const list = async (query: string) => (await relay.api('GET', `/api/logs?${query}&from=${encodeURIComponent(since)}`)).body.items.map((e: any) => e.request_id);
+    t.same(await list(''), [denied, streamB, okA], 'newest first');
+    t.same(await list(`modelId=${a.modelId}`), [okA]);
+    t.same(await list(`relayKeyId=${b.relayKeyId}`), [streamB]);
+    t.same(await list(`policyId=${a.policyId}`), [denied, okA]);
+    t.same(await list(`status=${encodeURIComponent('>=400')}`), [denied]);
+    t.same(await list('status=200'), [streamB, okA]);
+    const lastHour = (await relay.api('GET', `/api/logs?since=1h&relayKeyId=${b.relayKeyId}`)).body.items.map((e: any) => e.request_id);
+    t.same(lastHour, [streamB], 'a relative window');
+    const before = (await relay.api('GET', `/api/logs?to=${encodeURIComponent(since)}&modelId=${a.modelId}`)).body.items.map((e: any) => e.request_id);
+    t.notOk(before.includes(okA), 'an absolute window excludes what came after it');
+
+    const page1 = await relay.api('GET', `/api/logs?limit=2&from=${encodeURIComponent(since)}`);
+    t.equal(page1.body.items.length, 2);
+    const page2 = await relay.api('GET', `/api/logs?limit=2&from=${encodeURIComponent(since)}&cursor=${encodeURIComponent(page1.body.nextCursor)}`);
+    t.same(page2.body.items.map((e: any) => e.request_id), [okA], 'the cursor continues where the page ended');
+
+    const detail = await logged(streamB);
+    t.equal(detail.stream, true);
+    t.ok(detail.output_tokens > 0, 'tokens from the stream tap');
+    t.equal((await logged(denied)).status, 403);
+
+    const summary = await relay.api('GET', `/api/usage/summary?from=${encodeURIComponent(since)}&groupBy=model`);
+    t.equal(summary.status, 200);
+    t.equal(summary.body.totals.requests, 3);
+    t.equal(summary.body.totals.errors, 1);
+    const series = await relay.api('GET', `/api/usage/timeseries?since=1h&bucket=5m&modelId=${b.modelId}`);
+    t.equal(series.status, 200);
+    const total = series.body.points.reduce((n: number, p: any) => n + p.totals.requests, 0);
+    t.ok(total >= 1, 'the time series counts the request');
+  });
+}
+
+t.test('the payload gate: captured only when enabled globally and the policy or key opts in', async (t) => {
+  await relay.api('PUT', '/api/settings/usage-logging', { backend: 'file' });
+  const keyOptIn = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: 'openai', model: 'model-a', relayKey: { payloadLoggingEnabled: true } });
+  const policyOptIn = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: 'openai', model: 'model-a', policy: { payloadLoggingEnabled: true } });
+  const neither = a;
+  const bodyOf = async (id: string) => (await logged(id)).request_body;
+
+  await relay.api('PUT', '/api/settings/payload-logging', { enabled: false, backend: 'file', maxBytes: 100_000 });
+  await eventually(() => relay.relay.settings.get('payload-logging').enabled === false);
+  t.equal(await bodyOf(await chat(keyOptIn.relayKey, 'model-a')), undefined, 'global off: nothing, even with the key opted in');
+
+  await relay.api('PUT', '/api/settings/payload-logging', { enabled: true, backend: 'file', maxBytes: 100_000 });
+  await eventually(() => relay.relay.settings.get('payload-logging').enabled === true);
+  t.equal(await bodyOf(await chat(neither.relayKey, 'model-a')), undefined, 'global on, neither opted in: nothing');
+  const byKey = await chat(keyOptIn.relayKey, 'model-a', false, 'key opted in');
+  await eventually(async () => (await logged(byKey)).request_body !== undefined, 5_000, 50);
+  t.match((await logged(byKey)).request_body, 'key opted in');
+  const byPolicy = await chat(policyOptIn.relayKey, 'model-a', true, 'policy opted in');
+  await eventually(async () => (await logged(byPolicy)).response_body !== undefined, 5_000, 50);
+  const detail = await logged(byPolicy);
+  t.match(detail.request_body, 'policy opted in');
+  t.match(detail.response_body, /data: \[DONE\]/, 'the streamed response is captured as streamed');
+  t.equal(detail.request_truncated, false);
+  t.equal(detail.response_truncated, false);
+  t.notMatch(JSON.stringify(detail), policyOptIn.relayKey, 'the relay key is not in the captured record');
+});
+
+t.test('truncation at maxBytes for a request body and a streamed response', async (t) => {
+  const optIn = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: 'openai', model: 'model-a', relayKey: { payloadLoggingEnabled: true } });
+  await relay.api('PUT', '/api/settings/payload-logging', { enabled: true, backend: 'file', maxBytes: 200 });
+  await eventually(() => relay.relay.settings.get('payload-logging').maxBytes === 200);
+  const id = await chat(optIn.relayKey, 'model-a', true, 'x'.repeat(1000));
+  await eventually(async () => (await logged(id)).request_truncated !== undefined, 5_000, 50);
+  const detail = await logged(id);
+  t.equal(detail.request_truncated, true);
+  t.equal(detail.response_truncated, true);
+  t.ok(Buffer.byteLength(detail.request_body) <= 200);
+  t.ok(Buffer.byteLength(detail.response_body) <= 200);
+});
