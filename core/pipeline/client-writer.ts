@@ -3,7 +3,8 @@ import type { FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 
 // Upstream headers never copied to the client: hop-by-hop ones, and ones Node sets itself.
-const SKIP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'date', 'content-encoding']);
+// content-encoding stays: it describes the bytes, which pass unchanged.
+const SKIP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'date']);
 
 export class ClientWriter {
   private readonly raw: ServerResponse;
@@ -46,7 +47,8 @@ export class ClientWriter {
   /** Writes a chunk; resolves when the socket can take more. */
   async write(chunk: Buffer | string): Promise<void> {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (buf.length === 0) return;
+    // A client that left gets nothing more; its close event aborts the upstream.
+    if (buf.length === 0 || this.raw.destroyed) return;
     this.onFirstByte();
     this.tap?.(buf);
     if (!this.raw.write(buf)) await waitForDrain(this.raw);
@@ -62,7 +64,9 @@ export class ClientWriter {
   }
 }
 
+/** Resolves on drain, or on close: a closed response emits neither again, so never wait then. */
 function waitForDrain(raw: ServerResponse): Promise<void> {
+  if (raw.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       raw.off('drain', done);
