@@ -3,7 +3,8 @@ import { loadConfigFile } from '../config/load.ts';
 import { StartupError } from '../errors.ts';
 import { openDatabase } from '../db/open.ts';
 import { migrate } from '../db/migrate.ts';
-import { generateMasterKey } from '../crypto/sealing.ts';
+import { Sealer, generateMasterKey, parseMasterKey } from '../crypto/sealing.ts';
+import { resealHostKeys } from '../crypto/rekey.ts';
 import { loadPlugins } from '../plugins/loader.ts';
 import { upsertAdminUser } from '../control/admin-users.ts';
 import { startService } from './start.ts';
@@ -15,6 +16,8 @@ Commands:
   migrate                   apply database migrations and exit
   check                     validate the config file and print the resolved plugin tree
   master-key generate       print a new RELAY_MASTER_KEY (32 random bytes, base64)
+  master-key rotate         re-encrypt stored host-key values sealed under
+                            RELAY_MASTER_KEY_PREVIOUS with RELAY_MASTER_KEY, and exit
   admin-user set --username <u> --password <p>
                             add an admin user, or reset its password
 
@@ -57,9 +60,12 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
       return 0;
     }
     case 'master-key':
-      if (sub !== 'generate') throw new StartupError('usage: relay master-key generate');
-      process.stdout.write(`${generateMasterKey()}\n`);
-      return 0;
+      if (sub === 'generate') {
+        process.stdout.write(`${generateMasterKey()}\n`);
+        return 0;
+      }
+      if (sub === 'rotate') return rotateMasterKey(options.configFile, process.env);
+      throw new StartupError('usage: relay master-key generate | relay master-key rotate');
     case 'admin-user': {
       if (sub !== 'set' || !options.username || !options.password) throw new StartupError('usage: relay admin-user set --username <u> --password <p>');
       const { config } = loadConfigFile(options.configFile);
@@ -75,5 +81,24 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
     }
     default:
       throw new StartupError(`unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+/** `relay master-key rotate`: the start-up re-sealing, offline. Prints counts, never values. */
+async function rotateMasterKey(configFile: string, env: Record<string, string | undefined>): Promise<number> {
+  if (!env.RELAY_MASTER_KEY || !env.RELAY_MASTER_KEY_PREVIOUS) {
+    throw new StartupError('relay master-key rotate needs RELAY_MASTER_KEY (the new key) and RELAY_MASTER_KEY_PREVIOUS (the old one)');
+  }
+  const sealer = new Sealer(parseMasterKey(env.RELAY_MASTER_KEY), parseMasterKey(env.RELAY_MASTER_KEY_PREVIOUS, 'RELAY_MASTER_KEY_PREVIOUS'));
+  const { config } = loadConfigFile(configFile, env);
+  const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
+  try {
+    await migrate(db);
+    const result = await resealHostKeys(db, sealer);
+    process.stdout.write(`re-encrypted ${result.resealed} host-key value(s) under master key ${sealer.currentKeyId}; `
+      + `${result.current} already current; ${result.unknownKey} under an unknown key\n`);
+    return result.unknownKey > 0 ? 2 : 0;
+  } finally {
+    await db.close();
   }
 }

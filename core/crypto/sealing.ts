@@ -38,6 +38,11 @@ export class Sealer {
     return this.current?.id ?? null;
   }
 
+  /** The id of RELAY_MASTER_KEY_PREVIOUS, which only opens values during a rotation. */
+  get previousKeyId(): string | null {
+    return this.previous?.id ?? null;
+  }
+
   seal(plaintext: string): string {
     if (!this.current) throw new RelayError('RELAY_ERR_MASTER_KEY_MISSING', 'Storing a host-key value needs RELAY_MASTER_KEY to be set; use valueFrom.kind "env" or set the master key.');
     const iv = randomBytes(12);

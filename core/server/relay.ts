@@ -17,6 +17,7 @@ import { CatalogStore } from '../catalog/store.ts';
 import { CatalogSync } from '../catalog/sync.ts';
 import { SettingsStore } from '../settings/store.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
+import { resealAtStartup } from '../crypto/rekey.ts';
 import { Hooks } from '../plugins/registry.ts';
 import { loadPlugins, type LoadedPlugin } from '../plugins/loader.ts';
 import type { RelayContext } from '../plugins/context.ts';
@@ -85,6 +86,8 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
   const closers: Array<() => Promise<void> | void> = [];
   try {
     await migrate(db);
+    // A rotation in progress: move every stored host-key value to the current master key.
+    await resealAtStartup(db, sealer, log);
     const store = new CatalogStore(db);
     const sync = new CatalogSync(db, store, log);
     await sync.start();
