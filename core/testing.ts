@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
 import { createRelay, type Relay } from './server/relay.ts';
+import { LOG_REDACT_PATHS } from './server/redact.ts';
 import { generateMasterKey } from './crypto/sealing.ts';
 
 export const DEFAULT_TEST_PLUGINS = [
@@ -71,6 +72,8 @@ export interface StartRelayOptions {
   masterKey?: string | null;
   /** Log level (default silent; RELAY_TEST_LOG overrides). */
   logLevel?: string;
+  /** Where log lines go (default stdout); each write is one JSON line, redacted as in production. */
+  logStream?: { write(line: string): void };
   /** Data directory (default: a temporary one, removed on close). */
   dataDir?: string;
 }
@@ -119,7 +122,9 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<TestR
       config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000 }, plugins: options.plugins ?? DEFAULT_TEST_PLUGINS, ...options.config },
       baseDir: options.baseDir,
       env,
-      logger: pino({ level }),
+      logger: options.logStream
+        ? pino({ level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, options.logStream)
+        : pino({ level }),
     });
   } catch (err) {
     await testDb?.drop().catch(() => undefined);
