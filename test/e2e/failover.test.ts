@@ -270,3 +270,42 @@ t.test('translation routes fail over too (canonical caller, OpenAI upstream)', a
   t.match(JSON.parse(failed.text), { error: { type: String, message: String } }, "rendered in the caller's (canonical) shape");
   t.notMatch(failed.text, /sk-tr/);
 });
+
+t.test('translated streams fail over on an early in-stream error too', async (t) => {
+  t.test('canonical caller, Anthropic upstream: message_start then error', async (t) => {
+    const up = await fake();
+    const s = await seed(up.url, 'anthropic', ['sk-trs-one', 'sk-trs-two']);
+    up.enqueue(faults.anthropicStreamError({ model: s.modelSlug }));
+    const got = await viaRelay(relay, '/v1/generate', s.relayKey, { model: s.modelSlug, stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    t.equal(got.status, 200);
+    t.equal(up.count, 2, 'two attempts');
+    const events = parseSse(got.text).map((f) => f.event);
+    t.notOk(events.includes('error'), 'no error event reaches the client');
+    t.equal(events.filter((e) => e === 'start').length, 1, 'one start');
+    t.equal(events.at(-1), 'end');
+  });
+  t.test('Anthropic caller, OpenAI chat upstream: an error chunk after the role chunk', async (t) => {
+    const up = await fake();
+    const s = await seed(up.url, 'openai', ['sk-trc-one', 'sk-trc-two']);
+    const role = openai.chatChunks({ model: s.modelSlug, chunks: 2 })[0]!;
+    up.enqueue({ headers: { 'content-type': 'text/event-stream' }, frames: [role, `data: ${JSON.stringify({ error: { message: 'The server is overloaded.', type: 'server_error', code: null } })}\n\n`] });
+    const got = await viaRelay(relay, '/vendor-b/v1/messages', s.relayKey, { model: s.modelSlug, max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    t.equal(got.status, 200);
+    t.equal(up.count, 2, 'two attempts');
+    const events = parseSse(got.text).map((f) => f.event);
+    t.notOk(events.includes('error'), 'no error event reaches the client');
+    t.equal(events.filter((e) => e === 'message_start').length, 1);
+    t.equal(events.at(-1), 'message_stop');
+  });
+  t.test('Anthropic caller, OpenAI upstream 429 on the last key: Anthropic shape, retry-after kept', async (t) => {
+    const up = await fake();
+    const s = await seed(up.url, 'openai', ['sk-tr429']);
+    up.enqueue(faults.rateLimit({ vendor: 'openai', retryAfter: 9 }));
+    const got = await viaRelay(relay, '/vendor-b/v1/messages', s.relayKey, { model: s.modelSlug, max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] });
+    t.equal(got.status, 429);
+    t.equal(got.headers.get('retry-after'), '9');
+    const body = JSON.parse(got.text);
+    t.match(body, { type: 'error', error: { type: 'rate_limit_error', message: /try again in 9s/ } });
+  });
+  t.end();
+});
