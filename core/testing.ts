@@ -56,6 +56,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 export interface StartRelayOptions {
+  /**
+   * Start from this config file, as `relay start --config` does: its plugins resolve relative to
+   * it, and `plugins`, `config` and `baseDir` are ignored. Ports (0), database, data directory,
+   * admin token and master key still come from the environment set here, and RELAY_HOST is
+   * 127.0.0.1 for files that use it.
+   */
+  configFile?: string;
   /** Plugin list (default: DEFAULT_TEST_PLUGINS). */
   plugins?: Array<{ use: string; options?: Record<string, unknown> }>;
   /** Extra config keys merged over the defaults. */
@@ -113,18 +120,20 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<TestR
     RELAY_PORT: '0',
     RELAY_CONTROL_PORT: '0',
     RELAY_DATA_DIR: dataDir,
+    RELAY_HOST: '127.0.0.1',
     ...options.env,
   };
   const level = process.env.RELAY_TEST_LOG ?? options.logLevel ?? 'silent';
   let relay: Relay;
   try {
-    relay = await createRelay({
+    const logger = options.logStream
+      ? pino({ level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, options.logStream)
+      : pino({ level });
+    relay = await createRelay(options.configFile ? { configFile: options.configFile, env, logger } : {
       config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000 }, plugins: options.plugins ?? DEFAULT_TEST_PLUGINS, ...options.config },
       baseDir: options.baseDir,
       env,
-      logger: options.logStream
-        ? pino({ level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, options.logStream)
-        : pino({ level }),
+      logger,
     });
   } catch (err) {
     await testDb?.drop().catch(() => undefined);
