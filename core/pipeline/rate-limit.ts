@@ -22,9 +22,13 @@ const NO_LIMIT: Permit = { release() {} };
 const WINDOW_MS = 60_000;
 
 interface Counters {
-  /** Adds `n` to a windowed counter; returns the new value. */
+  /** Adds `n` to a windowed counter (its TTL starts with the window); returns the new value. */
   incr(key: string, n: number, ttlMs: number): Promise<number>;
   get(key: string): Promise<number>;
+  /** Takes a concurrency slot and renews the counter's leak guard; returns the slots in use. */
+  takeSlot(key: string, ttlMs: number): Promise<number>;
+  /** Gives a slot back, never below zero (the guard may have expired while it was held). */
+  giveSlot(key: string, ttlMs: number): Promise<void>;
 }
 
 class MemoryCounters implements Counters {
@@ -32,8 +36,8 @@ class MemoryCounters implements Counters {
 
   async incr(key: string, n: number, ttlMs: number): Promise<number> {
     const now = Date.now();
-    const entry = this.values.get(key);
-    if (!entry || entry.expires <= now) {
+    const entry = this.live(key, now);
+    if (!entry) {
       this.values.set(key, { value: n, expires: now + ttlMs });
       if (this.values.size > 10_000) this.sweep(now);
       return n;
@@ -43,14 +47,40 @@ class MemoryCounters implements Counters {
   }
 
   async get(key: string): Promise<number> {
+    return this.live(key, Date.now())?.value ?? 0;
+  }
+
+  async takeSlot(key: string, ttlMs: number): Promise<number> {
+    const value = await this.incr(key, 1, ttlMs);
+    this.values.get(key)!.expires = Date.now() + ttlMs;
+    return value;
+  }
+
+  async giveSlot(key: string, ttlMs: number): Promise<void> {
+    const now = Date.now();
+    const entry = this.live(key, now);
+    if (!entry || entry.value <= 0) return;
+    entry.value -= 1;
+    entry.expires = now + ttlMs;
+  }
+
+  private live(key: string, now: number): { value: number; expires: number } | undefined {
     const entry = this.values.get(key);
-    return entry && entry.expires > Date.now() ? entry.value : 0;
+    return entry && entry.expires > now ? entry : undefined;
   }
 
   private sweep(now: number): void {
     for (const [k, v] of this.values) if (v.expires <= now) this.values.delete(k);
   }
 }
+
+// Decrements only a positive counter, renewing its TTL; a missing (expired) one stays missing.
+const GIVE_SLOT = `local v = tonumber(redis.call('GET', KEYS[1]))
+if v and v > 0 then
+  redis.call('DECR', KEYS[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return 0`;
 
 class RedisCounters implements Counters {
   constructor(private readonly redis: Redis) {}
@@ -62,6 +92,15 @@ class RedisCounters implements Counters {
 
   async get(key: string): Promise<number> {
     return Number((await this.redis.get(key)) ?? 0);
+  }
+
+  async takeSlot(key: string, ttlMs: number): Promise<number> {
+    const res = await this.redis.multi().incr(key).pexpire(key, ttlMs).exec();
+    return Number(res?.[0]?.[1] ?? 0);
+  }
+
+  async giveSlot(key: string, ttlMs: number): Promise<void> {
+    await this.redis.eval(GIVE_SLOT, 1, key, String(ttlMs));
   }
 }
 
@@ -83,7 +122,8 @@ function tooMany(what: string, retryAfterS: number): RelayError {
   });
 }
 
-export function createRateLimiter(options: { redis: Redis | null; log: Logger }): RateLimiter {
+export function createRateLimiter(options: { redis: Redis | null; log: Logger; concurrencySlotTtlMs?: number }): RateLimiter {
+  const slotTtlMs = options.concurrencySlotTtlMs ?? 10 * 60_000;
   const counters: Counters = options.redis ? new RedisCounters(options.redis) : new MemoryCounters();
   const prefix = 'relay:rl:';
 
@@ -111,9 +151,10 @@ export function createRateLimiter(options: { redis: Redis | null; log: Logger })
           }
           if (spec.concurrentRequests !== undefined) {
             const key = `${base}:conc`;
-            // The TTL bounds a leak if an instance dies holding slots.
-            const inFlight = await counters.incr(key, 1, 10 * 60_000);
-            held.push(() => void counters.incr(key, -1, 10 * 60_000).catch(() => undefined));
+            // The TTL bounds a leak if an instance dies holding slots; every take and give renews
+            // it, and a give after it ran out cannot take the count below zero.
+            const inFlight = await counters.takeSlot(key, slotTtlMs);
+            held.push(() => void counters.giveSlot(key, slotTtlMs).catch(() => undefined));
             if (inFlight > spec.concurrentRequests) throw tooMany(`concurrent requests (${spec.concurrentRequests})`, 1);
           }
         }
