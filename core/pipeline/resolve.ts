@@ -80,6 +80,9 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
     for (const b of bindings) {
       const base = { model, binding: b.binding, host: b.host, provider: b.provider, upstreamModel: b.upstreamModel, adapter: b.adapter, shapes: b.shapes };
       if (principal.passthroughCredential) {
+        // Proxy mode: the caller's own credential goes only to upstreams of the inbound shape
+        // (forwarded verbatim), never translated to another vendor's host.
+        if (!b.shapes.includes(options.shape)) continue;
         if (!principal.explicitHost || principal.explicitHost === b.host.metadata.id || principal.explicitHost === b.host.metadata.slug) {
           routes.push({ ...base, hostKey: null });
         }
@@ -92,7 +95,9 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
     }
     if (routes.length === 0) {
       if (principal.passthroughCredential) {
-        throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` has no enabled binding on host \`${principal.explicitHost}\`.`);
+        throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', principal.explicitHost
+          ? `The model \`${name}\` has no enabled binding on host \`${principal.explicitHost}\` that serves this API.`
+          : `The model \`${name}\` has no enabled binding that serves this API in proxy mode.`);
       }
       const soonest = deps.health.soonestAvailable(unavailable);
       const retryAfter = soonest ? Math.max(1, Math.ceil((soonest - Date.now()) / 1000)) : null;

@@ -135,3 +135,19 @@ t.test('the usage event attributes proxy requests, without credentials', async (
   t.equal(event.host_key_id, null);
   t.notOk(JSON.stringify(event).includes('sk-client-secret'));
 });
+
+t.test('proxy mode never sends the client credential to a host of another shape (no translation)', async (t) => {
+  const openaiOnly = await startFakeUpstream();
+  t.teardown(() => openaiOnly.close());
+  // A Messages request for a model bound only to an OpenAI host would be translated with a host key;
+  // in proxy mode it is refused, and the client's Anthropic key goes nowhere.
+  const s = await seedRoute(relay, { baseUrl: `${openaiOnly.url}/v1`, adapter: 'openai', model: 'gpt-only' });
+  await eventually(() => [...relay.relay.sync.snapshot().relayKeys.values()].some((k) => k.metadata.id === s.relayKeyId));
+  const payload = body.replace('claude-proxy', 'gpt-only');
+  const res = await send(relay, { 'x-gw-api-key': s.relayKey, 'x-gw-proxy-mode': '1', 'x-api-key': 'sk-ant-client' }, undefined, payload);
+  t.equal(res.status, 404);
+  t.equal(openaiOnly.count, 0, 'nothing reached the OpenAI host');
+  const translated = await send(relay, { 'x-gw-api-key': s.relayKey }, undefined, payload);
+  t.equal(translated.status, 200, 'without proxy mode the request is translated with a host key');
+  t.match(openaiOnly.lastRequest()?.headers.authorization, /^Bearer sk-upstream-/, 'the host key');
+});
