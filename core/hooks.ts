@@ -134,9 +134,9 @@ export interface VendorAdapter {
   send(req: UpstreamRequest): Promise<UpstreamResponse>;
   /** canonical -> upstream request JSON. */
   encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route): unknown;
-  /** upstream response JSON -> canonical. */
-  decodeResponse(shape: ShapeId, body: unknown, route: Route): CanonicalResponse;
-  streamDecoder(shape: ShapeId, route: Route): StreamDecoder;
+  /** upstream response JSON -> canonical; `request` is the canonical request that was sent. */
+  decodeResponse(shape: ShapeId, body: unknown, route: Route, request: CanonicalRequest): CanonicalResponse;
+  streamDecoder(shape: ShapeId, route: Route, request: CanonicalRequest): StreamDecoder;
   /** An upstream error body (any status >= 400) -> the canonical error. */
   decodeError(shape: ShapeId, status: number, body: string): RelayErrorBody;
   /** Usage from a non-streamed response body (passthrough tap). */

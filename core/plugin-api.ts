@@ -32,3 +32,6 @@ export {
   SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
 } from './observer/usage-query.ts';
 export { mountInferenceRoute, type InferenceRouteOptions } from './http/inference-route.ts';
+export {
+  CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
+} from './canonical/custom-tools.ts';

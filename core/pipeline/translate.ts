@@ -49,7 +49,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (!attempt.call.stream || !isEventStream(res.headers)) {
     let response: CanonicalResponse;
     try {
-      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body as AsyncIterable<Buffer>)), route);
+      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body as AsyncIterable<Buffer>)), route, request);
     } catch (err) {
       if (attempt.signal.aborted) throw err;
       if (!attempt.isLast) return { kind: 'retry' };
@@ -65,13 +65,13 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     return { kind: 'done' };
   }
 
-  return translateStream(attempt, route, upstreamShape, codec, ctx, res.body as AsyncIterable<Buffer> & { destroy(): void });
+  return translateStream(attempt, route, upstreamShape, request, codec, ctx, res.body as AsyncIterable<Buffer> & { destroy(): void });
 }
 
 async function translateStream(
-  attempt: Attempt, route: Route, upstreamShape: string, codec: InboundCodec, ctx: EncodeContext, body: AsyncIterable<Buffer> & { destroy(): void },
+  attempt: Attempt, route: Route, upstreamShape: string, request: CanonicalRequest, codec: InboundCodec, ctx: EncodeContext, body: AsyncIterable<Buffer> & { destroy(): void },
 ): Promise<AttemptResult> {
-  const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route);
+  const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, request);
   const encoder = codec.streamEncoder(ctx);
   let pending: StreamEvent[] = [];
   let seen: 'opening' | 'output' | 'error' = 'opening';

@@ -184,7 +184,7 @@ t.test('non-streamed: the client gets its custom and namespaced calls back', asy
     const request = responsesCodec.decodeRequest(CODEX_REQUEST);
     const route = fakeRoute();
     vendorFor(upstream).encodeRequest(upstream, request, route);
-    const canonical = vendorFor(upstream).decodeResponse(upstream, upstreamResponse(upstream), route);
+    const canonical = vendorFor(upstream).decodeResponse(upstream, upstreamResponse(upstream), route, request);
     const patch = canonical.content.find((p) => p.type === 'tool_call' && p.name === 'apply_patch');
     t.same(patch, { type: 'tool_call', id: 'toolu_patch', name: 'apply_patch', arguments: PATCH, tool_kind: 'custom' }, `${upstream}: unwrapped by the adapter`);
     const body = responsesCodec.encodeResponse(canonical, context(request, CODEX_REQUEST, 'claude-sonnet')) as { output: OutputItem[] };
@@ -198,7 +198,7 @@ t.test('streamed: custom_tool_call_input events carry the raw patch', async (t) 
     const request = responsesCodec.decodeRequest(CODEX_REQUEST);
     const route = fakeRoute();
     vendorFor(upstream).encodeRequest(upstream, request, route);
-    const events = decodeStream(upstream, upstreamStream(upstream), route);
+    const events = decodeStream(upstream, upstreamStream(upstream), route, request);
     const sse = encodeStream('openai.responses', context(request, CODEX_REQUEST, 'claude-sonnet'), events);
     t.same(await streamProblems('openai.responses', sse), [], `${upstream}: every event matches the OpenAPI description`);
     const frames = sseFrames(sse).map((f) => JSON.parse(f.data) as Record<string, unknown>);
@@ -259,11 +259,11 @@ t.test('Chat clients with custom tools get type "custom" calls back', async (t) 
   t.same(request.tools, [{ type: 'custom', name: 'apply_patch', description: 'Edit files', format: { type: 'grammar', syntax: 'lark', definition: APPLY_PATCH_GRAMMAR } }]);
   const route = fakeRoute();
   vendorFor('anthropic.messages').encodeRequest('anthropic.messages', request, route);
-  const canonical = vendorFor('anthropic.messages').decodeResponse('anthropic.messages', upstreamResponse('anthropic.messages'), route);
+  const canonical = vendorFor('anthropic.messages').decodeResponse('anthropic.messages', upstreamResponse('anthropic.messages'), route, request);
   const body = chatCodec.encodeResponse(canonical, context(request, chatRequest)) as { choices: Array<{ message: { tool_calls: Array<Record<string, unknown>> } }> };
   t.same(openapiProblems('CreateChatCompletionResponse', body), []);
   t.same(body.choices[0].message.tool_calls[0], { id: 'toolu_patch', type: 'custom', custom: { name: 'apply_patch', input: PATCH } });
-  const sse = encodeStream('openai.chat', context(request, chatRequest), decodeStream('anthropic.messages', upstreamStream('anthropic.messages'), route));
+  const sse = encodeStream('openai.chat', context(request, chatRequest), decodeStream('anthropic.messages', upstreamStream('anthropic.messages'), route, request));
   t.same(await streamProblems('openai.chat', sse), []);
   const args = sseFrames(sse).filter((f) => f.data !== '[DONE]')
     .flatMap((f) => (JSON.parse(f.data) as { choices: Array<{ delta: { tool_calls?: Array<{ index: number; function?: { arguments?: string } }> } }> }).choices)

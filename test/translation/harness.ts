@@ -30,8 +30,8 @@ export const UPSTREAM_SHAPES: UpstreamShape[] = ['openai.chat', 'openai.response
 
 interface VendorCodec {
   encodeRequest(shape: string, request: CanonicalRequest, route: Route): unknown;
-  decodeResponse(shape: string, body: unknown, route: Route): CanonicalResponse;
-  streamDecoder(shape: string, route: Route): StreamDecoder;
+  decodeResponse(shape: string, body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse;
+  streamDecoder(shape: string, route: Route, request?: CanonicalRequest): StreamDecoder;
   decodeError(shape: string, status: number, body: string): RelayErrorBody;
   usageFromBody(shape: string, body: unknown): Usage | null;
   streamInspector(shape: string): StreamInspector;
@@ -50,8 +50,8 @@ export function canonicalProblems(kind: 'request' | 'response' | 'event', value:
 }
 
 /** Upstream SSE text -> canonical events through the vendor's stream decoder. */
-export function decodeStream(shape: UpstreamShape, sse: string, route: Route = fakeRoute()): StreamEvent[] {
-  const decoder = vendorFor(shape).streamDecoder(shape, route);
+export function decodeStream(shape: UpstreamShape, sse: string, route: Route = fakeRoute(), request?: CanonicalRequest): StreamEvent[] {
+  const decoder = vendorFor(shape).streamDecoder(shape, route, request);
   const events: StreamEvent[] = [];
   for (const frame of sseFrames(sse)) events.push(...decoder.decode(frame.event, frame.data));
   events.push(...decoder.finish());

@@ -1,6 +1,6 @@
 // Canonical request -> Anthropic Messages request (Relay speaking to the upstream).
 import type { CanonicalRequest, ContentPart, ImagePart, Route, Tool, ToolChoice } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, rememberCustomTools } from './custom-tools.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api.ts';
 import { thinkingFor } from './thinking-budget.ts';
 
 /** Adapter-independent origin of reasoning that Anthropic made (see ReasoningPart.origin). */
@@ -20,7 +20,7 @@ export const MESSAGES_UPSTREAM_DROPPED = {
   metadata: 'Anthropic metadata has only user_id (from canonical `user`)',
   'position of system messages inside the conversation': 'appended to the top-level system prompt',
   'tool call ids outside [a-zA-Z0-9_-]': 'other characters become "_" (in tool_use and tool_result alike)',
-  'custom tools': 'sent as a tool with one string parameter "input" (see custom-tools.ts)',
+  'custom tools': 'sent as a tool with one string parameter "input" (core/canonical/custom-tools.ts)',
 } as const;
 
 type Block = Record<string, unknown>;
@@ -119,7 +119,6 @@ function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | un
 const forcesTool = (choice: ToolChoice | undefined): boolean => choice === 'required' || typeof choice === 'object';
 
 export function encodeMessagesRequest(request: CanonicalRequest, route: Route): unknown {
-  rememberCustomTools(route, request);
   const { system, messages } = encodeMessages(request);
   const hasTools = request.tools !== undefined && request.tools.length > 0;
   const { thinking, max_tokens } = hasTools && forcesTool(request.tool_choice)

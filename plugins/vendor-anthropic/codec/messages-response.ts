@@ -1,6 +1,7 @@
 // Anthropic Messages response JSON -> canonical response.
+import type { CanonicalRequest } from '../../../core/plugin-api.ts';
 import { RelayError, emptyUsage, type CanonicalResponse, type ContentPart, type Route, type StopReason } from '../../../core/plugin-api.ts';
-import { customToolsOf, unwrapCustomInput } from './custom-tools.ts';
+import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { usageFromAnthropic } from './usage.ts';
 
@@ -43,10 +44,10 @@ export function partOfBlock(b: ContentBlock, customTools: ReadonlySet<string>): 
   }
 }
 
-export function decodeMessagesResponse(body: unknown, route: Route): CanonicalResponse {
+export function decodeMessagesResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse {
   const json = (body ?? {}) as { id?: unknown; model?: unknown; content?: unknown; stop_reason?: unknown; stop_sequence?: unknown; usage?: unknown };
   if (!Array.isArray(json.content)) throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'the upstream message has no content array');
-  const custom = customToolsOf(route);
+  const custom = customToolNames(request);
   const out: CanonicalResponse = {
     id: typeof json.id === 'string' ? json.id : '',
     model: typeof json.model === 'string' ? json.model : route.upstreamModel,

@@ -4,8 +4,9 @@
 // server tools are skipped, so canonical indexes count only the parts kept); message_delta
 // carries the stop reason and the cumulative usage; message_stop -> end; `error` -> error.
 // A tool_use of a custom tool is buffered and, when it stops, emitted as the raw input text.
+import type { CanonicalRequest } from '../../../core/plugin-api.ts';
 import { ERROR_CODES, emptyUsage, type Route, type StopReason, type StreamDecoder, type StreamEvent } from '../../../core/plugin-api.ts';
-import { customToolsOf, unwrapCustomInput } from './custom-tools.ts';
+import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
 import { codeForStreamErrorType } from './errors.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { stopReasonFromAnthropic } from './messages-response.ts';
@@ -23,8 +24,8 @@ interface Frame {
 
 interface Block { index: number; kind: 'text' | 'tool' | 'reasoning'; customBuffer: string | null }
 
-export function messagesStreamDecoder(route: Route): StreamDecoder {
-  const custom = customToolsOf(route);
+export function messagesStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
+  const custom = customToolNames(request);
   const usage = new StreamUsage();
   const blocks = new Map<number, Block>();
   let started = false;

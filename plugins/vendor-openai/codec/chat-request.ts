@@ -1,6 +1,6 @@
 // Canonical request -> OpenAI Chat Completions request (Relay speaking to the upstream).
 import type { CanonicalRequest, ContentPart, ImagePart, Message, Route, Tool, ToolChoice } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_SCHEMA, customToolDescription, rememberCustomTools, wrapCustomInput } from './custom-tools.ts';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription, wrapCustomInput } from '../../../core/plugin-api.ts';
 import { openaiEffort } from './reasoning-effort.ts';
 
 /** What the Chat upstream encoder drops, and why. Pinned by test/translation/conformance.test.ts. */
@@ -10,7 +10,7 @@ export const CHAT_UPSTREAM_DROPPED = {
   'images in tool results and assistant messages': 'tool and assistant messages carry text only',
   'is_error of tool results': 'tool messages have no error flag',
   metadata: 'only stored completions take metadata; OpenAI-compatible servers reject it',
-  'custom tools': 'sent as a function with one string parameter "input" (see custom-tools.ts)',
+  'custom tools': 'sent as a function with one string parameter "input" (core/canonical/custom-tools.ts)',
 } as const;
 
 export function imageUrl(image: ImagePart): string {
@@ -101,7 +101,6 @@ function encodeToolChoice(choice: ToolChoice): unknown {
 }
 
 export function encodeChatRequest(request: CanonicalRequest, route: Route): unknown {
-  rememberCustomTools(route, request);
   const body: Record<string, unknown> = { model: route.upstreamModel, messages: encodeMessages(request) };
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map(encodeTool);

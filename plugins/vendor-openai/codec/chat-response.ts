@@ -1,6 +1,7 @@
 // OpenAI Chat Completions response JSON -> canonical response.
+import type { CanonicalRequest } from '../../../core/plugin-api.ts';
 import { RelayError, emptyUsage, type CanonicalResponse, type ContentPart, type Route, type StopReason } from '../../../core/plugin-api.ts';
-import { customToolsOf, unwrapCustomInput } from './custom-tools.ts';
+import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
 import { usageFromChat } from './usage.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
@@ -24,14 +25,14 @@ export function reasoningText(message: Record<string, unknown>): string | undefi
 
 interface ChatToolCall { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown }; custom?: { name?: unknown; input?: unknown } }
 
-export function decodeChatResponse(body: unknown, route: Route): CanonicalResponse {
+export function decodeChatResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse {
   const json = (body ?? {}) as { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown };
   const choice = Array.isArray(json.choices) ? (json.choices[0] as { message?: Record<string, unknown>; finish_reason?: unknown } | undefined) : undefined;
   if (!choice || choice.message === null || typeof choice.message !== 'object') {
     throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'the upstream chat completion has no choices[0].message');
   }
   const message = choice.message;
-  const custom = customToolsOf(route);
+  const custom = customToolNames(request);
   const content: ContentPart[] = [];
   const reasoning = reasoningText(message);
   if (reasoning !== undefined) content.push({ type: 'reasoning', text: reasoning, origin: 'openai' });

@@ -4,8 +4,9 @@
 // with a new index) closes the open part and opens the next, so canonical parts never
 // interleave. The stream ends at `data: [DONE]` (or when the upstream closes after a
 // finish_reason), after the usage chunk that stream_options.include_usage adds.
+import type { CanonicalRequest } from '../../../core/plugin-api.ts';
 import { emptyUsage, type Route, type StopReason, type StreamDecoder, type StreamEvent, type Usage } from '../../../core/plugin-api.ts';
-import { customToolsOf, unwrapCustomInput } from './custom-tools.ts';
+import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
 import { reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { usageFromChat } from './usage.ts';
@@ -19,8 +20,8 @@ interface ChunkDelta {
   tool_calls?: Array<{ index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } }>;
 }
 
-export function chatStreamDecoder(route: Route): StreamDecoder {
-  const custom = customToolsOf(route);
+export function chatStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
+  const custom = customToolNames(request);
   let started = false;
   let ended = false;
   let next = 0;

@@ -22,11 +22,11 @@ function codecFor(shape: ShapeId): ShapeCodec {
 export function encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route): unknown {
   return codecFor(shape).encodeRequest(request, route);
 }
-export function decodeResponse(shape: ShapeId, body: unknown, route: Route): CanonicalResponse {
-  return codecFor(shape).decodeResponse(body, route);
+export function decodeResponse(shape: ShapeId, body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse {
+  return codecFor(shape).decodeResponse(body, route, request);
 }
-export function streamDecoder(shape: ShapeId, route: Route): StreamDecoder {
-  return codecFor(shape).streamDecoder(route);
+export function streamDecoder(shape: ShapeId, route: Route, request?: CanonicalRequest): StreamDecoder {
+  return codecFor(shape).streamDecoder(route, request);
 }
 export function decodeError(shape: ShapeId, status: number, body: string): RelayErrorBody {
   return (CODECS[shape] ?? chatUpstream).decodeError(status, body);

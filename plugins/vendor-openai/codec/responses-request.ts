@@ -3,7 +3,6 @@
 // conversation carries its own reasoning items.
 import type { CanonicalRequest, ContentPart, ImagePart, Route, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api.ts';
 import { imageUrl } from './chat-request.ts';
-import { rememberCustomTools } from './custom-tools.ts';
 import { openaiEffort } from './reasoning-effort.ts';
 
 /** Adapter-independent origin of reasoning that OpenAI made (see ReasoningPart.origin). */
@@ -116,7 +115,6 @@ function encodeToolChoice(choice: ToolChoice, tools: Tool[]): unknown {
 }
 
 export function encodeResponsesRequest(request: CanonicalRequest, route: Route): unknown {
-  rememberCustomTools(route, request);
   const body: Record<string, unknown> = { model: route.upstreamModel, input: encodeInput(request), store: false };
   if (request.system && request.system.length === 1) body.instructions = request.system[0].text;
   if (request.tools && request.tools.length > 0) {

@@ -4,8 +4,8 @@ import type { CanonicalRequest, CanonicalResponse, RelayErrorBody, Route, Stream
 
 export interface ShapeCodec {
   encodeRequest(request: CanonicalRequest, route: Route): unknown;
-  decodeResponse(body: unknown, route: Route): CanonicalResponse;
-  streamDecoder(route: Route): StreamDecoder;
+  decodeResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse;
+  streamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder;
   decodeError(status: number, body: string): RelayErrorBody;
   usageFromBody(body: unknown): Usage | null;
   streamInspector(): StreamInspector;

@@ -1,0 +1,54 @@
+// Custom (freeform) tools, such as Codex's apply_patch, on upstreams that have none (Chat
+// Completions, Anthropic Messages): the model sees a function with one required string
+// parameter `input`, its description explaining the format and carrying the grammar; a call
+// that comes back is unwrapped from {"input": "..."} to the raw text and marked tool_kind
+// 'custom'. Shared by every vendor adapter through the plugin API.
+import type { CanonicalRequest, CustomTool } from './types.ts';
+
+export const CUSTOM_INPUT_PARAMETER = 'input';
+
+export const CUSTOM_INPUT_SCHEMA: Readonly<Record<string, unknown>> = {
+  type: 'object',
+  properties: { [CUSTOM_INPUT_PARAMETER]: { type: 'string', description: 'The raw input for the tool.' } },
+  required: [CUSTOM_INPUT_PARAMETER],
+  additionalProperties: false,
+};
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** Names of the request's custom tools (calls to them come back unwrapped). */
+export function customToolNames(request: CanonicalRequest | undefined): ReadonlySet<string> {
+  const names = (request?.tools ?? []).filter((t) => t.type === 'custom').map((t) => t.name);
+  return names.length > 0 ? new Set(names) : NONE;
+}
+
+export function customToolDescription(tool: CustomTool): string {
+  const lines = [
+    tool.description ?? '',
+    `This tool takes free-form text, not JSON: pass the whole input as the string parameter "${CUSTOM_INPUT_PARAMETER}".`,
+  ];
+  if (tool.format?.type === 'grammar') {
+    lines.push(`The input must follow this ${tool.format.syntax} grammar:\n${tool.format.definition}`);
+  }
+  return lines.filter((l) => l !== '').join('\n\n');
+}
+
+/** Raw text -> the JSON arguments of the function the model sees. */
+export function wrapCustomInput(raw: string): string {
+  return JSON.stringify({ [CUSTOM_INPUT_PARAMETER]: raw });
+}
+
+/** The function's arguments (JSON text or an already parsed object) -> the raw text. */
+export function unwrapCustomInput(args: unknown): string {
+  let parsed: unknown = args;
+  if (typeof args === 'string') {
+    try {
+      parsed = JSON.parse(args);
+    } catch {
+      return args; // not JSON: the model answered with raw text already
+    }
+  }
+  const value = (parsed as Record<string, unknown> | null)?.[CUSTOM_INPUT_PARAMETER];
+  if (typeof value === 'string') return value;
+  return typeof args === 'string' ? args : JSON.stringify(args ?? {});
+}
