@@ -29,7 +29,8 @@ export function findBinary(...candidates: string[]): string {
 export const codexBinary = (): string => findBinary('node_modules/.bin/codex');
 // The wrapper's postinstall copies the native binary over bin/claude.exe; the platform package
 // holds the same binary should the postinstall not have run.
-export const claudeBinary = (): string => findBinary('node_modules/@anthropic-ai/claude-code-linux-x64/claude', 'node_modules/.bin/claude');
+export const claudeBinary = (): string =>
+  findBinary(`node_modules/@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude`, 'node_modules/.bin/claude');
 
 /** A minimal environment: no inherited credentials or proxies, only what the CLI needs. */
 export function cliEnv(extra: Record<string, string>): Record<string, string> {
