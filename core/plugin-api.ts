@@ -15,6 +15,7 @@ export * as canonical from './canonical/types.ts';
 export type {
   CanonicalRequest, CanonicalResponse, StreamEvent, Usage, ContentPart, Message, Tool, ToolChoice, StopReason,
   TextPart, ImagePart, ToolCallPart, ToolResultPart, ReasoningPart, RefusalPart, PartStart, PartDelta, ResponseFormat,
+  ReasoningEffort, CustomTool, FunctionTool, Role, CanonicalErrorBody,
 } from './canonical/types.ts';
 export { emptyUsage } from './canonical/types.ts';
 
