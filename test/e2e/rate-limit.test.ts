@@ -37,7 +37,7 @@ const chat = (s: Seeded, relayKey = s.relayKey, on: TestRelay = relay): Promise<
   viaRelay(on, '/vendor-a/v1/chat/completions', relayKey, { model: s.modelSlug, messages: [{ role: 'user', content: 'hi' }] });
 
 /** Per-minute limits count in fixed one-minute windows: start a burst well inside one. */
-async function clearOfWindowEnd(needMs = 8_000): Promise<void> {
+async function clearOfWindowEnd(needMs = 4_000): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < needMs) await new Promise((r) => setTimeout(r, left + 100));
 }

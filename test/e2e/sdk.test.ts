@@ -124,3 +124,31 @@ t.test("Relay's errors surface as the SDKs' typed errors", async (t) => {
   t.ok(anthropicUnauthorized instanceof Anthropic.AuthenticationError, `anthropic: AuthenticationError (got ${anthropicUnauthorized.name})`);
   t.match(anthropicUnauthorized, { status: 401, error: { type: 'error', error: { type: 'authentication_error' } } });
 });
+
+t.test('tool calls through the SDK stream helpers, passed through and translated', async (t) => {
+  const toolCall = { name: 'get_weather', input: { city: 'Paris', unit: 'celsius' } };
+  const openaiTools = await startFakeUpstream({ chunks: 4, toolCall });
+  const anthropicTools = await startFakeUpstream({ chunks: 4, toolCall });
+  t.teardown(async () => {
+    await openaiTools.close();
+    await anthropicTools.close();
+  });
+  const gptTools = await seedRoute(relay, { baseUrl: `${openaiTools.url}/v1`, adapter: 'openai', model: 'sdk-gpt-tools', policy: { modelIds: '*' } });
+  const claudeTools = await seedRoute(relay, { baseUrl: `${anthropicTools.url}/v1`, adapter: 'anthropic', model: 'sdk-claude-tools', policy: { modelIds: '*' } });
+  await settled(relay, (s) => s.relayKeys.has(gptTools.relayKeyId) && s.relayKeys.has(claudeTools.relayKeyId));
+  const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } } } } }];
+  for (const model of ['sdk-gpt-tools', 'sdk-claude-tools']) {
+    const final = await openai.chat.completions.stream({ model, messages, tools }).finalChatCompletion();
+    const call = final.choices[0]!.message.tool_calls?.[0];
+    t.equal(call?.type === 'function' ? call.function.name : undefined, 'get_weather', `openai chat, ${model}`);
+    t.same(JSON.parse(call?.type === 'function' ? call.function.arguments : '{}'), toolCall.input);
+    t.equal(final.choices[0]!.finish_reason, 'tool_calls');
+  }
+  const anthropicToolDefs = [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+  for (const model of ['sdk-claude-tools', 'sdk-gpt-tools']) {
+    const final = await anthropic.messages.stream({ model, max_tokens: 64, messages, tools: anthropicToolDefs }).finalMessage();
+    const use = final.content.find((b) => b.type === 'tool_use');
+    t.match(use, { type: 'tool_use', name: 'get_weather', input: toolCall.input }, `anthropic messages, ${model}`);
+    t.equal(final.stop_reason, 'tool_use');
+  }
+});
