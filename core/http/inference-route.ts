@@ -17,6 +17,9 @@ export interface InferenceRouteOptions {
   tags?: string[];
   /** Documented request body (not used to validate). */
   body?: TSchema;
+  /** Documented responses by status, Fastify's form (`{ 200: { description, content: { <media type>: { schema } } } }`);
+   * not used to serialize: the pipeline writes the answer itself. */
+  responses?: Record<string, unknown>;
   /** Attribution from request headers (agent integrations). */
   attribute?: (request: FastifyRequest) => Attribution | undefined;
   /** When false, `stream` is ignored (e.g. embeddings). */
@@ -24,6 +27,9 @@ export interface InferenceRouteOptions {
 }
 
 const NO_VALIDATION = () => () => true;
+// Documented response schemas must not reshape what is sent (fast-json-stringify would drop
+// fields the schema does not list): errors rendered through reply.send go out as plain JSON.
+const PLAIN_JSON = () => (data: unknown) => JSON.stringify(data);
 
 /** application/json, with or without parameters. */
 function isJsonContentType(value: string | undefined): boolean {
@@ -37,11 +43,13 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
     url: options.url,
     config: { shape: errorShape },
     validatorCompiler: NO_VALIDATION,
+    serializerCompiler: PLAIN_JSON,
     schema: {
       summary: options.summary,
       tags: options.tags,
       security: [{ relayKey: [] }],
       ...(options.body ? { body: options.body } : {}),
+      ...(options.responses ? { response: options.responses } : {}),
     },
     handler: async (request, reply) => {
       // Fastify also parses text/plain; an inference body is JSON or nothing.

@@ -2,6 +2,7 @@
 // GET /v1/models.
 import { definePlugin, Type, mountInferenceRoute, canonical } from '../../core/plugin-api.ts';
 import { canonicalCodec } from './codec.ts';
+import { generateResponses } from './route-schema.ts';
 
 export default definePlugin({
   name: 'wire-canonical',
@@ -13,7 +14,10 @@ export default definePlugin({
   register(relay, { prefix }) {
     relay.hooks.addInboundCodec(canonicalCodec);
     const tags = ['canonical'];
-    mountInferenceRoute(relay, { url: `${prefix}/v1/generate`, shape: 'canonical', summary: 'Generate in the canonical shape', tags, body: canonical.CanonicalRequest });
+    mountInferenceRoute(relay, {
+      url: `${prefix}/v1/generate`, shape: 'canonical', summary: 'Generate in the canonical shape', tags,
+      body: canonical.CanonicalRequest, responses: generateResponses,
+    });
     relay.inference.get(`${prefix}/v1/models`, {
       config: { shape: 'canonical' },
       schema: { summary: 'Models reachable by the calling relay key', tags, security: [{ relayKey: [] }] },
