@@ -108,6 +108,11 @@ t.test('models document: only the models this key\'s policy grants; 401 without 
   t.equal(body.error.code, 'RELAY_ERR_RELAY_KEY_INVALID', 'an OpenAI-shaped error');
   const wrong = await fetch(`${AGENT}/models`, { headers: { authorization: 'Bearer rk_not_a_key' } });
   t.equal(wrong.status, 401);
+  const none = await relay.api('POST', '/api/policies', { metadata: { displayName: 'codex none' }, spec: { tier: 'relay', modelIds: [] } });
+  const noneKey = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'codex none' }, spec: { policyId: none.body.metadata.id } });
+  await eventually(() => [...relay.relay.sync.snapshot().relayKeys.values()].some((k) => k.metadata.id === noneKey.body.relayKey.metadata.id));
+  const empty = await fetch(`${AGENT}/models`, { headers: { authorization: `Bearer ${noneKey.body.plaintext}` } });
+  t.equal(empty.status, 403, 'a key that reaches no model gets no (empty, invalid) document');
 });
 
 t.test('Codex loads the models document (codex debug models)', async (t) => {
