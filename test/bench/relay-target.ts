@@ -2,24 +2,19 @@
 // function for a running Relay whose catalog routes the bench models to the fake upstream, then
 // drives it exactly like the direct and Portkey targets.
 //
-// TO WIRE (kernel): replace the throw below with, roughly:
-//   1. a config file under .bench/relay/ (gitignored) that loads the wire-vendor-a, wire-vendor-b,
-//      vendor-openai, vendor-anthropic and translation plugins, with a data dir under .bench/relay/;
-//   2. spawnPinned(opts.cpu, process.execPath, ['bin/relay.js', 'start', '--config', file], {env:
-//      {RELAY_PORT, RELAY_CONTROL_PORT, RELAY_ADMIN_TOKEN, RELAY_MASTER_KEY, ...}}) so that the
-//      gateway runs alone on its core (the pid returned must be the Relay process itself, for the
-//      /proc CPU and RSS figures: spawnPinned uses `taskset -c`, which execs, so it is);
-//   3. wait for GET /healthz, then seed through the admin API (Bearer RELAY_ADMIN_TOKEN):
-//      providers (adapter vendor-a, vendor-b); hosts with baseUrl `${upstreamUrl}/v1`; host-keys
-//      with stored values UPSTREAM_KEYS.openai / UPSTREAM_KEYS.anthropic; models BENCH_MODELS.*
-//      bound to those hosts (upstreamModel = the same slug); a relay-tier policy granting them; a
-//      relay key (its `plaintext` goes in the handle); usage logging to the file backend, payload
-//      logging off (the default), so the figures include the always-on usage record;
-//   4. return the handle below; stop() must kill that pid and wait for it to exit.
-// Routes run.ts will use: /vendor-a/v1/chat/completions, /vendor-a/v1/responses,
-// /vendor-a/v1/embeddings, /vendor-b/v1/messages, all with `Authorization: Bearer <relayKey>`.
+// Relay runs as its own process (`node bin/relay.js start`) pinned to the gateway core, on a
+// throwaway Postgres database (DATABASE_URL; RELAY_BENCH_PGLITE=1 uses embedded PGlite instead)
+// with usage logging to the file backend and payload logging off (the defaults), so the figures
+// include the always-on usage record. The catalog is seeded through the admin API.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createTestDatabase } from '../../core/testing.ts';
+import { generateMasterKey } from '../../core/crypto/sealing.ts';
+import { BENCH_MODELS, UPSTREAM_KEYS } from './cases.ts';
+import { freePort, spawnPinned, stopChild, waitForHttp } from './processes.ts';
 
-export { BENCH_MODELS, UPSTREAM_KEYS } from './cases.ts';
+export { BENCH_MODELS, UPSTREAM_KEYS };
 
 export interface RelayBenchHandle {
   /** Inference plane, e.g. http://127.0.0.1:18080 (no trailing slash). */
@@ -38,15 +33,66 @@ export interface RelayBenchOptions {
   workDir: string;
 }
 
-export class RelayNotWiredError extends Error {
-  constructor() {
-    super('Relay target not wired yet: test/bench/relay-target.ts startRelayForBench() is a stub');
-    this.name = 'RelayNotWiredError';
+export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOptions): Promise<RelayBenchHandle> {
+  mkdirSync(opts.workDir, { recursive: true });
+  const dataDir = path.join(opts.workDir, `data-${Date.now()}`);
+  const config = path.join(opts.workDir, 'relay.yaml');
+  writeFileSync(config, [
+    'server: { host: 127.0.0.1 }',
+    'log: { level: warn }',
+    'plugins:',
+    ...['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-file'].map((p) => `  - use: ${p}`),
+    '',
+  ].join('\n'));
+  const db = process.env.RELAY_BENCH_PGLITE ? null : await createTestDatabase();
+  const [port, controlPort] = [await freePort(), await freePort()];
+  const adminToken = `bench-${randomBytes(12).toString('hex')}`;
+  const child = spawnPinned(opts.cpu, process.execPath, [path.resolve('bin/relay.js'), 'start', '--config', config], {
+    env: {
+      ...process.env,
+      RELAY_PORT: String(port), RELAY_CONTROL_PORT: String(controlPort), RELAY_DATA_DIR: dataDir,
+      RELAY_ADMIN_TOKEN: adminToken, RELAY_MASTER_KEY: generateMasterKey(), DATABASE_URL: db?.url ?? '',
+    },
+    logFile: path.join(opts.workDir, 'relay.log'),
+  });
+  const stop = async () => {
+    await stopChild(child);
+    await db?.drop().catch(() => undefined);
+  };
+  try {
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${baseUrl}/healthz`, 60_000, child);
+    const relayKey = await seed(`http://127.0.0.1:${controlPort}`, adminToken, upstreamUrl);
+    return { baseUrl, pid: child.pid!, relayKey, stop };
+  } catch (err) {
+    await stop();
+    throw err;
   }
 }
 
-export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOptions): Promise<RelayBenchHandle> {
-  void upstreamUrl;
-  void opts;
-  throw new RelayNotWiredError();
+async function seed(controlUrl: string, token: string, upstreamUrl: string): Promise<string> {
+  const api = async (p: string, body: unknown): Promise<any> => {
+    const res = await fetch(`${controlUrl}/api/${p}`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (res.status >= 300) throw new Error(`seeding ${p}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const hostFor = async (adapter: 'openai' | 'anthropic', key: string) => {
+    const provider = await api('providers', { metadata: { displayName: `bench ${adapter}` }, spec: { adapter } });
+    const host = await api('hosts', { metadata: { displayName: `bench ${adapter} host` }, spec: { providerId: provider.metadata.id, baseUrl: `${upstreamUrl}/v1` } });
+    await api('host-keys', { metadata: { displayName: `bench ${adapter} key` }, spec: { hostId: host.metadata.id, valueFrom: { kind: 'stored' }, value: key } });
+    return host.metadata.id as string;
+  };
+  const openaiHost = await hostFor('openai', UPSTREAM_KEYS.openai);
+  const anthropicHost = await hostFor('anthropic', UPSTREAM_KEYS.anthropic);
+  const modelIds: string[] = [];
+  for (const [slug, hostId] of [[BENCH_MODELS.openai, openaiHost], [BENCH_MODELS.embeddings, openaiHost], [BENCH_MODELS.anthropic, anthropicHost]]) {
+    const model = await api('models', { metadata: { displayName: slug, slug }, spec: { bindings: [{ hostId, upstreamModel: slug }] } });
+    modelIds.push(model.metadata.id);
+  }
+  const policy = await api('policies', { metadata: { displayName: 'bench' }, spec: { modelIds } });
+  const key = await api('relay-keys', { metadata: { displayName: 'bench' }, spec: { policyId: policy.metadata.id } });
+  return key.plaintext as string;
 }

@@ -11,7 +11,7 @@ import { runWrk, wrkVersion, type WrkResult } from './wrk.ts';
 import { sampleProc, alive, type ProcSample } from './proc.ts';
 import { measureTtfb, type TtfbResult } from './ttfb.ts';
 import { installPortkey, startPortkey } from './portkey.ts';
-import { startRelayForBench, RelayNotWiredError } from './relay-target.ts';
+import { startRelayForBench } from './relay-target.ts';
 import {
   directTarget,
   portkeyTarget,
@@ -292,7 +292,7 @@ async function main(): Promise<void> {
         } else throw new Error(`unknown target ${name}`);
       } catch (err) {
         status.status = 'unavailable';
-        status.reason = err instanceof RelayNotWiredError ? err.message : `failed to start: ${(err as Error).message}`;
+        status.reason = `failed to start: ${(err as Error).message}`;
         log(`${name}: ${status.reason}`);
         continue;
       }
