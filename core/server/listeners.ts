@@ -34,6 +34,12 @@ export interface ListenerOptions {
   securitySchemes?: Record<string, unknown>;
 }
 
+function frameworkError(err: { code?: string }): RelayError {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return new RelayError('RELAY_ERR_BAD_REQUEST', 'a path segment of this URL is longer than any id or slug (100 characters at most)');
+  if (err.code === 'FST_ERR_BAD_URL') return new RelayError('RELAY_ERR_BAD_REQUEST', 'the URL is not valid: a percent-encoded part does not decode');
+  return toRelayError(err);
+}
+
 export async function createListener(options: ListenerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.log as unknown as import('fastify').FastifyBaseLogger,
@@ -46,6 +52,12 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // URLs the router rejects before any route or hook runs (a bad percent-encoding, a path
+    // parameter over maxParamLength) get Relay's JSON error and x-request-id, not Fastify's body.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      options.renderError(request, reply, frameworkError(err));
+    },
   });
 
   if (options.keepRawBody) {
