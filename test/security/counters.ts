@@ -1,9 +1,9 @@
 // Counters a reliability or security test leaves behind for `npm run test:summary`: one JSON file
-// per test under test/.output/ (git-ignored), merged over what the same file wrote before.
+// per test under test/.output/ (git-ignored), replaced on each run.
 //
 //   recordCounters('fuzz-inference', { badInputs: 412 });
 //   recordCounters('failover', { faultsInjected: 37, eventsExpected: 120, eventsLost: 0 });
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const OUTPUT_DIR = path.resolve(import.meta.dirname, '../.output');
@@ -26,9 +26,5 @@ export interface Counters {
 export function recordCounters(test: string, counters: Counters): void {
   mkdirSync(OUTPUT_DIR, { recursive: true });
   const file = path.join(OUTPUT_DIR, `${test}.json`);
-  let before: Counters = {};
-  try {
-    before = (JSON.parse(readFileSync(file, 'utf8')) as { counters?: Counters }).counters ?? {};
-  } catch { /* first write */ }
-  writeFileSync(file, `${JSON.stringify({ test, writtenAt: new Date().toISOString(), counters: { ...before, ...counters } }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ test, writtenAt: new Date().toISOString(), counters }, null, 2)}\n`);
 }
