@@ -142,6 +142,18 @@ export interface VendorAdapter {
   /** Usage from a non-streamed response body (passthrough tap). */
   usageFromBody(shape: ShapeId, body: unknown): Usage | null;
   streamInspector(shape: ShapeId): StreamInspector;
+  /**
+   * Passthrough, optional: a change to the client's request that makes the upstream report
+   * usage the client did not ask for (e.g. stream_options.include_usage on Chat Completions),
+   * and which of the upstream's frames to hide so the client gets what it asked for. Null when
+   * the request already yields usage.
+   */
+  usageRequest?(shape: ShapeId, body: Record<string, unknown>): UsageRequest | null;
+}
+
+export interface UsageRequest {
+  body: Record<string, unknown>;
+  hideFrame(event: string | undefined, data: string): boolean;
 }
 
 // ---------------------------------------------------------------- wire codecs

@@ -3,24 +3,30 @@
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { SseParser } from '../http/sse.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
-import type { Route, StreamInspector, UpstreamResponse } from '../hooks.ts';
+import type { Route, StreamInspector, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { holdOpening, resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
+import { SseFrameFilter } from './frame-filter.ts';
 
-/** The body to send: the client's bytes, or re-serialised with the upstream model name. */
-function upstreamBody(attempt: Attempt, route: Route): Buffer | string {
+/**
+ * The body to send: the client's bytes as received, or re-serialised when the binding maps the
+ * model name or the adapter asks the upstream for usage the client did not request.
+ */
+function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null): Buffer | string {
   const { call } = attempt;
-  if (route.upstreamModel === call.model) return call.body;
-  return JSON.stringify({ ...call.json, model: route.upstreamModel });
+  if (route.upstreamModel === call.model && !usage) return call.body;
+  return JSON.stringify({ ...(usage?.body ?? call.json), model: route.upstreamModel });
 }
 
 export async function passthrough(attempt: Attempt, route: Route, credential: string | null): Promise<AttemptResult> {
   const { call, request } = attempt;
   const headers = filterForwardHeaders(request.headers);
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
+  // Without it a streamed Chat Completion reports no tokens, and the usage record would be 0.
+  const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call.json) ?? null : null;
   const res = await attempt.send(route, {
-    route, shape: call.shape, body: upstreamBody(attempt, route), headers, credential, search: call.search, stream: call.stream, signal: attempt.signal,
+    route, shape: call.shape, body: upstreamBody(attempt, route, usage), headers, credential, search: call.search, stream: call.stream, signal: attempt.signal,
   });
   if (res === null) return { kind: 'retry' };
 
@@ -42,7 +48,7 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
     await pipeAll(attempt, res, route);
     return { kind: 'done' };
   }
-  return streamWithHold(attempt, route, res);
+  return streamWithHold(attempt, route, res, usage);
 }
 
 /** Non-streamed body: sent as it arrives; a copy is parsed for usage at the end. */
@@ -70,7 +76,7 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
   }
 }
 
-async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse): Promise<AttemptResult> {
+async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse, usage: UsageRequest | null): Promise<AttemptResult> {
   const inspector: StreamInspector = route.adapter.streamInspector(attempt.call.shape);
   let seen: 'opening' | 'output' | 'error' = 'opening';
   const parser = new SseParser((event, data) => {
@@ -96,13 +102,17 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   const writer = attempt.writer;
   writer.commit(res.status, res.headers, false);
   attempt.record.status = res.status;
+  // The bytes go out as they came, unless frames the client did not ask for must be hidden.
+  const filter = usage ? new SseFrameFilter((event, data) => usage.hideFrame(event, data)) : null;
+  const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
   try {
-    for (const chunk of hold.held) await writer.write(chunk);
+    for (const chunk of hold.held) await forward(chunk);
     for await (const chunk of resume(iterator, hold.pending)) {
-      await writer.write(chunk);
+      await forward(chunk);
       parser.feed(chunk);
     }
     parser.end();
+    if (filter) await writer.write(filter.end());
     writer.end();
   } catch (err) {
     attempt.failAfterCommit(err);

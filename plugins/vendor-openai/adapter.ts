@@ -2,6 +2,7 @@
 // llama.cpp). The host key goes in `Authorization: Bearer`.
 import { joinUrl, sendUpstream, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
 import * as codec from './codec/index.ts';
+import { chatUsageRequest } from './usage-request.ts';
 
 const ENDPOINTS: Record<string, string> = {
   'openai.chat': '/chat/completions',
@@ -11,7 +12,12 @@ const ENDPOINTS: Record<string, string> = {
 
 export const OPENAI_SHAPES: readonly ShapeId[] = ['openai.chat', 'openai.responses', 'openai.embeddings'];
 
-export function createOpenAIAdapter(id: string): VendorAdapter {
+export interface OpenAIAdapterOptions {
+  /** Ask for usage on streamed Chat Completions whose clients did not (see usage-request.ts). */
+  injectStreamUsage: boolean;
+}
+
+export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = { injectStreamUsage: false }): VendorAdapter {
   return {
     id,
     shapes: OPENAI_SHAPES,
@@ -39,5 +45,6 @@ export function createOpenAIAdapter(id: string): VendorAdapter {
     decodeError: codec.decodeError,
     usageFromBody: codec.usageFromBody,
     streamInspector: codec.streamInspector,
+    ...(options.injectStreamUsage ? { usageRequest: chatUsageRequest } : {}),
   };
 }

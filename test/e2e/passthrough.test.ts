@@ -40,8 +40,8 @@ for (const c of cases) {
       const got = await viaRelay(c.path, seeded.relayKey, body);
       t.equal(got.status, 200);
       const received = c.up.lastRequest()!;
-      // The upstream answers for the model it was asked; ask it directly the same way.
-      const direct = await post(`${c.up.url}${c.upPath}`, {}, received.json);
+      // Ask the upstream directly what the client asked (with the binding's model name).
+      const direct = await post(`${c.up.url}${c.upPath}`, {}, { ...body, model: received.json.model });
       t.ok(got.bytes.equals(direct.bytes), 'the client receives exactly the upstream bytes');
       t.equal(got.headers.get('content-type'), direct.headers.get('content-type'));
       t.match(got.headers.get('x-request-id'), /^[0-9a-f-]{36}$/);
@@ -83,6 +83,23 @@ t.test('count_tokens is forwarded with its query string', async (t) => {
   t.equal(got.status, 200);
   t.match(JSON.parse(got.bytes.toString()), { input_tokens: Number });
   t.equal(anthropicUp.lastRequest()!.path, '/v1/messages/count_tokens?beta=true');
+});
+
+t.test('injectStreamUsage: a streamed chat without include_usage still logs its tokens', async (t) => {
+  const withInjection = await startRelay({ plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai', options: { injectStreamUsage: true } }, { use: 'log-file' }] });
+  t.teardown(() => withInjection.close());
+  const seeded = await seedRoute(withInjection, { baseUrl: `${openaiUp.url}/v1`, adapter: 'openai', model: 'gpt-test' });
+  const body = { model: 'gpt-test', messages: [{ role: 'user', content: 'count me' }], stream: true };
+  const res = await post(`${withInjection.inferenceUrl}/vendor-a/v1/chat/completions`, { authorization: `Bearer ${seeded.relayKey}` }, body);
+  const received = openaiUp.lastRequest()!;
+  t.same(received.json.stream_options, { include_usage: true }, 'the upstream is asked for usage');
+  const text = res.bytes.toString();
+  t.notMatch(text, /"choices":\[\]/, 'the usage-only chunk is hidden from the client');
+  t.match(text, /data: \[DONE\]\n\n$/, 'the stream still ends as the upstream ended it');
+  const requestId = res.headers.get('x-request-id')!;
+  await eventually(async () => (await withInjection.api('GET', `/api/logs/${requestId}`)).status === 200, 5_000, 50);
+  const log = (await withInjection.api('GET', `/api/logs/${requestId}`)).body;
+  t.ok(log.input_tokens > 0 && log.output_tokens > 0, 'tokens are recorded');
 });
 
 t.test('usage is read from the passthrough tap into the request log', async (t) => {

@@ -1,0 +1,28 @@
+// A streamed Chat Completion reports its token counts only when the client sets
+// stream_options.include_usage. With the adapter option injectStreamUsage, Relay sets it for the
+// upstream when the client did not (so the usage record, rate limits and cost are right) and
+// hides the extra usage-only chunk (choices: [] with usage) from the client. OpenAI then also adds
+// "usage":null to every other chunk, which is why the option is off by default: without it the
+// client gets the upstream's bytes for exactly its own request.
+import type { ShapeId, UsageRequest } from '../../core/plugin-api.ts';
+
+export function chatUsageRequest(shape: ShapeId, body: Record<string, unknown>): UsageRequest | null {
+  if (shape !== 'openai.chat' || body.stream !== true) return null;
+  const options = body.stream_options;
+  if (options && typeof options === 'object' && (options as Record<string, unknown>).include_usage === true) return null;
+  return {
+    body: { ...body, stream_options: { ...(options && typeof options === 'object' ? options : {}), include_usage: true } },
+    hideFrame: (_event, data) => isUsageOnlyChunk(data),
+  };
+}
+
+function isUsageOnlyChunk(data: string): boolean {
+  // Cheap test first: only the final chunk of the stream carries both.
+  if (!data.includes('"usage"') || !data.includes('"choices"')) return false;
+  try {
+    const chunk = JSON.parse(data) as { choices?: unknown[]; usage?: unknown };
+    return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null;
+  } catch {
+    return false;
+  }
+}
