@@ -33,7 +33,9 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
   if (res.status >= 400) {
     const verdict = classifyStatus(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
-    if (verdict.retryable && !attempt.isLast) {
+    // A caller's own credential (proxy mode) that the upstream refuses is refused everywhere.
+    const ownCredentialRefused = route.hostKey === null && verdict.failure === 'auth';
+    if (verdict.retryable && !attempt.isLast && !ownCredentialRefused) {
       res.body.resume();
       return { kind: 'retry' };
     }

@@ -151,3 +151,17 @@ t.test('proxy mode never sends the client credential to a host of another shape 
   t.equal(translated.status, 200, 'without proxy mode the request is translated with a host key');
   t.match(openaiOnly.lastRequest()?.headers.authorization, /^Bearer sk-upstream-/, 'the host key');
 });
+
+t.test('a caller credential the upstream refuses is not tried on the next host', async (t) => {
+  up.reset();
+  second.reset();
+  const refusal = JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+  const answer = { status: 401, headers: { 'content-type': 'application/json' }, body: refusal };
+  up.enqueue(answer);
+  second.enqueue(answer);
+  const twoHosts = JSON.stringify({ model: 'claude-two-hosts', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+  const res = await send(relay, { 'x-gw-api-key': secondHost.relayKey, 'x-gw-proxy-mode': '1', 'x-api-key': 'sk-wrong-client-key' }, '/vendor-b/v1/messages', twoHosts);
+  t.equal(res.status, 401);
+  t.equal(res.text, refusal, 'the upstream error arrives unmodified');
+  t.equal(up.count + second.count, 1, 'only one host was asked');
+});
