@@ -176,9 +176,11 @@ t.test('a stalled first host fails over to the next one before the first byte', 
   await setBindingWeights(relay, a.modelId, { [a.hostId]: 1000, [b.hostId]: 1 });
   await settled(relay, (snap) => snap.models.get(a.modelId)?.spec.bindings.find((x) => x.hostId === a.hostId)?.weight === 1000);
   stalled.script(() => ({ kind: 'stall' }));
-  const got = await viaRelay(relay, '/vendor-b/v1/messages', a.relayKey, { model: a.modelSlug, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+  const ask = () => viaRelay(relay, '/vendor-b/v1/messages', a.relayKey, { model: a.modelSlug, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+  let got = await ask();
+  // Order is weighted random (1000:1): in the rare draw where the good host came first, ask again.
+  for (let i = 0; i < 2 && stalled.count === 0; i++) got = await ask();
   t.equal(got.status, 200);
-  t.equal(good.count, 1);
   t.equal(stalled.count, 1, 'the stalled host was tried first');
 });
 
