@@ -1,0 +1,37 @@
+// examples/config/: `relay check` accepts each config file with its environment variables set
+// to dummy values, and the scaled setup refuses to start without the database it needs.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { DUMMY_ENV, relayCheck } from '../support/relay-check.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const EXPECTED_PLUGINS: Record<string, string[]> = {
+  'embedded.yaml': ['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-file', 'payload-file', 'admin-ui'],
+  'scaled.yaml': ['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-clickhouse', 'log-postgres', 'log-valkey', 'payload-s3', 'admin-ui'],
+};
+
+for (const [file, plugins] of Object.entries(EXPECTED_PLUGINS)) {
+  t.test(`relay check accepts examples/config/${file}`, async (t) => {
+    const configFile = path.join(root, 'examples/config', file);
+    const res = await relayCheck(configFile, DUMMY_ENV);
+    t.equal(res.code, 0, res.err);
+    t.match(res.out, `${configFile}: OK`);
+    for (const name of plugins) t.match(res.out, new RegExp(`^  ${name} \\[`, 'm'), `loads ${name}`);
+  });
+}
+
+t.test('scaled.yaml without DATABASE_URL is refused, naming the variable', async (t) => {
+  const configFile = path.join(root, 'examples/config/scaled.yaml');
+  const res = await relayCheck(configFile, { ...DUMMY_ENV, DATABASE_URL: undefined });
+  t.equal(res.code, 1);
+  t.match(res.err, `${configFile}: /database/url: environment variable DATABASE_URL is not set`);
+});
+
+t.test('the values come from the environment', async (t) => {
+  const res = await relayCheck(path.join(root, 'examples/config/scaled.yaml'), { ...DUMMY_ENV, S3_BUCKET: 'bucket-from-env', RELAY_LOG_RETENTION_DAYS: '7' });
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, 'bucket: "bucket-from-env"');
+  t.match(res.out, /log-clickhouse[\s\S]*ttlDays: 7\n/);
+});
