@@ -37,6 +37,20 @@ export function completion(reason: StopReason): { status: ResponseStatus; incomp
 const field = (inbound: Record<string, unknown>, key: string, fallback: unknown): unknown => inbound[key] ?? fallback;
 
 /** The response object, echoing the request's settings the way the Responses API does. */
+/**
+ * The request's tools as the response object echoes them. OpenAI's Response schema requires
+ * `strict` and `parameters` on a function tool (null allowed), while a request may leave them
+ * out: they are echoed as null then, instead of producing an object the schema rejects.
+ */
+function echoedTools(tools: unknown): unknown[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.map((tool: unknown) => {
+    if (tool === null || typeof tool !== 'object' || (tool as { type?: unknown }).type !== 'function') return tool;
+    const fn = tool as Record<string, unknown>;
+    return { ...fn, parameters: fn.parameters ?? null, strict: fn.strict ?? null };
+  });
+}
+
 export function responseObject(ctx: EncodeContext, id: string, createdAt: number, status: ResponseStatus): Record<string, unknown> {
   const inbound = (ctx.inbound !== null && typeof ctx.inbound === 'object' ? ctx.inbound : {}) as Record<string, unknown>;
   return {
@@ -58,7 +72,7 @@ export function responseObject(ctx: EncodeContext, id: string, createdAt: number
     temperature: field(inbound, 'temperature', null),
     text: field(inbound, 'text', { format: { type: 'text' } }),
     tool_choice: field(inbound, 'tool_choice', 'auto'),
-    tools: Array.isArray(inbound.tools) ? inbound.tools : [],
+    tools: echoedTools(inbound.tools),
     top_p: field(inbound, 'top_p', null),
     truncation: 'disabled',
     metadata: field(inbound, 'metadata', {}),
