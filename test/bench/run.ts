@@ -266,9 +266,10 @@ async function main(): Promise<void> {
   const cases = CASES.filter((c) => cfg.cases.includes(c.id));
   if (!cases.length) throw new Error(`BENCH_CASES matches no case; known: ${CASES.map((c) => c.id).join(', ')}`);
   mkdirSync(BENCH_DIR, { recursive: true });
+  // Before pinning: availableParallelism() follows this process's affinity mask.
+  if (os.availableParallelism() < 2) log('warning: fewer than 2 CPUs; the gateway and the load generator share a core');
   const pinned = pinSelf(cfg.loadCpu);
   if (!hasTaskset()) log('warning: taskset is unavailable; processes are not pinned');
-  if (os.availableParallelism() < 2) log('warning: fewer than 2 CPUs; the gateway and the load generator share a core');
 
   const upstream = spawnPinned(cfg.loadCpu, process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/upstream-process.ts'), '--chunks', String(cfg.chunks)], {
     cwd: ROOT,
