@@ -36,7 +36,6 @@ export function completion(reason: StopReason): { status: ResponseStatus; incomp
 
 const field = (inbound: Record<string, unknown>, key: string, fallback: unknown): unknown => inbound[key] ?? fallback;
 
-/** The response object, echoing the request's settings the way the Responses API does. */
 /**
  * The request's tools as the response object echoes them. OpenAI's Response schema requires
  * `strict` and `parameters` on a function tool (null allowed), while a request may leave them
@@ -51,6 +50,7 @@ function echoedTools(tools: unknown): unknown[] {
   });
 }
 
+/** The response object, echoing the request's settings the way the Responses API does. */
 export function responseObject(ctx: EncodeContext, id: string, createdAt: number, status: ResponseStatus): Record<string, unknown> {
   const inbound = (ctx.inbound !== null && typeof ctx.inbound === 'object' ? ctx.inbound : {}) as Record<string, unknown>;
   return {

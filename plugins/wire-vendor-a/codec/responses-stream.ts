@@ -3,9 +3,10 @@
 // Order: response.created, response.in_progress; per output item output_item.added ...
 // output_item.done (messages also content_part.added/.done around output_text deltas;
 // reasoning summary_part/summary_text events; function_call_arguments or
-// custom_tool_call_input deltas); then always response.completed (carrying the response id
-// and usage) or response.failed. Every event has a sequence_number. Consecutive text and
-// refusal parts share one message item.
+// custom_tool_call_input deltas); then response.completed (carrying the response id and
+// usage), response.incomplete when the answer stopped early (max tokens, content filter: status
+// `incomplete`, as the Responses API sends it), or response.failed. Every event has a
+// sequence_number. Consecutive text and refusal parts share one message item.
 import { sseFrame, type EncodeContext, type StreamEncoder, type StreamEvent, type Usage } from '../../../core/plugin-api.ts';
 import { customToolNames, clientToolCall, unwrapCustomInput } from './custom-tool-calls.ts';
 import { namespaceIndex } from './namespace-tools.ts';
@@ -183,7 +184,7 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
       output,
       usage: responsesUsage(usage),
     };
-    return emit('response.completed', { response });
+    return emit(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
   };
 
   const fail = (type: string, message: string): string => {
