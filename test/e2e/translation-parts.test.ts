@@ -119,3 +119,15 @@ t.test('OpenAI Chat parallel tool calls -> Anthropic client: two tool_use blocks
   t.same(message.content.map((b) => (b.type === 'tool_use' ? [b.id, b.name, b.input] : b.type)), [['call_A', CALLS[0]!.name, CALLS[0]!.input], ['call_B', CALLS[1]!.name, CALLS[1]!.input]]);
   t.equal(message.stop_reason, 'tool_use');
 });
+
+t.test('Anthropic max_tokens -> Responses client: the stream ends with response.incomplete, as the Responses API ends it', async (t) => {
+  const cut = anthropicStream('claude-up').slice(0, 8).concat(
+    ev('message_delta', { delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { output_tokens: 16 } }), ev('message_stop', {}));
+  anthropicUp.enqueue({ headers: { 'content-type': 'text/event-stream' }, frames: cut });
+  const got = await viaRelay(relay, '/vendor-a/v1/responses', key, { model: 'claude-up', stream: true, input: 'go', max_output_tokens: 16 });
+  const events = sseFrames(got.text).map((f) => JSON.parse(f.data));
+  t.same(events.flatMap((e) => openapiProblems(responseStreamEventSchema(e.type), e).map((p) => `${e.type}: ${p}`)), [], 'every event matches the OpenAPI description');
+  t.equal(events.at(-1).type, 'response.incomplete');
+  t.match(events.at(-1).response, { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+  t.notOk(events.some((e) => e.type === 'response.completed'), 'no response.completed');
+});
