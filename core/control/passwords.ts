@@ -32,7 +32,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (![N, r, p].every((n) => Number.isInteger(n) && n > 0)) return false;
   const salt = Buffer.from(parts[4], 'base64url');
   const expected = Buffer.from(parts[5], 'base64url');
-  if (expected.length === 0) return false;
+  // scrypt's output for a shorter length is a prefix of the longer one, so a cut hash would
+  // still verify, ever more easily the shorter it is: anything under 32 bytes is refused.
+  if (expected.length < 32) return false;
   const actual = await scryptAsync(password, salt, expected.length, { N, r, p, maxmem: maxmemFor(N, r) });
   return timingSafeEqual(actual, expected);
 }
