@@ -121,6 +121,10 @@ t.test('wrong content types, oversized and invalid-UTF-8 bodies, huge headers', 
     if (got.status >= 400) t.equal(judgeAnswer('openai', got.status, got.contentType, got.text), null, `${c.what}: a JSON error in the OpenAI shape`);
   }
   badInputs++;
+  const badUrl = await send('/vendor-a/v1/chat/%E0%A4%A', valid);
+  t.equal(badUrl.status, 400, 'a bad percent-encoding in the path: 400');
+  t.equal(judgeAnswer('canonical', badUrl.status, badUrl.contentType, badUrl.text), null, 'a bad percent-encoding: a JSON error');
+  badInputs++;
   const huge = await send('/vendor-a/v1/chat/completions', valid, { 'x-filler': 'a'.repeat(64 * 1024) }).catch((err: Error) => ({ status: 0, contentType: null, text: err.message }));
   t.ok([431, 400].includes(huge.status), `64 KiB of headers: ${huge.status} from Node (431 or 400)`);
 });
