@@ -78,8 +78,20 @@ function decodeCursor(cursor: string): [string, string] {
   throw new RelayError('RELAY_ERR_BAD_REQUEST', 'cursor is not a cursor this API returned', { field: 'cursor' });
 }
 
+export type AfterWrite = (kind: KindName, id: string) => Promise<void>;
+
 export class CatalogStore {
+  private afterWrite: AfterWrite | null = null;
+
   constructor(private readonly db: Database) {}
+
+  /**
+   * Runs after each committed write, before the write returns: the kernel uses it to apply the
+   * change to this instance's snapshot at once (read-your-writes); other instances follow NOTIFY.
+   */
+  setAfterWrite(fn: AfterWrite): void {
+    this.afterWrite = fn;
+  }
 
   /** Every entity of every kind, for a full snapshot build. */
   async loadAll(): Promise<Array<{ kind: KindName; entity: AnyEntity }>> {
@@ -141,7 +153,7 @@ export class CatalogStore {
 
   async create(kind: KindName, metadata: { displayName: string; slug?: string }, spec: Record<string, unknown>, secrets: EntitySecrets = {}): Promise<AnyEntity> {
     const full = this.validateSpec(kind, spec);
-    return this.db.transaction(async (tx) => {
+    const created = await this.db.transaction(async (tx) => {
       await this.checkReferences(tx, kind, full);
       const slug = await this.chooseSlug(tx, kind, metadata.displayName, metadata.slug);
       const id = randomUUID();
@@ -151,11 +163,13 @@ export class CatalogStore {
         [id, kind, slug, metadata.displayName, JSON.stringify(full), secrets.secretHash ?? null, secrets.sealedValue ?? null]);
       return rowToEntity(res.rows[0]);
     });
+    await this.afterWrite?.(kind, created.metadata.id);
+    return created;
   }
 
   /** Merges a partial spec into the stored one, validates the result, and stores it. */
   async update(kind: KindName, id: string, patch: { displayName?: string; spec?: Record<string, unknown> }, secrets?: EntitySecrets): Promise<AnyEntity> {
-    return this.db.transaction(async (tx) => {
+    const updated = await this.db.transaction(async (tx) => {
       const current = await tx.query<EntityRow>('SELECT * FROM catalog_entities WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id]);
       const row = current.rows[0];
       if (!row) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
@@ -178,6 +192,8 @@ export class CatalogStore {
       const res = await tx.query<EntityRow>(`UPDATE catalog_entities SET ${sets.join(', ')} WHERE kind = $1 AND id = $2 RETURNING *`, params);
       return rowToEntity(res.rows[0]);
     });
+    await this.afterWrite?.(kind, id);
+    return updated;
   }
 
   async delete(kind: KindName, id: string): Promise<void> {
@@ -191,6 +207,7 @@ export class CatalogStore {
       }
       await tx.query('DELETE FROM catalog_entities WHERE id = $1', [id]);
     });
+    await this.afterWrite?.(kind, id);
   }
 
   /** Entities whose spec references `id`. */

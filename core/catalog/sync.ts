@@ -76,6 +76,14 @@ export class CatalogSync {
     });
   }
 
+  /** Re-reads one entity and applies it (or its removal) to the snapshot; resolves when done. */
+  refresh(kind: KindName, id: string): Promise<void> {
+    return this.enqueue(async () => {
+      const loaded = await this.store.loadById(id);
+      this.publish(applyChange(this.current, kind, id, loaded?.entity ?? null));
+    });
+  }
+
   private enqueue(task: () => Promise<void>): Promise<void> {
     const next = this.chain.then(task).catch((err: unknown) => {
       this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'catalog sync step failed; will retry on the next check');

@@ -34,13 +34,16 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
     const text = await readText(res.body as AsyncIterable<Buffer>).catch(() => '');
     if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
-    // Same status and meaning, in the caller's shape.
+    // Same status and meaning, in the caller's shape. A host key the upstream refused is the
+    // gateway's problem, not the caller's: that is a 502, never a 401/403 the caller would
+    // take for a verdict on its own relay key.
     const error = route.adapter.decodeError(upstreamShape, res.status, text);
-    const rendered = codec.renderError({ ...error, status: res.status });
+    const status = route.hostKey && (res.status === 401 || res.status === 403) ? 502 : res.status;
+    const rendered = codec.renderError({ ...error, status });
     const retryAfter = res.headers['retry-after'];
-    attempt.record.status = res.status;
+    attempt.record.status = status;
     attempt.record.errorCode = error.code;
-    attempt.writer.commit(res.status, { 'content-type': 'application/json', ...(rendered.headers ?? {}), ...(typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}) }, false);
+    attempt.writer.commit(rendered.status, { 'content-type': 'application/json', ...(rendered.headers ?? {}), ...(typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}) }, false);
     await attempt.writer.write(JSON.stringify(rendered.body));
     attempt.writer.end();
     return { kind: 'done' };

@@ -90,6 +90,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     await resealAtStartup(db, sealer, log);
     const store = new CatalogStore(db);
     const sync = new CatalogSync(db, store, log);
+    store.setAfterWrite((kind, id) => sync.refresh(kind, id));
     await sync.start();
     closers.push(() => sync.stop());
     const settings = new SettingsStore(db, log);

@@ -91,6 +91,7 @@ t.test('injectStreamUsage: a streamed chat without include_usage still logs its 
   const seeded = await seedRoute(withInjection, { baseUrl: `${openaiUp.url}/v1`, adapter: 'openai', model: 'gpt-test' });
   const body = { model: 'gpt-test', messages: [{ role: 'user', content: 'count me' }], stream: true };
   const res = await post(`${withInjection.inferenceUrl}/vendor-a/v1/chat/completions`, { authorization: `Bearer ${seeded.relayKey}` }, body);
+  t.equal(res.status, 200, res.bytes.toString().slice(0, 300));
   const received = openaiUp.lastRequest()!;
   t.same(received.json.stream_options, { include_usage: true }, 'the upstream is asked for usage');
   const text = res.bytes.toString();

@@ -107,3 +107,11 @@ t.test('an Anthropic in-stream error after the stream opened: the Responses clie
   t.equal(last.type, 'response.failed');
   t.match(last.response.error, { message: 'Overloaded' });
 });
+
+t.test('a host key the upstream refuses is a 502 to the caller, not a 401 about its relay key', async (t) => {
+  const r = await failingRoute('anthropic', faults.unauthorized({ vendor: 'anthropic' }));
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.key, chat(r.model));
+  t.equal(got.status, 502);
+  t.same(openapiProblems('ErrorResponse', json(got)), [], 'an OpenAI error body');
+  t.match(json(got).error.message, /invalid x-api-key/, "the upstream's message is kept");
+});
