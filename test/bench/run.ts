@@ -105,7 +105,14 @@ async function measureTarget(target: Target, status: TargetStatus, cases: BenchC
       status.unsupported[c.id] = routed.unsupported;
       continue;
     }
-    const bad = await probe(routed);
+    // A catalog seeded just before may take up to ~1 s to reach the gateway (SPEC: propagation
+    // within about a second), so a failing probe is retried for a few seconds before giving up.
+    let bad = await probe(routed);
+    for (const deadline = Date.now() + 5000; bad && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      bad = await probe(routed);
+      if (!bad) log(`  ${target.name} ${c.id}: probe passed after a retry`);
+    }
     if (bad) {
       status.unsupported[c.id] = bad;
       log(`  ${target.name} ${c.id}: not measured: ${bad}`);
