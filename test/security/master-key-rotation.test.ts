@@ -90,7 +90,8 @@ t.test('a Relay with only key B serves requests with the rotated host keys', asy
   up.reset();
   const res = await viaRelay(third, '/vendor-a/v1/chat/completions', seeded.relayKey, { model: 'rotation-model', messages: [{ role: 'user', content: 'hi' }] });
   t.equal(res.status, 200, 'served');
-  t.equal(up.requests[0]?.headers.authorization, `Bearer ${HOST_KEYS[0]}`, 'the upstream got the right key');
+  // Keys are picked by weight, so either may serve; the fake refuses any other credential.
+  t.ok(HOST_KEYS.map((k) => `Bearer ${k}`).includes(String(up.requests[0]?.headers.authorization)), 'the upstream got a rotated host key');
 });
 
 t.test('relay master-key rotate does the same offline (B to C)', async (t) => {
