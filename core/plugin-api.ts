@@ -32,6 +32,7 @@ export {
   emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
   SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
 } from './observer/usage-query.ts';
+export { PACKAGE_ROOT } from './package-root.ts';
 export { mountInferenceRoute, type InferenceRouteOptions } from './http/inference-route.ts';
 export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,

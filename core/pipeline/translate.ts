@@ -124,7 +124,10 @@ async function translateStream(
       await writer.write(take());
     }
     parser.end();
-    pending.push(...decoder.finish());
+    for (const ev of decoder.finish()) {
+      if (ev.type === 'end') attempt.record.usage = ev.usage;
+      pending.push(ev);
+    }
     await writer.write(take() + encoder.finish());
     writer.end();
   } catch (err) {

@@ -8,6 +8,7 @@ import { StartupError } from '../errors.ts';
 import { firstProblem } from '../http/validate.ts';
 import type { PluginEntry } from '../config/schema.ts';
 import { isRelayPlugin, type RelayPlugin } from './define.ts';
+import { prepareOutOfTreeImport } from './out-of-tree.ts';
 
 const BUILTIN_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../plugins');
 
@@ -34,13 +35,14 @@ async function importPlugin(use: string, baseDir: string, where: string, pointer
     if (!found) throw new StartupError(`${where}: ${pointer}/use: no plugin at ${abs}`);
     specifier = pathToFileURL(found).href;
     source = found;
-  } else if (existsSync(path.join(BUILTIN_DIR, use, 'index.ts'))) {
-    specifier = pathToFileURL(path.join(BUILTIN_DIR, use, 'index.ts')).href;
+  } else if (builtinEntry(use)) {
+    specifier = pathToFileURL(builtinEntry(use)!).href;
     source = 'builtin';
   } else {
     specifier = use;
     source = use;
   }
+  if (source !== 'builtin') await prepareOutOfTreeImport();
   let mod: { default?: unknown };
   try {
     mod = (await import(specifier)) as { default?: unknown };
@@ -55,6 +57,16 @@ async function importPlugin(use: string, baseDir: string, where: string, pointer
     throw new StartupError(`${where}: ${pointer}/use: "${use}" does not default-export a plugin made with definePlugin`);
   }
   return { plugin: mod.default, source };
+}
+
+/** A built-in plugin's entry: index.ts beside the sources, index.js in the compiled dist/. */
+function builtinEntry(name: string): string | null {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) return null;
+  for (const file of ['index.ts', 'index.js']) {
+    const p = path.join(BUILTIN_DIR, name, file);
+    if (existsSync(p)) return p;
+  }
+  return null;
 }
 
 function isDirectory(p: string): boolean {

@@ -2,7 +2,6 @@
 // hooks, observer, pipeline, the two listeners, and the plugins the config lists.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import pino, { type Logger } from 'pino';
@@ -32,9 +31,9 @@ import type { RelayError } from '../errors.ts';
 import { createListener } from './listeners.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const VERSION: string = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 export interface CreateRelayOptions {
   /** A config file path. */

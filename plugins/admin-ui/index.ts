@@ -1,9 +1,9 @@
 // admin-ui: serves the dashboard (admin-ui/dist) at the control listener's root.
-import { fileURLToPath } from 'node:url';
-import { definePlugin, Type } from '../../core/plugin-api.ts';
+import path from 'node:path';
+import { definePlugin, Type, PACKAGE_ROOT } from '../../core/plugin-api.ts';
 import { serveDashboard } from './serve-dashboard.ts';
 
-const DEFAULT_ROOT = fileURLToPath(new URL('../../admin-ui/dist', import.meta.url));
+const DEFAULT_ROOT = path.join(PACKAGE_ROOT, 'admin-ui', 'dist');
 
 export default definePlugin({
   name: 'admin-ui',

@@ -36,9 +36,9 @@ t.test('a rotated relay key stops working on the other instance at once', async 
   const key = await a.api('POST', '/api/relay-keys', { metadata: { displayName: 'k' }, spec: { policyId: policy.body.metadata.id } });
   const id = key.body.relayKey.metadata.id;
   await eventually(() => b.relay.sync.snapshot().relayKeys.has(id), 1_000, 5);
+  const oldHash = b.relay.sync.snapshot().relayKeys.get(id)!.keyHash;
   const rotated = await a.api('POST', `/api/relay-keys/by-id/${id}/rotate`);
   t.equal(rotated.status, 200);
-  const oldHash = b.relay.sync.snapshot().relayKeys.get(id)!.keyHash;
   await eventually(() => b.relay.sync.snapshot().relayKeys.get(id)!.keyHash !== oldHash, 1_000, 5);
   const listWith = (k: string) => fetch(`${b.inferenceUrl}/v1/models`, { headers: { authorization: `Bearer ${k}` } }).then((r) => r.status);
   t.equal(await listWith(key.body.plaintext), 401, 'the old plaintext is refused');
