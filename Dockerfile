@@ -7,8 +7,8 @@
 #
 # The config file is /etc/relay/relay.yaml (RELAY_CONFIG; mount your own over it, e.g. one of
 # examples/config/), the data directory /var/lib/relay (RELAY_DATA_DIR: embedded PGlite, file
-# logs and payloads when those are used). Relay runs its TypeScript through tsx (compiled once
-# at start-up), so there is no separate compile step.
+# logs and payloads when those are used). The build stage compiles the service to dist/ with
+# tsc, which `relay start` runs (no TypeScript loader at run time: less memory, faster start).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # --- every dependency (dev included) and the dashboard build ---------------------------------
@@ -20,6 +20,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY admin-ui ./admin-ui
 RUN npm run build:ui
+COPY tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY core ./core
+COPY plugins ./plugins
+RUN node bin/build-server.mjs
 
 # --- production dependencies only ------------------------------------------------------------
 FROM ${NODE_IMAGE} AS prod-deps
@@ -41,6 +46,7 @@ COPY core ./core
 COPY plugins ./plugins
 COPY config ./config
 COPY --from=build /app/admin-ui/dist ./admin-ui/dist
+COPY --from=build /app/dist ./dist
 # In-house plugins mounted anywhere (e.g. /etc/relay/plugins/vendor-acme) import
 # 'relay-gateway': Node looks for it in every node_modules up to /, so /node_modules/relay-gateway
 # makes this image's copy of the plugin API the one they get.
