@@ -39,7 +39,15 @@ export interface PipelineDeps {
   holdMaxBytes?: number;
 }
 
-export function createPipeline(deps: PipelineDeps): Pipeline {
+export interface KernelPipeline extends Pipeline {
+  /**
+   * Records a request refused before the pipeline ran (malformed JSON, wrong content type, body
+   * too large, a missing model): every request is logged, these included.
+   */
+  recordRejected(request: FastifyRequest, shape: ShapeId, err: RelayError): void;
+}
+
+export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const { hooks, sync, observer, health, log } = deps;
   const credentials = new CredentialResolver(deps.sealer, deps.env);
   const resolverDeps: ResolverDeps = { snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health };
@@ -174,10 +182,21 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
   }
 
+  function recordRejected(request: FastifyRequest, shape: ShapeId, err: RelayError): void {
+    const body = request.body as { model?: unknown; stream?: unknown } | undefined;
+    const model = typeof body?.model === 'string' ? body.model : null;
+    const record = new RequestRecord(request.id, shape, model, body?.stream === true);
+    record.status = err.status;
+    record.errorCode = err.code;
+    requests.inc({ shape, status: String(err.status) });
+    observer.record(record.toEvent(sync.snapshot()), null);
+  }
+
   return {
     handle,
     authenticate,
     sendError,
+    recordRejected,
     reachableModels(principal: Principal): Model[] {
       return reachableModels(principal, sync.snapshot(), resolverDeps);
     },

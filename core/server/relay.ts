@@ -111,7 +111,9 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
-      pipeline.sendError(reply, request.routeOptions.config?.shape ?? 'canonical', err);
+      const shape = request.routeOptions.config?.shape;
+      if (shape && request.method === 'POST') pipeline.recordRejected(request, shape, err);
+      pipeline.sendError(reply, shape ?? 'canonical', err);
     };
     const renderControl = (_request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
       if (err.headers) reply.headers(err.headers);

@@ -124,3 +124,15 @@ t.test('truncation at maxBytes for a request body and a streamed response', asyn
   t.ok(Buffer.byteLength(detail.request_body) <= 200);
   t.ok(Buffer.byteLength(detail.response_body) <= 200);
 });
+
+t.test('requests refused before the pipeline are logged too', async (t) => {
+  await relay.api('PUT', '/api/settings/usage-logging', { backend: 'file' });
+  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+    method: 'POST', headers: { authorization: `Bearer ${a.relayKey}`, 'content-type': 'application/json' }, body: '{"model": "model-a", ',
+  });
+  t.equal(res.status, 400);
+  const detail = await logged(res.headers.get('x-request-id')!);
+  t.equal(detail.status, 400);
+  t.equal(detail.error_code, 'RELAY_ERR_INVALID_JSON');
+  t.equal(detail.inbound_shape, 'openai.chat');
+});
