@@ -109,6 +109,7 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
   try {
     for (const chunk of hold.held) await forward(chunk);
+    writer.flush();
     for await (const chunk of resume(iterator, hold.pending)) {
       await forward(chunk);
       parser.feed(chunk);

@@ -119,6 +119,7 @@ async function translateStream(
   writer.commit(200, { 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, false);
   try {
     await writer.write(take());
+    writer.flush();
     for await (const chunk of resume(iterator, hold.pending)) {
       parser.feed(chunk);
       await writer.write(take());

@@ -7,6 +7,8 @@ export function messagesStreamInspector(): StreamInspector {
   const usage = new StreamUsage();
   return {
     inspect(event, data) {
+      // The bulk of a stream: named, carries output, no usage; no need to parse it.
+      if (event === 'content_block_delta') return 'output';
       let type = event;
       try {
         const frame = JSON.parse(data) as { type?: unknown; message?: { usage?: unknown }; usage?: unknown };

@@ -13,22 +13,34 @@ function carriesOutput(choice: { delta?: Record<string, unknown>; finish_reason?
     || (Array.isArray(d.tool_calls) && d.tool_calls.length > 0);
 }
 
+// Once output has flowed, only an error or the usage matter: a frame that mentions neither is
+// passed without JSON.parse (most frames of a stream).
+const MAY_MATTER = /"(?:usage"\s*:\s*\{|error")/;
+
 export function chatStreamInspector(): StreamInspector {
   let usage: Usage | null = null;
+  let sawOutput = false;
   return {
-    inspect(_event, data) {
-      if (data.trim() === '[DONE]') return 'output';
-      let chunk: { choices?: unknown; usage?: unknown; error?: unknown };
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        return 'output';
-      }
-      if (chunk.error !== undefined && chunk.error !== null) return 'error';
-      if (chunk.usage) usage = usageFromChat(chunk.usage);
-      const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-      return carriesOutput(choice) ? 'output' : 'opening';
+    inspect(event, data) {
+      const kind = classify(event, data);
+      if (kind === 'output') sawOutput = true;
+      return kind;
     },
     usage: () => usage,
   };
+
+  function classify(_event: string | undefined, data: string): 'opening' | 'output' | 'error' {
+    if (sawOutput && !MAY_MATTER.test(data)) return 'output';
+    if (data.trim() === '[DONE]') return 'output';
+    let chunk: { choices?: unknown; usage?: unknown; error?: unknown };
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return 'output';
+    }
+    if (chunk.error !== undefined && chunk.error !== null) return 'error';
+    if (chunk.usage) usage = usageFromChat(chunk.usage);
+    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    return carriesOutput(choice) ? 'output' : 'opening';
+  }
 }
