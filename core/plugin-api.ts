@@ -33,7 +33,7 @@ export {
   SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
 } from './observer/usage-query.ts';
 export { PACKAGE_ROOT } from './package-root.ts';
-export { mountInferenceRoute, type InferenceRouteOptions } from './http/inference-route.ts';
+export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';
 export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
 } from './canonical/custom-tools.ts';

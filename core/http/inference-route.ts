@@ -81,3 +81,16 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
     },
   });
 }
+
+/**
+ * Unknown paths under a wire plugin's prefix get a 404 in that plugin's shape (an OpenAI client
+ * asking /vendor-a/v1/nope reads an OpenAI error body, not the canonical one).
+ */
+export function mountShapedNotFound(relay: RelayContext, prefix: string, shape: ShapeId): void {
+  if (!prefix) return;
+  relay.inference.register(async (scoped) => {
+    scoped.setNotFoundHandler((request, reply) => {
+      relay.pipeline.sendError(reply, shape, new RelayError('RELAY_ERR_NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`));
+    });
+  }, { prefix });
+}

@@ -1,7 +1,7 @@
 // Codex CLI (agent-a): the Responses endpoint Codex calls, routed to whatever upstream each model
 // is bound to (passthrough to a Responses upstream, translation to Messages or Chat Completions
 // otherwise), the model-catalog document for its picker, and attribution of every request.
-import { definePlugin, Type, mountInferenceRoute } from '../../core/plugin-api.ts';
+import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound } from '../../core/plugin-api.ts';
 import { codexAttribution } from './attribution.ts';
 import { mountModelsRoute } from './models-route.ts';
 
@@ -15,6 +15,7 @@ export default definePlugin({
     prefix: Type.String({ default: '/agent-a', pattern: '^(/[A-Za-z0-9._~-]+)*$', description: 'Path prefix before /v1; Codex\'s base_url is <relay>/<prefix>/v1.' }),
   }, { additionalProperties: false }),
   register(relay, { prefix }) {
+    mountShapedNotFound(relay, prefix, 'openai.responses');
     const tags = ['agent-a (Codex CLI)'];
     mountInferenceRoute(relay, {
       url: `${prefix}/v1/responses`,

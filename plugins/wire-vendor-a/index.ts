@@ -1,6 +1,6 @@
 // OpenAI's wire shapes on the inference port: Chat Completions, Responses, Embeddings, and the
 // models list, under a prefix (default /vendor-a).
-import { definePlugin, Type, mountInferenceRoute } from '../../core/plugin-api.ts';
+import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound } from '../../core/plugin-api.ts';
 import { chatCodec, responsesCodec } from './codec/index.ts';
 
 export default definePlugin({
@@ -13,6 +13,7 @@ export default definePlugin({
   register(relay, { prefix }) {
     relay.hooks.addInboundCodec(chatCodec);
     relay.hooks.addInboundCodec(responsesCodec);
+    mountShapedNotFound(relay, prefix, 'openai.chat');
     const tags = ['vendor-a (OpenAI)'];
     mountInferenceRoute(relay, { url: `${prefix}/v1/chat/completions`, shape: 'openai.chat', summary: 'OpenAI Chat Completions', tags });
     mountInferenceRoute(relay, { url: `${prefix}/v1/responses`, shape: 'openai.responses', summary: 'OpenAI Responses', tags });

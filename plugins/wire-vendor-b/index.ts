@@ -1,5 +1,5 @@
 // Anthropic's Messages shape on the inference port, under a prefix (default /vendor-b).
-import { definePlugin, Type, mountInferenceRoute } from '../../core/plugin-api.ts';
+import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound } from '../../core/plugin-api.ts';
 import { messagesCodec } from './codec/index.ts';
 
 export default definePlugin({
@@ -11,6 +11,7 @@ export default definePlugin({
   }, { additionalProperties: false }),
   register(relay, { prefix }) {
     relay.hooks.addInboundCodec(messagesCodec);
+    mountShapedNotFound(relay, prefix, 'anthropic.messages');
     const tags = ['vendor-b (Anthropic)'];
     mountInferenceRoute(relay, { url: `${prefix}/v1/messages`, shape: 'anthropic.messages', summary: 'Anthropic Messages', tags });
     mountInferenceRoute(relay, {

@@ -1,6 +1,7 @@
 // The two ways a request ends early: the client goes away (Relay aborts its upstream request and
 // records client_aborted), and the upstream stalls (Relay gives up after the host's timeoutMs).
 import t from 'tap';
+import { recordFaultCounters } from '../support/fault-counters.ts';
 import type { ServerResponse } from 'node:http';
 import { startRelay, seedRoute, eventually, type Seeded } from '../../core/testing.ts';
 import { startFakeUpstream, openai, type FakeUpstream, type RawAction } from '../support/fake-upstream.ts';
@@ -9,6 +10,7 @@ import { viaRelay, usageRecord, hostKeyHealth, setBindingWeights, settled } from
 const relay = await startRelay();
 const upstreams: FakeUpstream[] = [];
 t.teardown(async () => {
+  await recordFaultCounters('client-abort', relay, upstreams);
   await relay.close();
   await Promise.all(upstreams.map((u) => u.close()));
 });

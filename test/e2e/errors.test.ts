@@ -2,6 +2,7 @@
 // OpenAI's {"error":{"message","type","code"}} under /vendor-a, Anthropic's
 // {"type":"error","error":{"type","message"}} under /vendor-b, the canonical form on /v1.
 // Every answer carries x-request-id, and no secret ever appears in one.
+import { recordFaultCounters } from '../support/fault-counters.ts';
 import t, { type Test } from 'tap';
 import { startRelay, seedRoute, type Seeded } from '../../core/testing.ts';
 import { startFakeUpstream, faults, refusingUrl } from '../support/fake-upstream.ts';
@@ -11,6 +12,7 @@ const BODY_LIMIT = 4096;
 const relay = await startRelay({ config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000, bodyLimitBytes: BODY_LIMIT } } });
 const up = await startFakeUpstream();
 t.teardown(async () => {
+  await recordFaultCounters('errors', relay, [up]);
   await relay.close();
   await up.close();
 });
@@ -215,4 +217,14 @@ t.test('successful answers carry x-request-id too', async (t) => {
     t.equal(got.status, 200, `${shape}: ${got.text.slice(0, 200)}`);
     t.match(got.headers.get('x-request-id'), /^[0-9a-f-]{36}$/);
   }
+});
+
+t.test('an unknown path under a wire prefix answers 404 in that wire shape', async (t) => {
+  const a = await fetch(`${relay.inferenceUrl}/vendor-a/v1/nope`, { method: 'POST' });
+  t.equal(a.status, 404);
+  t.match(await a.json(), { error: { message: /no route/, code: 'RELAY_ERR_NOT_FOUND' } });
+  t.ok(a.headers.get('x-request-id'));
+  const b = await fetch(`${relay.inferenceUrl}/vendor-b/v1/nope`);
+  t.equal(b.status, 404);
+  t.match(await b.json(), { type: 'error', error: { type: 'not_found_error' } });
 });

@@ -2,6 +2,7 @@
 // "Health and states"): what fails over, what it does to key health, and what reaches the
 // client when nothing is left to try or bytes already flowed.
 import t from 'tap';
+import { recordFaultCounters } from '../support/fault-counters.ts';
 import { startRelay, seedRoute, type Seeded } from '../../core/testing.ts';
 import { startFakeUpstream, faults, refusingUrl, openai, parseSse, type FakeUpstream, type ScriptFn } from '../support/fake-upstream.ts';
 import { post, viaRelay, usageRecord, hostKeyHealth, setBindingWeights, settled } from '../support/relay-client.ts';
@@ -9,6 +10,7 @@ import { post, viaRelay, usageRecord, hostKeyHealth, setBindingWeights, settled 
 const relay = await startRelay();
 const upstreams: FakeUpstream[] = [];
 t.teardown(async () => {
+  await recordFaultCounters('failover', relay, upstreams);
   await relay.close();
   await Promise.all(upstreams.map((u) => u.close()));
 });

@@ -142,6 +142,8 @@ export interface FakeUpstream {
   readonly requests: RecordedRequest[];
   /** Number of requests received since start or the last reset(). */
   readonly count: number;
+  /** Requests answered by a scripted action (queued or script()) rather than the default answer. */
+  readonly scripted: number;
   /** Header expectations that failed (see expectHeader). */
   readonly violations: string[];
   lastRequest(): RecordedRequest | undefined;
@@ -781,6 +783,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   let cache = new Map<string, Prepared>();
   let requests: RecordedRequest[] = [];
   let count = 0;
+  let scriptedCount = 0;
   let queue: QueueEntry[] = [];
   let scriptFn: ScriptFn | undefined;
   let expectations: Array<{ name: string; expected: string | RegExp | undefined }> = [];
@@ -1053,6 +1056,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   }
 
   function serveAction(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, a: ScriptedAction): void {
+    if (!('kind' in a && a.kind === 'default')) scriptedCount++;
     if ('kind' in a && a.kind !== undefined) {
       switch (a.kind) {
         case 'default':
@@ -1185,6 +1189,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     port,
     get requests() {
       return requests;
+    },
+    get scripted() {
+      return scriptedCount;
     },
     get count() {
       return count;
