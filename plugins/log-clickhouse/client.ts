@@ -7,6 +7,24 @@ export interface ClickHouseConnectionOptions {
   username?: string;
   passwordEnv?: string;
   database: string;
+  /** Run ClickHouse in-process through chdb instead of a server (single instance only). */
+  embedded?: { path: string };
+}
+
+/** An in-process ClickHouse engine (the `chdb` package) behind the same client API. */
+async function embeddedClient(dataPath: string): Promise<ClickHouseClient> {
+  let createChdbConnection: (o: { path: string }) => unknown;
+  try {
+    ({ createChdbConnection } = (await import('chdb/connection')) as { createChdbConnection: (o: { path: string }) => unknown });
+  } catch {
+    throw new Error('log-clickhouse: options.embedded needs the chdb package (npm install chdb)');
+  }
+  const connection = createChdbConnection({ path: dataPath });
+  return createClient({ connection, clickhouse_settings: { date_time_input_format: 'best_effort' } } as Parameters<typeof createClient>[0]);
+}
+
+export async function openClickHouse(options: ClickHouseConnectionOptions): Promise<ClickHouseClient> {
+  return options.embedded ? embeddedClient(options.embedded.path) : clickHouseClient(options);
 }
 
 export function clickHouseClient(options: ClickHouseConnectionOptions): ClickHouseClient {

@@ -1,6 +1,7 @@
 // Usage logging and payload capture through Relay: real requests through the inference port,
 // read back through /api/logs and /api/usage/* with every filter, on each backend selected at
-// run time (file, postgres, valkey); the payload gate's four cases; truncation at maxBytes.
+// run time (file, postgres, valkey, clickhouse in-process through chdb); the payload gate's four
+// cases; truncation at maxBytes.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -15,6 +16,7 @@ const relay = await startRelay({
   plugins: [
     { use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' },
     { use: 'log-file' }, { use: 'log-postgres' }, { use: 'log-valkey', options: { url: `redis://127.0.0.1:6379/${redisDb}`, keyPrefix: `relay:test:${randomBytes(3).toString('hex')}:` } },
+    { use: 'log-clickhouse', options: { embedded: { path: ':memory:' } } },
     { use: 'payload-file' },
   ],
 });
@@ -42,7 +44,7 @@ async function logged(requestId: string): Promise<any> {
   return (await relay.api('GET', `/api/logs/${requestId}`)).body;
 }
 
-for (const backend of ['file', 'postgres', 'valkey']) {
+for (const backend of ['file', 'postgres', 'valkey', 'clickhouse']) {
   t.test(`usage backend ${backend}: requests read back with every filter`, async (t) => {
     const put = await relay.api('PUT', '/api/settings/usage-logging', { backend });
     t.equal(put.status, 200, `selected ${backend}`);
