@@ -17,7 +17,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` builds the dashboard, whose sources are not copied yet, and
 # dev-only packages (chdb, the agent CLIs) need none of their install scripts here.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# npm install, not npm ci: the lock file cannot list chdb's optional packages for other
+# platforms (the registry this project is built against lacks them), and npm ci refuses a lock
+# file without them. npm install keeps every version the lock file pins.
+RUN npm install --ignore-scripts --no-audit --no-fund
 COPY admin-ui ./admin-ui
 RUN npm run build:ui
 COPY tsconfig.json tsconfig.build.json ./
@@ -30,7 +33,7 @@ RUN node bin/build-server.mjs
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # --- runtime -----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

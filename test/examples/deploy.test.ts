@@ -45,8 +45,8 @@ t.test('Dockerfile: slim multi-stage, non-root, healthcheck with node, volumes, 
   const stages = [...dockerfile.matchAll(/^FROM (\S+) AS (\S+)$/gm)].map((m) => m[2]);
   t.same(stages, ['build', 'prod-deps', 'runtime']);
   t.match(dockerfile, /ARG NODE_IMAGE=node:20-bookworm-slim/);
-  t.match(dockerfile, /RUN npm ci --ignore-scripts[^\n]*\n[\s\S]*RUN npm run build:ui/, 'npm ci then the UI build');
-  t.match(dockerfile, /npm ci --omit=dev/, 'the runtime gets production dependencies only');
+  t.match(dockerfile, /RUN npm install --ignore-scripts[^\n]*\n[\s\S]*RUN npm run build:ui/, 'npm install then the UI build');
+  t.match(dockerfile, /npm install --omit=dev/, 'the runtime gets production dependencies only');
   t.match(dockerfile, /COPY --from=build \/app\/admin-ui\/dist \.\/admin-ui\/dist/);
   const user = [...dockerfile.matchAll(/^USER (\S+)$/gm)].map((m) => m[1]);
   t.same(user, ['node'], 'runs as the unprivileged node user');
