@@ -9,6 +9,18 @@ import type { ClientWriter } from './client-writer.ts';
 import { classifyNetworkError } from './failure.ts';
 import type { FailureKind, KeyHealth } from './key-health.ts';
 import type { RequestRecord } from './request-record.ts';
+import { holdOpening, type HoldResult } from './hold.ts';
+
+/** An upstream body as undici gives it. */
+export interface UpstreamBody extends AsyncIterable<Buffer> {
+  destroy(): void;
+}
+
+export interface HeldStream extends HoldResult {
+  kind: 'held';
+  iterator: AsyncIterator<Buffer>;
+  pending: Promise<IteratorResult<Buffer>> | null;
+}
 
 export interface AttemptResult {
   kind: 'done' | 'retry';
@@ -59,6 +71,29 @@ export class Attempt {
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
     if (!this.isLast) return { kind: 'retry' };
     throw new RelayError(failure === 'timeout' ? 'RELAY_ERR_UPSTREAM_TIMEOUT' : 'RELAY_ERR_UPSTREAM_UNREACHABLE', `${message}.`);
+  }
+
+  /**
+   * Holds a stream's opening frames (DESIGN.md "the first byte"). An error before any byte
+   * reached the client fails over (unless this is the last candidate, whose error is recorded
+   * and passed on); otherwise the key is healthy and the held bytes are the caller's to send.
+   */
+  async holdStream(route: Route, body: UpstreamBody, inspect: (chunk: Buffer) => 'opening' | 'output' | 'error'): Promise<HeldStream | AttemptResult> {
+    const iterator = body[Symbol.asyncIterator]();
+    let hold;
+    try {
+      hold = await holdOpening(iterator, { ...this.holdBounds, inspect });
+    } catch (err) {
+      return this.networkFailure(route, err);
+    }
+    if (hold.verdict === 'error' && !this.isLast) {
+      this.reportStatus(route, 200, 'server', null);
+      body.destroy();
+      return { kind: 'retry' };
+    }
+    if (hold.verdict === 'error') this.record.errorCode = 'upstream_stream_error';
+    else this.reportSuccess(route);
+    return { kind: 'held', iterator, ...hold };
   }
 
   reportStatus(route: Route, status: number, failure: FailureKind | null, retryAfterMs: number | null): void {

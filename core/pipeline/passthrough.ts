@@ -4,9 +4,9 @@
 import { SseParser } from '../http/sse.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
 import type { Route, StreamInspector, UpstreamResponse, UsageRequest } from '../hooks.ts';
-import { holdOpening, resume } from './hold.ts';
+import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
-import type { Attempt, AttemptResult } from './attempt.ts';
+import type { Attempt, AttemptResult, UpstreamBody } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
 
 /**
@@ -85,21 +85,8 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
     const kind = inspector.inspect(event, data);
     if (seen === 'opening' || kind === 'error') seen = kind === 'opening' ? seen : kind;
   });
-  const iterator = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-  let hold;
-  try {
-    hold = await holdOpening(iterator, { ...attempt.holdBounds, inspect: (chunk) => { parser.feed(chunk); return seen; } });
-  } catch (err) {
-    // The upstream broke before any byte reached the client: that still fails over.
-    return attempt.networkFailure(route, err);
-  }
-  if (hold.verdict === 'error' && !attempt.isLast) {
-    attempt.reportStatus(route, 200, 'server', null);
-    res.body.destroy();
-    return { kind: 'retry' };
-  }
-  if (hold.verdict === 'error') attempt.record.errorCode = 'upstream_stream_error';
-  else attempt.reportSuccess(route);
+  const hold = await attempt.holdStream(route, res.body as UpstreamBody, (chunk) => { parser.feed(chunk); return seen; });
+  if (hold.kind !== 'held') return hold;
 
   const writer = attempt.writer;
   writer.commit(res.status, res.headers, false);
@@ -110,7 +97,7 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   try {
     for (const chunk of hold.held) await forward(chunk);
     writer.flush();
-    for await (const chunk of resume(iterator, hold.pending)) {
+    for await (const chunk of resume(hold.iterator, hold.pending)) {
       await forward(chunk);
       parser.feed(chunk);
     }

@@ -4,7 +4,7 @@ import { SseParser } from '../http/sse.ts';
 import type { CanonicalRequest, CanonicalResponse, StreamEvent } from '../canonical/types.ts';
 import type { EncodeContext, InboundCodec, Route, StreamDecoder } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
-import { holdOpening, resume } from './hold.ts';
+import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
@@ -99,20 +99,8 @@ async function translateStream(
     return out;
   };
 
-  const iterator = body[Symbol.asyncIterator]();
-  let hold;
-  try {
-    hold = await holdOpening(iterator, { ...attempt.holdBounds, inspect: (chunk) => { parser.feed(chunk); return seen; } });
-  } catch (err) {
-    return attempt.networkFailure(route, err);
-  }
-  if (hold.verdict === 'error' && !attempt.isLast) {
-    attempt.reportStatus(route, 200, 'server', null);
-    body.destroy();
-    return { kind: 'retry' };
-  }
-  if (hold.verdict === 'error') attempt.record.errorCode = 'upstream_stream_error';
-  else attempt.reportSuccess(route);
+  const hold = await attempt.holdStream(route, body, (chunk) => { parser.feed(chunk); return seen; });
+  if (hold.kind !== 'held') return hold;
 
   const writer = attempt.writer;
   attempt.record.status = 200;
@@ -120,7 +108,7 @@ async function translateStream(
   try {
     await writer.write(take());
     writer.flush();
-    for await (const chunk of resume(iterator, hold.pending)) {
+    for await (const chunk of resume(hold.iterator, hold.pending)) {
       parser.feed(chunk);
       await writer.write(take());
     }

@@ -47,8 +47,10 @@ async function importPlugin(use: string, baseDir: string, where: string, pointer
   try {
     mod = (await import(specifier)) as { default?: unknown };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && !isPathLike(use) && String((err as Error).message).includes(`'${use}'`)) {
+    // The package itself is missing (not one of its own imports): judged by the name in the
+    // message, since the error code differs between Node's resolver and loader hooks.
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec(String((err as Error)?.message))?.[1];
+    if (!isPathLike(use) && (missing === use || missing?.startsWith(`${use}/`))) {
       throw new StartupError(`${where}: ${pointer}/use: unknown plugin "${use}" (not a built-in plugin, a path, or an installed package)`);
     }
     throw new StartupError(`${where}: ${pointer}/use: plugin "${use}" failed to load: ${(err as Error).message}`);
