@@ -41,7 +41,8 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
     'server: { host: 127.0.0.1 }',
     'log: { level: warn }',
     'plugins:',
-    ...['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-file'].map((p) => `  - use: ${p}`),
+    // BENCH_RELAY_LOG=off leaves the usage backend out, to measure what logging costs.
+    ...['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', ...(process.env.BENCH_RELAY_LOG === 'off' ? [] : ['log-file'])].map((p) => `  - use: ${p}`),
     '',
   ].join('\n'));
   const db = process.env.RELAY_BENCH_PGLITE ? null : await createTestDatabase();
