@@ -206,7 +206,7 @@ async function must<T>(res: Promise<ApiResponse<T>>, what: string): Promise<T> {
 }
 
 /** Creates provider, host, model, policy, host keys and a relay key through the admin API. */
-export async function seedRoute(relay: TestRelay, options: SeedOptions): Promise<Seeded> {
+export async function seedRoute(relay: Pick<TestRelay, 'api'>, options: SeedOptions): Promise<Seeded> {
   const tag = randomBytes(3).toString('hex');
   const slug = options.model ?? 'test-model';
   const provider = await must<any>(relay.api('POST', '/api/providers', {
