@@ -7,22 +7,33 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startRelay, seedRoute, eventually } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
+import { startS3 } from '../support/s3.ts';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 
 const redisDb = 7;
 const redis = new Redis(`redis://127.0.0.1:6379/${redisDb}`);
 await redis.flushdb();
 const upstream = await startFakeUpstream({ chunks: 20 });
+const s3 = await startS3('relay-payloads');
+// payload-s3 reads its credentials from the environment variables its options name.
+process.env.TEST_S3_ACCESS_KEY_ID = s3.accessKeyId;
+process.env.TEST_S3_SECRET_ACCESS_KEY = s3.secretAccessKey;
 const relay = await startRelay({
   plugins: [
     { use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' },
     { use: 'log-file' }, { use: 'log-postgres' }, { use: 'log-valkey', options: { url: `redis://127.0.0.1:6379/${redisDb}`, keyPrefix: `relay:test:${randomBytes(3).toString('hex')}:` } },
     { use: 'log-clickhouse', options: { embedded: { path: ':memory:' } } },
     { use: 'payload-file' },
+    { use: 'payload-s3', options: {
+      bucket: s3.bucket, endpoint: s3.endpoint, forcePathStyle: true, checksums: 'WHEN_REQUIRED',
+      credentials: { fromEnv: { accessKeyId: 'TEST_S3_ACCESS_KEY_ID', secretAccessKey: 'TEST_S3_SECRET_ACCESS_KEY' } },
+    } },
   ],
 });
 t.teardown(async () => {
   await relay.close();
   await upstream.close();
+  await s3.close();
   redis.disconnect();
 });
 
@@ -137,4 +148,21 @@ t.test('requests refused before the pipeline are logged too', async (t) => {
   t.equal(detail.status, 400);
   t.equal(detail.error_code, 'RELAY_ERR_INVALID_JSON');
   t.equal(detail.inbound_shape, 'openai.chat');
+});
+
+t.test('payload capture to S3: bodies readable through the logs API, stored content-addressed', async (t) => {
+  const optIn = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: 'openai', model: 'model-a', relayKey: { payloadLoggingEnabled: true } });
+  await relay.api('PUT', '/api/settings/payload-logging', { enabled: true, backend: 's3', maxBytes: 100_000 });
+  await eventually(() => relay.relay.settings.get('payload-logging').backend === 's3');
+  const id = await chat(optIn.relayKey, 'model-a', true, 'to the bucket');
+  await eventually(async () => (await logged(id)).response_body !== undefined, 10_000, 100);
+  const detail = await logged(id);
+  t.match(detail.request_body, 'to the bucket');
+  t.match(detail.response_body, /data: \[DONE\]/);
+  const client = s3.client();
+  const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
+  client.destroy();
+  const keys = (listed.Contents ?? []).map((o) => o.Key ?? '');
+  t.ok(keys.some((k) => /[0-9a-f]{64}/.test(k)), `blobs are keyed by sha256 (${keys.length} objects)`);
+  t.notOk(keys.some((k) => k.includes(optIn.relayKey)), 'no secret in an object key');
 });
