@@ -93,6 +93,24 @@ export function isRelayError(err: unknown): err is RelayError {
   return err instanceof RelayError;
 }
 
+/**
+ * The Relay code for an upstream's HTTP error status, for every vendor adapter. 401/403 mean
+ * Relay's host key was refused: the caller cannot fix that, so it is an upstream failure (502),
+ * and the pipeline marks the key invalid and fails over. 529 is Anthropic's "overloaded".
+ */
+export function codeForUpstreamStatus(status: number): ErrorCode {
+  if (status === 401 || status === 403) return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
+  if (status === 404) return 'RELAY_ERR_NOT_FOUND';
+  if (status === 408) return 'RELAY_ERR_UPSTREAM_TIMEOUT';
+  if (status === 413) return 'RELAY_ERR_BODY_TOO_LARGE';
+  if (status === 429) return 'RELAY_ERR_RATE_LIMITED';
+  if (status === 502 || status === 503 || status === 529) return 'RELAY_ERR_UPSTREAM_UNREACHABLE';
+  if (status === 504) return 'RELAY_ERR_UPSTREAM_TIMEOUT';
+  if (status >= 500) return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
+  if (status >= 400) return 'RELAY_ERR_BAD_REQUEST';
+  return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
+}
+
 /** A user error at start-up (bad config, unknown plugin): printed without a stack trace. */
 export class StartupError extends Error {
   constructor(message: string) {

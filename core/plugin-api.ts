@@ -19,7 +19,7 @@ export type {
 } from './canonical/types.ts';
 export { emptyUsage } from './canonical/types.ts';
 
-export { RelayError, relayError, isRelayError, ERROR_CODES, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
+export { RelayError, relayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
 export { sseFrame, SseParser } from './http/sse.ts';
 export { upstreamPool, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';
 export { filterForwardHeaders, CREDENTIAL_HEADERS } from './http/headers.ts';

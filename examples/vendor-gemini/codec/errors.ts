@@ -1,7 +1,7 @@
 // A Gemini error body ({"error": {"code", "message", "status"}}) -> the canonical error.
 // The upstream's message is kept as it is; the Relay code follows Google's status name when
 // there is one, else the HTTP status.
-import { ERROR_CODES, type ErrorCode, type RelayErrorBody } from 'relay-gateway';
+import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody } from 'relay-gateway';
 import type { GeminiErrorDetail } from './wire.ts';
 
 const BY_GOOGLE_STATUS: Record<string, ErrorCode> = {
@@ -18,17 +18,8 @@ const BY_GOOGLE_STATUS: Record<string, ErrorCode> = {
   INTERNAL: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE',
 };
 
-export function codeForHttpStatus(status: number): ErrorCode {
-  if (status === 401 || status === 403) return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
-  if (status === 404) return 'RELAY_ERR_NOT_FOUND';
-  if (status === 413) return 'RELAY_ERR_BODY_TOO_LARGE';
-  if (status === 429) return 'RELAY_ERR_RATE_LIMITED';
-  if (status === 502 || status === 503) return 'RELAY_ERR_UPSTREAM_UNREACHABLE';
-  if (status === 504 || status === 408) return 'RELAY_ERR_UPSTREAM_TIMEOUT';
-  if (status >= 500) return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
-  if (status >= 400) return 'RELAY_ERR_BAD_REQUEST';
-  return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
-}
+/** The shared mapping of the plugin API: Gemini's HTTP statuses mean what they mean elsewhere. */
+export const codeForHttpStatus = codeForUpstreamStatus;
 
 export function parseGeminiError(body: string): GeminiErrorDetail | null {
   try {

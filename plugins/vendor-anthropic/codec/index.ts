@@ -38,4 +38,3 @@ export function streamInspector(shape: ShapeId): StreamInspector {
 
 export { MESSAGES_UPSTREAM_DROPPED, ANTHROPIC_ORIGIN, anthropicToolId } from './messages-request.ts';
 export { EFFORT_BUDGETS, DEFAULT_MAX_TOKENS, thinkingFor } from './thinking-budget.ts';
-export { codeForUpstreamStatus } from './errors.ts';

@@ -40,4 +40,3 @@ export function streamInspector(shape: ShapeId): StreamInspector {
 
 export { CHAT_UPSTREAM_DROPPED } from './chat-request.ts';
 export { RESPONSES_UPSTREAM_DROPPED, OPENAI_ORIGIN } from './responses-request.ts';
-export { codeForUpstreamStatus } from './errors.ts';
