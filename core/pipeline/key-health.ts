@@ -36,6 +36,7 @@ const BASE_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 60_000;
 const PROBE_AFTER_MS = 5 * 60_000;
 const CHANNEL = 'relay:key-health';
+const STORE_PREFIX = 'relay:key-health:mark:';
 
 export class KeyHealth {
   private readonly marks = new Map<string, Mark>();
@@ -48,6 +49,35 @@ export class KeyHealth {
     this.redis = options.redis;
     this.log = options.log;
     if (this.redis) this.subscribe(this.redis);
+  }
+
+  /**
+   * Loads the marks other instances stored in Valkey, so an instance that starts (or reconnects)
+   * after a key was marked knows it too. Called once at start-up; a failure only means starting
+   * with nothing marked, as without Valkey.
+   */
+  async loadShared(): Promise<void> {
+    if (!this.redis) return;
+    try {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${STORE_PREFIX}*`, 'COUNT', 500);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== '0' && keys.length < 100_000);
+      if (keys.length === 0) return;
+      const values = await this.redis.mget(...keys);
+      const now = Date.now();
+      keys.forEach((key, i) => {
+        const value = values[i];
+        if (!value) return;
+        const mark = JSON.parse(value) as Mark;
+        if (mark.until > now) this.marks.set(key.slice(STORE_PREFIX.length), mark);
+      });
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'could not load shared key health');
+    }
   }
 
   /** True when the key may be tried now. */
@@ -124,9 +154,13 @@ export class KeyHealth {
     if (sub) await sub.quit().catch(() => sub.disconnect());
   }
 
+  /** Tells the running instances (pub/sub) and stores the mark for those that start later. */
   private broadcast(id: string, mark: Mark | null): void {
     if (!this.redis) return;
-    this.redis.publish(CHANNEL, JSON.stringify({ from: this.instance, id, mark })).catch((err: Error) => {
+    const store = mark
+      ? this.redis.set(`${STORE_PREFIX}${id}`, JSON.stringify(mark), 'PX', Math.max(1, mark.until - Date.now()))
+      : this.redis.del(`${STORE_PREFIX}${id}`);
+    Promise.all([store, this.redis.publish(CHANNEL, JSON.stringify({ from: this.instance, id, mark }))]).catch((err: Error) => {
       this.log.debug({ err: err.message }, 'could not share key health');
     });
   }

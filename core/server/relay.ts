@@ -105,6 +105,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const observer = createObserver({ settings, log, metrics });
     const hooks = new Hooks(observer);
     const health = new KeyHealth({ redis, log });
+    await health.loadShared();
     closers.push(() => health.close());
     const rateLimiter = createRateLimiter({ redis, log });
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, env, log, metrics });
