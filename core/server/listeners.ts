@@ -1,6 +1,7 @@
 // The two Fastify listeners with the options both share: request ids, body limits,
 // error rendering, and OpenAPI generation registered before any route.
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
@@ -40,6 +41,22 @@ function frameworkError(err: { code?: string }): RelayError {
   return toRelayError(err);
 }
 
+/**
+ * Node's HTTP parser rejected the request (headers too large, a malformed request line) before
+ * any route could run: answer with Relay's error body, then close the connection.
+ */
+function answerMalformedConnection(err: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const error = err.code === 'HPE_HEADER_OVERFLOW'
+    ? new RelayError('RELAY_ERR_HEADERS_TOO_LARGE', 'request headers are larger than the server accepts')
+    : new RelayError('RELAY_ERR_BAD_REQUEST', 'the request is not valid HTTP');
+  const body = JSON.stringify({ error: error.toBody() });
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
 export async function createListener(options: ListenerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.log as unknown as import('fastify').FastifyBaseLogger,
@@ -54,6 +71,7 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     // URLs the router rejects before any route or hook runs (a bad percent-encoding, a path
     // parameter over maxParamLength) get Relay's JSON error and x-request-id, not Fastify's body.
+    clientErrorHandler: answerMalformedConnection,
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id);
       options.renderError(request, reply, frameworkError(err));
