@@ -150,7 +150,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     delayTimer = setTimeout(() => {
       delayTimer = null;
       flushRequested = true;
-      kick();
+      void kick();
     }, maxDelayMs);
     delayTimer.unref();
   }
