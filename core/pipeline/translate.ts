@@ -101,6 +101,14 @@ async function translateStream(
 
   const hold = await attempt.holdStream(route, body, (chunk) => { parser.feed(chunk); return seen; });
   if (hold.kind !== 'held') return hold;
+  if (hold.verdict === 'ended') parser.end(); // a last frame without its blank line
+  if (hold.verdict === 'ended' && seen === 'opening') {
+    // The upstream closed its stream before any output: nothing a client could use, and nothing
+    // sent yet, so it fails over like an error; on the last candidate it is a 502.
+    attempt.reportStatus(route, 200, 'server', null);
+    if (!attempt.isLast) return { kind: 'retry' };
+    throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'The upstream closed its stream before sending any output.');
+  }
 
   const writer = attempt.writer;
   attempt.record.status = 200;

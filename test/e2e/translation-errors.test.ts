@@ -115,3 +115,13 @@ t.test('a host key the upstream refuses is a 502 to the caller, not a 401 about 
   t.same(openapiProblems('ErrorResponse', json(got)), [], 'an OpenAI error body');
   t.match(json(got).error.message, /invalid x-api-key/, "the upstream's message is kept");
 });
+
+t.test('an upstream stream that ends before any output is a 502 in the caller shape, not a 200', async (t) => {
+  const { anthropic: anthropicBodies } = await import('../support/fake-upstream.ts');
+  const opening = anthropicBodies.events({ model: 'x' })[0]!;
+  const r = await failingRoute('anthropic', { headers: { 'content-type': 'text/event-stream' }, frames: [opening], then: 'end' });
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.key, chat(r.model, true));
+  t.equal(got.status, 502);
+  t.same(openapiProblems('ErrorResponse', json(got)), [], 'an OpenAI error body');
+  t.match(json(got).error.message, /closed its stream before sending any output/);
+});
