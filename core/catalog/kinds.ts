@@ -1,6 +1,7 @@
 // The eight catalog kinds: their spec schemas (DESIGN.md "Fields the spec does not show"),
 // which fields reference which kinds, and which fields are write-only or server-set.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ReasoningEffort } from '../canonical/types.ts';
 
 const Id = Type.String({ format: 'uuid', description: 'Id (UUID) of the referenced entity.' });
 
@@ -29,7 +30,8 @@ export const ModelBinding = Type.Object({
 export const ModelSpec = Type.Object({
   contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
   reasoning: Type.Boolean({ default: false }),
-  reasoningLevels: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  /** Efforts offered to clients (Codex's picker); the canonical efforts, so every route can carry them. */
+  reasoningLevels: Type.Optional(Type.Array(ReasoningEffort, { uniqueItems: true })),
   description: Type.Optional(Type.String()),
   bindings: Type.Array(ModelBinding, { default: [] }),
 }, { additionalProperties: false });

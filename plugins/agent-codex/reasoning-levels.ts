@@ -16,7 +16,6 @@ const DESCRIPTIONS: Record<string, string> = {
   medium: 'Balances speed and reasoning depth for everyday tasks',
   high: 'Greater reasoning depth for complex problems',
   xhigh: 'Extra high reasoning depth for complex problems',
-  max: 'Maximum reasoning depth for the hardest problems',
 };
 
 /** Empty for a model that is not a reasoning model. */

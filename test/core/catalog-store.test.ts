@@ -63,6 +63,8 @@ async function suite(t: Test, db: Database): Promise<void> {
   t.equal((updated.spec as { baseUrl: string }).baseUrl, 'https://api.example.com/v1', 'other fields kept');
   await expectError(t, store.update('hosts', host.metadata.id, { spec: { timeoutMs: 'soon' } }), 'RELAY_ERR_BAD_REQUEST', '/spec/timeoutMs');
   await expectError(t, store.update('hosts', '00000000-0000-4000-8000-000000000000', { spec: {} }), 'RELAY_ERR_NOT_FOUND');
+  // Reasoning levels are canonical efforts, so that every route (translated too) can carry them.
+  await expectError(t, store.update('models', model.metadata.id, { spec: { reasoning: true, reasoningLevels: ['low', 'max'] } }), 'RELAY_ERR_BAD_REQUEST', '/spec/reasoningLevels/1');
 
   // pagination is ordered and complete
   for (let i = 0; i < 7; i++) await store.create('rate-limits', { displayName: `limit ${i}` }, { requestsPerMinute: i + 1 });
