@@ -1,7 +1,7 @@
 // The one undici pool helper every vendor adapter uses: a keep-alive pool per upstream
 // origin, timeouts from the host's spec, and cancellation through an AbortSignal.
 import { Pool } from 'undici';
-import type { UpstreamResponse } from '../hooks.ts';
+import type { UpstreamRequest, UpstreamResponse } from '../hooks.ts';
 
 export interface SendOptions {
   method?: 'POST' | 'GET' | 'HEAD';
@@ -42,6 +42,19 @@ export async function sendUpstream(url: string, options: SendOptions): Promise<U
     bodyTimeout: options.timeoutMs,
   });
   return { status: res.statusCode, headers: res.headers, body: res.body };
+}
+
+/**
+ * Sends an adapter's request to its route's host: `path` under the host's base URL, the
+ * forwarded headers over `defaults`, the host's own extra headers, JSON content type, and the
+ * adapter's credential headers (left out in proxy mode, where the caller's own credential is
+ * among the forwarded headers).
+ */
+export function sendToHost(req: UpstreamRequest, path: string, credentialHeaders: (credential: string) => Record<string, string>, defaults: Record<string, string> = {}): Promise<UpstreamResponse> {
+  const host = req.route.host.spec;
+  const headers: Record<string, string> = { ...defaults, ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json' };
+  if (req.credential !== null) Object.assign(headers, credentialHeaders(req.credential));
+  return sendUpstream(joinUrl(host.baseUrl, path) + (req.search ?? ''), { headers, body: req.body, signal: req.signal, timeoutMs: host.timeoutMs });
 }
 
 export async function closeUpstreamPools(): Promise<void> {

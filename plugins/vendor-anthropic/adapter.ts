@@ -1,6 +1,6 @@
 // The Anthropic adapter: Messages and count_tokens. The host key goes in `x-api-key`, with an
 // `anthropic-version` (the client's own when it sent one).
-import { joinUrl, sendUpstream, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
+import { sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
 import * as codec from './codec/index.ts';
 
 const ENDPOINTS: Record<string, string> = {
@@ -21,12 +21,7 @@ export function createAnthropicAdapter(id: string, anthropicVersion: string): Ve
     send(req: UpstreamRequest) {
       const endpoint = ENDPOINTS[req.shape];
       if (!endpoint) throw new Error(`the anthropic adapter does not speak ${req.shape}`);
-      const host = req.route.host.spec;
-      const headers: Record<string, string> = { 'anthropic-version': anthropicVersion, ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json' };
-      if (req.credential !== null) headers['x-api-key'] = req.credential;
-      return sendUpstream(joinUrl(host.baseUrl, endpoint) + (req.search ?? ''), {
-        headers, body: req.body, signal: req.signal, timeoutMs: host.timeoutMs,
-      });
+      return sendToHost(req, endpoint, (key) => ({ 'x-api-key': key }), { 'anthropic-version': anthropicVersion });
     },
     encodeRequest: codec.encodeRequest,
     decodeResponse: codec.decodeResponse,

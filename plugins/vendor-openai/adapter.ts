@@ -1,6 +1,6 @@
 // The OpenAI adapter: OpenAI and every OpenAI-compatible server (vLLM, Ollama, LM Studio,
 // llama.cpp). The host key goes in `Authorization: Bearer`.
-import { joinUrl, sendUpstream, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
+import { sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
 import * as codec from './codec/index.ts';
 import { chatUsageRequest } from './usage-request.ts';
 
@@ -32,12 +32,7 @@ export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = 
     send(req: UpstreamRequest) {
       const endpoint = ENDPOINTS[req.shape];
       if (!endpoint) throw new Error(`the openai adapter does not speak ${req.shape}`);
-      const host = req.route.host.spec;
-      const headers: Record<string, string> = { ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json' };
-      if (req.credential !== null) headers.authorization = `Bearer ${req.credential}`;
-      return sendUpstream(joinUrl(host.baseUrl, endpoint) + (req.search ?? ''), {
-        headers, body: req.body, signal: req.signal, timeoutMs: host.timeoutMs,
-      });
+      return sendToHost(req, endpoint, (key) => ({ authorization: `Bearer ${key}` }));
     },
     encodeRequest: codec.encodeRequest,
     decodeResponse: codec.decodeResponse,
