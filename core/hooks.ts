@@ -7,7 +7,6 @@
 //
 // Wire plugins sit at the edges and register an InboundCodec for their shape.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { CanonicalRequest, CanonicalResponse, StreamEvent, Usage } from './canonical/types.ts';
 import type { Host, HostKey, Model, ModelBinding, Policy, Provider, RelayKey } from './catalog/kinds.ts';
 import type { RelayErrorBody } from './errors.ts';
@@ -99,10 +98,21 @@ export interface UpstreamRequest {
   signal: AbortSignal;
 }
 
+/**
+ * An upstream response body: the bytes as they arrive, read with for-await. A Node Readable is
+ * one (an adapter may build its own, e.g. `Readable.from([bytes])`).
+ */
+export interface UpstreamBody extends AsyncIterable<Buffer> {
+  /** Reads the rest and throws it away (the connection stays reusable). */
+  resume(): unknown;
+  /** Stops reading and aborts the upstream request. */
+  destroy(err?: Error): unknown;
+}
+
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Readable;
+  body: UpstreamBody;
 }
 
 /** Reads usage and output progress from an upstream stream in the adapter's shape. */

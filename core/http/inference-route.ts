@@ -2,11 +2,12 @@
 // JSON body (nothing else is parsed on passthrough), then hand the request to the pipeline.
 // The body schema is documentation for /openapi.json; the codec validates, so that errors
 // come back in the caller's shape rather than as Fastify's generic 400.
-import type { FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
+import type { ServerResponse } from 'node:http';
 import { RelayError } from '../errors.ts';
 import type { ShapeId } from '../hooks.ts';
-import type { Attribution, RelayContext } from '../plugins/context.ts';
+import type { Attribution, InboundHttpRequest, RelayContext } from '../plugins/context.ts';
+import { checkInferenceBody, isJsonContentType, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface InferenceRouteOptions {
   url: string;
@@ -21,7 +22,7 @@ export interface InferenceRouteOptions {
    * not used to serialize: the pipeline writes the answer itself. */
   responses?: Record<string, unknown>;
   /** Attribution from request headers (agent integrations). */
-  attribute?: (request: FastifyRequest) => Attribution | undefined;
+  attribute?: (request: InboundHttpRequest) => Attribution | undefined;
   /** When false, `stream` is ignored (e.g. embeddings). */
   streams?: boolean;
 }
@@ -31,13 +32,27 @@ const NO_VALIDATION = () => () => true;
 // fields the schema does not list): errors rendered through reply.send go out as plain JSON.
 const PLAIN_JSON = () => (data: unknown) => JSON.stringify(data);
 
-/** application/json, with or without parameters. */
-function isJsonContentType(value: string | undefined): boolean {
-  return value !== undefined && /^application\/json\s*(;|$)/i.test(value);
-}
-
+/**
+ * Mounts a POST endpoint twice over: in the inference lane, which serves it from node:http (see
+ * inference-lane.ts), and as a Fastify route, which documents it in /openapi.json and serves
+ * requests that reach Fastify without the lane (app.inject in tests).
+ */
 export function mountInferenceRoute(relay: RelayContext, options: InferenceRouteOptions): void {
   const errorShape = options.errorShape ?? options.shape;
+  const serve = (request: InboundHttpRequest, res: ServerResponse, body: InferenceBody, raw: Buffer): Promise<void> => {
+    const q = request.url.indexOf('?');
+    return relay.pipeline.handle(request, res, {
+      shape: options.shape,
+      errorShape,
+      body: raw,
+      json: body.json,
+      model: body.model,
+      stream: options.streams !== false && body.stream,
+      search: q >= 0 ? request.url.slice(q) : undefined,
+      attribution: options.attribute?.(request),
+    });
+  };
+  relay.inferenceLane.add(options.url, { errorShape, serve });
   relay.inference.route({
     method: 'POST',
     url: options.url,
@@ -53,31 +68,11 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
     },
     handler: async (request, reply) => {
       // Fastify also parses text/plain; an inference body is JSON or nothing.
-      if (!isJsonContentType(request.headers['content-type'])) {
-        throw new RelayError('RELAY_ERR_UNSUPPORTED_MEDIA_TYPE', 'unsupported content-type: send application/json');
-      }
-      const json = request.body;
-      if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-        throw new RelayError('RELAY_ERR_BAD_REQUEST', 'the request body must be a JSON object', { field: '/' });
-      }
-      const body = json as Record<string, unknown>;
-      if (typeof body.model !== 'string' || body.model.length === 0) {
-        throw new RelayError('RELAY_ERR_BAD_REQUEST', body.model === undefined ? "'model' is required" : "'model' must be a non-empty string", { field: '/model' });
-      }
-      if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
-        throw new RelayError('RELAY_ERR_BAD_REQUEST', "'stream' must be a boolean", { field: '/stream' });
-      }
-      const q = request.url.indexOf('?');
-      await relay.pipeline.handle(request, reply, {
-        shape: options.shape,
-        errorShape,
-        body: request.rawBody ?? Buffer.from(JSON.stringify(body)),
-        json: body,
-        model: body.model,
-        stream: options.streams !== false && body.stream === true,
-        search: q >= 0 ? request.url.slice(q) : undefined,
-        attribution: options.attribute?.(request),
-      });
+      if (!isJsonContentType(request.headers['content-type'])) throw unsupportedMediaType();
+      const body = checkInferenceBody(request.body);
+      reply.hijack();
+      reply.raw.setHeader('x-request-id', request.id);
+      await serve(request, reply.raw, body, request.rawBody ?? Buffer.from(JSON.stringify(body.json)));
     },
   });
 }

@@ -1,20 +1,14 @@
 // One inference request's state across its failover attempts: the client writer, the
 // abort signal, health reporting, and what to do when the upstream fails at each stage.
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { RelayError } from '../errors.ts';
-import type { Principal, Route, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
-import type { InferenceCall } from '../plugins/context.ts';
+import type { Principal, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
+import type { InboundHttpRequest, InferenceCall } from '../plugins/context.ts';
 import type { ClientWriter } from './client-writer.ts';
 import { classifyNetworkError } from './failure.ts';
 import type { FailureKind, KeyHealth } from './key-health.ts';
 import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
-
-/** An upstream body as undici gives it. */
-export interface UpstreamBody extends AsyncIterable<Buffer> {
-  destroy(): void;
-}
 
 export interface HeldStream extends HoldResult {
   kind: 'held';
@@ -37,8 +31,7 @@ export class Attempt {
 
   constructor(
     readonly call: InferenceCall,
-    readonly request: FastifyRequest,
-    readonly reply: FastifyReply,
+    readonly request: InboundHttpRequest,
     readonly principal: Principal,
     readonly record: RequestRecord,
     readonly writer: ClientWriter,

@@ -6,7 +6,7 @@ import { filterForwardHeaders } from '../http/headers.ts';
 import type { Route, StreamInspector, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
-import type { Attempt, AttemptResult, UpstreamBody } from './attempt.ts';
+import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
 
 /**
@@ -60,9 +60,10 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
   writer.commit(res.status, res.headers, true);
   attempt.record.status = res.status;
   try {
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    for await (const chunk of res.body) {
       if (route) chunks.push(chunk);
-      await writer.write(chunk);
+      const full = writer.write(chunk);
+      if (full) await full;
     }
     writer.end();
   } catch (err) {
@@ -85,7 +86,7 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
     const kind = inspector.inspect(event, data);
     if (seen === 'opening' || kind === 'error') seen = kind === 'opening' ? seen : kind;
   });
-  const hold = await attempt.holdStream(route, res.body as UpstreamBody, (chunk) => { parser.feed(chunk); return seen; });
+  const hold = await attempt.holdStream(route, res.body, (chunk) => { parser.feed(chunk); return seen; });
   if (hold.kind !== 'held') return hold;
 
   const writer = attempt.writer;
@@ -94,11 +95,13 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   // The bytes go out as they came, unless frames the client did not ask for must be hidden.
   const filter = usage ? new SseFrameFilter((event, data) => usage.hideFrame(event, data)) : null;
   const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
+  // forward() returns a promise only when the client's socket is full.
   try {
     for (const chunk of hold.held) await forward(chunk);
     writer.flush();
     for await (const chunk of resume(hold.iterator, hold.pending)) {
-      await forward(chunk);
+      const full = forward(chunk);
+      if (full) await full;
       parser.feed(chunk);
     }
     parser.end();

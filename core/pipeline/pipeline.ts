@@ -1,12 +1,13 @@
 // The request pipeline: parse (done by the wire plugin) -> authenticate -> rate limits ->
 // resolveModel -> dispatch with failover (passthrough or translation) -> render -> record.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { RelayError } from '../errors.ts';
 import type { CanonicalRequest } from '../canonical/types.ts';
 import type { Principal, ShapeId } from '../hooks.ts';
-import type { InferenceCall, Pipeline } from '../plugins/context.ts';
+import type { InboundHttpRequest, InferenceCall, Pipeline } from '../plugins/context.ts';
 import type { Hooks } from '../plugins/registry.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import type { Model } from '../catalog/kinds.ts';
@@ -21,6 +22,7 @@ import type { KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
+import { InferenceMetrics } from './inference-metrics.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
 
@@ -44,7 +46,13 @@ export interface KernelPipeline extends Pipeline {
    * Records a request refused before the pipeline ran (malformed JSON, wrong content type, body
    * too large, a missing model): every request is logged, these included.
    */
-  recordRejected(request: FastifyRequest, shape: ShapeId, err: RelayError): void;
+  recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError): void;
+  /** Renders an error in the shape's codec and writes it to a raw response. */
+  writeError(res: ServerResponse, shape: ShapeId, err: unknown): void;
+}
+
+function missingKey(): RelayError {
+  return new RelayError('RELAY_ERR_RELAY_KEY_INVALID', 'Missing relay key: send it as Authorization: Bearer <relay key>.');
 }
 
 export function createPipeline(deps: PipelineDeps): KernelPipeline {
@@ -54,19 +62,31 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const defaultResolver = createCatalogResolver(resolverDeps);
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
-  const requests = new Counter({ name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics] });
-  const duration = new Histogram({
-    name: 'relay_inference_duration_seconds', help: 'Inference request duration (to the last byte)', labelNames: ['shape'],
-    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [deps.metrics],
-  });
+  const metrics = new InferenceMetrics(deps.metrics);
 
-  async function authenticate(request: FastifyRequest, shape: ShapeId): Promise<Principal> {
+  /** The first authenticator that knows the request. Synchronous ones are not awaited (one microtask less per request). */
+  function authenticateNow(request: InboundHttpRequest, shape: ShapeId): Principal | Promise<Principal> {
     const inbound = { id: request.id, method: request.method, url: request.url, headers: request.headers, shape };
-    for (const { fn } of hooks.authenticators) {
-      const principal = await fn(inbound);
+    const authenticators = hooks.authenticators;
+    for (let i = 0; i < authenticators.length; i++) {
+      const result = authenticators[i].fn(inbound);
+      if (result instanceof Promise) return result.then((principal) => principal ?? authenticateFrom(i + 1, inbound));
+      if (result) return result;
+    }
+    throw missingKey();
+  }
+
+  async function authenticateFrom(start: number, inbound: Parameters<Hooks['authenticators'][number]['fn']>[0]): Promise<Principal> {
+    const authenticators = hooks.authenticators;
+    for (let i = start; i < authenticators.length; i++) {
+      const principal = await authenticators[i].fn(inbound);
       if (principal) return principal;
     }
-    throw new RelayError('RELAY_ERR_RELAY_KEY_INVALID', 'Missing relay key: send it as Authorization: Bearer <relay key>.');
+    throw missingKey();
+  }
+
+  async function authenticate(request: InboundHttpRequest, shape: ShapeId): Promise<Principal> {
+    return authenticateNow(request, shape);
   }
 
   function renderError(shape: ShapeId, err: RelayError): { status: number; headers: Record<string, string>; body: unknown } {
@@ -83,7 +103,21 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     void reply.code(rendered.status).headers(rendered.headers).type('application/json').send(rendered.body);
   }
 
-  async function handle(request: FastifyRequest, reply: FastifyReply, call: InferenceCall): Promise<void> {
+  /** Writes a JSON answer in one go; returns the headers sent (for payload capture). */
+  function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, text: string): Record<string, string> {
+    const sent = { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+    res.writeHead(status, sent);
+    res.end(text);
+    return sent;
+  }
+
+  function writeError(res: ServerResponse, shape: ShapeId, err: unknown): void {
+    if (res.headersSent) return;
+    const rendered = renderError(shape, toRelayError(err));
+    writeJson(res, rendered.status, rendered.headers, JSON.stringify(rendered.body));
+  }
+
+  async function handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void> {
     const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
     if (call.attribution) {
       record.client = call.attribution.client ?? null;
@@ -91,18 +125,19 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     }
     const controller = new AbortController();
     const onClose = () => {
-      if (!reply.raw.writableFinished) controller.abort();
+      if (!res.writableFinished) controller.abort();
     };
-    reply.raw.on('close', onClose);
+    res.on('close', onClose);
 
     let requestCapture: BodyCapture | null = null;
     let responseCapture: BodyCapture | null = null;
     let responseHeaders: Record<string, string | string[] | undefined> = {};
-    const writer = new ClientWriter(reply, () => record.markFirstByte(), (chunk) => responseCapture?.add(chunk));
+    const writer = new ClientWriter(res, () => record.markFirstByte(), (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
 
     try {
-      const principal = await authenticate(request, call.shape);
+      const authenticated = authenticateNow(request, call.shape);
+      const principal = authenticated instanceof Promise ? await authenticated : authenticated;
       record.principal = principal;
       if (principal.client && !record.client) record.client = principal.client;
       if (principal.extras) record.extras = { ...principal.extras, ...record.extras };
@@ -112,7 +147,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         requestCapture.add(call.body);
         responseCapture = new BodyCapture(max);
       }
-      permit = await deps.rateLimiter.acquire(principal, sync.snapshot());
+      const limited = deps.rateLimiter.acquire(principal, sync.snapshot());
+      if (limited) permit = await limited;
       const routes = (hooks.resolver ?? defaultResolver)(principal, call.model, { shape: call.shape });
 
       const codec = hooks.codecs.get(call.shape);
@@ -122,7 +158,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         canonical = codec.decodeRequest(call.json);
       }
 
-      const attempt = new Attempt(call, request, reply, principal, record, writer, controller.signal, holdBounds, health, log);
+      const attempt = new Attempt(call, request, principal, record, writer, controller.signal, holdBounds, health, log);
       for (let i = 0; i < routes.length; i++) {
         const route = routes[i];
         attempt.isLast = i === routes.length - 1;
@@ -142,10 +178,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           : await translate(attempt, route, credential, codec!, canonical!);
         if (result.kind === 'done') break;
       }
-      if (!writer.isCommitted && !reply.sent) {
+      if (!writer.isCommitted && !res.headersSent) {
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
       }
-      responseHeaders = reply.raw.getHeaders() as Record<string, string | string[] | undefined>;
+      responseHeaders = res.getHeaders() as Record<string, string | string[] | undefined>;
     } catch (err) {
       if (err instanceof ClientGone || controller.signal.aborted) {
         record.clientAborted = true;
@@ -162,19 +198,17 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           const rendered = renderError(call.errorShape ?? call.shape, relayErr);
           const text = JSON.stringify(rendered.body);
           responseCapture?.add(text);
-          responseHeaders = { 'content-type': 'application/json', ...rendered.headers };
-          void reply.code(rendered.status).headers(rendered.headers).type('application/json').send(text);
+          if (!res.destroyed) responseHeaders = writeJson(res, rendered.status, rendered.headers, text);
         }
       }
     } finally {
-      reply.raw.off('close', onClose);
-      if (controller.signal.aborted && writer.isCommitted && !reply.raw.writableFinished) record.clientAborted = true;
+      res.off('close', onClose);
+      if (controller.signal.aborted && writer.isCommitted && !res.writableFinished) record.clientAborted = true;
       const usage = record.usage;
       permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);
-      requests.inc({ shape: call.shape, status: String(event.status) });
-      duration.observe({ shape: call.shape }, event.latency_ms / 1000);
+      metrics.count(call.shape, event.status, event.latency_ms);
       const payload = requestCapture && responseCapture
         ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders })
         : null;
@@ -182,13 +216,13 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     }
   }
 
-  function recordRejected(request: FastifyRequest, shape: ShapeId, err: RelayError): void {
-    const body = request.body as { model?: unknown; stream?: unknown } | undefined;
+  function recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError): void {
+    const body = json !== null && typeof json === 'object' ? json as { model?: unknown; stream?: unknown } : undefined;
     const model = typeof body?.model === 'string' ? body.model : null;
-    const record = new RequestRecord(request.id, shape, model, body?.stream === true);
+    const record = new RequestRecord(requestId, shape, model, body?.stream === true);
     record.status = err.status;
     record.errorCode = err.code;
-    requests.inc({ shape, status: String(err.status) });
+    metrics.count(shape, err.status, null);
     observer.record(record.toEvent(sync.snapshot()), null);
   }
 
@@ -196,6 +230,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     handle,
     authenticate,
     sendError,
+    writeError,
     recordRejected,
     reachableModels(principal: Principal): Model[] {
       return reachableModels(principal, sync.snapshot(), resolverDeps);

@@ -15,7 +15,8 @@ export interface Permit {
 }
 
 export interface RateLimiter {
-  acquire(principal: Principal, snapshot: CatalogSnapshot): Promise<Permit>;
+  /** A permit, or null when the key's policy has no rate limit (the usual case: no promise, no await). */
+  acquire(principal: Principal, snapshot: CatalogSnapshot): Promise<Permit> | null;
 }
 
 const NO_LIMIT: Permit = { release() {} };
@@ -127,59 +128,64 @@ export function createRateLimiter(options: { redis: Redis | null; log: Logger; c
   const counters: Counters = options.redis ? new RedisCounters(options.redis) : new MemoryCounters();
   const prefix = 'relay:rl:';
 
-  return {
-    async acquire(principal, snapshot) {
-      const limits = limitsOf(principal, snapshot);
-      if (limits.length === 0) return NO_LIMIT;
-      const keyId = principal.relayKey.metadata.id;
-      const now = Date.now();
-      const window = Math.floor(now / WINDOW_MS);
-      const secondsLeft = ((window + 1) * WINDOW_MS - now) / 1000;
-      const held: Array<() => void> = [];
-      const undo = () => { for (const fn of held) fn(); };
-      try {
-        for (const limit of limits) {
-          const base = `${prefix}${keyId}:${limit.metadata.id}`;
-          const spec = limit.spec;
-          if (spec.tokensPerMinute !== undefined) {
-            const used = await counters.get(`${base}:tpm:${window}`);
-            if (used >= spec.tokensPerMinute) throw tooMany(`tokens per minute (${spec.tokensPerMinute})`, secondsLeft);
-          }
-          if (spec.requestsPerMinute !== undefined) {
-            const count = await counters.incr(`${base}:rpm:${window}`, 1, WINDOW_MS + 1_000);
-            if (count > spec.requestsPerMinute) throw tooMany(`requests per minute (${spec.requestsPerMinute})`, secondsLeft);
-          }
-          if (spec.concurrentRequests !== undefined) {
-            const key = `${base}:conc`;
-            // The TTL bounds a leak if an instance dies holding slots; every take and give renews
-            // it, and a give after it ran out cannot take the count below zero.
-            const inFlight = await counters.takeSlot(key, slotTtlMs);
-            held.push(() => void counters.giveSlot(key, slotTtlMs).catch(() => undefined));
-            if (inFlight > spec.concurrentRequests) throw tooMany(`concurrent requests (${spec.concurrentRequests})`, 1);
+  async function acquireLimits(principal: Principal, snapshot: CatalogSnapshot): Promise<Permit> {
+    const limits = limitsOf(principal, snapshot);
+    if (limits.length === 0) return NO_LIMIT;
+    const keyId = principal.relayKey.metadata.id;
+    const now = Date.now();
+    const window = Math.floor(now / WINDOW_MS);
+    const secondsLeft = ((window + 1) * WINDOW_MS - now) / 1000;
+    const held: Array<() => void> = [];
+    const undo = () => { for (const fn of held) fn(); };
+    try {
+      for (const limit of limits) {
+        const base = `${prefix}${keyId}:${limit.metadata.id}`;
+        const spec = limit.spec;
+        if (spec.tokensPerMinute !== undefined) {
+          const used = await counters.get(`${base}:tpm:${window}`);
+          if (used >= spec.tokensPerMinute) throw tooMany(`tokens per minute (${spec.tokensPerMinute})`, secondsLeft);
+        }
+        if (spec.requestsPerMinute !== undefined) {
+          const count = await counters.incr(`${base}:rpm:${window}`, 1, WINDOW_MS + 1_000);
+          if (count > spec.requestsPerMinute) throw tooMany(`requests per minute (${spec.requestsPerMinute})`, secondsLeft);
+        }
+        if (spec.concurrentRequests !== undefined) {
+          const key = `${base}:conc`;
+          // The TTL bounds a leak if an instance dies holding slots; every take and give renews
+          // it, and a give after it ran out cannot take the count below zero.
+          const inFlight = await counters.takeSlot(key, slotTtlMs);
+          held.push(() => void counters.giveSlot(key, slotTtlMs).catch(() => undefined));
+          if (inFlight > spec.concurrentRequests) throw tooMany(`concurrent requests (${spec.concurrentRequests})`, 1);
+        }
+      }
+    } catch (err) {
+      undo();
+      if (err instanceof RelayError) throw err;
+      // The counter store is down: serve rather than fail every request (and say so).
+      options.log.warn({ err: (err as Error).message }, 'rate limit counters unavailable; request allowed');
+      return NO_LIMIT;
+    }
+    let released = false;
+    return {
+      release(tokens: number) {
+        if (released) return;
+        released = true;
+        undo();
+        if (tokens > 0) {
+          for (const limit of limits) {
+            if (limit.spec.tokensPerMinute === undefined) continue;
+            const key = `${prefix}${keyId}:${limit.metadata.id}:tpm:${Math.floor(Date.now() / WINDOW_MS)}`;
+            counters.incr(key, tokens, WINDOW_MS + 1_000).catch(() => undefined);
           }
         }
-      } catch (err) {
-        undo();
-        if (err instanceof RelayError) throw err;
-        // The counter store is down: serve rather than fail every request (and say so).
-        options.log.warn({ err: (err as Error).message }, 'rate limit counters unavailable; request allowed');
-        return NO_LIMIT;
-      }
-      let released = false;
-      return {
-        release(tokens: number) {
-          if (released) return;
-          released = true;
-          undo();
-          if (tokens > 0) {
-            for (const limit of limits) {
-              if (limit.spec.tokensPerMinute === undefined) continue;
-              const key = `${prefix}${keyId}:${limit.metadata.id}:tpm:${Math.floor(Date.now() / WINDOW_MS)}`;
-              counters.incr(key, tokens, WINDOW_MS + 1_000).catch(() => undefined);
-            }
-          }
-        },
-      };
+      },
+    };
+  }
+
+  return {
+    acquire(principal, snapshot) {
+      if (principal.policy.spec.rateLimitIds.length === 0) return null;
+      return acquireLimits(principal, snapshot);
     },
   };
 }

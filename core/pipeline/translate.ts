@@ -2,7 +2,7 @@
 // inbound codec -> canonical -> the adapter's upstream shape, and back, chunk by chunk.
 import { SseParser } from '../http/sse.ts';
 import type { CanonicalRequest, CanonicalResponse, StreamEvent } from '../canonical/types.ts';
-import type { EncodeContext, InboundCodec, Route, StreamDecoder } from '../hooks.ts';
+import type { EncodeContext, InboundCodec, Route, StreamDecoder, UpstreamBody } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
 import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
@@ -32,7 +32,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (res.status >= 400) {
     const verdict = classifyStatus(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
-    const text = await readText(res.body as AsyncIterable<Buffer>).catch(() => '');
+    const text = await readText(res.body).catch(() => '');
     if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
     // Same status and meaning, in the caller's shape. A host key the upstream refused is the
     // gateway's problem, not the caller's: that is a 502, never a 401/403 the caller would
@@ -52,7 +52,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (!attempt.call.stream || !isEventStream(res.headers)) {
     let response: CanonicalResponse;
     try {
-      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body as AsyncIterable<Buffer>)), route, request);
+      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body)), route, request);
     } catch (err) {
       if (attempt.signal.aborted) throw err;
       if (!attempt.isLast) return { kind: 'retry' };
@@ -68,11 +68,11 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     return { kind: 'done' };
   }
 
-  return translateStream(attempt, route, upstreamShape, request, codec, ctx, res.body as AsyncIterable<Buffer> & { destroy(): void });
+  return translateStream(attempt, route, upstreamShape, request, codec, ctx, res.body);
 }
 
 async function translateStream(
-  attempt: Attempt, route: Route, upstreamShape: string, request: CanonicalRequest, codec: InboundCodec, ctx: EncodeContext, body: AsyncIterable<Buffer> & { destroy(): void },
+  attempt: Attempt, route: Route, upstreamShape: string, request: CanonicalRequest, codec: InboundCodec, ctx: EncodeContext, body: UpstreamBody,
 ): Promise<AttemptResult> {
   const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, request);
   const encoder = codec.streamEncoder(ctx);
@@ -118,7 +118,8 @@ async function translateStream(
     writer.flush();
     for await (const chunk of resume(hold.iterator, hold.pending)) {
       parser.feed(chunk);
-      await writer.write(take());
+      const full = writer.write(take());
+      if (full) await full;
     }
     parser.end();
     for (const ev of decoder.finish()) {

@@ -1,6 +1,7 @@
 // What a plugin's register function receives: the two listeners, the hook registry,
 // read access to the catalog snapshot and settings, and the request pipeline.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Redis } from 'ioredis';
@@ -29,6 +30,14 @@ export interface Attribution {
   extras?: Record<string, string>;
 }
 
+/** What the pipeline reads of an inbound HTTP request (a FastifyRequest is one). */
+export interface InboundHttpRequest {
+  id: string;
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
 export interface InferenceCall {
   /** The inbound wire shape. */
   shape: ShapeId;
@@ -52,9 +61,9 @@ export interface Pipeline {
    * dispatch with failover (passthrough or translation), render, record.
    * Errors are rendered in the inbound shape's codec.
    */
-  handle(request: FastifyRequest, reply: FastifyReply, call: InferenceCall): Promise<void>;
+  handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void>;
   /** Authenticates only (for routes such as GET /v1/models). Throws RelayError 401. */
-  authenticate(request: FastifyRequest, shape: ShapeId): Promise<import('../hooks.ts').Principal>;
+  authenticate(request: InboundHttpRequest, shape: ShapeId): Promise<import('../hooks.ts').Principal>;
   /** Models the principal can reach, from the snapshot. */
   reachableModels(principal: import('../hooks.ts').Principal): import('../catalog/kinds.ts').Model[];
   /** Renders an error in the shape's codec (or the canonical form) and sends it. */
@@ -64,6 +73,8 @@ export interface Pipeline {
 export interface RelayContext {
   readonly log: Logger;
   readonly inference: FastifyInstance;
+  /** The inference listener's fast lane (mountInferenceRoute registers its endpoints there). */
+  readonly inferenceLane: import('../http/inference-lane.ts').InferenceLane;
   readonly control: FastifyInstance;
   readonly hooks: HookRegistry;
   readonly pipeline: Pipeline;

@@ -1,13 +1,15 @@
 // The two Fastify listeners with the options both share: request ids, body limits,
 // error rendering, and OpenAPI generation registered before any route.
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { RelayConfig } from '../config/schema.ts';
 import { RelayError } from '../errors.ts';
 import { toRelayError } from './errors.ts';
+import { parseJsonBody } from '../http/inference-body.ts';
+import type { InferenceLane } from '../http/inference-lane.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,6 +35,8 @@ export interface ListenerOptions {
   /** Keep the raw body beside the parsed JSON (inference listener). */
   keepRawBody: boolean;
   securitySchemes?: Record<string, unknown>;
+  /** Requests this lane serves never reach Fastify (the inference listener's hot endpoints). */
+  lane?: InferenceLane;
 }
 
 function frameworkError(err: { code?: string }): RelayError {
@@ -57,6 +61,20 @@ function answerMalformedConnection(err: Error & { code?: string }, socket: impor
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
+/** node:http server whose requests go to the lane first, then to Fastify (as Fastify would set it up). */
+function laneServerFactory(lane: InferenceLane) {
+  return (fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void, opts: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number }) => {
+    const server = createServer((req, res) => {
+      if (!lane.tryServe(req, res)) fastifyHandler(req, res);
+    });
+    if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
+    if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
+    if (opts.connectionTimeout) server.setTimeout(opts.connectionTimeout);
+    if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
+    return server;
+  };
+}
+
 export async function createListener(options: ListenerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.log as unknown as import('fastify').FastifyBaseLogger,
@@ -72,6 +90,7 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     // URLs the router rejects before any route or hook runs (a bad percent-encoding, a path
     // parameter over maxParamLength) get Relay's JSON error and x-request-id, not Fastify's body.
     clientErrorHandler: answerMalformedConnection,
+    ...(options.lane ? { serverFactory: laneServerFactory(options.lane) } : {}),
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id);
       options.renderError(request, reply, frameworkError(err));
@@ -83,11 +102,10 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       const raw = body as Buffer;
       request.rawBody = raw;
-      if (raw.length === 0) return done(new RelayError('RELAY_ERR_INVALID_JSON', 'request body is empty; expected a JSON object'));
       try {
-        done(null, JSON.parse(raw.toString('utf8')));
+        done(null, parseJsonBody(raw));
       } catch (err) {
-        done(new RelayError('RELAY_ERR_INVALID_JSON', `request body is not valid JSON: ${(err as Error).message}`));
+        done(err as RelayError);
       }
     });
   }

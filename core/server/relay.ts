@@ -29,6 +29,7 @@ import { registerControlPlane, ensureInitialAdmin } from '../control/index.ts';
 import { closeUpstreamPools } from '../http/upstream.ts';
 import type { RelayError } from '../errors.ts';
 import { createListener } from './listeners.ts';
+import { InferenceLane } from '../http/inference-lane.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
@@ -113,7 +114,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
       const shape = request.routeOptions.config?.shape;
-      if (shape && request.method === 'POST') pipeline.recordRejected(request, shape, err);
+      if (shape && request.method === 'POST') pipeline.recordRejected(request.id, request.body, shape, err);
       pipeline.sendError(reply, shape ?? 'canonical', err);
     };
     const renderControl = (_request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
@@ -121,7 +122,15 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       void reply.code(err.status).type('application/json').send({ error: err.toBody() });
     };
 
-    const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, keepRawBody: true,
+    const inferenceLane = new InferenceLane({
+      bodyLimit: config.server.bodyLimitBytes,
+      log,
+      refuse: (request, res, shape, err, json) => {
+        pipeline.recordRejected(request.id, json, shape, err);
+        pipeline.writeError(res, shape, err);
+      },
+    });
+    const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, keepRawBody: true, lane: inferenceLane,
       securitySchemes: { relayKey: { type: 'http', scheme: 'bearer', description: 'A relay key' } } });
     const control = await createListener({ config, log, title: 'Relay control API', version: VERSION, renderError: renderControl, keepRawBody: false,
       securitySchemes: {
@@ -138,7 +147,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     const onCloseFns: Array<() => Promise<void> | void> = [];
     const context: RelayContext = {
-      log, inference, control, hooks, pipeline, settings, db, metrics, redis, dataDir,
+      log, inference, inferenceLane, control, hooks, pipeline, settings, db, metrics, redis, dataDir,
       snapshot: () => sync.snapshot(),
       openSecret: (sealed) => sealer.open(sealed),
       principalForRelayKey: (plaintext) => principalForRelayKey(sync.snapshot(), plaintext),
@@ -172,6 +181,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     };
 
     const shutdown = async (): Promise<void> => {
+      inferenceLane.closing = true;
       const drain = Promise.allSettled([inference.close(), control.close()]);
       const bound = config.server.drainTimeoutMs;
       let timer: NodeJS.Timeout | undefined;

@@ -14,9 +14,9 @@ export function endpointFor(baseUrl: string, upstreamModel: string, stream: bool
   return joinUrl(baseUrl, modelPath(upstreamModel)) + (stream ? ':streamGenerateContent?alt=sse' : ':generateContent');
 }
 
-async function readAll(body: Readable): Promise<Buffer> {
+async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
+  for await (const chunk of body) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 

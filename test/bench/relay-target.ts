@@ -48,7 +48,9 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
   const db = process.env.RELAY_BENCH_PGLITE ? null : await createTestDatabase();
   const [port, controlPort] = [await freePort(), await freePort()];
   const adminToken = `bench-${randomBytes(12).toString('hex')}`;
-  const child = spawnPinned(opts.cpu, process.execPath, [path.resolve('bin/relay.js'), 'start', '--config', config], {
+  // BENCH_RELAY_NODE_ARGS passes node flags to Relay, e.g. "--cpu-prof --cpu-prof-dir=.bench/prof".
+  const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawnPinned(opts.cpu, process.execPath, [...nodeArgs, path.resolve('bin/relay.js'), 'start', '--config', config], {
     env: {
       ...process.env,
       RELAY_PORT: String(port), RELAY_CONTROL_PORT: String(controlPort), RELAY_DATA_DIR: dataDir,

@@ -40,7 +40,7 @@ for (const store of stores) {
     t.teardown(async () => { await redis?.quit(); });
     const limiter = createRateLimiter({ redis, log, concurrencySlotTtlMs: TTL_MS });
     const { principal, snapshot } = fixture();
-    const acquire = () => limiter.acquire(principal, snapshot);
+    const acquire = () => limiter.acquire(principal, snapshot) ?? Promise.reject(new Error('the fixture policy has limits'));
 
     const first = await acquire();
     const second = await acquire();
@@ -60,7 +60,7 @@ for (const store of stores) {
     t.teardown(async () => { await redis?.quit(); });
     const limiter = createRateLimiter({ redis, log, concurrencySlotTtlMs: TTL_MS * 4 });
     const { principal, snapshot } = fixture();
-    const acquire = () => limiter.acquire(principal, snapshot);
+    const acquire = () => limiter.acquire(principal, snapshot) ?? Promise.reject(new Error('the fixture policy has limits'));
     const long = await acquire();
     // Traffic keeps coming: each acquire and release renews the guard.
     for (let i = 0; i < 6; i++) {

@@ -1,0 +1,137 @@
+// The inference listener's fast lane: POSTs to the endpoints that wire plugins mount with
+// mountInferenceRoute are served straight from node:http, before Fastify sees them; every other
+// request (health, model lists, unknown paths, other methods) goes on to Fastify.
+//
+// Measured reason: Fastify's per-request work (routing, request/reply objects, hooks, content-type
+// parsing) cost ~12 us of CPU per request, about 10% of Relay's whole per-request budget at 16
+// connections (a bare proxy: 16.6k req/s behind Fastify, 21k req/s on node:http).
+//
+// The lane does what Fastify did for these routes, and nothing more: a request id echoed as
+// x-request-id, 503 while shutting down, 415 for a body that is not JSON, the body limit (413),
+// JSON parsing (400), the model/stream checks; refusals are rendered in the route's shape and
+// recorded like any other request. Fastify hooks on the inference listener do not run for them.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { RelayError } from '../errors.ts';
+import type { ShapeId } from '../hooks.ts';
+import type { InboundHttpRequest } from '../plugins/context.ts';
+import { checkInferenceBody, isJsonContentType, parseJsonBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
+
+export interface LaneRoute {
+  /** Shape whose codec renders this route's errors. */
+  errorShape: ShapeId;
+  serve(request: InboundHttpRequest, res: ServerResponse, body: InferenceBody, raw: Buffer): Promise<void>;
+}
+
+export interface LaneDeps {
+  bodyLimit: number;
+  log: Logger;
+  /** Renders a refused request in `shape`, sends it, and records it (`json`: the body, if parsed). */
+  refuse(request: InboundHttpRequest, res: ServerResponse, shape: ShapeId, err: RelayError, json: unknown): void;
+}
+
+export class InferenceLane {
+  private readonly routes = new Map<string, LaneRoute>();
+  /** Set when shutdown begins: new requests get 503 and the connection closes. */
+  closing = false;
+
+  constructor(private readonly deps: LaneDeps) {}
+
+  add(path: string, route: LaneRoute): void {
+    if (this.routes.has(path)) throw new Error(`inference route POST ${path} is mounted twice`);
+    this.routes.set(path, route);
+  }
+
+  /** Serves the request when it is a POST to a lane route; false hands it on to Fastify. */
+  tryServe(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'POST') return false;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const route = this.routes.get(q < 0 ? url : url.slice(0, q));
+    if (!route) return false;
+    this.serve(req, res, route, this.deps);
+    return true;
+  }
+
+  private serve(req: IncomingMessage, res: ServerResponse, route: LaneRoute, deps: LaneDeps): void {
+    const request: InboundHttpRequest = { id: randomUUID(), method: 'POST', url: req.url ?? '/', headers: req.headers };
+    res.setHeader('x-request-id', request.id);
+    const refuse = (err: RelayError, json?: unknown) => deps.refuse(request, res, route.errorShape, err, json);
+    if (this.closing) {
+      res.setHeader('connection', 'close');
+      refuse(new RelayError('RELAY_ERR_SHUTTING_DOWN', 'Relay is shutting down; retry on another instance.'));
+      return;
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      refuse(unsupportedMediaType());
+      return;
+    }
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > deps.bodyLimit) {
+      res.setHeader('connection', 'close');
+      refuse(tooLarge(deps.bodyLimit));
+      return;
+    }
+    readBody(req, deps.bodyLimit, (err, raw) => {
+      if (err) {
+        if (err instanceof RelayError) {
+          res.setHeader('connection', 'close');
+          refuse(err);
+        }
+        return; // the client went away mid-body: nothing was accepted
+      }
+      let json: unknown;
+      let body: InferenceBody;
+      try {
+        json = parseJsonBody(raw!);
+        body = checkInferenceBody(json);
+      } catch (e) {
+        refuse(e as RelayError, json);
+        return;
+      }
+      route.serve(request, res, body, raw!).catch((e: unknown) => {
+        deps.log.error({ err: e }, 'inference lane: unexpected failure');
+        if (!res.headersSent) refuse(new RelayError('RELAY_ERR_INTERNAL', 'An unexpected error inside Relay.'), json);
+        else res.destroy();
+      });
+    });
+  }
+}
+
+function tooLarge(limit: number): RelayError {
+  return new RelayError('RELAY_ERR_BODY_TOO_LARGE', `request body is larger than ${limit} bytes`);
+}
+
+/** Reads the whole body up to `limit` bytes; a RelayError past it, a plain Error if the client left. */
+function readBody(req: IncomingMessage, limit: number, done: (err: Error | null, body?: Buffer) => void): void {
+  let first: Buffer | null = null;
+  let rest: Buffer[] | null = null;
+  let size = 0;
+  let finished = false;
+  const finish = (err: Error | null, body?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onClose);
+    req.off('close', onClose);
+    done(err, body);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      finish(tooLarge(limit));
+      return;
+    }
+    // Most bodies arrive in one chunk: no array, no copy.
+    if (first === null) first = chunk;
+    else (rest ??= [first]).push(chunk);
+  };
+  const onEnd = () => finish(null, rest ? Buffer.concat(rest, size) : first ?? Buffer.alloc(0));
+  const onClose = () => finish(new Error('client closed the request before its body ended'));
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onClose);
+  req.on('close', onClose);
+}
