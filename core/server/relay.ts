@@ -57,6 +57,8 @@ export interface Relay {
   hooks: Hooks;
   health: KeyHealth;
   inference: FastifyInstance;
+  /** The inference listener's fast lane for the POST endpoints (see core/http/inference-lane.ts). */
+  inferenceLane: InferenceLane;
   control: FastifyInstance;
   plugins: LoadedPlugin[];
   /** Starts listening; returns the two base URLs. */
@@ -168,7 +170,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     let closing: Promise<void> | null = null;
     const relay: Relay = {
-      config, log, db, store, sync, settings, observer, hooks, health, inference, control, plugins,
+      config, log, db, store, sync, settings, observer, hooks, health, inference, inferenceLane, control, plugins,
       async listen() {
         await inference.listen({ host: config.server.host, port: config.server.port });
         await control.listen({ host: config.server.host, port: config.server.controlPort });

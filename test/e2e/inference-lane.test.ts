@@ -1,0 +1,105 @@
+// The inference lane (core/http/inference-lane.ts) serves the hot POST endpoints from node:http,
+// ahead of Fastify. What Fastify used to do for them must still happen: bodies in many pieces,
+// the body limit on a chunked upload (no content-length to refuse up front), 503 while shutting
+// down, everything else handed on to Fastify, and the Fastify route itself (app.inject) agreeing.
+import t from 'tap';
+import http from 'node:http';
+import { startRelay, seedRoute } from '../../core/testing.ts';
+import { startFakeUpstream } from '../support/fake-upstream.ts';
+import { settled, usageRecord } from '../support/relay-client.ts';
+
+const BODY_LIMIT = 4096;
+const relay = await startRelay({ config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000, bodyLimitBytes: BODY_LIMIT } } });
+const up = await startFakeUpstream();
+t.teardown(async () => {
+  await relay.close();
+  await up.close();
+});
+const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'lane-model' });
+await settled(relay, (snap) => snap.relayKeys.has(seeded.relayKeyId) && snap.hostKeysOfHost(seeded.hostId).length > 0);
+const CHAT = '/vendor-a/v1/chat/completions';
+const auth = { authorization: `Bearer ${seeded.relayKey}`, 'content-type': 'application/json' };
+
+interface RawAnswer { status: number; headers: http.IncomingHttpHeaders; text: string }
+
+/** POSTs the body in the given pieces, with chunked transfer encoding (no content-length). */
+function postInPieces(path: string, pieces: string[], headers: Record<string, string> = auth): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, relay.inferenceUrl);
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    let i = 0;
+    const next = () => {
+      if (i === pieces.length) return req.end();
+      req.write(pieces[i++]);
+      setTimeout(next, 5);
+    };
+    next();
+  });
+}
+
+t.test('a body that arrives in several pieces is read whole and forwarded as sent', async (t) => {
+  const body = JSON.stringify({ model: 'lane-model', messages: [{ role: 'user', content: 'in pieces' }] });
+  const pieces = [body.slice(0, 7), body.slice(7, 30), body.slice(30)];
+  const got = await postInPieces(CHAT, pieces);
+  t.equal(got.status, 200);
+  t.match(JSON.parse(got.text), { object: 'chat.completion' });
+  t.match(got.headers['x-request-id'], /^[0-9a-f-]{36}$/);
+  const seen = up.requests.at(-1)!;
+  t.equal(seen.body.toString(), body, 'the upstream got the bytes as the client sent them');
+});
+
+t.test('a chunked body over the limit is refused with 413 once it passes the limit, and logged', async (t) => {
+  const head = '{"model":"lane-model","messages":[{"role":"user","content":"';
+  const pieces = [head, ...Array.from({ length: 8 }, () => 'x'.repeat(1024)), '"}]}'];
+  const got = await postInPieces(CHAT, pieces);
+  t.equal(got.status, 413);
+  t.equal(JSON.parse(got.text).error.code, 'RELAY_ERR_BODY_TOO_LARGE');
+  t.equal(got.headers.connection, 'close', 'the connection closes: the rest of the body is not read');
+  const record = await usageRecord(relay, String(got.headers['x-request-id']));
+  t.match(record, { status: 413, error_code: 'RELAY_ERR_BODY_TOO_LARGE', inbound_shape: 'openai.chat' });
+});
+
+t.test('other methods and unknown paths go on to Fastify', async (t) => {
+  const get = await fetch(`${relay.inferenceUrl}${CHAT}`, { headers: auth });
+  t.equal(get.status, 404, 'GET on an inference endpoint');
+  t.match(await get.json(), { error: { code: 'RELAY_ERR_NOT_FOUND' } });
+  const models = await fetch(`${relay.inferenceUrl}/vendor-a/v1/models`, { headers: auth });
+  t.equal(models.status, 200, 'GET /v1/models is a Fastify route');
+  const health = await fetch(`${relay.inferenceUrl}/healthz`);
+  t.equal(health.status, 200);
+  const trailing = await fetch(`${relay.inferenceUrl}${CHAT}/`, { method: 'POST', headers: auth, body: '{}' });
+  t.equal(trailing.status, 404, 'a path that is not exactly an endpoint is not served by the lane');
+});
+
+t.test('the query string is kept, and does not change which endpoint serves', async (t) => {
+  const got = await fetch(`${relay.inferenceUrl}${CHAT}?trace=1`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'lane-model', messages: [{ role: 'user', content: 'q' }] }) });
+  t.equal(got.status, 200);
+  t.match(up.requests.at(-1)!.path, /\?trace=1$/, 'forwarded to the upstream');
+});
+
+t.test('the Fastify route behind the lane answers alike (app.inject)', async (t) => {
+  const body = { model: 'lane-model', messages: [{ role: 'user', content: 'inject' }] };
+  const injected = await relay.relay.inference.inject({ method: 'POST', url: CHAT, headers: auth, payload: JSON.stringify(body) });
+  t.equal(injected.statusCode, 200);
+  t.match(JSON.parse(injected.body), { object: 'chat.completion' });
+  t.match(injected.headers['x-request-id'], /^[0-9a-f-]{36}$/);
+  const refused = await relay.relay.inference.inject({ method: 'POST', url: CHAT, headers: auth, payload: JSON.stringify({ messages: [] }) });
+  t.equal(refused.statusCode, 400);
+  t.match(JSON.parse(refused.body), { error: { code: 'RELAY_ERR_BAD_REQUEST', param: '/model' } });
+});
+
+t.test('while shutting down, a new request on an open connection gets 503 and the connection closes', async (t) => {
+  const lane = relay.relay.inferenceLane;
+  lane.closing = true;
+  t.teardown(() => { lane.closing = false; });
+  const got = await postInPieces(CHAT, [JSON.stringify({ model: 'lane-model', messages: [{ role: 'user', content: 'late' }] })]);
+  t.equal(got.status, 503);
+  t.equal(JSON.parse(got.text).error.code, 'RELAY_ERR_SHUTTING_DOWN');
+  t.equal(got.headers.connection, 'close');
+});
