@@ -19,12 +19,16 @@ export type ShapeId = string;
 
 // ---------------------------------------------------------------- authenticate
 
-export interface InboundRequest {
+/** What the pipeline reads of an inbound HTTP request (a FastifyRequest is one). */
+export interface InboundHttpRequest {
   /** Relay's request id (also the x-request-id response header). */
   id: string;
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
+}
+
+export interface InboundRequest extends InboundHttpRequest {
   /** The wire shape the request arrived in. */
   shape: ShapeId;
 }

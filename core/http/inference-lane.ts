@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { RelayError } from '../errors.ts';
 import type { ShapeId } from '../hooks.ts';
-import type { InboundHttpRequest } from '../plugins/context.ts';
+import type { InboundHttpRequest } from '../hooks.ts';
 import { checkInferenceBody, isJsonContentType, parseJsonBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface LaneRoute {

@@ -5,8 +5,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ServerResponse } from 'node:http';
 import { RelayError } from '../errors.ts';
-import type { ShapeId } from '../hooks.ts';
-import type { Attribution, InboundHttpRequest, RelayContext } from '../plugins/context.ts';
+import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
+import type { Attribution, RelayContext } from '../plugins/context.ts';
 import { checkInferenceBody, isJsonContentType, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface InferenceRouteOptions {

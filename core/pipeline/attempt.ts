@@ -2,8 +2,8 @@
 // abort signal, health reporting, and what to do when the upstream fails at each stage.
 import type { Logger } from 'pino';
 import { RelayError } from '../errors.ts';
-import type { Principal, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
-import type { InboundHttpRequest, InferenceCall } from '../plugins/context.ts';
+import type { InboundHttpRequest, Principal, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
+import type { InferenceCall } from '../plugins/context.ts';
 import type { ClientWriter } from './client-writer.ts';
 import { classifyNetworkError } from './failure.ts';
 import type { FailureKind, KeyHealth } from './key-health.ts';

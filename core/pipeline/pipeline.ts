@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { RelayError } from '../errors.ts';
 import type { CanonicalRequest } from '../canonical/types.ts';
-import type { Principal, ShapeId } from '../hooks.ts';
-import type { InboundHttpRequest, InferenceCall, Pipeline } from '../plugins/context.ts';
+import type { InboundHttpRequest, InboundRequest, Principal, ShapeId } from '../hooks.ts';
+import type { InferenceCall, Pipeline } from '../plugins/context.ts';
 import type { Hooks } from '../plugins/registry.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import type { Model } from '../catalog/kinds.ts';
@@ -66,7 +66,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
   /** The first authenticator that knows the request. Synchronous ones are not awaited (one microtask less per request). */
   function authenticateNow(request: InboundHttpRequest, shape: ShapeId): Principal | Promise<Principal> {
-    const inbound = { id: request.id, method: request.method, url: request.url, headers: request.headers, shape };
+    const inbound: InboundRequest = { id: request.id, method: request.method, url: request.url, headers: request.headers, shape };
     const authenticators = hooks.authenticators;
     for (let i = 0; i < authenticators.length; i++) {
       const result = authenticators[i].fn(inbound);
@@ -76,7 +76,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     throw missingKey();
   }
 
-  async function authenticateFrom(start: number, inbound: Parameters<Hooks['authenticators'][number]['fn']>[0]): Promise<Principal> {
+  async function authenticateFrom(start: number, inbound: InboundRequest): Promise<Principal> {
     const authenticators = hooks.authenticators;
     for (let i = start; i < authenticators.length; i++) {
       const principal = await authenticators[i].fn(inbound);

@@ -1,11 +1,11 @@
 // What a plugin's register function receives: the two listeners, the hook registry,
 // read access to the catalog snapshot and settings, and the request pipeline.
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Redis } from 'ioredis';
-import type { Authenticator, InboundCodec, ModelResolver, Recorder, ShapeId, VendorAdapter } from '../hooks.ts';
+import type { Authenticator, InboundCodec, InboundHttpRequest, ModelResolver, Recorder, ShapeId, VendorAdapter } from '../hooks.ts';
 import type { PayloadBackend, UsageBackend } from '../observer/types.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Settings } from '../settings/types.ts';
@@ -28,14 +28,6 @@ export interface HookRegistry {
 export interface Attribution {
   client?: string;
   extras?: Record<string, string>;
-}
-
-/** What the pipeline reads of an inbound HTTP request (a FastifyRequest is one). */
-export interface InboundHttpRequest {
-  id: string;
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
 }
 
 export interface InferenceCall {
