@@ -120,6 +120,8 @@ t.test('the payload gate: captured only when enabled globally and the policy or 
   const detail = await logged(byPolicy);
   t.match(detail.request_body, 'policy opted in');
   t.match(detail.response_body, /data: \[DONE\]/, 'the streamed response is captured as streamed');
+  t.match(detail.response_headers, { 'content-type': /^text\/event-stream/, 'x-request-id': byPolicy }, 'the head sent to the client is captured');
+  t.match((await logged(byKey)).response_headers, { 'content-type': /^application\/json/, 'x-request-id': byKey }, 'so is a JSON answer\'s');
   t.equal(detail.request_truncated, false);
   t.equal(detail.response_truncated, false);
   t.notMatch(JSON.stringify(detail), policyOptIn.relayKey, 'the relay key is not in the captured record');
