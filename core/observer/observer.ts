@@ -65,6 +65,8 @@ export interface Observer {
 interface Lane<B> {
   backend: B;
   queue: BatchQueue<unknown>;
+  /** Turns the item into what the queue holds (a JSON line for backends with writeLines). */
+  encode?: (item: never) => unknown;
 }
 
 export function createObserver(options: ObserverOptions): Observer {
@@ -100,6 +102,15 @@ export function createObserver(options: ObserverOptions): Observer {
     lanes.set(backend.id, { backend, queue: queue as BatchQueue<unknown> });
   }
 
+  function addUsageLane(backend: UsageBackend): void {
+    const writeLines = backend.writeLines?.bind(backend);
+    if (!writeLines) return addLane('usage', usageLanes, backend);
+    if (usageLanes.has(backend.id)) throw new Error(`a usage backend with id ${JSON.stringify(backend.id)} is already registered`);
+    // Serialized as recorded: see UsageBackend.writeLines for the measured reason.
+    const queue = makeQueue<string>('usage', backend.id, writeLines);
+    usageLanes.set(backend.id, { backend, queue: queue as BatchQueue<unknown>, encode: (event: UsageEvent) => JSON.stringify(event) });
+  }
+
   function noteUnroutable(kind: BackendKind, id: string): void {
     unroutable += 1;
     metrics.dropped(kind, id, 1, 'backend_not_loaded');
@@ -114,7 +125,7 @@ export function createObserver(options: ObserverOptions): Observer {
     const lane = lanes.get(id);
     if (!lane) return noteUnroutable(kind, id);
     metrics.recorded(kind, id);
-    lane.queue.push(item);
+    lane.queue.push(lane.encode ? lane.encode(item as never) : item);
   }
 
   function runRecorders(event: UsageEvent, payload: CapturedPayload | null): void {
@@ -129,7 +140,7 @@ export function createObserver(options: ObserverOptions): Observer {
   }
 
   return {
-    addUsageBackend: (backend) => addLane('usage', usageLanes, backend),
+    addUsageBackend: (backend) => addUsageLane(backend),
     addPayloadBackend: (backend) => addLane('payload', payloadLanes, backend),
 
     addRecorder(name, fn) {

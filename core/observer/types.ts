@@ -77,6 +77,13 @@ export interface UsageBackend {
   /** The setting value that selects it: file, postgres, clickhouse, valkey, or an in-house id. */
   id: string;
   write(events: UsageEvent[]): Promise<void>;
+  /**
+   * Optional, for backends that store JSON lines: the observer then serializes each event when
+   * it is recorded and queues the line (a flat string) instead of the event (an object graph kept
+   * until its batch is written), and calls this instead of write(). Measured with log-file: the
+   * cost of logging went from 9.0% to 7.0% of throughput (npm run bench:logging, 14 rounds).
+   */
+  writeLines?(lines: string[]): Promise<void>;
   /** Read side; a backend that cannot answer leaves these out and Relay says so with a 400. */
   list?(query: ListQuery): Promise<ListPage>;
   get?(requestId: string): Promise<UsageEvent | null>;

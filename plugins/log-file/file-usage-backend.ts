@@ -26,7 +26,11 @@ export class FileUsageBackend implements UsageBackend {
   }
 
   write(events: UsageEvent[]): Promise<void> {
-    return this.writer.append(events);
+    return this.writer.appendLines(events.map((e) => JSON.stringify(e)));
+  }
+
+  writeLines(lines: string[]): Promise<void> {
+    return this.writer.appendLines(lines);
   }
 
   list(query: ListQuery): Promise<ListPage> {

@@ -27,10 +27,10 @@ export class SegmentWriter {
     return this.current?.path ?? null;
   }
 
-  /** One append per batch: one line per event. */
-  async append(events: UsageEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const bytes = Buffer.from(events.map((e) => JSON.stringify(e)).join('\n') + '\n', 'utf8');
+  /** One append per batch: one line per event (each a serialized UsageEvent). */
+  async appendLines(lines: string[]): Promise<void> {
+    if (lines.length === 0) return;
+    const bytes = Buffer.from(lines.join('\n') + '\n', 'utf8');
     const segment = await this.segmentFor(bytes.length);
     try {
       await segment.handle.write(bytes);

@@ -136,3 +136,21 @@ t.test('close flushes every queue and closes the backends', async (t) => {
   t.equal(events.length, 5);
   t.equal(closed, 1);
 });
+
+t.test('a backend with writeLines gets each event as its JSON line, serialized when recorded', async (t) => {
+  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
+  const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 5 } });
+  const lines: string[] = [];
+  let writeCalls = 0;
+  observer.addUsageBackend({ id: 'lines', async write() { writeCalls++; }, async writeLines(batch) { lines.push(...batch); } });
+  const event = usageEvent();
+  observer.record(event, null);
+  event.status = 599; // a change after record() is not seen: the line was taken then
+  await observer.flush();
+  t.equal(writeCalls, 0, 'write() is not called');
+  t.equal(lines.length, 1);
+  t.same(JSON.parse(lines[0]), { ...event, status: JSON.parse(lines[0]).status });
+  t.not(JSON.parse(lines[0]).status, 599);
+  t.throws(() => observer.addUsageBackend({ id: 'lines', async write() {}, async writeLines() {} }), /already registered/);
+  await observer.close();
+});
