@@ -99,7 +99,13 @@ export interface UpstreamRequest {
   /** Query string to append to the shape's endpoint, e.g. `?beta=true`. */
   search?: string;
   stream: boolean;
+  /** Aborts when the client goes away. */
   signal: AbortSignal;
+  /**
+   * The same cancellation as `signal` without making one: calls `fn` once on abort and returns
+   * the unsubscribe (sendToHost uses it; an AbortSignal per request costs allocations).
+   */
+  onAbort?(fn: () => void): () => void;
 }
 
 /**

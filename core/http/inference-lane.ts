@@ -27,7 +27,7 @@ export interface LaneRoute {
 export interface LaneDeps {
   bodyLimit: number;
   log: Logger;
-  /** Renders a refused request in `shape`, sends it, and records it (`json`: the body, if parsed). */
+  /** Renders a refused request in `shape`, sends it with x-request-id, and records it (`json`: the body, if parsed). */
   refuse(request: InboundHttpRequest, res: ServerResponse, shape: ShapeId, err: RelayError, json: unknown): void;
 }
 
@@ -55,8 +55,8 @@ export class InferenceLane {
   }
 
   private serve(req: IncomingMessage, res: ServerResponse, route: LaneRoute, deps: LaneDeps): void {
+    // x-request-id goes out with the answer's head (the pipeline and refuse() write it).
     const request: InboundHttpRequest = { id: randomUUID(), method: 'POST', url: req.url ?? '/', headers: req.headers };
-    res.setHeader('x-request-id', request.id);
     const refuse = (err: RelayError, json?: unknown) => deps.refuse(request, res, route.errorShape, err, json);
     if (this.closing) {
       res.setHeader('connection', 'close');

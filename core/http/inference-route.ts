@@ -70,8 +70,7 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
       // Fastify also parses text/plain; an inference body is JSON or nothing.
       if (!isJsonContentType(request.headers['content-type'])) throw unsupportedMediaType();
       const body = checkInferenceBody(request.body);
-      reply.hijack();
-      reply.raw.setHeader('x-request-id', request.id);
+      reply.hijack(); // the pipeline writes the answer, x-request-id included
       await serve(request, reply.raw, body, request.rawBody ?? Buffer.from(JSON.stringify(body.json)));
     },
   });

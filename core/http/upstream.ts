@@ -9,6 +9,8 @@ export interface SendOptions {
   headers: Record<string, string>;
   body?: Buffer | string;
   signal?: AbortSignal;
+  /** Cancellation without an AbortSignal (see UpstreamRequest.onAbort); preferred over signal. */
+  onAbort?: (fn: () => void) => () => void;
   /** Bound on waiting for response headers, and between body chunks (ms). */
   timeoutMs: number;
 }
@@ -34,7 +36,8 @@ export function joinUrl(base: string, path: string): string {
 export function sendUpstream(url: string, options: SendOptions): Promise<UpstreamResponse> {
   const target = splitUrl(url);
   return new Promise((resolve, reject) => {
-    const call = new UpstreamCall(resolve, reject, options.signal);
+    const call = new UpstreamCall(resolve, reject);
+    call.listen(options);
     // dispatch with our own handler, not request(): see dispatch-body.ts for the measured reason.
     upstreamPool(target.origin).dispatch({
       path: target.path,
@@ -65,22 +68,34 @@ function splitUrl(url: string): { origin: string; path: string } {
 class UpstreamCall implements Dispatcher.DispatchHandler {
   private abort: ((err: Error) => void) | null = null;
   private body: DispatchBody | null = null;
-  private readonly onAbort: (() => void) | null = null;
+  private aborted: Error | null = null;
+  private unsubscribe: (() => void) | null = null;
 
   constructor(
     private readonly resolve: (res: UpstreamResponse) => void,
     private readonly reject: (err: Error) => void,
-    private readonly signal: AbortSignal | undefined,
-  ) {
-    if (signal) {
-      this.onAbort = () => this.abort?.(abortError(signal));
-      signal.addEventListener('abort', this.onAbort, { once: true });
+  ) {}
+
+  /** Follows the caller's cancellation: onAbort when given, else the AbortSignal. */
+  listen(options: Pick<SendOptions, 'signal' | 'onAbort'>): void {
+    const cancel = (err: Error) => {
+      this.aborted = err;
+      this.abort?.(err);
+    };
+    if (options.onAbort) {
+      this.unsubscribe = options.onAbort(() => cancel(new errors.RequestAbortedError()));
+    } else if (options.signal) {
+      const signal = options.signal;
+      const onAbort = () => cancel(abortError(signal));
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.unsubscribe = () => signal.removeEventListener('abort', onAbort);
     }
   }
 
   onConnect(abort: (err?: Error) => void): void {
     this.abort = abort;
-    if (this.signal?.aborted) abort(abortError(this.signal));
+    if (this.aborted) abort(this.aborted);
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -107,7 +122,8 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 
   private done(): void {
-    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+    this.unsubscribe?.();
+    this.unsubscribe = null;
   }
 }
 
@@ -125,7 +141,11 @@ export function sendToHost(req: UpstreamRequest, path: string, credentialHeaders
   const host = req.route.host.spec;
   const headers: Record<string, string> = { ...defaults, ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json' };
   if (req.credential !== null) Object.assign(headers, credentialHeaders(req.credential));
-  return sendUpstream(joinUrl(host.baseUrl, path) + (req.search ?? ''), { headers, body: req.body, signal: req.signal, timeoutMs: host.timeoutMs });
+  const options: SendOptions = { headers, body: req.body, timeoutMs: host.timeoutMs };
+  // onAbort when the kernel offers it: reading req.signal would make an AbortSignal for nothing.
+  if (req.onAbort) options.onAbort = req.onAbort;
+  else options.signal = req.signal;
+  return sendUpstream(joinUrl(host.baseUrl, path) + (req.search ?? ''), options);
 }
 
 export async function closeUpstreamPools(): Promise<void> {

@@ -1,5 +1,5 @@
 // One inference request's state across its failover attempts: the client writer, the
-// abort signal, health reporting, and what to do when the upstream fails at each stage.
+// cancellation, health reporting, and what to do when the upstream fails at each stage.
 import type { Logger } from 'pino';
 import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, Principal, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
@@ -9,6 +9,7 @@ import { classifyNetworkError } from './failure.ts';
 import type { FailureKind, KeyHealth } from './key-health.ts';
 import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
+import type { Cancellation } from '../http/cancellation.ts';
 
 export interface HeldStream extends HoldResult {
   kind: 'held';
@@ -35,11 +36,23 @@ export class Attempt {
     readonly principal: Principal,
     readonly record: RequestRecord,
     readonly writer: ClientWriter,
-    readonly signal: AbortSignal,
+    /** Aborts when the client goes away. */
+    readonly cancellation: Cancellation,
     readonly holdBounds: HoldBounds,
     private readonly health: KeyHealth,
     private readonly log: Logger,
   ) {}
+
+  /** What an adapter is asked to send: `fields` plus this request's cancellation. */
+  upstreamRequest(fields: Omit<UpstreamRequest, 'signal' | 'onAbort'>): UpstreamRequest {
+    const cancellation = this.cancellation;
+    return {
+      ...fields,
+      // A getter: the AbortSignal is made only for an adapter that reads it.
+      get signal() { return cancellation.signal; },
+      onAbort: (fn) => cancellation.onAbort(fn),
+    };
+  }
 
   /** Sends upstream. A network failure returns null (try the next) or, on the last candidate, throws. */
   async send(route: Route, req: UpstreamRequest): Promise<UpstreamResponse | null> {
@@ -49,7 +62,7 @@ export class Attempt {
     try {
       return await route.adapter.send(req);
     } catch (err) {
-      if (this.signal.aborted) throw new ClientGone();
+      if (this.cancellation.aborted) throw new ClientGone();
       const result = this.networkFailure(route, err);
       if (result.kind === 'retry') return null;
       throw new Error('unreachable');
@@ -58,7 +71,7 @@ export class Attempt {
 
   /** A failure before any byte reached the client. */
   networkFailure(route: Route, err: unknown): AttemptResult {
-    if (this.signal.aborted) throw new ClientGone();
+    if (this.cancellation.aborted) throw new ClientGone();
     const { failure, message } = classifyNetworkError(err);
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
@@ -100,7 +113,7 @@ export class Attempt {
 
   /** The upstream failed (or the client left) after bytes reached the client: cut, no failover. */
   failAfterCommit(err: unknown): void {
-    if (this.signal.aborted) {
+    if (this.cancellation.aborted) {
       this.record.clientAborted = true;
       this.record.errorCode = 'client_aborted';
     } else {

@@ -2,15 +2,22 @@
 import type { ServerResponse } from 'node:http';
 
 // Upstream headers never copied to the client: hop-by-hop ones, ones Node sets itself, and
-// x-request-id (the client gets Relay's, already set on the response).
+// x-request-id (the client gets Relay's).
 // content-encoding stays: it describes the bytes, which pass unchanged.
 const SKIP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'date', 'x-request-id']);
 
 export class ClientWriter {
   private committed = false;
   private wroteBody = false;
+  /** The head sent (for payload capture; res.getHeaders() does not see what writeHead was given). */
+  sentHeaders: Record<string, string | string[]> = {};
 
-  constructor(private readonly raw: ServerResponse, private readonly onFirstByte: () => void, private readonly tap?: (chunk: Buffer) => void) {}
+  constructor(
+    private readonly raw: ServerResponse,
+    private readonly requestId: string,
+    private readonly onFirstByte: () => void,
+    private readonly tap?: (chunk: Buffer) => void,
+  ) {}
 
   get isCommitted(): boolean {
     return this.committed;
@@ -31,7 +38,10 @@ export class ClientWriter {
       if (value === undefined || SKIP.has(name) || (!keepLength && name === 'content-length')) continue;
       headers[name] = value;
     }
-    // Relay's own headers (x-request-id) were set on the response already; writeHead merges them.
+    // Given to writeHead, not set before: with no header map to merge into, Node allocates ~2 KB
+    // less per request (setHeader + getHeaders were ~7% of a request's allocations, heap sampling).
+    headers['x-request-id'] = this.requestId;
+    this.sentHeaders = headers;
     // Not flushed here: Node sends the head with the first body write, one syscall instead of
     // two (flushing on every commit cost ~7% of CPU on small non-streamed answers).
     this.raw.writeHead(status, headers);

@@ -25,9 +25,9 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   // Without it a streamed Chat Completion reports no tokens, and the usage record would be 0.
   const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call.json) ?? null : null;
-  const res = await attempt.send(route, {
-    route, shape: call.shape, body: upstreamBody(attempt, route, usage), headers, credential, search: call.search, stream: call.stream, signal: attempt.signal,
-  });
+  const res = await attempt.send(route, attempt.upstreamRequest({
+    route, shape: call.shape, body: upstreamBody(attempt, route, usage), headers, credential, search: call.search, stream: call.stream,
+  }));
   if (res === null) return { kind: 'retry' };
 
   if (res.status >= 400) {
@@ -72,7 +72,8 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
   }
   if (route) {
     try {
-      attempt.record.usage = route.adapter.usageFromBody(attempt.call.shape, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      attempt.record.usage = route.adapter.usageFromBody(attempt.call.shape, JSON.parse(body.toString('utf8')));
     } catch {
       /* not JSON: no usage to read */
     }

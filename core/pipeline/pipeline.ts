@@ -16,6 +16,7 @@ import type { Observer } from '../observer/observer.ts';
 import { BodyCapture, buildCapturedPayload } from '../observer/capture.ts';
 import { toRelayError } from '../server/errors.ts';
 import { Attempt, ClientGone } from './attempt.ts';
+import { Cancellation } from '../http/cancellation.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
 import type { KeyHealth } from './key-health.ts';
@@ -47,7 +48,7 @@ export interface KernelPipeline extends Pipeline {
    */
   recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError): void;
   /** Renders an error in the shape's codec and writes it to a raw response. */
-  writeError(res: ServerResponse, shape: ShapeId, err: unknown): void;
+  writeError(res: ServerResponse, requestId: string, shape: ShapeId, err: unknown): void;
 }
 
 function missingKey(): RelayError {
@@ -107,17 +108,17 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   }
 
   /** Writes a JSON answer in one go; returns the headers sent (for payload capture). */
-  function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, text: string): Record<string, string> {
-    const sent = { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+  function writeJson(res: ServerResponse, requestId: string, status: number, headers: Record<string, string>, text: string): Record<string, string> {
+    const sent = { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'x-request-id': requestId };
     res.writeHead(status, sent);
     res.end(text);
     return sent;
   }
 
-  function writeError(res: ServerResponse, shape: ShapeId, err: unknown): void {
+  function writeError(res: ServerResponse, requestId: string, shape: ShapeId, err: unknown): void {
     if (res.headersSent) return;
     const rendered = renderError(shape, toRelayError(err));
-    writeJson(res, rendered.status, rendered.headers, JSON.stringify(rendered.body));
+    writeJson(res, requestId, rendered.status, rendered.headers, JSON.stringify(rendered.body));
   }
 
   async function handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void> {
@@ -126,16 +127,16 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       record.client = call.attribution.client ?? null;
       record.extras = { ...(call.attribution.extras ?? {}) };
     }
-    const controller = new AbortController();
+    const cancellation = new Cancellation();
     const onClose = () => {
-      if (!res.writableFinished) controller.abort();
+      if (!res.writableFinished) cancellation.abort();
     };
     res.on('close', onClose);
 
     let requestCapture: BodyCapture | null = null;
     let responseCapture: BodyCapture | null = null;
     let responseHeaders: Record<string, string | string[] | undefined> = {};
-    const writer = new ClientWriter(res, () => record.markFirstByte(), (chunk) => responseCapture?.add(chunk));
+    const writer = new ClientWriter(res, request.id, () => record.markFirstByte(), (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
 
     try {
@@ -161,7 +162,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         canonical = codec.decodeRequest(call.json);
       }
 
-      const attempt = new Attempt(call, request, principal, record, writer, controller.signal, holdBounds, health, log);
+      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, log);
       for (let i = 0; i < routes.length; i++) {
         const route = routes[i];
         attempt.isLast = i === routes.length - 1;
@@ -184,9 +185,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (!writer.isCommitted && !res.headersSent) {
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
       }
-      responseHeaders = res.getHeaders() as Record<string, string | string[] | undefined>;
     } catch (err) {
-      if (err instanceof ClientGone || controller.signal.aborted) {
+      if (err instanceof ClientGone || cancellation.aborted) {
         record.clientAborted = true;
         record.errorCode = 'client_aborted';
         if (!record.status) record.status = 499;
@@ -201,12 +201,12 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           const rendered = renderError(call.errorShape ?? call.shape, relayErr);
           const text = JSON.stringify(rendered.body);
           responseCapture?.add(text);
-          if (!res.destroyed) responseHeaders = writeJson(res, rendered.status, rendered.headers, text);
+          if (!res.destroyed) responseHeaders = writeJson(res, request.id, rendered.status, rendered.headers, text);
         }
       }
     } finally {
       res.off('close', onClose);
-      if (controller.signal.aborted && writer.isCommitted && !res.writableFinished) record.clientAborted = true;
+      if (cancellation.aborted && writer.isCommitted && !res.writableFinished) record.clientAborted = true;
       const usage = record.usage;
       permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
       const snapshot = sync.snapshot();
@@ -214,7 +214,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       requests.inc({ shape: call.shape, status: String(event.status) });
       duration.observe({ shape: call.shape }, event.latency_ms / 1000);
       const payload = requestCapture && responseCapture
-        ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders })
+        ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders: writer.isCommitted ? writer.sentHeaders : responseHeaders })
         : null;
       observer.record(event, payload);
     }

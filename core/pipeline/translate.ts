@@ -24,7 +24,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, request, route));
   const headers: Record<string, string> = { ...JSON_HEADERS, accept: attempt.call.stream ? 'text/event-stream' : 'application/json' };
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
-  const res = await attempt.send(route, { route, shape: upstreamShape, body, headers, credential, stream: attempt.call.stream, signal: attempt.signal });
+  const res = await attempt.send(route, attempt.upstreamRequest({ route, shape: upstreamShape, body, headers, credential, stream: attempt.call.stream }));
   if (res === null) return { kind: 'retry' };
 
   const ctx: EncodeContext = { requestId: attempt.request.id, model: attempt.call.model, request: canonical, inbound: attempt.call.json };
@@ -54,7 +54,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     try {
       response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body)), route, request);
     } catch (err) {
-      if (attempt.signal.aborted) throw err;
+      if (attempt.cancellation.aborted) throw err;
       if (!attempt.isLast) return { kind: 'retry' };
       throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${(err as Error).message}`);
     }
@@ -129,7 +129,7 @@ async function translateStream(
     await writer.write(take() + encoder.finish());
     writer.end();
   } catch (err) {
-    if (attempt.signal.aborted || writer.clientGone) {
+    if (attempt.cancellation.aborted || writer.clientGone) {
       attempt.failAfterCommit(err);
     } else {
       // The upstream broke mid-stream: end the client's stream in its own shape (an error event,

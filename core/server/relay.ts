@@ -132,7 +132,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       log,
       refuse: (request, res, shape, err, json) => {
         pipeline.recordRejected(request.id, json, shape, err);
-        pipeline.writeError(res, shape, err);
+        pipeline.writeError(res, request.id, shape, err);
       },
     });
     const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, keepRawBody: true, lane: inferenceLane,
