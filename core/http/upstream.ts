@@ -1,5 +1,5 @@
 // The one undici pool helper every vendor adapter uses: a keep-alive pool per upstream
-// origin, timeouts from the host's spec, and cancellation through an AbortSignal.
+// origin, timeouts from the host's spec, and cancellation (an AbortSignal, or onAbort).
 import { Pool, errors, util, type Dispatcher } from 'undici';
 import { DispatchBody } from './dispatch-body.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../hooks.ts';
@@ -34,8 +34,8 @@ export function joinUrl(base: string, path: string): string {
 
 /** Sends one request; resolves when the response headers arrived. */
 export function sendUpstream(url: string, options: SendOptions): Promise<UpstreamResponse> {
-  const target = splitUrl(url);
   return new Promise((resolve, reject) => {
+    const target = splitUrl(url); // a malformed URL throws here, which rejects
     const call = new UpstreamCall(resolve, reject);
     call.listen(options);
     // dispatch with our own handler, not request(): see dispatch-body.ts for the measured reason.

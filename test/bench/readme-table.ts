@@ -1,0 +1,72 @@
+// `npm run bench:table`: the README's benchmark tables from .bench/results.json (written by
+// `npm run bench`), so the figures in the README are the run's own, not copied by hand. Prints
+// markdown: the per-case table, the time-to-first-byte line, and each target of the performance
+// issue with the figure from this run and whether it is reached.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+interface Point {
+  case: string;
+  target: 'direct' | 'relay' | 'portkey';
+  connections: number;
+  rps: number;
+  latency: { p50: number; p99: number };
+  cpuUsPerReq?: number;
+  rssMB?: number;
+}
+interface Ttfb { case: string; target: string; firstByte: { p50: number } }
+interface Results {
+  meta: { date: string; commit?: string; node: string; cpus: number; durationS: number };
+  targets: Array<{ name: string; status: string; unsupported: Record<string, string> }>;
+  points: Point[];
+  ttfb: Ttfb[];
+}
+
+const file = process.argv[2] ?? join(resolve(import.meta.dirname, '../..'), '.bench/results.json');
+const r = JSON.parse(readFileSync(file, 'utf8')) as Results;
+
+const TITLES: Record<string, string> = {
+  chat: 'chat, not streamed',
+  'chat-stream': 'chat, streamed (20 chunks)',
+  'messages-stream': 'messages, streamed (20 chunks)',
+  'responses-to-messages': 'Responses -> Anthropic, translated stream',
+  embeddings: 'embeddings',
+};
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (us: number) => {
+  const v = us / 1000;
+  return Math.abs(v) >= 10 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(1) : v.toFixed(2);
+};
+const signed = (us: number) => `${us >= 0 ? '+' : '-'}${ms(Math.abs(us))}`;
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+const at = (c: string, t: string, n: number) => r.points.find((p) => p.case === c && p.target === t && p.connections === n);
+
+const cases = [...new Set(r.points.map((p) => p.case))];
+const conns = [...new Set(r.points.map((p) => p.connections))].sort((a, b) => a - b);
+const out: string[] = [];
+out.push(`| case | conns | direct req/s | Relay req/s | Portkey req/s | Relay ÷ Portkey | Relay ÷ direct | Relay +p50 / +p99 over direct | Relay CPU per request | Relay RSS |`);
+out.push('|---|---|---|---|---|---|---|---|---|---|');
+for (const c of cases) {
+  for (const n of conns) {
+    const d = at(c, 'direct', n);
+    const rel = at(c, 'relay', n);
+    const pk = at(c, 'portkey', n);
+    if (!d || !rel) continue;
+    const portkey = r.targets.find((t) => t.name === 'portkey');
+    const missing = portkey?.unsupported[c] ? '(not supported)' : '(not run)';
+    out.push(`| ${TITLES[c] ?? c} | ${n} | ${int(d.rps)} | ${int(rel.rps)} | ${pk ? int(pk.rps) : missing} | ${pk ? `${(rel.rps / pk.rps).toFixed(1)}x` : ''} | ${pct(rel.rps / d.rps)} | ${signed(rel.latency.p50 - d.latency.p50)} / ${signed(rel.latency.p99 - d.latency.p99)} ms | ${rel.cpuUsPerReq ? `${int(rel.cpuUsPerReq)} µs` : ''} | ${rel.rssMB ? `${Math.round(rel.rssMB)} MB` : ''} |`);
+  }
+}
+out.push('');
+const ttfbOver = (c: string, t: string) => {
+  const d = r.ttfb.find((x) => x.case === c && x.target === 'direct');
+  const x = r.ttfb.find((y) => y.case === c && y.target === t);
+  return d && x ? (x.firstByte.p50 - d.firstByte.p50) : undefined;
+};
+const streamCases = [...new Set(r.ttfb.map((x) => x.case))];
+if (streamCases.length) out.push(`Time to the first body byte of a stream (sequential requests, p50) over direct: ${streamCases
+  .map((c) => `Relay ${signed(ttfbOver(c, 'relay') ?? NaN)} ms, Portkey ${ttfbOver(c, 'portkey') === undefined ? 'n/a' : `${signed(ttfbOver(c, 'portkey')!)} ms`} (${c})`)
+  .join('; ')}.`);
+if (streamCases.length) out.push('');
+out.push(`Run: ${r.meta.date.slice(0, 10)}, commit ${r.meta.commit ?? '?'}, Node ${r.meta.node}, ${r.meta.cpus} CPUs, ${r.meta.durationS} s per point.`);
+process.stdout.write(out.join('\n') + '\n');
