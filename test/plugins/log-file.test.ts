@@ -79,3 +79,22 @@ t.test('the plugin registers a file backend under the data directory', async (t)
   await backends[0].close?.();
   t.equal((await readdir(path.join(dir, 'usage'))).length, 1);
 });
+
+t.test('lines with multi-byte characters are written whole, one per line, and read back', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const backend = new FileUsageBackend(options(dir));
+  const events = [
+    usageEvent({ request_id: 'multi-1', extras: { note: 'café ✓ 日本語 🚀' } }),
+    usageEvent({ request_id: 'multi-2', model_requested: 'modèle-ü' }),
+  ];
+  await backend.writeLines(events.map((e) => JSON.stringify(e)));
+  await backend.close();
+  const [segment] = await readdir(dir);
+  const text = await readFile(path.join(dir, segment), 'utf8');
+  t.equal(text.split('\n').length, 3, 'two lines and the final newline');
+  t.same(text.trimEnd().split('\n').map((l) => JSON.parse(l)), events);
+  const reader = new FileUsageBackend(options(dir));
+  t.same(await reader.get('multi-1'), events[0]);
+  await reader.close();
+});
