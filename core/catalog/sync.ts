@@ -62,9 +62,10 @@ export class CatalogSync {
     this.timer = null;
   }
 
-  /** Rebuilds the snapshot from the database in full. */
-  rebuild(reason: string): Promise<void> {
-    return this.enqueue(async () => {
+  /** Rebuilds the snapshot from the database in full; resolves false when that failed (logged). */
+  async rebuild(reason: string): Promise<boolean> {
+    let rebuilt = false;
+    await this.enqueue(async () => {
       const revision = await this.store.currentRevision();
       const rows = await this.store.loadAll();
       const tables = emptyTables();
@@ -72,8 +73,10 @@ export class CatalogSync {
       this.publish(buildSnapshot(tables));
       this.revisionSeen = Math.max(this.revisionSeen, revision);
       this.lastRebuildAt = Date.now();
+      rebuilt = true;
       this.log.info({ reason, entities: rows.length }, 'catalog snapshot rebuilt');
     });
+    return rebuilt;
   }
 
   /** Re-reads one entity and applies it (or its removal) to the snapshot; resolves when done. */

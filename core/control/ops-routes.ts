@@ -41,10 +41,9 @@ export function registerOpsRoutes(app: FastifyInstance, deps: { version: string;
       },
     },
   }, async () => {
-    const before = deps.sync.rebuiltAt;
-    await deps.sync.rebuild('api');
-    // rebuild() logs and swallows a failure (the periodic check retries); report it here.
-    if (deps.sync.rebuiltAt === before) throw new RelayError('RELAY_ERR_DATABASE_UNAVAILABLE', 'the snapshot could not be rebuilt: the database did not answer');
+    // rebuild() logs a failure and resolves false (the periodic check retries); report it here.
+    // (Comparing rebuiltAt before and after said 503 for two rebuilds in the same millisecond.)
+    if (!(await deps.sync.rebuild('api'))) throw new RelayError('RELAY_ERR_DATABASE_UNAVAILABLE', 'the snapshot could not be rebuilt: the database did not answer');
     const snapshot = deps.sync.snapshot();
     return { version: snapshot.version, rebuiltAt: new Date(deps.sync.rebuiltAt || snapshot.builtAt).toISOString() };
   });

@@ -139,3 +139,8 @@ t.test('/api/reload rebuilds the snapshot', async (t) => {
   t.ok(Math.abs(Date.parse(res.json.rebuiltAt) - Date.now()) < 5_000, 'rebuilt now');
   t.ok(relay.sync.snapshot().providers.has('11111111-1111-4111-8111-111111111111'), 'the row is in the snapshot');
 });
+
+t.test('reloads in quick succession all succeed (two may finish in the same millisecond)', async (t) => {
+  const answers = await Promise.all(Array.from({ length: 30 }, () => api('POST', '/api/reload')));
+  t.same(answers.map((a) => a.status), answers.map(() => 200));
+});
