@@ -29,6 +29,7 @@ import { registerControlPlane, ensureInitialAdmin } from '../control/index.ts';
 import { closeUpstreamPools } from '../http/upstream.ts';
 import type { RelayError } from '../errors.ts';
 import { createListener } from './listeners.ts';
+import { registerHeapMetrics } from './heap-metrics.ts';
 import { InferenceLane } from '../http/inference-lane.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
@@ -101,6 +102,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     const metrics = new Registry();
     collectDefaultMetrics({ register: metrics, prefix: 'relay_' });
+    closers.push(registerHeapMetrics(metrics));
     // Loaded only when configured: ioredis adds ~18 MB of RSS (measured) to an instance without Valkey.
     const redis: Redis | null = config.valkey.url
       ? new (await import('ioredis')).Redis(config.valkey.url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true })
