@@ -36,12 +36,17 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
 
   const emit = (type: string, fields: Record<string, unknown>): string =>
     sseFrame(type, JSON.stringify({ type, ...fields, sequence_number: sequence++ }));
+  /** The same frame as emit(type, { response }), around a response already serialized. */
+  const emitResponse = (type: string, responseJson: string): string =>
+    sseFrame(type, `{"type":"${type}","response":${responseJson},"sequence_number":${sequence++}}`);
 
   const ensureCreated = (): string => {
     if (created) return '';
     created = true;
-    const response = responseObject(ctx, id, createdAt, 'in_progress');
-    return emit('response.created', { response }) + emit('response.in_progress', { response });
+    // Both frames carry the same response, which echoes the request's tools (tens of KB from a
+    // coding agent): serialized once, not twice (measured in test/bench/responses-encoder.ts).
+    const response = JSON.stringify(responseObject(ctx, id, createdAt, 'in_progress'));
+    return emitResponse('response.created', response) + emitResponse('response.in_progress', response);
   };
 
   const closeMessage = (): string => {
