@@ -10,6 +10,7 @@
 import { sseFrame, type EncodeContext, type StreamEncoder, type StreamEvent, type Usage } from '../../../core/plugin-api.ts';
 import { customToolNames, clientToolCall, unwrapCustomInput } from './custom-tool-calls.ts';
 import { namespaceIndex } from './namespace-tools.ts';
+import { SerializedObject } from './serialized-object.ts';
 import {
   completion, itemId, messageItem, outputText, reasoningItem, refusalContent, responseId, responseObject, responsesUsage, toolCallItem,
 } from './responses-object.ts';
@@ -40,13 +41,14 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
   const emitResponse = (type: string, responseJson: string): string =>
     sseFrame(type, `{"type":"${type}","response":${responseJson},"sequence_number":${sequence++}}`);
 
+  // The response as created; the closing frame re-serializes only what changed (see SerializedObject).
+  let response: SerializedObject | null = null;
   const ensureCreated = (): string => {
     if (created) return '';
     created = true;
-    // Both frames carry the same response, which echoes the request's tools (tens of KB from a
-    // coding agent): serialized once, not twice (measured in test/bench/responses-encoder.ts).
-    const response = JSON.stringify(responseObject(ctx, id, createdAt, 'in_progress'));
-    return emitResponse('response.created', response) + emitResponse('response.in_progress', response);
+    response = new SerializedObject(responseObject(ctx, id, createdAt, 'in_progress'));
+    const json = response.with();
+    return emitResponse('response.created', json) + emitResponse('response.in_progress', json);
   };
 
   const closeMessage = (): string => {
@@ -182,24 +184,24 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
   const complete = (stopReason: Parameters<typeof completion>[0], usage: Usage): string => {
     terminated = true;
     const { status, incomplete_details } = completion(stopReason);
-    const response = {
-      ...responseObject(ctx, id, createdAt, status === 'failed' ? 'completed' : status),
+    const json = response!.with({
+      status: status === 'failed' ? 'completed' : status,
       ...(status === 'incomplete' ? {} : { completed_at: Math.floor(Date.now() / 1000) }),
       incomplete_details,
       output,
       usage: responsesUsage(usage),
-    };
-    return emit(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
+    });
+    return emitResponse(status === 'incomplete' ? 'response.incomplete' : 'response.completed', json);
   };
 
   const fail = (type: string, message: string): string => {
     terminated = true;
-    const response = {
-      ...responseObject(ctx, id, createdAt, 'failed'),
+    const json = response!.with({
+      status: 'failed',
       error: { code: type === 'rate_limit' ? 'rate_limit_exceeded' : 'server_error', message },
       output,
-    };
-    return emit('response.failed', { response });
+    });
+    return emitResponse('response.failed', json);
   };
 
   return {
