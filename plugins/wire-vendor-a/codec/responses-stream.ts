@@ -11,14 +11,15 @@ import { sseFrame, type EncodeContext, type StreamEncoder, type StreamEvent, typ
 import { customToolNames, clientToolCall, unwrapCustomInput } from './custom-tool-calls.ts';
 import { namespaceIndex } from './namespace-tools.ts';
 import { SerializedObject } from './serialized-object.ts';
+import { DeltaFrame } from './delta-frame.ts';
 import {
   completion, itemId, messageItem, outputText, reasoningItem, refusalContent, responseId, responseObject, responsesUsage, toolCallItem,
 } from './responses-object.ts';
 
 type PartState =
-  | { kind: 'text' | 'refusal'; outputIndex: number; contentIndex: number; itemId: string; text: string }
-  | { kind: 'reasoning'; outputIndex: number; itemId: string; text: string; summaryStarted: boolean; origin?: string; encrypted?: string; signature: string }
-  | { kind: 'tool'; outputIndex: number; itemId: string; callId: string; name: string; clientName: string; toolKind?: 'function' | 'custom'; custom: boolean; buffered: boolean; args: string }
+  | { kind: 'text' | 'refusal'; outputIndex: number; contentIndex: number; itemId: string; text: string; frame?: DeltaFrame }
+  | { kind: 'reasoning'; outputIndex: number; itemId: string; text: string; summaryStarted: boolean; origin?: string; encrypted?: string; signature: string; frame?: DeltaFrame }
+  | { kind: 'tool'; outputIndex: number; itemId: string; callId: string; name: string; clientName: string; toolKind?: 'function' | 'custom'; custom: boolean; buffered: boolean; args: string; frame?: DeltaFrame }
   | { kind: 'other' };
 
 interface OpenMessage { outputIndex: number; itemId: string; content: Record<string, unknown>[] }
@@ -105,11 +106,12 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
     if (!state || state.kind === 'other') return '';
     if ((state.kind === 'text' && d.type === 'text') || (state.kind === 'refusal' && d.type === 'refusal')) {
       state.text += d.text;
-      const type = state.kind === 'text' ? 'response.output_text.delta' : 'response.refusal.delta';
-      return emit(type, {
-        item_id: state.itemId, output_index: state.outputIndex, content_index: state.contentIndex, delta: d.text,
-        ...(state.kind === 'text' ? { logprobs: [] } : {}),
-      });
+      state.frame ??= new DeltaFrame(
+        state.kind === 'text' ? 'response.output_text.delta' : 'response.refusal.delta',
+        { item_id: state.itemId, output_index: state.outputIndex, content_index: state.contentIndex },
+        state.kind === 'text' ? { logprobs: [] } : {},
+      );
+      return state.frame.render(d.text, sequence++);
     }
     if (state.kind === 'reasoning' && d.type === 'reasoning') {
       state.text += d.text;
@@ -118,7 +120,8 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
         state.summaryStarted = true;
         out += emit('response.reasoning_summary_part.added', { item_id: state.itemId, output_index: state.outputIndex, summary_index: 0, part: { type: 'summary_text', text: '' } });
       }
-      return out + emit('response.reasoning_summary_text.delta', { item_id: state.itemId, output_index: state.outputIndex, summary_index: 0, delta: d.text });
+      state.frame ??= new DeltaFrame('response.reasoning_summary_text.delta', { item_id: state.itemId, output_index: state.outputIndex, summary_index: 0 });
+      return out + state.frame.render(d.text, sequence++);
     }
     if (state.kind === 'reasoning' && d.type === 'signature') {
       state.signature += d.signature;
@@ -127,8 +130,11 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
     if (state.kind === 'tool' && d.type === 'arguments') {
       state.args += d.text;
       if (state.buffered) return '';
-      const type = state.custom ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
-      return emit(type, { item_id: state.itemId, output_index: state.outputIndex, delta: d.text });
+      state.frame ??= new DeltaFrame(
+        state.custom ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta',
+        { item_id: state.itemId, output_index: state.outputIndex },
+      );
+      return state.frame.render(d.text, sequence++);
     }
     return '';
   };
