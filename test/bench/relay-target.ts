@@ -34,6 +34,8 @@ export interface RelayBenchOptions {
   workDir: string;
   /** Usage logging to the file backend (default on; BENCH_RELAY_LOG=off turns it off). */
   usageLogging?: boolean;
+  /** The relay command to run: this checkout's bin/relay.js (built first) unless another checkout's is given. */
+  entry?: string;
 }
 
 let compiled = false;
@@ -49,7 +51,7 @@ function ensureCompiled(): void {
 }
 
 export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOptions): Promise<RelayBenchHandle> {
-  ensureCompiled();
+  if (!opts.entry) ensureCompiled();
   mkdirSync(opts.workDir, { recursive: true });
   const usageLogging = opts.usageLogging ?? process.env.BENCH_RELAY_LOG !== 'off';
   const dataDir = path.join(opts.workDir, `data-${Date.now()}`);
@@ -67,7 +69,7 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
   const adminToken = `bench-${randomBytes(12).toString('hex')}`;
   // BENCH_RELAY_NODE_ARGS passes node flags to Relay, e.g. "--cpu-prof --cpu-prof-dir=.bench/prof".
   const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawnPinned(opts.cpu, process.execPath, [...nodeArgs, path.resolve('bin/relay.js'), 'start', '--config', config], {
+  const child = spawnPinned(opts.cpu, process.execPath, [...nodeArgs, opts.entry ?? path.resolve('bin/relay.js'), 'start', '--config', config], {
     env: {
       ...process.env,
       RELAY_PORT: String(port), RELAY_CONTROL_PORT: String(controlPort), RELAY_DATA_DIR: dataDir,
