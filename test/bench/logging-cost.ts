@@ -1,9 +1,12 @@
 // `npm run bench:logging`: what usage logging to the file backend costs in throughput. Two Relays
-// run side by side on the gateway core, one with log-file loaded and one without (its events are
-// built and dropped at the observer), and wrk drives them in alternating rounds (on, off, off, on,
-// ...), so that the machine's drift over minutes falls on both alike. Prints the median of each,
-// the cost (1 - on/off), and CPU per request; writes .bench/logging-cost.json.
-//   BENCH_ROUNDS (6)  BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)
+// run on the gateway core, one with log-file loaded and one without (its events are built and
+// dropped at the observer). By default they run at the same time, each under its own wrk
+// (BENCH_MODE=paired): sharing the core, each gets about half of it, so the ratio of their
+// throughputs is the inverse ratio of their CPU per request under the same conditions, and the
+// cost is the median of the per-round ratios. BENCH_MODE=alternate drives them one at a time in
+// alternating rounds (on, off, off, on, ...) instead. Prints the medians, the cost and CPU per
+// request; writes .bench/logging-cost.json.
+//   BENCH_ROUNDS (14)  BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)  BENCH_MODE (paired)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CASES } from './cases.ts';
@@ -17,7 +20,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const BENCH_DIR = join(ROOT, '.bench');
 const env = process.env;
 const cfg = {
-  rounds: Number(env.BENCH_ROUNDS ?? 6),
+  rounds: Number(env.BENCH_ROUNDS ?? 14),
+  mode: env.BENCH_MODE === 'alternate' ? 'alternate' as const : 'paired' as const,
   durationS: Number(env.BENCH_DURATION ?? 3),
   connections: Number(env.BENCH_CONNECTIONS ?? 16),
   caseId: env.BENCH_CASE ?? 'chat',
@@ -67,29 +71,34 @@ async function main(): Promise<void> {
       }
       await measure(side.handle, side.routed, 2); // warm-up, not counted
     }
+    const ratios: number[] = [];
     for (let round = 0; round < cfg.rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
-      for (const side of order) {
-        const s = await measure(side.handle, side.routed, cfg.durationS);
-        side.samples.push(s);
-        process.stderr.write(`  round ${round + 1} ${side.name.padEnd(11)} ${Math.round(s.rps)} req/s  ${Math.round(s.cpuUsPerReq)} us/req\n`);
-      }
+      const samples = cfg.mode === 'paired'
+        ? await Promise.all(order.map((side) => measure(side.handle, side.routed, cfg.durationS)))
+        : await order.reduce(async (done, side) => [...(await done), await measure(side.handle, side.routed, cfg.durationS)], Promise.resolve([] as Sample[]));
+      order.forEach((side, i) => {
+        side.samples.push(samples[i]);
+        process.stderr.write(`  round ${round + 1} ${side.name.padEnd(11)} ${Math.round(samples[i].rps)} req/s  ${Math.round(samples[i].cpuUsPerReq)} us/req\n`);
+      });
+      ratios.push(sides[0].samples[round].rps / sides[1].samples[round].rps);
     }
     const [onSide, offSide] = sides;
     const rpsOn = median(onSide.samples.map((s) => s.rps));
     const rpsOff = median(offSide.samples.map((s) => s.rps));
     const cpuOn = median(onSide.samples.map((s) => s.cpuUsPerReq));
     const cpuOff = median(offSide.samples.map((s) => s.cpuUsPerReq));
-    const cost = 1 - rpsOn / rpsOff;
+    const cost = 1 - median(ratios);
+    const how = cfg.mode === 'paired' ? 'rounds with both at once, sharing the core' : 'alternating rounds';
     const lines = [
-      `Usage logging to file, ${benchCase.id} at ${cfg.connections} connections, ${cfg.rounds} alternating rounds of ${cfg.durationS} s (medians)`,
+      `Usage logging to file, ${benchCase.id} at ${cfg.connections} connections, ${cfg.rounds} ${how}, of ${cfg.durationS} s (medians; cost = 1 - median of on/off per round)`,
       `  logging on   ${Math.round(rpsOn).toLocaleString('en-US')} req/s  ${cpuOn.toFixed(1)} us CPU per request`,
       `  logging off  ${Math.round(rpsOff).toLocaleString('en-US')} req/s  ${cpuOff.toFixed(1)} us CPU per request`,
       `  cost         ${(cost * 100).toFixed(1)}% of throughput, ${(cpuOn - cpuOff).toFixed(1)} us CPU per request (target: at most 5%)`,
     ];
     process.stdout.write(lines.join('\n') + '\n');
     writeFileSync(join(BENCH_DIR, 'logging-cost.json'), JSON.stringify({
-      date: new Date().toISOString(), ...cfg, rpsOn, rpsOff, cpuUsPerReqOn: cpuOn, cpuUsPerReqOff: cpuOff, cost,
+      date: new Date().toISOString(), ...cfg, rpsOn, rpsOff, cpuUsPerReqOn: cpuOn, cpuUsPerReqOff: cpuOff, cost, ratios,
       rounds: { on: onSide.samples, off: offSide.samples },
     }, null, 2));
   } finally {
