@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 
 interface Point {
   case: string;
-  target: 'direct' | 'relay' | 'portkey';
+  target: 'direct' | 'node-proxy' | 'relay' | 'portkey';
   connections: number;
   rps: number;
   latency: { p50: number; p99: number };
@@ -44,17 +44,17 @@ const at = (c: string, t: string, n: number) => r.points.find((p) => p.case === 
 const cases = [...new Set(r.points.map((p) => p.case))];
 const conns = [...new Set(r.points.map((p) => p.connections))].sort((a, b) => a - b);
 const out: string[] = [];
-out.push(`| case | conns | direct req/s | Relay req/s | Portkey req/s | Relay ÷ Portkey | Relay ÷ direct | Relay +p50 / +p99 over direct | Relay CPU per request | Relay RSS |`);
-out.push('|---|---|---|---|---|---|---|---|---|---|');
+out.push(`| case | conns | direct req/s | bare Node proxy req/s | Relay req/s | Portkey req/s | Relay ÷ Portkey | Relay ÷ direct | Relay ÷ bare proxy | bare proxy +p50 over direct | Relay +p50 / +p99 over direct | Relay CPU per request | Relay RSS |`);
+out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const c of cases) {
   for (const n of conns) {
     const d = at(c, 'direct', n);
     const rel = at(c, 'relay', n);
     const pk = at(c, 'portkey', n);
+    const bare = at(c, 'node-proxy', n);
     if (!d || !rel) continue;
-    const portkey = r.targets.find((t) => t.name === 'portkey');
-    const missing = portkey?.unsupported[c] ? '(not supported)' : '(not run)';
-    out.push(`| ${TITLES[c] ?? c} | ${n} | ${int(d.rps)} | ${int(rel.rps)} | ${pk ? int(pk.rps) : missing} | ${pk ? `${(rel.rps / pk.rps).toFixed(1)}x` : ''} | ${pct(rel.rps / d.rps)} | ${signed(rel.latency.p50 - d.latency.p50)} / ${signed(rel.latency.p99 - d.latency.p99)} ms | ${rel.cpuUsPerReq ? `${int(rel.cpuUsPerReq)} µs` : ''} | ${rel.rssMB ? `${Math.round(rel.rssMB)} MB` : ''} |`);
+    const missing = (name: string) => (r.targets.find((t) => t.name === name)?.unsupported[c] ? '(not supported)' : '(not run)');
+    out.push(`| ${TITLES[c] ?? c} | ${n} | ${int(d.rps)} | ${bare ? int(bare.rps) : missing('node-proxy')} | ${int(rel.rps)} | ${pk ? int(pk.rps) : missing('portkey')} | ${pk ? `${(rel.rps / pk.rps).toFixed(1)}x` : ''} | ${pct(rel.rps / d.rps)} | ${bare ? pct(rel.rps / bare.rps) : ''} | ${bare ? `${signed(bare.latency.p50 - d.latency.p50)} ms` : ''} | ${signed(rel.latency.p50 - d.latency.p50)} / ${signed(rel.latency.p99 - d.latency.p99)} ms | ${rel.cpuUsPerReq ? `${int(rel.cpuUsPerReq)} µs` : ''} | ${rel.rssMB ? `${Math.round(rel.rssMB)} MB` : ''} |`);
   }
 }
 out.push('');
@@ -65,7 +65,10 @@ const ttfbOver = (c: string, t: string) => {
 };
 const streamCases = [...new Set(r.ttfb.map((x) => x.case))];
 if (streamCases.length) out.push(`Time to the first body byte of a stream (sequential requests, p50) over direct: ${streamCases
-  .map((c) => `Relay ${signed(ttfbOver(c, 'relay') ?? NaN)} ms, Portkey ${ttfbOver(c, 'portkey') === undefined ? 'n/a' : `${signed(ttfbOver(c, 'portkey')!)} ms`} (${c})`)
+  .map((c) => {
+    const other = (t: string) => (ttfbOver(c, t) === undefined ? 'n/a' : `${signed(ttfbOver(c, t)!)} ms`);
+    return `Relay ${signed(ttfbOver(c, 'relay') ?? NaN)} ms, bare Node proxy ${other('node-proxy')}, Portkey ${other('portkey')} (${c})`;
+  })
   .join('; ')}.`);
 if (streamCases.length) out.push('');
 out.push(`Run: ${r.meta.date.slice(0, 10)}, commit ${r.meta.commit ?? '?'}, Node ${r.meta.node}, ${r.meta.cpus} CPUs, ${r.meta.durationS} s per point.`);

@@ -14,6 +14,7 @@ import { installPortkey, startPortkey } from './portkey.ts';
 import { startRelayForBench } from './relay-target.ts';
 import {
   directTarget,
+  nodeProxyTarget,
   portkeyTarget,
   relayTarget,
   probe,
@@ -291,7 +292,10 @@ async function main(): Promise<void> {
       let target: Target | undefined;
       try {
         if (name === 'direct') target = directTarget(upstreamUrl);
-        else if (name === 'relay') {
+        else if (name === 'node-proxy') {
+          const proxy = spawnPinned(cfg.gatewayCpu, process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/node-proxy.ts'), '--upstream', upstreamUrl], { cwd: ROOT });
+          target = nodeProxyTarget(await readLine(proxy, 'READY '), proxy.pid!, () => stopChild(proxy));
+        } else if (name === 'relay') {
           target = relayTarget(await startRelayForBench(upstreamUrl, { cpu: cfg.gatewayCpu, workDir: join(BENCH_DIR, 'relay') }));
         } else if (name === 'portkey') {
           const dir = join(BENCH_DIR, 'portkey');

@@ -1,11 +1,12 @@
-// The three targets side by side: the fake upstream called directly (the floor), Relay, and Portkey.
+// The targets side by side: the fake upstream called directly (the floor), a bare Node proxy (the
+// floor of a Node gateway), Relay, and Portkey.
 // A target maps a bench case to the HTTP request a client would send it.
 import { CASES, vendorAuthHeaders, type BenchCase, type Shape } from './cases.ts';
 import type { RelayBenchHandle } from './relay-target.ts';
 import type { PortkeyHandle } from './portkey.ts';
 
-export type TargetName = 'direct' | 'relay' | 'portkey';
-export const TARGET_ORDER: TargetName[] = ['direct', 'relay', 'portkey'];
+export type TargetName = 'direct' | 'node-proxy' | 'relay' | 'portkey';
+export const TARGET_ORDER: TargetName[] = ['direct', 'node-proxy', 'relay', 'portkey'];
 
 export interface RoutedRequest {
   url: string;
@@ -38,6 +39,25 @@ export function directTarget(upstreamUrl: string): Target {
       expect: c.direct.expect,
     }),
     stop: async () => {},
+  };
+}
+
+/** The bare proxy (node-proxy.ts) forwards paths and bodies as they are: the direct request, sent to it. */
+export function nodeProxyTarget(baseUrl: string, pid: number, stop: () => Promise<void>): Target {
+  return {
+    name: 'node-proxy',
+    label: 'node-proxy (node:http + undici Pool, forwarding only)',
+    pid,
+    // A passthrough case sends the upstream the client's own body; a translated one does not.
+    route: (c) => c.client.body !== c.direct.body
+      ? { unsupported: 'a bare proxy does not translate' }
+      : {
+        url: baseUrl + c.direct.path,
+        headers: { ...JSON_CT, ...vendorAuthHeaders(c.direct.vendor) },
+        body: JSON.stringify(c.direct.body),
+        expect: c.direct.expect,
+      },
+    stop,
   };
 }
 
