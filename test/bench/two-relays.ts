@@ -1,0 +1,116 @@
+// Two Relays on the gateway core, measured round after round on one case: the engine of
+// `bench:logging` (with and without a usage backend) and `bench:compare` (two builds). In
+// `paired` mode each round drives both at once, each under its own wrk: sharing the core, each
+// gets about half of it, so the ratio of their throughputs is the inverse of their CPU per
+// request at the same moment, and the machine's drift falls on both alike. In `alternate` mode
+// they run one at a time (A, B, B, A, ...).
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CASES, type BenchCase } from './cases.ts';
+import { runWrk } from './wrk.ts';
+import { sampleProc } from './proc.ts';
+import { startRelayForBench, type RelayBenchHandle, type RelayBenchOptions } from './relay-target.ts';
+import { relayTarget, probe, type RoutedRequest } from './targets.ts';
+import { killAllChildren, pinSelf, readLine, spawnPinned, stopChild } from './processes.ts';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const BENCH_DIR = join(ROOT, '.bench');
+
+export interface Sample { rps: number; cpuUsPerReq: number }
+
+export interface TwoRelaysOptions {
+  caseId: string;
+  connections: number;
+  durationS: number;
+  rounds: number;
+  mode: 'paired' | 'alternate';
+  gatewayCpu: string;
+  loadCpu: string;
+  /** The two Relays, first and second (the ratios are first / second). */
+  relays: [RelaySpec, RelaySpec];
+}
+
+export interface RelaySpec {
+  name: string;
+  options: Omit<RelayBenchOptions, 'cpu'>;
+}
+
+export interface TwoRelaysResult {
+  benchCase: BenchCase;
+  samples: [Sample[], Sample[]];
+  /** Per round: the first Relay's req/s over the second's. */
+  ratios: number[];
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export async function runTwoRelays(o: TwoRelaysOptions): Promise<TwoRelaysResult> {
+  const benchCase = CASES.find((c) => c.id === o.caseId);
+  if (!benchCase) throw new Error(`BENCH_CASE ${o.caseId} is not one of ${CASES.map((c) => c.id).join(', ')}`);
+  mkdirSync(BENCH_DIR, { recursive: true });
+  pinSelf(o.loadCpu);
+  const upstream = spawnPinned(o.loadCpu, process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/upstream-process.ts')], { cwd: ROOT });
+  const handles: RelayBenchHandle[] = [];
+  try {
+    const upstreamUrl = await readLine(upstream, 'READY ');
+    for (const spec of o.relays) handles.push(await startRelayForBench(upstreamUrl, { ...spec.options, cpu: o.gatewayCpu }));
+    const sides = handles.map((handle, i) => ({ name: o.relays[i]!.name, handle, routed: relayTarget(handle).route(benchCase) as RoutedRequest }));
+
+    const measure = async (side: typeof sides[number], durationS: number): Promise<Sample> => {
+      const before = sampleProc(side.handle.pid);
+      const r = await runWrk(side.routed, { connections: o.connections, durationS, cpu: o.loadCpu }, join(BENCH_DIR, 'wrk'));
+      const after = sampleProc(side.handle.pid);
+      const errors = r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout;
+      if (errors > 0) throw new Error(`${side.name}: ${errors} errors during a round`);
+      return { rps: r.rps, cpuUsPerReq: (after.cpuUs - before.cpuUs) / r.requests };
+    };
+    const runRound = async (order: typeof sides, durationS: number): Promise<Sample[]> => {
+      if (o.mode === 'paired') return Promise.all(order.map((side) => measure(side, durationS)));
+      const out: Sample[] = [];
+      for (const side of order) out.push(await measure(side, durationS));
+      return out;
+    };
+
+    for (const side of sides) {
+      for (let tries = 0; ; tries++) {
+        const bad = await probe(side.routed);
+        if (!bad) break;
+        if (tries > 20) throw new Error(`${side.name}: ${bad}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    await runRound(sides, 2); // warm-up, not counted
+
+    const samples: [Sample[], Sample[]] = [[], []];
+    const ratios: number[] = [];
+    for (let round = 0; round < o.rounds; round++) {
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
+      const measured = await runRound(order, o.durationS);
+      order.forEach((side, i) => {
+        samples[sides.indexOf(side)]!.push(measured[i]!);
+        process.stderr.write(`  round ${round + 1} ${side.name.padEnd(11)} ${Math.round(measured[i]!.rps)} req/s  ${Math.round(measured[i]!.cpuUsPerReq)} us/req\n`);
+      });
+      ratios.push(samples[0][round]!.rps / samples[1][round]!.rps);
+    }
+    return { benchCase, samples, ratios };
+  } finally {
+    for (const h of handles) await h.stop();
+    await stopChild(upstream);
+  }
+}
+
+/** Runs a bench script's main: children are killed on Ctrl-C and on failure. */
+export function runBenchMain(name: string, main: () => Promise<void>): void {
+  process.on('SIGINT', () => {
+    killAllChildren();
+    process.exit(130);
+  });
+  main().catch((err: unknown) => {
+    process.stderr.write(`${name} failed: ${(err as Error).stack ?? String(err)}\n`);
+    killAllChildren();
+    process.exit(1);
+  });
+}
