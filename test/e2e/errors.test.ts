@@ -6,7 +6,7 @@ import { recordFaultCounters } from '../support/fault-counters.ts';
 import t, { type Test } from 'tap';
 import { startRelay, seedRoute, type Seeded } from '../../core/testing.ts';
 import { startFakeUpstream, faults, refusingUrl } from '../support/fake-upstream.ts';
-import { post, viaRelay, settled, type Answer } from '../support/relay-client.ts';
+import { post, viaRelay, settled, routeLive, type Answer } from '../support/relay-client.ts';
 
 const BODY_LIMIT = 4096;
 const relay = await startRelay({ config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000, bodyLimitBytes: BODY_LIMIT } } });
@@ -68,7 +68,7 @@ function expectError(t: Test, shape: Shape, got: Answer, status: number, code: s
 let seq = 0;
 async function seed(options: Partial<Parameters<typeof seedRoute>[1]> = {}): Promise<Seeded> {
   const s = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: `err-${++seq}`, ...options });
-  await settled(relay, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length > 0);
+  await routeLive(relay, s);
   return s;
 }
 

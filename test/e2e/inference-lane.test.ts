@@ -6,7 +6,7 @@ import t from 'tap';
 import http from 'node:http';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
-import { settled, usageRecord } from '../support/relay-client.ts';
+import { routeLive, usageRecord } from '../support/relay-client.ts';
 
 const BODY_LIMIT = 4096;
 const relay = await startRelay({ config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000, bodyLimitBytes: BODY_LIMIT } } });
@@ -16,7 +16,7 @@ t.teardown(async () => {
   await up.close();
 });
 const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'lane-model' });
-await settled(relay, (snap) => snap.relayKeys.has(seeded.relayKeyId) && snap.hostKeysOfHost(seeded.hostId).length > 0);
+await routeLive(relay, seeded);
 const CHAT = '/vendor-a/v1/chat/completions';
 const auth = { authorization: `Bearer ${seeded.relayKey}`, 'content-type': 'application/json' };
 

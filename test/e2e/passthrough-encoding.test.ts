@@ -5,7 +5,7 @@ import t from 'tap';
 import { gzipSync } from 'node:zlib';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream, openai } from '../support/fake-upstream.ts';
-import { settled } from '../support/relay-client.ts';
+import { routeLive } from '../support/relay-client.ts';
 
 const relay = await startRelay();
 const up = await startFakeUpstream();
@@ -14,7 +14,7 @@ t.teardown(async () => {
   await up.close();
 });
 const s = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'gzip-model' });
-await settled(relay, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length > 0);
+await routeLive(relay, s);
 
 t.test('a gzip body from the upstream reaches the client with its content-encoding', async (t) => {
   const json = JSON.stringify(openai.chatCompletion({ model: 'gzip-model' }));

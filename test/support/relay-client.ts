@@ -62,3 +62,8 @@ export async function setBindingWeights(relay: TestRelay, modelId: string, weigh
 export async function settled(relay: TestRelay, check: (snapshot: ReturnType<TestRelay['relay']['sync']['snapshot']>) => boolean): Promise<void> {
   await eventually(() => check(relay.relay.sync.snapshot()), 5_000, 10);
 }
+
+/** Waits until a route made by seedRoute can serve: its relay key and a host key are in the snapshot. */
+export async function routeLive(relay: TestRelay, seeded: { relayKeyId: string; hostId: string }): Promise<void> {
+  await settled(relay, (snap) => snap.relayKeys.has(seeded.relayKeyId) && snap.hostKeysOfHost(seeded.hostId).length > 0);
+}
