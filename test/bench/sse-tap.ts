@@ -1,0 +1,65 @@
+// Microbench of the passthrough tap (what reading usage from a streamed answer costs Relay's CPU
+// besides the proxying): the fake upstream's 20-chunk Chat Completions and Anthropic Messages
+// streams, parsed by the kernel's SseParser and, for comparison, by eventsource-parser behind a
+// streaming TextDecoder (what the kernel used before), alone and with the vendor's stream inspector.
+// Fed frame by frame (one upstream write each) and as one chunk. Prints microseconds per stream.
+//   npx tsx test/bench/sse-tap.ts [STREAMS=50000]
+import { createParser } from 'eventsource-parser';
+import { SseParser } from '../../core/http/sse.ts';
+import type { StreamInspector } from '../../core/plugin-api.ts';
+import { openai, anthropic } from '../support/fake-upstream.ts';
+import { chatStreamInspector } from '../../plugins/vendor-openai/codec/chat-inspector.ts';
+import { messagesStreamInspector } from '../../plugins/vendor-anthropic/codec/messages-inspector.ts';
+
+const streams = Number(process.argv[2] ?? 50_000);
+
+type OnEvent = (event: string | undefined, data: string) => void;
+interface Parser { feed(chunk: Buffer): void; end(): void }
+
+/** The kernel's parser before: text decoding first, then eventsource-parser's line handling. */
+function textParser(onEvent: OnEvent): Parser {
+  const parser = createParser({ onEvent: (e) => onEvent(e.event, e.data) });
+  const decoder = new TextDecoder();
+  return {
+    feed: (chunk) => parser.feed(decoder.decode(chunk, { stream: true })),
+    end: () => parser.feed(`${decoder.decode()}\n\n`),
+  };
+}
+
+const parsers: Array<[string, (onEvent: OnEvent) => Parser]> = [
+  ['eventsource-parser', textParser],
+  ['SseParser', (onEvent) => new SseParser(onEvent)],
+];
+const cases: Array<[string, Buffer[], () => StreamInspector]> = [
+  ['chat', openai.chatChunks({ model: 'bench-gpt', chunks: 20, includeUsage: true }).map((f) => Buffer.from(f)), chatStreamInspector],
+  ['messages', anthropic.events({ model: 'bench-claude', chunks: 20 }).map((f) => Buffer.from(f)), messagesStreamInspector],
+];
+
+function timeUs(run: () => void): number {
+  for (let i = 0; i < streams / 5; i++) run();
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < streams; i++) run();
+  return Number(process.hrtime.bigint() - t0) / streams / 1000;
+}
+
+console.log('case      feed             parser               parse us  +inspector us');
+for (const [name, frames, inspector] of cases) {
+  for (const [feedName, chunks] of [['frame by frame', frames], ['one chunk', [Buffer.concat(frames)]]] as const) {
+    for (const [parserName, make] of parsers) {
+      let sink = 0;
+      const parseOnly = timeUs(() => {
+        const p = make((_e, data) => { sink += data.length; });
+        for (const c of chunks) p.feed(c);
+        p.end();
+      });
+      const withInspector = timeUs(() => {
+        const i = inspector();
+        const p = make((e, data) => i.inspect(e, data));
+        for (const c of chunks) p.feed(c);
+        p.end();
+        if (i.usage() === null) throw new Error(`${name}: no usage read`);
+      });
+      console.log(`${name.padEnd(9)} ${feedName.padEnd(16)} ${parserName.padEnd(20)} ${parseOnly.toFixed(2).padStart(8)}  ${withInspector.toFixed(2).padStart(13)}${sink < 0 ? '!' : ''}`);
+    }
+  }
+}
