@@ -99,7 +99,10 @@ export interface UpstreamRequest {
   /** Query string to append to the shape's endpoint, e.g. `?beta=true`. */
   search?: string;
   stream: boolean;
-  /** Aborts when the client goes away. */
+  /**
+   * Aborts when the client goes away. A getter that makes the signal on first read: pass it on
+   * as `req.signal` (a copy of the request made with `{ ...req }` would lose it).
+   */
   signal: AbortSignal;
   /**
    * The same cancellation as `signal` without making one: calls `fn` once on abort and returns
