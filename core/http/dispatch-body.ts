@@ -6,8 +6,9 @@
 // Chunks that arrive together are read together: a vendor writes each SSE frame as its own HTTP
 // chunk, undici hands them over one by one in the same socket read, and a reader given them one
 // at a time wrote a 20-chunk stream to the client in 24 writes (a writev of 97 buffers). Handing
-// the reader everything queued as one Buffer (as a Readable's read() does) makes that 2 writes:
-// a streamed chat passthrough went from 218 to N us of CPU per request.
+// the reader everything queued as one Buffer (as a Readable's read() does) makes that one write:
+// a streamed chat passthrough at 16 connections went from 4.3k to 5.3k req/s (208 to 164 us of
+// CPU per request).
 import type { UpstreamBody } from '../hooks.ts';
 
 const HIGH_WATER = 256 * 1024;
