@@ -164,6 +164,13 @@ export interface VendorAdapter {
   decodeError(shape: ShapeId, status: number, body: string): RelayErrorBody;
   /** Usage from a non-streamed response body (passthrough tap). */
   usageFromBody(shape: ShapeId, body: unknown): Usage | null;
+  /**
+   * Optional: the one top-level member of a non-streamed JSON answer that usageFromBody reads
+   * (e.g. `usage`). The kernel then parses only that member and passes `{ [member]: value }`
+   * instead of the whole parsed body, which for a large answer (embeddings) costs more than the
+   * rest of the request. Leave it out when usageFromBody reads anything else.
+   */
+  usageMember?(shape: ShapeId): string | null;
   streamInspector(shape: ShapeId): StreamInspector;
   /**
    * Passthrough, optional: a change to the client's request that makes the upstream report

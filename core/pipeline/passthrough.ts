@@ -3,7 +3,9 @@
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { SseParser } from '../http/sse.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
-import type { Route, StreamInspector, UpstreamResponse, UsageRequest } from '../hooks.ts';
+import type { Usage } from '../canonical/types.ts';
+import type { Route, ShapeId, StreamInspector, UpstreamResponse, UsageRequest, VendorAdapter } from '../hooks.ts';
+import { topLevelMember } from '../http/json-top-level.ts';
 import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
@@ -70,13 +72,18 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
     attempt.failAfterCommit(err);
     return;
   }
-  if (route) {
-    try {
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      attempt.record.usage = route.adapter.usageFromBody(attempt.call.shape, JSON.parse(body.toString('utf8')));
-    } catch {
-      /* not JSON: no usage to read */
-    }
+  if (route) attempt.record.usage = usageFromBody(route.adapter, attempt.call.shape, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+}
+
+/** Usage from a whole answer: only the adapter's usage member parsed when it names one and it can be found. */
+function usageFromBody(adapter: VendorAdapter, shape: ShapeId, body: Buffer): Usage | null {
+  try {
+    const member = adapter.usageMember?.(shape);
+    const found = member ? topLevelMember(body, member) : undefined;
+    if (found) return adapter.usageFromBody(shape, { [member!]: found.value });
+    return adapter.usageFromBody(shape, JSON.parse(body.toString('utf8')));
+  } catch {
+    return null; // not JSON: no usage to read
   }
 }
 
