@@ -8,6 +8,11 @@
 // UTF-8 needs no care across chunks: a line is decoded only once all of its bytes are here, and
 // no multi-byte character contains a CR or LF byte. test/core/sse-parser.test.ts checks it
 // against eventsource-parser on random splits.
+//
+// A frame is bounded (maxFrameBytes): an upstream that sends one endless line, or data lines
+// without the blank line that ends a frame, would otherwise grow memory until the request ends.
+// An oversized frame is dropped, not buffered: its bytes are skipped up to its blank line and
+// onOversize is told once.
 
 /** One SSE frame. `event` is left out when undefined. */
 export function sseFrame(event: string | undefined, data: string): string {
@@ -20,10 +25,30 @@ const COLON = 0x3a;
 const SPACE = 0x20;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
+/** Largest frame a parser keeps by default: far above any vendor's frame (a Responses stream's
+ * last frame repeats the whole answer), far below what many streams at once could not hold. */
+export const DEFAULT_MAX_SSE_FRAME_BYTES = 16 * 1024 * 1024;
+
+export interface SseParserOptions {
+  /** Bytes of field lines one frame may hold (line ends not counted). Default 16 MiB. */
+  maxFrameBytes?: number;
+  /** Called once per frame that grew past maxFrameBytes; the frame is skipped, never delivered. */
+  onOversize?: (limit: number) => void;
+}
+
 /** Feeds bytes, calls `onEvent` once per complete frame (a blank line after at least one data line). */
 export class SseParser {
   /** Bytes of a line that has not ended yet, in arrival order. */
   private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** Bytes of the current frame's ended lines. */
+  private frameBytes = 0;
+  /** Inside an oversized frame: lines are dropped until a blank one. */
+  private skipping = false;
+  /** While skipping: the current line already had bytes in an earlier chunk (so it is not blank). */
+  private skippedPartLine = false;
+  private readonly maxFrameBytes: number;
+  private readonly onOversize: ((limit: number) => void) | undefined;
   /** The last chunk ended with CR: an LF that starts the next one ends no second line. */
   private afterCr = false;
   private first = true;
@@ -31,7 +56,10 @@ export class SseParser {
   private data = '';
   private dataLines = 0;
 
-  constructor(private readonly onEvent: (event: string | undefined, data: string) => void) {}
+  constructor(private readonly onEvent: (event: string | undefined, data: string) => void, options: SseParserOptions = {}) {
+    this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_SSE_FRAME_BYTES;
+    this.onOversize = options.onOversize;
+  }
 
   feed(chunk: Buffer | Uint8Array | string): void {
     let buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -53,13 +81,16 @@ export class SseParser {
       if (cr !== -1 && cr < pos) cr = buf.indexOf(CR, pos);
       const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
       if (end === -1) {
-        this.partial.push(pos === 0 ? buf : buf.subarray(pos));
+        this.keepPartial(pos === 0 ? buf : buf.subarray(pos));
         return;
       }
-      if (this.partial.length > 0) {
+      if (this.skipping) {
+        this.skipLine(end - pos);
+      } else if (this.partial.length > 0) {
         this.partial.push(buf.subarray(pos, end));
         const line = Buffer.concat(this.partial);
         this.partial = [];
+        this.partialBytes = 0;
         this.line(line, 0, line.length);
       } else {
         this.line(buf, pos, end);
@@ -74,12 +105,50 @@ export class SseParser {
 
   /** Flushes a final frame that the upstream did not terminate with a blank line. */
   end(): void {
+    if (this.skipping) {
+      this.skipping = false;
+      this.skippedPartLine = false;
+      this.dispatch();
+      return;
+    }
     if (this.partial.length > 0) {
       const line = Buffer.concat(this.partial);
       this.partial = [];
+      this.partialBytes = 0;
       this.line(line, 0, line.length);
     }
     this.dispatch();
+  }
+
+  /** The start of a line whose end has not come yet. */
+  private keepPartial(piece: Buffer): void {
+    if (piece.length === 0) return;
+    if (this.skipping) {
+      this.skippedPartLine = true;
+      return;
+    }
+    this.partial.push(piece);
+    this.partialBytes += piece.length;
+    if (this.frameBytes + this.partialBytes > this.maxFrameBytes) {
+      this.startSkipping();
+      this.skippedPartLine = true;
+    }
+  }
+
+  /** Drops the frame in progress and every line up to its blank line. */
+  private startSkipping(): void {
+    this.partial = [];
+    this.partialBytes = 0;
+    this.skipping = true;
+    this.dispatch(false);
+    this.onOversize?.(this.maxFrameBytes);
+  }
+
+  /** A line ended inside an oversized frame: only a blank one (the frame's end) matters. */
+  private skipLine(length: number): void {
+    const blank = length === 0 && !this.skippedPartLine;
+    this.skippedPartLine = false;
+    if (blank) this.skipping = false;
   }
 
   /** The stream's start without its BOM (EF BB BF), or null while too few bytes came to tell. */
@@ -97,6 +166,11 @@ export class SseParser {
   private line(buf: Buffer, start: number, end: number): void {
     if (start === end) {
       this.dispatch();
+      return;
+    }
+    this.frameBytes += end - start;
+    if (this.frameBytes > this.maxFrameBytes) {
+      this.startSkipping();
       return;
     }
     const first = buf[start];
@@ -124,12 +198,14 @@ export class SseParser {
     this.dataLines++;
   }
 
-  private dispatch(): void {
+  /** Ends the frame in progress: delivers it when it has data (and `deliver` is not false). */
+  private dispatch(deliver = true): void {
     const { event, data, dataLines } = this;
     this.event = undefined;
     this.data = '';
     this.dataLines = 0;
-    if (dataLines > 0) this.onEvent(event, data);
+    this.frameBytes = 0;
+    if (deliver && dataLines > 0) this.onEvent(event, data);
   }
 }
 

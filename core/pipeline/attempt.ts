@@ -101,6 +101,11 @@ export class Attempt {
     this.health.reportFailure(route.hostKey, failure, retryAfterMs, `upstream answered ${status}`);
   }
 
+  /** The upstream sent an SSE frame past the parser's bound; the parser dropped it. */
+  noteOversizedFrame(route: Route, limit: number, consequence: string): void {
+    this.log.warn({ host: route.host.metadata.slug, limitBytes: limit }, `upstream sent an SSE frame over ${limit} bytes; ${consequence}`);
+  }
+
   reportSuccess(route: Route): void {
     if (route.hostKey) this.health.reportSuccess(route.hostKey);
   }

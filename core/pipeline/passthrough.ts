@@ -93,6 +93,9 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   const parser = new SseParser((event, data) => {
     const kind = inspector.inspect(event, data);
     if (seen === 'opening' || kind === 'error') seen = kind === 'opening' ? seen : kind;
+  }, {
+    // The client still gets the frame's bytes; only the tap skips it.
+    onOversize: (limit) => attempt.noteOversizedFrame(route, limit, 'the client got it, but usage was not read from it'),
   });
   const hold = await attempt.holdStream(route, res.body, (chunk) => { parser.feed(chunk); return seen; });
   if (hold.kind !== 'held') return hold;

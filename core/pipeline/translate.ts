@@ -83,14 +83,26 @@ async function translateStream(
     try {
       events = decoder.decode(event, data);
     } catch {
-      events = [{ type: 'error', error: { type: 'upstream', code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: 'the upstream sent a frame Relay could not read', status: 502 } }];
+      events = [badFrame('the upstream sent a frame Relay could not read')];
     }
     for (const ev of events) {
-      if (ev.type === 'error') seen = 'error';
+      if (ev.type === 'error') {
+        seen = 'error';
+        // Before the commit the hold decides (fail over, or record it on the last candidate).
+        if (attempt.writer.isCommitted) attempt.record.errorCode ??= 'upstream_stream_error';
+      }
       else if (seen === 'opening' && (ev.type === 'delta' || ev.type === 'part_start' || ev.type === 'end')) seen = 'output';
       if (ev.type === 'end') attempt.record.usage = ev.usage;
       pending.push(ev);
     }
+  }, {
+    // A frame that cannot be read cannot be translated: the stream fails as with a broken frame.
+    onOversize: (limit) => {
+      attempt.noteOversizedFrame(route, limit, 'the translated stream ends with an error');
+      seen = 'error';
+      if (attempt.writer.isCommitted) attempt.record.errorCode ??= 'upstream_stream_error';
+      pending.push(badFrame(`the upstream sent an event larger than ${limit} bytes`));
+    },
   });
   const take = (): string => {
     let out = '';
@@ -161,4 +173,8 @@ async function streamEvents(attempt: Attempt, codec: InboundCodec, ctx: EncodeCo
   await attempt.writer.write(out + encoder.finish());
   attempt.writer.end();
   return { kind: 'done' };
+}
+
+function badFrame(message: string): StreamEvent {
+  return { type: 'error', error: { type: 'upstream', code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message, status: 502 } };
 }

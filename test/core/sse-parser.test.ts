@@ -99,3 +99,53 @@ t.test('a line longer than its chunks is read whole, and strings are accepted', 
   parser.feed('event: s\ndata: from a string\n\n');
   t.same(frames, [{ event: 's', data: 'from a string' }]);
 });
+
+/** Frames and oversize reports from `chunks` under a `max`-byte frame bound. */
+function bounded(chunks: Buffer[], max: number): { frames: Frame[]; oversized: number; held: number } {
+  const frames: Frame[] = [];
+  let oversized = 0;
+  let held = 0;
+  const parser = new SseParser((event, data) => frames.push({ event, data }), { maxFrameBytes: max, onOversize: () => oversized++ });
+  for (const chunk of chunks) {
+    parser.feed(chunk);
+    // What the parser holds between feeds: the unfinished line and the frame's data so far.
+    const inside = parser as unknown as { partial: Buffer[]; data: string };
+    held = Math.max(held, inside.partial.reduce((n, b) => n + b.length, 0) + inside.data.length);
+  }
+  parser.end();
+  return { frames, oversized, held };
+}
+
+t.test('a frame past maxFrameBytes is skipped up to its blank line; the frames around it arrive', async (t) => {
+  const big = 'y'.repeat(5_000);
+  const cases: Array<[string, string]> = [
+    ['one long line', `data: ${big}\n\n`],
+    ['many data lines', Array.from({ length: 100 }, () => 'data: ' + 'z'.repeat(50)).join('\n') + '\n\n'],
+    ['a long line then more lines', `event: e\ndata: ${big}\ndata: tail\nid: 4\n\n`],
+    ['with CRLF ends', `data: ${big}\r\ndata: more\r\n\r\n`],
+  ];
+  for (const [name, oversized] of cases) {
+    const bytes = Buffer.from(`data: before\n\n${oversized}event: after\ndata: after\n\n`);
+    const want = [{ event: undefined, data: 'before' }, { event: 'after', data: 'after' }];
+    for (const size of [1, 7, 64, 1000, bytes.length]) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      const got = bounded(chunks, 1000);
+      t.same(got.frames, want, `${name}, ${size}-byte chunks: the frames before and after arrive`);
+      t.equal(got.oversized, 1, `${name}, ${size}-byte chunks: reported once`);
+      t.ok(got.held <= 1000 + size, `${name}, ${size}-byte chunks: held ${got.held} bytes at most`);
+    }
+  }
+});
+
+t.test('frames up to maxFrameBytes pass; an oversized last frame without its blank line is dropped at end()', async (t) => {
+  const exact = 'a'.repeat(994); // "data: " + 994 = 1000 bytes
+  t.same(bounded([Buffer.from(`data: ${exact}\n\n`)], 1000), { frames: [{ event: undefined, data: exact }], oversized: 0, held: 0 });
+  const over = bounded([Buffer.from(`data: ${exact}x\n\n`)], 1000);
+  t.same([over.frames, over.oversized], [[], 1]);
+  const unterminated = bounded([Buffer.from('data: ok\n\n'), Buffer.from(`data: ${'b'.repeat(3000)}`)], 1000);
+  t.same([unterminated.frames, unterminated.oversized], [[{ event: undefined, data: 'ok' }], 1]);
+  // Two oversized frames in a row are two reports; the stream goes on after them.
+  const two = bounded([Buffer.from(`data: ${'c'.repeat(2000)}\n\ndata: ${'d'.repeat(2000)}\n\ndata: end\n\n`)], 1000);
+  t.same([two.frames, two.oversized], [[{ event: undefined, data: 'end' }], 2]);
+});
