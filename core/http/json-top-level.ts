@@ -7,6 +7,9 @@
 // skipped, and must close exactly one level. Anything else (the key not written plainly, a nested
 // key of the same name, a value that is not an object or null) answers `undefined`, and the caller
 // parses the whole body as before.
+//
+// Only the bytes from the member to the end are read, so it works on a body's tail too (a long
+// answer of which passthrough keeps only the end; see usage-copy.ts).
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -19,10 +22,14 @@ const CLOSE_BRACKET = 0x5d;
  * `{ value }` when `key` is a member of the outermost object of `body` and its value is an object
  * or null; `undefined` when that cannot be told cheaply.
  */
-export function topLevelMember(body: Buffer, key: string): { value: unknown } | undefined {
+export function topLevelMember(body: Buffer, key: string, options: { isTail?: boolean } = {}): { value: unknown } | undefined {
   const needle = `"${key}":`;
   const at = body.lastIndexOf(needle);
-  if (at < 0 || escaped(body, at)) return undefined;
+  if (at < 0) return undefined;
+  const slashes = backslashesBefore(body, at);
+  // In a tail (`isTail`: the body's last bytes only), backslashes reaching its start may continue
+  // before it, so whether the quote is escaped cannot be told.
+  if (slashes % 2 === 1 || (options.isTail && slashes === at)) return undefined;
   let start = at + Buffer.byteLength(needle);
   while (start < body.length && isSpace(body[start]!)) start++;
   const end = body[start] === OPEN_BRACE ? objectEnd(body, start) : isNull(body, start) ? start + 4 : -1;
@@ -81,9 +88,13 @@ function depthAfter(body: Buffer, from: number): number {
 
 /** True when the quote at `at` is preceded by an odd number of backslashes. */
 function escaped(body: Buffer, at: number): boolean {
+  return backslashesBefore(body, at) % 2 === 1;
+}
+
+function backslashesBefore(body: Buffer, at: number): number {
   let n = 0;
   for (let i = at - 1; i >= 0 && body[i] === BACKSLASH; i--) n++;
-  return n % 2 === 1;
+  return n;
 }
 
 function isSpace(c: number): boolean {

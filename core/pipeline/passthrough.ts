@@ -3,9 +3,8 @@
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { SseParser } from '../http/sse.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
-import type { Usage } from '../canonical/types.ts';
-import type { Route, ShapeId, StreamInspector, UpstreamResponse, UsageRequest, VendorAdapter } from '../hooks.ts';
-import { topLevelMember } from '../http/json-top-level.ts';
+import type { Route, StreamInspector, UpstreamResponse, UsageRequest } from '../hooks.ts';
+import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
@@ -55,15 +54,15 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
   return streamWithHold(attempt, route, res, usage);
 }
 
-/** Non-streamed body: sent as it arrives; a copy is parsed for usage at the end. */
+/** Non-streamed body: sent as it arrives; a copy (usage-copy.ts) is read for usage at the end. */
 async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | null): Promise<void> {
-  const chunks: Buffer[] = [];
+  const copy = route ? new UsageCopy() : null;
   const writer = attempt.writer;
   writer.commit(res.status, res.headers, true);
   attempt.record.status = res.status;
   try {
     for await (const chunk of res.body) {
-      if (route) chunks.push(chunk);
+      copy?.add(chunk);
       const full = writer.write(chunk);
       if (full) await full;
     }
@@ -72,19 +71,7 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
     attempt.failAfterCommit(err);
     return;
   }
-  if (route) attempt.record.usage = usageFromBody(route.adapter, attempt.call.shape, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-}
-
-/** Usage from a whole answer: only the adapter's usage member parsed when it names one and it can be found. */
-function usageFromBody(adapter: VendorAdapter, shape: ShapeId, body: Buffer): Usage | null {
-  try {
-    const member = adapter.usageMember?.(shape);
-    const found = member ? topLevelMember(body, member) : undefined;
-    if (found) return adapter.usageFromBody(shape, { [member!]: found.value });
-    return adapter.usageFromBody(shape, JSON.parse(body.toString('utf8')));
-  } catch {
-    return null; // not JSON: no usage to read
-  }
+  if (route && copy) attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
 }
 
 async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse, usage: UsageRequest | null): Promise<AttemptResult> {

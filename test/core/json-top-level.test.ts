@@ -47,13 +47,32 @@ t.test('whenever it answers, it agrees with JSON.parse (random bodies, fixed see
     array: fc.array(tie('value'), { maxLength: 3 }),
   }));
   let answered = 0;
-  fc.assert(fc.property(fc.dictionary(key, value, { maxKeys: 5 }), fc.boolean(), (body, pretty) => {
+  let answeredFromTail = 0;
+  fc.assert(fc.property(fc.dictionary(key, value, { maxKeys: 5 }), fc.boolean(), fc.nat(), (body, pretty, cut) => {
     const bytes = buf(body, pretty ? 2 : undefined);
+    const want = JSON.stringify((JSON.parse(bytes.toString()) as Record<string, unknown>).usage);
     const got = topLevelMember(bytes, 'usage');
-    if (got === undefined) return true;
-    answered++;
-    const want = (JSON.parse(bytes.toString()) as Record<string, unknown>).usage;
-    return JSON.stringify(got.value) === JSON.stringify(want);
+    if (got !== undefined) {
+      answered++;
+      if (JSON.stringify(got.value) !== want) return false;
+    }
+    // The same from a tail cut anywhere (as passthrough keeps of a long answer).
+    const fromTail = topLevelMember(bytes.subarray(cut % (bytes.length + 1)), 'usage', { isTail: true });
+    if (fromTail === undefined) return true;
+    answeredFromTail++;
+    return JSON.stringify(fromTail.value) === want;
   }), { seed: 20261121, numRuns: 3000 });
   t.ok(answered > 300, `answered for ${answered} of 3000 bodies`);
+  t.ok(answeredFromTail > 100, `answered from a tail for ${answeredFromTail} of 3000 bodies`);
+});
+
+t.test('in a tail, a quote whose backslashes may start before the tail is not trusted', async (t) => {
+  // The key `a"usage` is written `"a\"usage":`: its last bytes are the needle, after a backslash.
+  const body = Buffer.from(JSON.stringify({ 'a"usage': { x: 1 } }));
+  const needle = body.indexOf('"usage":');
+  t.equal(body[needle - 1], 0x5c, 'the needle follows a backslash');
+  t.equal(topLevelMember(body, 'usage'), undefined, 'whole: escaped, refused');
+  t.equal(topLevelMember(body.subarray(needle - 1), 'usage', { isTail: true }), undefined, 'a tail from the backslash: escaped, refused');
+  t.equal(topLevelMember(body.subarray(needle), 'usage', { isTail: true }), undefined, 'a tail from the quote: cannot tell, refused');
+  t.same(topLevelMember(body.subarray(needle), 'usage'), { value: { x: 1 } }, 'what the same bytes would give if they were the whole body');
 });

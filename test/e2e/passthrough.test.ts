@@ -2,7 +2,8 @@
 // For each shape, streamed and not, the client receives exactly the upstream's bytes.
 import t from 'tap';
 import { startRelay, seedRoute, eventually } from '../../core/testing.ts';
-import { startFakeUpstream } from '../support/fake-upstream.ts';
+import { openai as openaiBodies, startFakeUpstream } from '../support/fake-upstream.ts';
+import { WHOLE_MAX_BYTES } from '../../core/pipeline/usage-copy.ts';
 
 const relay = await startRelay();
 const openaiUp = await startFakeUpstream({ chunks: 20 });
@@ -75,6 +76,18 @@ t.test('embeddings pass through byte for byte', async (t) => {
   t.equal(got.status, 200);
   const direct = await post(`${openaiUp.url}/v1/embeddings`, {}, openaiUp.lastRequest()!.json);
   t.ok(got.bytes.equals(direct.bytes));
+});
+
+t.test('an answer past the whole-copy bound (a batch of embeddings): byte for byte, usage read from its tail', async (t) => {
+  const answer = Buffer.from(JSON.stringify(openaiBodies.embeddings({ model: 'gpt-upstream', inputs: 400, dimensions: 1536, inputTokens: 4321 })));
+  t.ok(answer.length > WHOLE_MAX_BYTES, `${answer.length} bytes`);
+  openaiUp.enqueue({ body: answer, headers: { 'content-type': 'application/json' } });
+  const got = await viaRelay('/vendor-a/v1/embeddings', oa.relayKey, { model: oa.modelSlug, input: Array.from({ length: 400 }, (_, i) => `text ${i}`) });
+  t.equal(got.status, 200);
+  t.ok(got.bytes.equals(answer), 'the same bytes');
+  const requestId = got.headers.get('x-request-id')!;
+  await eventually(async () => (await relay.api('GET', `/api/logs/${requestId}`)).status === 200, 5_000, 50);
+  t.match((await relay.api('GET', `/api/logs/${requestId}`)).body, { status: 200, input_tokens: 4321 });
 });
 
 t.test('count_tokens is forwarded with its query string', async (t) => {
