@@ -5,14 +5,22 @@ import type { BatchQueue, DropReason } from './batch-queue.ts';
 
 export type BackendKind = 'usage' | 'payload';
 
+/** A backend's lane as /metrics reads it. */
+export interface WatchedLane {
+  kind: BackendKind;
+  backend: string;
+  queue: BatchQueue<unknown>;
+  /** Events handed to the lane so far. */
+  recorded: number;
+}
+
 export interface ObserverMetrics {
-  recorded(kind: BackendKind, backend: string): void;
   written(kind: BackendKind, backend: string, count: number, seconds: number): void;
   dropped(kind: BackendKind, backend: string, count: number, reason: DropReason | 'backend_not_loaded'): void;
   retried(kind: BackendKind, backend: string): void;
   recorderFailed(recorder: string): void;
-  /** Queue depth is read from the queues when /metrics is scraped. */
-  watchQueues(list: () => Array<{ kind: BackendKind; backend: string; queue: BatchQueue<unknown> }>): void;
+  /** Events recorded and queue depth are read from the lanes when /metrics is scraped. */
+  watchLanes(list: () => WatchedLane[]): void;
 }
 
 function getOrCreate<M>(registry: Registry, name: string, create: () => M): M {
@@ -21,8 +29,13 @@ function getOrCreate<M>(registry: Registry, name: string, create: () => M): M {
 
 export function createObserverMetrics(registry: Registry): ObserverMetrics {
   const labelNames = ['kind', 'backend'] as const;
-  const recorded = getOrCreate(registry, 'relay_log_events_recorded_total', () => new Counter({
+  let lanes: () => WatchedLane[] = () => [];
+  getOrCreate(registry, 'relay_log_events_recorded_total', () => new Counter({
     name: 'relay_log_events_recorded_total', help: 'Events handed to a log backend queue', labelNames, registers: [registry],
+    collect() {
+      this.reset();
+      for (const { kind, backend, recorded } of lanes()) this.inc({ kind, backend }, recorded);
+    },
   }));
   const written = getOrCreate(registry, 'relay_log_events_written_total', () => new Counter({
     name: 'relay_log_events_written_total', help: 'Events written by a log backend', labelNames, registers: [registry],
@@ -41,17 +54,15 @@ export function createObserverMetrics(registry: Registry): ObserverMetrics {
   const recorderFailures = getOrCreate(registry, 'relay_log_recorder_failures_total', () => new Counter({
     name: 'relay_log_recorder_failures_total', help: 'Exceptions thrown by in-house recorders', labelNames: ['recorder'], registers: [registry],
   }));
-  let queues: () => Array<{ kind: BackendKind; backend: string; queue: BatchQueue<unknown> }> = () => [];
   getOrCreate(registry, 'relay_log_queue_depth', () => new Gauge({
     name: 'relay_log_queue_depth', help: 'Events held in a log backend queue', labelNames, registers: [registry],
     collect() {
       this.reset();
-      for (const { kind, backend, queue } of queues()) this.set({ kind, backend }, queue.stats().queued);
+      for (const { kind, backend, queue } of lanes()) this.set({ kind, backend }, queue.stats().queued);
     },
   }));
 
   return {
-    recorded: (kind, backend) => recorded.inc({ kind, backend }),
     written(kind, backend, count, seconds) {
       written.inc({ kind, backend }, count);
       latency.observe({ kind, backend }, seconds);
@@ -59,8 +70,8 @@ export function createObserverMetrics(registry: Registry): ObserverMetrics {
     dropped: (kind, backend, count, reason) => dropped.inc({ kind, backend, reason }, count),
     retried: (kind, backend) => retries.inc({ kind, backend }),
     recorderFailed: (recorder) => recorderFailures.inc({ recorder }),
-    watchQueues(list) {
-      queues = list;
+    watchLanes(list) {
+      lanes = list;
     },
   };
 }
