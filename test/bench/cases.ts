@@ -33,6 +33,8 @@ const chatBody = { model: BENCH_MODELS.openai, messages: userMsg, max_tokens: 64
 const chatStreamBody = { ...chatBody, stream: true, stream_options: { include_usage: true } };
 const messagesStreamBody = { model: BENCH_MODELS.anthropic, max_tokens: 64, messages: userMsg, stream: true };
 const embeddingsBody = { model: BENCH_MODELS.embeddings, input: 'The quick brown fox jumps over the lazy dog.', encoding_format: 'float' };
+// A real model's size (text-embedding-3-small): a ~30 KB answer instead of the 8-dimension one.
+const embeddings1536Body = { ...embeddingsBody, dimensions: 1536 };
 
 export const CASES: BenchCase[] = [
   {
@@ -75,6 +77,13 @@ export const CASES: BenchCase[] = [
     stream: false,
     client: { shape: 'embeddings', vendor: 'openai', body: embeddingsBody, expect: '"embedding"' },
     direct: { path: '/v1/embeddings', vendor: 'openai', body: embeddingsBody, expect: '"embedding"' },
+  },
+  {
+    id: 'embeddings-1536',
+    title: 'embeddings passthrough, 1536 dimensions (a ~30 KB answer)',
+    stream: false,
+    client: { shape: 'embeddings', vendor: 'openai', body: embeddings1536Body, expect: '"embedding"' },
+    direct: { path: '/v1/embeddings', vendor: 'openai', body: embeddings1536Body, expect: '"embedding"' },
   },
 ];
 

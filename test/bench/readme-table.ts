@@ -31,6 +31,7 @@ const TITLES: Record<string, string> = {
   'messages-stream': 'messages, streamed (20 chunks)',
   'responses-to-messages': 'Responses -> Anthropic, translated stream',
   embeddings: 'embeddings',
+  'embeddings-1536': 'embeddings, 1536 dimensions',
 };
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (us: number) => {
