@@ -41,6 +41,8 @@ export interface BatchQueueOptions<T> {
   maxQueued?: number;
   retry?: RetryOptions;
   onDropped?: (count: number, reason: DropReason) => void;
+  /** The dropped items themselves (after onDropped): a refused push's item, or items that were held. */
+  onDroppedItems?: (items: T[], reason: DropReason) => void;
   /** After each successful write. */
   onWritten?: (count: number, durationMs: number) => void;
   /** After each failed write that will be retried. */
@@ -128,12 +130,14 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     log.error({ queue: options.name, dropped: counts, queued: items.length }, `log queue ${options.name} dropped events`);
   }
 
-  function drop(count: number, reason: DropReason): void {
+  function drop(dropped: T[], reason: DropReason): void {
+    const count = dropped.length;
     if (count <= 0) return;
     stats.droppedByReason[reason] += count;
     unreportedDrops[reason] += count;
     try {
       options.onDropped?.(count, reason);
+      options.onDroppedItems?.(dropped, reason);
     } catch {
       // A metrics callback must not break the queue.
     }
@@ -197,7 +201,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
         if (exhausted || deadlinePassed) {
           backingOff = false;
           log.error({ queue: options.name, err: error, attempts: attempt, batch: batch.length }, `log queue ${options.name}: giving up on a batch`);
-          drop(batch.length, deadlinePassed ? 'close_deadline' : 'retries_exhausted');
+          drop(batch, deadlinePassed ? 'close_deadline' : 'retries_exhausted');
           return;
         }
         stats.retries += 1;
@@ -232,11 +236,11 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
 
     push(item: T): boolean {
       if (closed) {
-        drop(1, 'closed');
+        drop([item], 'closed');
         return false;
       }
       if (items.length >= maxQueued) {
-        drop(1, 'queue_full');
+        drop([item], 'queue_full');
         return false;
       }
       items.push(item);
@@ -274,7 +278,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
       await Promise.race([drained, deadlineReached]);
       if (deadline) clearTimeout(deadline);
       deadlinePassed = true;
-      drop(items.length, 'close_deadline');
+      drop(items, 'close_deadline');
       items = [];
       if (dropLogTimer) clearTimeout(dropLogTimer);
       reportDrops();

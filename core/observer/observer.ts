@@ -8,9 +8,10 @@
 import type { Registry } from 'prom-client';
 import type { CapturedPayload, Recorder, UsageEvent } from '../hooks.ts';
 import type { Settings } from '../settings/types.ts';
-import { createBatchQueue, type BatchQueue, type BatchQueueLog, type BatchQueueStats, type RetryOptions } from './batch-queue.ts';
+import { createBatchQueue, type BatchQueue, type BatchQueueLog, type BatchQueueStats, type DropReason, type RetryOptions } from './batch-queue.ts';
 import { createObserverMetrics, type BackendKind } from './metrics.ts';
 import type { PayloadBackend, UsageBackend } from './types.ts';
+import { LineArena } from './line-arena.ts';
 
 export interface ObserverLog extends BatchQueueLog {
   info(obj: object, msg: string): void;
@@ -67,7 +68,7 @@ interface Lane<B> {
   queue: BatchQueue<unknown>;
   /** Events handed to this lane; read when /metrics is scraped (a counter update per event cost ~1 us). */
   recorded: number;
-  /** Turns the item into what the queue holds (a JSON line for backends with writeLines). */
+  /** Turns the item into what the queue holds (for backends with writeLineBuffers: its line's length in the lane's arena). */
   encode?: (item: never) => unknown;
 }
 
@@ -86,13 +87,14 @@ export function createObserver(options: ObserverOptions): Observer {
     ...[...payloadLanes].map(([backend, lane]) => ({ kind: 'payload' as const, backend, queue: lane.queue, recorded: lane.recorded })),
   ]);
 
-  function makeQueue<T>(kind: BackendKind, id: string, write: (batch: T[]) => Promise<void>): BatchQueue<T> {
+  function makeQueue<T>(kind: BackendKind, id: string, write: (batch: T[]) => Promise<void>, onDroppedItems?: (items: T[], reason: DropReason) => void): BatchQueue<T> {
     return createBatchQueue<T>({
       name: `${kind}:${id}`,
       write,
       ...options.queue,
       log,
       onDropped: (count, reason) => metrics.dropped(kind, id, count, reason),
+      onDroppedItems,
       onWritten: (count, ms) => metrics.written(kind, id, count, ms / 1000),
       onRetry: () => metrics.retried(kind, id),
     });
@@ -105,12 +107,30 @@ export function createObserver(options: ObserverOptions): Observer {
   }
 
   function addUsageLane(backend: UsageBackend): void {
-    const writeLines = backend.writeLines?.bind(backend);
-    if (!writeLines) return addLane('usage', usageLanes, backend);
+    const writeLineBuffers = backend.writeLineBuffers?.bind(backend);
+    if (!writeLineBuffers) return addLane('usage', usageLanes, backend);
     if (usageLanes.has(backend.id)) throw new Error(`a usage backend with id ${JSON.stringify(backend.id)} is already registered`);
-    // Serialized as recorded: see UsageBackend.writeLines for the measured reason.
-    const queue = makeQueue<string>('usage', backend.id, writeLines);
-    usageLanes.set(backend.id, { backend, queue: queue as BatchQueue<unknown>, recorded: 0, encode: (event: UsageEvent) => JSON.stringify(event) });
+    // Serialized as recorded, into the lane's arena; the queue holds each line's length. See
+    // UsageBackend.writeLineBuffers and line-arena.ts for the measured reasons.
+    const arena = new LineArena();
+    let abandoned = false;
+    const sum = (lengths: number[]) => lengths.reduce((a, b) => a + b, 0);
+    const write = async (lengths: number[]) => {
+      const bytes = sum(lengths);
+      await writeLineBuffers(arena.peek(bytes));
+      if (!abandoned) arena.consume(bytes);
+    };
+    const queue = makeQueue<number>('usage', backend.id, write, (lengths, reason) => {
+      if (reason === 'queue_full' || reason === 'closed') {
+        arena.unappend(lengths[0]!); // the line just appended, refused
+      } else if (reason === 'close_deadline') {
+        abandoned = true; // shutdown gave up on what is held
+        arena.clear();
+      } else if (!abandoned) {
+        arena.consume(sum(lengths)); // the head batch, out of retries
+      }
+    });
+    usageLanes.set(backend.id, { backend, queue: queue as BatchQueue<unknown>, recorded: 0, encode: (event: UsageEvent) => arena.append(JSON.stringify(event)) });
   }
 
   function noteUnroutable(kind: BackendKind, id: string): void {

@@ -29,8 +29,8 @@ export class FileUsageBackend implements UsageBackend {
     return this.writer.appendLines(events.map((e) => JSON.stringify(e)));
   }
 
-  writeLines(lines: string[]): Promise<void> {
-    return this.writer.appendLines(lines);
+  writeLineBuffers(buffers: Buffer[]): Promise<void> {
+    return this.writer.appendBuffers(buffers);
   }
 
   list(query: ListQuery): Promise<ListPage> {

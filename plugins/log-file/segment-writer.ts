@@ -1,7 +1,6 @@
 // Appends usage events to the current segment and rotates by size and by UTC day.
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { UsageEvent } from '../../core/plugin-api.ts';
 import { removeExpiredSegments, segmentName, utcDay } from './segments.ts';
 
 export interface SegmentWriterOptions {
@@ -28,13 +27,20 @@ export class SegmentWriter {
   }
 
   /** One append per batch: one line per event (each a serialized UsageEvent). */
-  async appendLines(lines: string[]): Promise<void> {
-    if (lines.length === 0) return;
-    const bytes = encodeLines(lines);
-    const segment = await this.segmentFor(bytes.length);
+  appendLines(lines: string[]): Promise<void> {
+    return lines.length === 0 ? Promise.resolve() : this.appendBuffers([encodeLines(lines)]);
+  }
+
+  /** One append per batch: buffers holding whole lines, each ending with a newline, in order. */
+  async appendBuffers(buffers: Buffer[]): Promise<void> {
+    let size = 0;
+    for (const buffer of buffers) size += buffer.length;
+    if (size === 0) return;
+    const segment = await this.segmentFor(size);
     try {
-      await segment.handle.write(bytes);
-      segment.size += bytes.length;
+      const { bytesWritten } = await segment.handle.writev(buffers);
+      segment.size += bytesWritten;
+      if (bytesWritten !== size) throw new Error(`short write to ${segment.path}: ${bytesWritten} of ${size} bytes`);
     } catch (err) {
       // A partial line may be on disk: never append after it. The retry opens a new segment,
       // and readers skip the broken line.

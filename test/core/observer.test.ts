@@ -137,20 +137,96 @@ t.test('close flushes every queue and closes the backends', async (t) => {
   t.equal(closed, 1);
 });
 
-t.test('a backend with writeLines gets each event as its JSON line, serialized when recorded', async (t) => {
+/** A line-writing backend that keeps what it was given as text; `fail` makes the next writes throw. */
+function lineBackend(id: string) {
+  const backend = {
+    id, text: '', writeCalls: 0, fail: 0, hang: false,
+    async write() { backend.writeCalls++; },
+    async writeLineBuffers(buffers: Buffer[]) {
+      if (backend.hang) await new Promise(() => {});
+      if (backend.fail > 0) {
+        backend.fail--;
+        throw new Error('backend down');
+      }
+      // Copied now: the buffers are reused once this promise settles.
+      backend.text += Buffer.concat(buffers).toString('utf8');
+    },
+    lines: () => backend.text.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as UsageEvent),
+  };
+  return backend;
+}
+
+t.test('a backend with writeLineBuffers gets each event as its JSON line, serialized when recorded', async (t) => {
   const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
   const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 5 } });
-  const lines: string[] = [];
-  let writeCalls = 0;
-  observer.addUsageBackend({ id: 'lines', async write() { writeCalls++; }, async writeLines(batch) { lines.push(...batch); } });
-  const event = usageEvent();
+  const backend = lineBackend('lines');
+  observer.addUsageBackend(backend);
+  const event = usageEvent({ model_requested: 'modèle ✓ 🚀' });
   observer.record(event, null);
   event.status = 599; // a change after record() is not seen: the line was taken then
+  for (let i = 0; i < 3; i++) observer.record(usageEvent({ request_id: `next-${i}` }), null);
   await observer.flush();
-  t.equal(writeCalls, 0, 'write() is not called');
-  t.equal(lines.length, 1);
-  t.same(JSON.parse(lines[0]), { ...event, status: JSON.parse(lines[0]).status });
-  t.not(JSON.parse(lines[0]).status, 599);
-  t.throws(() => observer.addUsageBackend({ id: 'lines', async write() {}, async writeLines() {} }), /already registered/);
+  t.equal(backend.writeCalls, 0, 'write() is not called');
+  t.ok(backend.text.endsWith('\n'), 'every line ends with a newline');
+  const lines = backend.lines();
+  t.equal(lines.length, 4);
+  t.same(lines[0], { ...event, status: lines[0]!.status });
+  t.not(lines[0]!.status, 599);
+  t.same(lines.slice(1).map((l) => l.request_id), ['next-0', 'next-1', 'next-2'], 'in order');
+  t.throws(() => observer.addUsageBackend({ id: 'lines', async write() {}, async writeLineBuffers() {} }), /already registered/);
   await observer.close();
+});
+
+t.test('line lanes: a failed batch is retried whole, a refused line leaves no trace, batches after it are intact', async (t) => {
+  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
+  const observer = createObserver({
+    settings, log: silentLog, metrics: new Registry(),
+    queue: { maxBatchSize: 3, maxQueued: 6, maxDelayMs: 1000, retry: { initialBackoffMs: 1, maxBackoffMs: 2 } },
+  });
+  const backend = lineBackend('lines');
+  backend.fail = 2;
+  observer.addUsageBackend(backend);
+  // 8 events into a queue of 6 while the backend fails: the first batch is in flight and failing,
+  // so pushes 7 and 8 find the queue full and are refused.
+  for (let i = 0; i < 8; i++) observer.record(usageEvent({ request_id: `r${i}`, extras: { pad: 'é'.repeat(i * 50) } }), null);
+  await observer.flush();
+  for (let i = 8; i < 12; i++) observer.record(usageEvent({ request_id: `r${i}` }), null);
+  await observer.flush();
+  t.same(backend.lines().map((l) => l.request_id), ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r8', 'r9', 'r10', 'r11']);
+  t.same(backend.lines()[5]!.extras, { pad: 'é'.repeat(250) }, 'multi-byte lines whole');
+  const stats = observer.stats().usage.lines!;
+  t.equal(stats.droppedByReason.queue_full, 2);
+  t.equal(stats.retries, 2);
+  await observer.close();
+});
+
+t.test('line lanes: a batch out of retries is dropped, and the lines after it are written', async (t) => {
+  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
+  const observer = createObserver({
+    settings, log: silentLog, metrics: new Registry(),
+    queue: { maxBatchSize: 2, maxDelayMs: 1000, retry: { maxAttempts: 2, initialBackoffMs: 1, maxBackoffMs: 2 } },
+  });
+  const backend = lineBackend('lines');
+  backend.fail = 2;
+  observer.addUsageBackend(backend);
+  for (let i = 0; i < 4; i++) observer.record(usageEvent({ request_id: `r${i}` }), null);
+  await observer.flush();
+  t.same(backend.lines().map((l) => l.request_id), ['r2', 'r3']);
+  t.equal(observer.stats().usage.lines!.droppedByReason.retries_exhausted, 2);
+  await observer.close();
+});
+
+t.test('line lanes: a write that hangs at shutdown is given up at the deadline', async (t) => {
+  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
+  const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), closeDeadlineMs: 50, queue: { maxBatchSize: 2, maxDelayMs: 1000 } });
+  const backend = lineBackend('lines');
+  backend.hang = true;
+  observer.addUsageBackend(backend);
+  for (let i = 0; i < 5; i++) observer.record(usageEvent({ request_id: `r${i}` }), null);
+  const started = Date.now();
+  await observer.close();
+  t.ok(Date.now() - started < 2000, 'close returned');
+  t.equal(observer.stats().usage.lines!.droppedByReason.close_deadline, 5);
+  observer.record(usageEvent(), null);
+  t.equal(observer.stats().usage.lines!.droppedByReason.closed, 1, 'after close a line is refused');
 });

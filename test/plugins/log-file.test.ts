@@ -88,7 +88,10 @@ t.test('lines with multi-byte characters are written whole, one per line, and re
     usageEvent({ request_id: 'multi-1', extras: { note: 'café ✓ 日本語 🚀' } }),
     usageEvent({ request_id: 'multi-2', model_requested: 'modèle-ü' }),
   ];
-  await backend.writeLines(events.map((e) => JSON.stringify(e)));
+  // As the observer hands them over: lines back to back, split across buffers anywhere between lines.
+  const bytes = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+  const cut = bytes.indexOf('\n') + 1;
+  await backend.writeLineBuffers([bytes.subarray(0, cut), bytes.subarray(cut)]);
   await backend.close();
   const [segment] = await readdir(dir);
   const text = await readFile(path.join(dir, segment), 'utf8');
