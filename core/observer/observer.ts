@@ -66,7 +66,7 @@ export interface Observer {
 interface Lane<B> {
   backend: B;
   queue: BatchQueue<unknown>;
-  /** Events handed to this lane; read when /metrics is scraped (a counter update per event cost ~1 us). */
+  /** Events handed to this lane; read when /metrics is scraped (a labelled counter update per event was ~0.5 us in a profile). */
   recorded: number;
   /** Turns the item into what the queue holds (for backends with writeLineBuffers: its line's length in the lane's arena). */
   encode?: (item: never) => unknown;

@@ -90,8 +90,7 @@ async function translateStream(
         seen = 'error';
         // Before the commit the hold decides (fail over, or record it on the last candidate).
         if (attempt.writer.isCommitted) attempt.record.errorCode ??= 'upstream_stream_error';
-      }
-      else if (seen === 'opening' && (ev.type === 'delta' || ev.type === 'part_start' || ev.type === 'end')) seen = 'output';
+      } else if (seen === 'opening' && (ev.type === 'delta' || ev.type === 'part_start' || ev.type === 'end')) seen = 'output';
       if (ev.type === 'end') attempt.record.usage = ev.usage;
       pending.push(ev);
     }
