@@ -62,7 +62,21 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const defaultResolver = createCatalogResolver(resolverDeps);
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
-  const requests = new Counter({ name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics] });
+  // Counted here and handed to prom-client when /metrics is scraped: a labelled inc per request
+  // (hashing its labels) was ~0.5 us in a profile.
+  const requestCounts = new Map<ShapeId, Map<number, number>>();
+  const countRequest = (shape: ShapeId, status: number): void => {
+    let byStatus = requestCounts.get(shape);
+    if (!byStatus) requestCounts.set(shape, byStatus = new Map());
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+  };
+  new Counter({
+    name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics],
+    collect() {
+      this.reset();
+      for (const [shape, byStatus] of requestCounts) for (const [status, n] of byStatus) this.inc({ shape, status: String(status) }, n);
+    },
+  });
   const duration = new Histogram({
     name: 'relay_inference_duration_seconds', help: 'Inference request duration (to the last byte)', labelNames: ['shape'],
     buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [deps.metrics],
@@ -211,7 +225,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);
-      requests.inc({ shape: call.shape, status: String(event.status) });
+      countRequest(call.shape, event.status);
       duration.observe({ shape: call.shape }, event.latency_ms / 1000);
       const payload = requestCapture && responseCapture
         ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders: writer.isCommitted ? writer.sentHeaders : responseHeaders })
@@ -226,7 +240,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     const record = new RequestRecord(requestId, shape, model, body?.stream === true);
     record.status = err.status;
     record.errorCode = err.code;
-    requests.inc({ shape, status: String(err.status) });
+    countRequest(shape, err.status);
     observer.record(record.toEvent(sync.snapshot()), null);
   }
 

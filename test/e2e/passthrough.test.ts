@@ -90,6 +90,21 @@ t.test('an answer past the whole-copy bound (a batch of embeddings): byte for by
   t.match((await relay.api('GET', `/api/logs/${requestId}`)).body, { status: 200, input_tokens: 4321 });
 });
 
+t.test('/metrics counts inference requests by shape and status, and their durations', async (t) => {
+  const metric = async (line: RegExp) => {
+    const text = String((await relay.api<string>('GET', '/metrics')).body);
+    const m = line.exec(text);
+    return m ? Number(m[1]) : 0;
+  };
+  const ok = /^relay_inference_requests_total\{shape="anthropic.messages",status="200"\} (\S+)$/m;
+  const notFound = /^relay_inference_requests_total\{shape="anthropic.messages",status="404"\} (\S+)$/m;
+  const durations = /^relay_inference_duration_seconds_count\{shape="anthropic.messages"\} (\S+)$/m;
+  const before = [await metric(ok), await metric(notFound), await metric(durations)];
+  for (let i = 0; i < 2; i++) t.equal((await viaRelay('/vendor-b/v1/messages', an.relayKey, { model: an.modelSlug, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })).status, 200);
+  t.equal((await viaRelay('/vendor-b/v1/messages', an.relayKey, { model: 'no-such-model', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })).status, 404);
+  t.same([await metric(ok) - before[0]!, await metric(notFound) - before[1]!, await metric(durations) - before[2]!], [2, 1, 3]);
+});
+
 t.test('count_tokens is forwarded with its query string', async (t) => {
   const got = await post(`${relay.inferenceUrl}/vendor-b/v1/messages/count_tokens?beta=true`, { 'x-api-key': an.relayKey },
     { model: an.modelSlug, messages: [{ role: 'user', content: 'hi' }] });
