@@ -3,9 +3,11 @@ import type { Usage } from '../canonical/types.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import { costOf } from '../observer/cost.ts';
+import { isoTime } from './iso-time.ts';
 
 export class RequestRecord {
-  readonly startedAt = new Date();
+  /** Epoch milliseconds; written as ISO text only in toEvent (see iso-time.ts). */
+  readonly startedAt = Date.now();
   private readonly t0 = performance.now();
   principal: Principal | null = null;
   route: Route | null = null;
@@ -31,8 +33,8 @@ export class RequestRecord {
     const pricing = route ? snapshot.pricingFor(route.model.metadata.id, route.host.metadata.id) : undefined;
     return {
       request_id: this.requestId,
-      started_at: this.startedAt.toISOString(),
-      finished_at: new Date().toISOString(),
+      started_at: isoTime(this.startedAt),
+      finished_at: isoTime(Date.now()),
       relay_key_id: this.principal?.relayKey.metadata.id ?? null,
       relay_key_prefix: this.principal?.relayKey.spec.prefix ?? null,
       policy_id: this.principal?.policy.metadata.id ?? null,
