@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import { RelayError } from '../errors.ts';
 import type { CanonicalRequest } from '../canonical/types.ts';
 import type { InboundHttpRequest, InboundRequest, Principal, ShapeId } from '../hooks.ts';
@@ -15,6 +15,7 @@ import type { Sealer } from '../crypto/sealing.ts';
 import type { Observer } from '../observer/observer.ts';
 import { BodyCapture, buildCapturedPayload } from '../observer/capture.ts';
 import { toRelayError } from '../server/errors.ts';
+import { ScrapeTimeHistogram } from '../server/scrape-time-histogram.ts';
 import { Attempt, ClientGone } from './attempt.ts';
 import { Cancellation } from '../http/cancellation.ts';
 import { ClientWriter } from './client-writer.ts';
@@ -77,9 +78,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       for (const [shape, byStatus] of requestCounts) for (const [status, n] of byStatus) this.inc({ shape, status: String(status) }, n);
     },
   });
-  const duration = new Histogram({
-    name: 'relay_inference_duration_seconds', help: 'Inference request duration (to the last byte)', labelNames: ['shape'],
-    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [deps.metrics],
+  const duration = new ScrapeTimeHistogram({
+    name: 'relay_inference_duration_seconds', help: 'Inference request duration (to the last byte)', labelName: 'shape',
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registry: deps.metrics,
   });
 
   /** The first authenticator that knows the request. Synchronous ones are not awaited (one microtask less per request). */
@@ -226,7 +227,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);
       countRequest(call.shape, event.status);
-      duration.observe({ shape: call.shape }, event.latency_ms / 1000);
+      duration.observe(call.shape, event.latency_ms / 1000);
       const payload = requestCapture && responseCapture
         ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders: writer.isCommitted ? writer.sentHeaders : responseHeaders })
         : null;
