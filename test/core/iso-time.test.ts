@@ -10,9 +10,8 @@ t.test('writes exactly what toISOString writes, whatever the order of calls', as
   const near = fc.integer({ min: 1_700_000_000_000, max: 1_700_000_005_000 });
   const anywhere = fc.integer({ min: -MAX_DATE_MS, max: MAX_DATE_MS });
   const time = fc.oneof(near, anywhere, fc.double({ min: -4e12, max: 4e12, noNaN: true }));
-  fc.assert(fc.property(fc.array(time, { minLength: 1, maxLength: 50 }), (times) =>
-    times.every((ms) => isoTime(ms) === new Date(ms).toISOString())), { seed: 20261121, numRuns: 500 });
-  t.pass('500 random sequences');
+  t.doesNotThrow(() => fc.assert(fc.property(fc.array(time, { minLength: 1, maxLength: 50 }), (times) =>
+    times.every((ms) => isoTime(ms) === new Date(ms).toISOString())), { seed: 20261121, numRuns: 500 }), '500 random sequences');
 });
 
 t.test('milliseconds are padded and the second rolls over', async (t) => {
