@@ -137,6 +137,11 @@ export interface StreamInspector {
   inspect(event: string | undefined, data: string): 'opening' | 'output' | 'error';
   /** Usage seen so far (final once the stream ended). */
   usage(): Usage | null;
+  /**
+   * Event names whose frames are `output` and carry no usage, told by the name alone: the tap
+   * neither decodes their data nor calls inspect() for them (most frames of a named stream).
+   */
+  readonly outputEvents?: ReadonlySet<string>;
 }
 
 /** Turns upstream SSE frames in the adapter's shape into canonical stream events. */

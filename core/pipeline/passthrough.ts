@@ -83,6 +83,10 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   }, {
     // The client still gets the frame's bytes; only the tap skips it.
     onOversize: (limit) => attempt.noteOversizedFrame(route, limit, 'the client got it, but usage was not read from it'),
+    skipData: inspector.outputEvents,
+    onSkipped: () => {
+      if (seen === 'opening') seen = 'output';
+    },
   });
   const hold = await attempt.holdStream(route, res.body, (chunk) => { parser.feed(chunk); return seen; });
   if (hold.kind !== 'held') return hold;

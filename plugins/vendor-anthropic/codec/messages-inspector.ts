@@ -4,12 +4,13 @@ import type { StreamInspector } from '../../../core/plugin-api.ts';
 import { StreamUsage } from './usage.ts';
 
 // Named frames that carry output and no usage: classified by their name, without JSON.parse
-// (4 of the 6 parses in a stream; test/bench/sse-tap.ts).
-const OUTPUT_WITHOUT_USAGE = new Set(['content_block_delta', 'content_block_start', 'content_block_stop', 'message_stop']);
+// (4 of the 6 parses in a stream; test/bench/sse-tap.ts), and the tap does not decode them.
+const OUTPUT_WITHOUT_USAGE: ReadonlySet<string> = new Set(['content_block_delta', 'content_block_start', 'content_block_stop', 'message_stop']);
 
 export function messagesStreamInspector(): StreamInspector {
   const usage = new StreamUsage();
   return {
+    outputEvents: OUTPUT_WITHOUT_USAGE,
     inspect(event, data) {
       if (event !== undefined && OUTPUT_WITHOUT_USAGE.has(event)) return 'output';
       if (event === 'ping') return 'opening';

@@ -7,10 +7,22 @@ import { usageFromResponses } from './usage.ts';
 const OPENING = new Set(['response.created', 'response.in_progress', 'response.queued']);
 const ERROR = new Set(['response.failed', 'error']);
 const FINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+// The bulk of a stream: output, no usage. Told by name, so the tap neither decodes nor parses them
+// (a Codex turn is mostly text, reasoning and tool-argument deltas).
+const OUTPUT_EVENTS: ReadonlySet<string> = new Set([
+  'response.output_item.added', 'response.output_item.done', 'response.content_part.added', 'response.content_part.done',
+  'response.output_text.delta', 'response.output_text.done', 'response.refusal.delta', 'response.refusal.done',
+  'response.function_call_arguments.delta', 'response.function_call_arguments.done',
+  'response.custom_tool_call_input.delta', 'response.custom_tool_call_input.done',
+  'response.reasoning_summary_part.added', 'response.reasoning_summary_part.done',
+  'response.reasoning_summary_text.delta', 'response.reasoning_summary_text.done',
+  'response.reasoning_text.delta', 'response.reasoning_text.done',
+]);
 
 export function responsesStreamInspector(): StreamInspector {
   let usage: Usage | null = null;
   return {
+    outputEvents: OUTPUT_EVENTS,
     inspect(event, data) {
       let type = event;
       let frame: { type?: unknown; response?: { usage?: unknown } } | null = null;
