@@ -5,6 +5,7 @@ import { openDatabase } from '../db/open.ts';
 import { migrate } from '../db/migrate.ts';
 import { Sealer, generateMasterKey, parseMasterKey } from '../crypto/sealing.ts';
 import { resealHostKeys } from '../crypto/rekey.ts';
+import { configValuesSealedUnder } from '../crypto/config-sealed.ts';
 import { loadPlugins } from '../plugins/loader.ts';
 import { upsertAdminUser } from '../control/admin-users.ts';
 import { startService } from './start.ts';
@@ -17,7 +18,11 @@ Commands:
   check                     validate the config file and print the resolved plugin tree
   master-key generate       print a new RELAY_MASTER_KEY (32 random bytes, base64)
   master-key rotate         re-encrypt stored host-key values sealed under
-                            RELAY_MASTER_KEY_PREVIOUS with RELAY_MASTER_KEY, and exit
+                            RELAY_MASTER_KEY_PREVIOUS with RELAY_MASTER_KEY, name the config
+                            file's values still sealed under the previous key, and exit
+  master-key seal           read one value on stdin and print it sealed under RELAY_MASTER_KEY,
+                            for the config file (payload-s3 credentials); a value sealed under
+                            RELAY_MASTER_KEY_PREVIOUS is printed re-sealed under the current key
   admin-user set --username <u> --password <p>
                             add an admin user, or reset its password
 
@@ -65,7 +70,8 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
         return 0;
       }
       if (sub === 'rotate') return rotateMasterKey(options.configFile, process.env);
-      throw new StartupError('usage: relay master-key generate | relay master-key rotate');
+      if (sub === 'seal') return sealFromStdin(process.env);
+      throw new StartupError('usage: relay master-key generate | relay master-key rotate | relay master-key seal');
     case 'admin-user': {
       if (sub !== 'set' || !options.username || !options.password) throw new StartupError('usage: relay admin-user set --username <u> --password <p>');
       const { config } = loadConfigFile(options.configFile);
@@ -97,8 +103,43 @@ async function rotateMasterKey(configFile: string, env: Record<string, string | 
     const result = await resealHostKeys(db, sealer);
     process.stdout.write(`re-encrypted ${result.resealed} host-key value(s) under master key ${sealer.currentKeyId}; `
       + `${result.current} already current; ${result.unknownKey} under an unknown key\n`);
-    return result.unknownKey > 0 ? 2 : 0;
+    const inConfig = configValuesSealedUnder(config, sealer.previousKeyId!);
+    for (const pointer of inConfig) {
+      process.stdout.write(`config ${pointer}: sealed under the previous key; re-seal it with relay master-key seal before removing RELAY_MASTER_KEY_PREVIOUS\n`);
+    }
+    return result.unknownKey > 0 || inConfig.length > 0 ? 2 : 0;
   } finally {
     await db.close();
   }
+}
+
+/**
+ * `relay master-key seal`: one value from stdin (a trailing newline dropped), sealed under
+ * RELAY_MASTER_KEY. Read from stdin, not argv, so the secret stays out of process lists and shell
+ * history. A value already sealed (under the current or previous key) is opened and re-sealed.
+ */
+async function sealFromStdin(env: Record<string, string | undefined>): Promise<number> {
+  if (!env.RELAY_MASTER_KEY) throw new StartupError('relay master-key seal needs RELAY_MASTER_KEY (the key to seal under)');
+  const sealer = new Sealer(parseMasterKey(env.RELAY_MASTER_KEY),
+    env.RELAY_MASTER_KEY_PREVIOUS ? parseMasterKey(env.RELAY_MASTER_KEY_PREVIOUS, 'RELAY_MASTER_KEY_PREVIOUS') : null);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (value === '') throw new StartupError('relay master-key seal: no value on stdin (e.g. printf %s "$SECRET" | relay master-key seal)');
+  const keyId = Sealer.keyIdOf(value);
+  if (keyId === null) {
+    process.stdout.write(`${sealer.seal(value)}\n`);
+    return 0;
+  }
+  if (keyId !== sealer.currentKeyId && keyId !== sealer.previousKeyId) {
+    throw new StartupError(`relay master-key seal: the value on stdin is sealed under master key ${keyId}; set that key as RELAY_MASTER_KEY_PREVIOUS to re-seal it`);
+  }
+  let plaintext: string;
+  try {
+    plaintext = sealer.open(value);
+  } catch {
+    throw new StartupError(`relay master-key seal: the value on stdin names master key ${keyId} but does not open with it (damaged or cut)`);
+  }
+  process.stdout.write(`${sealer.seal(plaintext)}\n`);
+  return 0;
 }

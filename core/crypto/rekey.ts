@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/types.ts';
 import { Sealer } from './sealing.ts';
+import { configValuesSealedUnder } from './config-sealed.ts';
 
 export interface RekeyResult {
   /** Values re-sealed under the current key. */
@@ -66,4 +67,12 @@ export async function resealAtStartup(db: Database, sealer: Sealer, log: Logger)
     log.warn({ unknownKey: result.unknownKey }, 'some host-key values are sealed under a master key that is neither current nor previous; they cannot be opened');
   }
   return result;
+}
+
+/** During a rotation: names (never shows) the config file's values still sealed under the previous key. */
+export function warnConfigSealedUnderPrevious(config: unknown, sealer: Sealer, log: Logger): void {
+  if (!sealer.previousKeyId || !sealer.enabled) return;
+  const pointers = configValuesSealedUnder(config, sealer.previousKeyId);
+  if (pointers.length === 0) return;
+  log.warn({ pointers }, 'config values are sealed under RELAY_MASTER_KEY_PREVIOUS and cannot be re-sealed in place: re-seal each with relay master-key seal before removing the previous key');
 }

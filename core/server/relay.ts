@@ -16,7 +16,7 @@ import { CatalogStore } from '../catalog/store.ts';
 import { CatalogSync } from '../catalog/sync.ts';
 import { SettingsStore } from '../settings/store.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
-import { resealAtStartup } from '../crypto/rekey.ts';
+import { resealAtStartup, warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
 import { Hooks } from '../plugins/registry.ts';
 import { loadPlugins, type LoadedPlugin } from '../plugins/loader.ts';
 import type { RelayContext } from '../plugins/context.ts';
@@ -91,6 +91,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     await migrate(db);
     // A rotation in progress: move every stored host-key value to the current master key.
     await resealAtStartup(db, sealer, log);
+    warnConfigSealedUnderPrevious(config, sealer, log);
     const store = new CatalogStore(db);
     const sync = new CatalogSync(db, store, log);
     store.setAfterWrite((kind, id) => sync.refresh(kind, id));
