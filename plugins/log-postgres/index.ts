@@ -2,12 +2,19 @@
 import { Type, definePlugin } from '../../core/plugin-api.ts';
 import { poolDatabase } from './pool-database.ts';
 import { PostgresUsageBackend } from './postgres-usage-backend.ts';
+import { scheduleRetention } from './retention.ts';
 
 export const LogPostgresOptions = Type.Object({
   url: Type.Optional(Type.String({ description: 'postgres:// URL of a database for usage events; Relay\'s own database when unset.' })),
   table: Type.String({ default: 'relay_usage_events', pattern: '^[a-z_][a-z0-9_]{0,50}$', description: 'Table name (created and migrated by the plugin).' }),
   poolSize: Type.Integer({ minimum: 1, maximum: 50, default: 4, description: 'Connections of the own pool (with url).' }),
+  retentionDays: Type.Integer({ minimum: 0, default: 0, description: 'Rows started longer ago are deleted, hourly, in batches, by one instance at a time; 0 keeps everything.' }),
 }, { additionalProperties: false });
+
+/** Retention sweeps: the first a minute after start, then hourly; rows per DELETE transaction. */
+const SWEEP_INTERVAL_MS = 60 * 60_000;
+const FIRST_SWEEP_MS = 60_000;
+const SWEEP_BATCH_ROWS = 5000;
 
 export default definePlugin({
   name: 'log-postgres',
@@ -16,7 +23,20 @@ export default definePlugin({
   options: LogPostgresOptions,
   async register(relay, options) {
     const own = options.url ? poolDatabase(options.url, options.poolSize) : null;
-    const backend = new PostgresUsageBackend({ db: own ?? relay.db, table: options.table, onClose: own ? () => own.close() : undefined });
+    const db = own ?? relay.db;
+    const stopRetention = options.retentionDays > 0
+      ? scheduleRetention({
+        db, table: options.table, retentionDays: options.retentionDays, batchSize: SWEEP_BATCH_ROWS,
+        intervalMs: SWEEP_INTERVAL_MS, firstSweepMs: FIRST_SWEEP_MS, log: relay.log,
+      })
+      : null;
+    const backend = new PostgresUsageBackend({
+      db, table: options.table,
+      onClose: async () => {
+        await stopRetention?.();
+        await own?.close();
+      },
+    });
     try {
       await backend.init();
     } catch (err) {

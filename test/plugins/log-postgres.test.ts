@@ -7,6 +7,8 @@ import { poolDatabase } from '../../plugins/log-postgres/pool-database.ts';
 import plugin from '../../plugins/log-postgres/index.ts';
 import { usageBackendSuite } from '../support/usage-backend-suite.ts';
 import { usageEvent } from '../support/observer-fixtures.ts';
+import { scheduleRetention, sweepExpired } from '../../plugins/log-postgres/retention.ts';
+import { eventually } from '../../core/testing.ts';
 
 const PG_URL = process.env.RELAY_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const uniqueTable = () => `usage_test_${randomBytes(4).toString('hex')}`;
@@ -56,7 +58,7 @@ t.test('own pool (url option): retried batches do not duplicate; migrations run 
     db: null, log: { error() {} },
     hooks: { addUsageBackend: (b: PostgresUsageBackend) => backends.push(b) },
   };
-  await plugin.register(relay as never, { url: PG_URL, table, poolSize: 2 });
+  await plugin.register(relay as never, { url: PG_URL, table, poolSize: 2, retentionDays: 0 });
   const backend = backends[0];
   t.equal(backend.id, 'postgres');
   const batch = Array.from({ length: 700 }, () => usageEvent());
@@ -85,4 +87,105 @@ t.test('a database that is down: writes reject (the queue retries), and succeed 
   const backend = new PostgresUsageBackend({ db: failing, table: 'relay_usage_events' });
   await t.rejects(backend.write([usageEvent()]), /connection refused/);
   await t.rejects(backend.write([usageEvent()]), /connection refused/, 'migration is tried again, not stuck');
+});
+
+/** `old` events started `daysAgo` days ago and `fresh` ones now, written through the backend. */
+async function seedAges(backend: PostgresUsageBackend, old: number, fresh: number, daysAgo: number): Promise<void> {
+  const past = new Date(Date.now() - daysAgo * 86_400_000).toISOString();
+  await backend.write([
+    ...Array.from({ length: old }, () => usageEvent({ started_at: past })),
+    ...Array.from({ length: fresh }, () => usageEvent()),
+  ]);
+}
+
+const count = async (db: Pick<Database, 'query'>, table: string) => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+
+t.test('retention: rows past the cutoff are deleted in batches, the rest kept (PGlite and Postgres)', async (t) => {
+  const targets: Array<[string, () => Promise<{ db: Database; table: string; cleanup: () => Promise<void> }>]> = [
+    ['PGlite', async () => {
+      const db = await openDatabase({ dataDir: null });
+      return { db, table: 'relay_usage_events', cleanup: () => db.close() };
+    }],
+  ];
+  if (await postgresReachable()) {
+    targets.push(['Postgres', async () => {
+      const db = await openDatabase({ url: PG_URL });
+      const table = uniqueTable();
+      return {
+        db, table,
+        cleanup: async () => {
+          await db.query(`DROP TABLE IF EXISTS ${table}`);
+          await db.query('DELETE FROM relay_log_postgres_migrations WHERE table_name = $1', [table]);
+          await db.close();
+        },
+      };
+    }]);
+  }
+  for (const [name, open] of targets) {
+    const { db, table, cleanup } = await open();
+    try {
+      const backend = new PostgresUsageBackend({ db, table });
+      await seedAges(backend, 23, 7, 40);
+      const cutoff = new Date(Date.now() - 30 * 86_400_000);
+      t.same(await sweepExpired(db, table, cutoff, 5), { deleted: 23, swept: true }, `${name}: 23 old rows in batches of 5`);
+      t.equal(await count(db, table), 7, `${name}: the recent rows are kept`);
+      t.same(await sweepExpired(db, table, cutoff, 5), { deleted: 0, swept: true }, `${name}: a second sweep finds nothing`);
+      // A stop between batches ends the sweep after the batch in progress.
+      await seedAges(backend, 12, 0, 40);
+      let batches = 0;
+      const stopped = await sweepExpired(db, table, cutoff, 5, () => batches++ >= 1);
+      t.same(stopped, { deleted: 5, swept: true }, `${name}: stopped after one batch`);
+      t.equal(await count(db, table), 14, `${name}: the rest waits for the next sweep`);
+    } finally {
+      await cleanup();
+    }
+  }
+});
+
+t.test('retention: one instance sweeps at a time; the other leaves it', async (t) => {
+  if (!(await postgresReachable())) { t.plan(0, `no Postgres at ${PG_URL}`); return; }
+  const table = uniqueTable();
+  const db = poolDatabase(PG_URL, 3);
+  t.teardown(async () => {
+    await db.query(`DROP TABLE IF EXISTS ${table}`);
+    await db.query('DELETE FROM relay_log_postgres_migrations WHERE table_name = $1', [table]);
+    await db.close();
+  });
+  const backend = new PostgresUsageBackend({ db, table });
+  await seedAges(backend, 10, 3, 40);
+  // Another instance holds the sweep's lock (inside its own transaction).
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => { locked = r; });
+  const holder = db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`relay_log_postgres_retention:${table}`]);
+    locked();
+    await held;
+  });
+  await isLocked;
+  const cutoff = new Date(Date.now() - 30 * 86_400_000);
+  t.same(await sweepExpired(db, table, cutoff, 100), { deleted: 0, swept: false }, 'the lock is taken: this instance does not sweep');
+  release();
+  await holder;
+  t.same(await sweepExpired(db, table, cutoff, 100), { deleted: 10, swept: true }, 'free again: it sweeps');
+});
+
+t.test('retention on a timer: the plugin option sweeps, logs the count, and stops on close', async (t) => {
+  const db = await openDatabase({ dataDir: null });
+  t.teardown(() => db.close());
+  const backend = new PostgresUsageBackend({ db, table: 'relay_usage_events' });
+  await seedAges(backend, 4, 2, 10);
+  const lines: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+  const log = { info: (obj: object, msg: string) => lines.push({ obj: obj as Record<string, unknown>, msg }), warn: (obj: object, msg: string) => lines.push({ obj: obj as Record<string, unknown>, msg }) };
+  const stop = scheduleRetention({ db, table: 'relay_usage_events', retentionDays: 7, batchSize: 3, intervalMs: 50, firstSweepMs: 10, log });
+  await eventually(async () => (await count(db, 'relay_usage_events')) === 2, 5000, 20);
+  t.equal(lines[0]?.msg, 'log-postgres: deleted usage rows past retention');
+  t.equal(lines[0]?.obj.deleted, 4);
+  await stop();
+  await seedAges(backend, 3, 0, 10);
+  await new Promise((r) => setTimeout(r, 200));
+  t.equal(await count(db, 'relay_usage_events'), 5, 'no sweep after stop');
+  t.equal(lines.length, 1, 'nothing more logged');
+  t.equal(plugin.options?.properties.retentionDays.default, 0, 'the option keeps everything unless set');
 });
