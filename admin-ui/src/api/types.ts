@@ -1,4 +1,6 @@
 // Shapes the control-plane API serves (see SPEC.md "Control plane" and core/catalog/kinds.ts).
+// The usage, settings and key-health ones are held equal to core's by test/support/admin-ui-api-types.ts
+// (checked by npm run typecheck).
 
 export type KindName =
   | 'providers' | 'hosts' | 'models' | 'host-keys' | 'rate-limits' | 'policies' | 'pricings' | 'relay-keys';
