@@ -17,6 +17,7 @@ import { CatalogSync } from '../catalog/sync.ts';
 import { SettingsStore } from '../settings/store.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
 import { resealAtStartup, warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
+import { keepTickObjectMapsAlive } from './tick-object-maps.ts';
 import { Hooks } from '../plugins/registry.ts';
 import { loadPlugins, type LoadedPlugin } from '../plugins/loader.ts';
 import type { RelayContext } from '../plugins/context.ts';
@@ -69,6 +70,7 @@ export interface Relay {
 }
 
 export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
+  keepTickObjectMapsAlive(); // already done by the relay command; here for Relays made in-process
   const env = options.env ?? process.env;
   const loaded: LoadedConfig = options.configFile
     ? loadConfigFile(options.configFile, env)
