@@ -24,12 +24,7 @@ export default definePlugin({
   async register(relay, options) {
     const own = options.url ? poolDatabase(options.url, options.poolSize) : null;
     const db = own ?? relay.db;
-    const stopRetention = options.retentionDays > 0
-      ? scheduleRetention({
-        db, table: options.table, retentionDays: options.retentionDays, batchSize: SWEEP_BATCH_ROWS,
-        intervalMs: SWEEP_INTERVAL_MS, firstSweepMs: FIRST_SWEEP_MS, log: relay.log,
-      })
-      : null;
+    let stopRetention: (() => Promise<void>) | null = null;
     const backend = new PostgresUsageBackend({
       db, table: options.table,
       onClose: async () => {
@@ -37,6 +32,14 @@ export default definePlugin({
         await own?.close();
       },
     });
+    if (options.retentionDays > 0) {
+      stopRetention = scheduleRetention({
+        db, table: options.table, retentionDays: options.retentionDays, batchSize: SWEEP_BATCH_ROWS,
+        intervalMs: SWEEP_INTERVAL_MS, firstSweepMs: FIRST_SWEEP_MS, log: relay.log,
+        // The table exists before a sweep (a migration that failed at start is tried again).
+        prepare: () => backend.init(),
+      });
+    }
     try {
       await backend.init();
     } catch (err) {

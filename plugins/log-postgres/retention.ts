@@ -49,6 +49,8 @@ export interface RetentionScheduleOptions {
   intervalMs: number;
   firstSweepMs: number;
   log: RetentionLog;
+  /** Runs before each sweep (a failure skips that sweep, logged). */
+  prepare?: () => Promise<void>;
 }
 
 /**
@@ -62,6 +64,7 @@ export function scheduleRetention(options: RetentionScheduleOptions): () => Prom
   const sweep = async () => {
     const cutoff = new Date(Date.now() - retentionDays * 86_400_000);
     try {
+      await options.prepare?.();
       const result = await sweepExpired(db, table, cutoff, batchSize, () => stopped);
       if (result.deleted > 0) log.info({ table, deleted: result.deleted, cutoff: cutoff.toISOString() }, 'log-postgres: deleted usage rows past retention');
     } catch (err) {
