@@ -61,7 +61,9 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
     'log: { level: warn }',
     'plugins:',
     // Without log-file no usage backend is loaded: what logging costs is the difference.
-    ...['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', ...(usageLogging ? ['log-file'] : [])].map((p) => `  - use: ${p}`),
+    ...['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic'].map((p) => `  - use: ${p}`),
+    // BENCH_LOG_DIR puts the segments elsewhere (e.g. on /dev/shm, to take the disk out).
+    ...(usageLogging ? ['  - use: log-file', ...(process.env.BENCH_LOG_DIR ? [`    options: { dir: ${JSON.stringify(path.join(process.env.BENCH_LOG_DIR, path.basename(dataDir)))} }`] : [])] : []),
     '',
   ].join('\n'));
   const db = process.env.RELAY_BENCH_PGLITE ? null : await createTestDatabase();
