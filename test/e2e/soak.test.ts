@@ -1,5 +1,6 @@
 // A soak: sustained mixed load (streamed and not, passthrough and translated) against a Relay
-// process for SOAK_SECONDS (default 60), sampling its live heap, RSS and open file descriptors.
+// process for SOAK_SECONDS (default 60), sampling its live heap (after a full collection the test
+// asks for through the inspector), RSS and open file descriptors.
 // After the warm-up third, neither the live set (the heap after each full collection, from
 // /metrics) nor the descriptors may keep growing, and descriptors return to their level once the
 // load stops. Every request must succeed.
@@ -10,7 +11,8 @@ import path from 'node:path';
 import { createTestDatabase, seedRoute } from '../../core/testing.ts';
 import { generateMasterKey } from '../../core/crypto/sealing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
-import { startRelayProcess } from '../support/relay-process.ts';
+import { freePort, startRelayProcess } from '../support/relay-process.ts';
+import { WebSocket } from 'undici';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const CONCURRENCY = 16;
@@ -22,8 +24,17 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-soak-'));
 const configFile = path.join(dir, 'relay.yaml');
 writeFileSync(configFile, ['server: { host: 127.0.0.1 }', 'log: { level: warn }', 'plugins:',
   ...['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-file'].map((p) => `  - use: ${p}`), ''].join('\n'));
-const relay = await startRelayProcess({ name: 'soak', configFile, adminToken: 'soak-admin-token', env: { DATABASE_URL: db.url, RELAY_MASTER_KEY: generateMasterKey() } });
+// The inspector, on loopback, lets the test run a full collection before each sample: left to
+// itself V8 may run none in a minute (one clean-clone CI run read no full collection at all, with
+// less garbage per request and a slower machine), and the live set is only known after one.
+const inspectorPort = await freePort();
+const relay = await startRelayProcess({
+  name: 'soak', configFile, adminToken: 'soak-admin-token', env: { DATABASE_URL: db.url, RELAY_MASTER_KEY: generateMasterKey() },
+  nodeArgs: [`--inspect=127.0.0.1:${inspectorPort}`],
+});
+const inspector = await connectInspector(inspectorPort);
 t.teardown(async () => {
+  inspector.close();
   await relay.dispose();
   await upstream.close();
   await db.drop();
@@ -36,6 +47,31 @@ const an = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: 'ant
 const pid = relay.child.pid!;
 const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const openFds = () => readdirSync(`/proc/${pid}/fd`).length;
+/** The Relay process's inspector session: `collectGarbage()` runs a full collection there. */
+async function connectInspector(port: number): Promise<{ collectGarbage(): Promise<void>; close(): void }> {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json() as Array<{ webSocketDebuggerUrl: string }>;
+  const ws = new WebSocket(targets[0]!.webSocketDebuggerUrl);
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener('open', () => resolve(), { once: true });
+    ws.addEventListener('error', () => reject(new Error('inspector connection failed')), { once: true });
+  });
+  const pending = new Map<number, () => void>();
+  ws.addEventListener('message', (event) => {
+    const reply = JSON.parse(String(event.data)) as { id?: number };
+    if (reply.id !== undefined) pending.get(reply.id)?.();
+    pending.delete(reply.id!);
+  });
+  let nextId = 1;
+  return {
+    collectGarbage: () => new Promise<void>((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, method: 'HeapProfiler.collectGarbage' }));
+    }),
+    close: () => ws.close(),
+  };
+}
+
 /** relay_heap_used_after_major_gc_bytes in MB (0 until the first full collection). */
 const liveHeapMb = async () => {
   const text = (await relay.api<string>('GET', '/metrics')).body;
@@ -76,7 +112,11 @@ t.test(`${SECONDS} s of mixed load: steady RSS, no growth in open handles, no fa
     const at = Date.now();
     const rss = rssMb();
     const fds = openFds();
-    void liveHeapMb().then((live) => samples.push({ at, rss, fds, live }), () => undefined);
+    // A full collection first; the gauge is set by a GC observer a moment after it.
+    void inspector.collectGarbage()
+      .then(() => new Promise((r) => setTimeout(r, 50)))
+      .then(liveHeapMb)
+      .then((live) => samples.push({ at, rss, fds, live }), () => undefined);
   }, 2_000);
   await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
   clearInterval(sampler);

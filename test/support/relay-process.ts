@@ -43,12 +43,14 @@ export interface StartProcessOptions {
   env: Record<string, string>;
   /** Bound on coming up (healthz 200 on both listeners). Default 60 s. */
   startTimeoutMs?: number;
+  /** Node flags for the Relay process (e.g. --inspect). */
+  nodeArgs?: string[];
 }
 
 export async function startRelayProcess(options: StartProcessOptions): Promise<RelayProcess> {
   const [port, controlPort] = [await freePort(), await freePort()];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `relay-${options.name}-`));
-  const child = spawn(process.execPath, [path.join(root, 'bin/relay.js'), 'start', '--config', options.configFile], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'bin/relay.js'), 'start', '--config', options.configFile], {
     cwd: root,
     env: { ...process.env, ...options.env, RELAY_PORT: String(port), RELAY_CONTROL_PORT: String(controlPort), RELAY_DATA_DIR: dataDir, RELAY_ADMIN_TOKEN: options.adminToken },
     stdio: ['ignore', 'pipe', 'pipe'],
