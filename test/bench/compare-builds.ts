@@ -6,11 +6,14 @@
 // .bench/compare.json.
 //   BENCH_BASE=/path/to/other/checkout/bin/relay.js (required; that checkout needs its dist/ built)
 //   BENCH_ROUNDS (12)  BENCH_DURATION (2 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)
+//   BENCH_BASE_NODE_ARGS, BENCH_CURRENT_NODE_ARGS: node flags for each (default BENCH_RELAY_NODE_ARGS);
+//   with BENCH_BASE=bin/relay.js they compare one build under two sets of flags.
 // Calibration on the development machine: the same build against itself gave ratios of 0.96-1.00,
 // so read differences under about 4% as noise.
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BENCH_DIR, median, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { splitArgs } from './relay-target.ts';
 
 const env = process.env;
 const cfg = {
@@ -21,6 +24,8 @@ const cfg = {
   caseId: env.BENCH_CASE ?? 'chat',
   gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
   loadCpu: env.BENCH_LOAD_CPU ?? '1',
+  baseNodeArgs: splitArgs(env.BENCH_BASE_NODE_ARGS ?? env.BENCH_RELAY_NODE_ARGS),
+  currentNodeArgs: splitArgs(env.BENCH_CURRENT_NODE_ARGS ?? env.BENCH_RELAY_NODE_ARGS),
 };
 
 runBenchMain('bench:compare', async () => {
@@ -29,8 +34,8 @@ runBenchMain('bench:compare', async () => {
     ...cfg,
     mode: 'paired',
     relays: [
-      { name: 'current', options: { workDir: join(BENCH_DIR, 'compare-current') } },
-      { name: 'base', options: { workDir: join(BENCH_DIR, 'compare-base'), entry: resolve(cfg.base) } },
+      { name: 'current', options: { workDir: join(BENCH_DIR, 'compare-current'), nodeArgs: cfg.currentNodeArgs } },
+      { name: 'base', options: { workDir: join(BENCH_DIR, 'compare-base'), entry: resolve(cfg.base), nodeArgs: cfg.baseNodeArgs } },
     ],
   });
   const ratio = median(ratios);

@@ -36,6 +36,8 @@ export interface RelayBenchOptions {
   usageLogging?: boolean;
   /** The relay command to run: this checkout's bin/relay.js (built first) unless another checkout's is given. */
   entry?: string;
+  /** Node flags for Relay; default: BENCH_RELAY_NODE_ARGS. */
+  nodeArgs?: string[];
 }
 
 let compiled = false;
@@ -70,7 +72,7 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
   const [port, controlPort] = [await freePort(), await freePort()];
   const adminToken = `bench-${randomBytes(12).toString('hex')}`;
   // BENCH_RELAY_NODE_ARGS passes node flags to Relay, e.g. "--cpu-prof --cpu-prof-dir=.bench/prof".
-  const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = opts.nodeArgs ?? splitArgs(process.env.BENCH_RELAY_NODE_ARGS);
   const child = spawnPinned(opts.cpu, process.execPath, [...nodeArgs, opts.entry ?? path.resolve('bin/relay.js'), 'start', '--config', config], {
     env: {
       ...process.env,
@@ -119,4 +121,9 @@ async function seed(controlUrl: string, token: string, upstreamUrl: string): Pro
   const policy = await api('policies', { metadata: { displayName: 'bench' }, spec: { modelIds } });
   const key = await api('relay-keys', { metadata: { displayName: 'bench' }, spec: { policyId: policy.metadata.id } });
   return key.plaintext as string;
+}
+
+/** Node flags from an environment variable: words separated by spaces. */
+export function splitArgs(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter(Boolean);
 }
