@@ -2,7 +2,8 @@
 // function for a running Relay whose catalog routes the bench models to the fake upstream, then
 // drives it exactly like the direct and Portkey targets.
 //
-// Relay runs as its own process (`node bin/relay.js start`) pinned to the gateway core, on a
+// Relay runs as its own process (`node bin/relay.js start`, started through the container image's
+// entrypoint, bin/container-entrypoint.sh) pinned to the gateway core, on a
 // throwaway Postgres database (DATABASE_URL; RELAY_BENCH_PGLITE=1 uses embedded PGlite instead)
 // with usage logging to the file backend and payload logging off (the defaults), so the figures
 // include the always-on usage record. The catalog is seeded through the admin API.
@@ -73,7 +74,11 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
   const adminToken = `bench-${randomBytes(12).toString('hex')}`;
   // BENCH_RELAY_NODE_ARGS passes node flags to Relay, e.g. "--cpu-prof --cpu-prof-dir=.bench/prof".
   const nodeArgs = opts.nodeArgs ?? splitArgs(process.env.BENCH_RELAY_NODE_ARGS);
-  const child = spawnPinned(opts.cpu, process.execPath, [...nodeArgs, opts.entry ?? path.resolve('bin/relay.js'), 'start', '--config', config], {
+  // Started as the container image starts it: through bin/container-entrypoint.sh, which gives V8
+  // a 1024 MB heap ceiling on a machine without a memory limit (RELAY_MAX_HEAP_MB=0: V8's own).
+  // sh and node exec in turn, so the pid is Relay's.
+  const command = [process.execPath, ...nodeArgs, opts.entry ?? path.resolve('bin/relay.js'), 'start', '--config', config];
+  const child = spawnPinned(opts.cpu, '/bin/sh', [path.resolve('bin/container-entrypoint.sh'), ...command], {
     env: {
       ...process.env,
       RELAY_PORT: String(port), RELAY_CONTROL_PORT: String(controlPort), RELAY_DATA_DIR: dataDir,

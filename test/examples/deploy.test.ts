@@ -54,7 +54,7 @@ t.test('Dockerfile: slim multi-stage, non-root, healthcheck with node, volumes, 
   t.match(dockerfile, /^EXPOSE 8080 8081$/m);
   t.match(dockerfile, /^HEALTHCHECK [\s\S]*CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ \(process\.env\.RELAY_PORT \|\| 8080\) \+ '\/healthz'\)/m);
   t.notMatch(dockerfile.split('\n').filter((l) => !l.startsWith('#')).join('\n'), /curl|wget/, 'no curl or wget in a slim image');
-  t.match(dockerfile, /^ENTRYPOINT \["node", "bin\/relay\.js", "start"\]$/m);
+  t.match(dockerfile, /^ENTRYPOINT \["\/bin\/sh", "bin\/container-entrypoint\.sh", "node", "bin\/relay\.js", "start"\]$/m);
   t.match(dockerfile, /RELAY_CONFIG=\/etc\/relay\/relay\.yaml/);
   t.match(dockerfile, /RELAY_DATA_DIR=\/var\/lib\/relay/);
   for (const dir of ['bin', 'core', 'plugins', 'config']) t.match(dockerfile, new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'), `copies ${dir}`);
