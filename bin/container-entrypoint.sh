@@ -7,8 +7,9 @@
 # headroom V8 lets old space fill with garbage long before it collects: under the bench's 64
 # concurrent streams Relay's RSS peaked at 197-225 MB without a ceiling and at 153 MB with
 # --max-old-space-size=1024 (throughput 0.983 of the run without, within the bench's noise; the
-# live heap is ~40 MB). A ceiling under 2 GB also lowers the factor by which V8 lets the heap grow
-# past what the last full collection kept (4 above it, 1.6 at 1024 MB).
+# live heap is ~40 MB). A ceiling under 2 GB also lowers the factor by which V8 may let the heap
+# grow past what the last full collection kept (V8's MemoryController::MaxGrowingFactor: 4 at 2 GB
+# and above, 1.6 at 1024 MB).
 #
 # RELAY_MAX_HEAP_MB sets the ceiling (default 1024; 0 leaves V8's own). A --max-old-space-size
 # already in NODE_OPTIONS, or a memory limit on the container, is left alone. RELAY_CGROUP_ROOT
