@@ -4,12 +4,12 @@
 #
 # Node sizes V8's heap from the container's memory limit (cgroup) when there is one. Without one it
 # sizes it from the host's memory (4 GB on the 24 GB development machine), and with that much
-# headroom V8 lets old space fill with garbage long before it collects: under the bench's 64
-# concurrent streams Relay's RSS peaked at 197-225 MB without a ceiling and at 153 MB with
-# --max-old-space-size=1024 (throughput 0.983 of the run without, within the bench's noise; the
-# live heap is ~40 MB). A ceiling under 2 GB also lowers the factor by which V8 may let the heap
-# grow past what the last full collection kept (V8's MemoryController::MaxGrowingFactor: 4 at 2 GB
-# and above, 1.6 at 1024 MB).
+# headroom V8 lets old space fill with garbage long before it collects: over 15 seconds of the
+# bench's 64 concurrent streams Relay's RSS peaked at 197-199 MB without a ceiling (225 MB over a
+# whole bench run) and at 153 MB with --max-old-space-size=1024 (throughput 0.983 of the run
+# without, within the bench's noise; the live heap is ~40 MB). A ceiling under 2 GB also lowers the
+# factor by which V8 may let the heap grow past what the last full collection kept (V8's
+# MemoryController::MaxGrowingFactor: 4 at 2 GB and above, 1.6 at 1024 MB).
 #
 # RELAY_MAX_HEAP_MB sets the ceiling (default 1024; 0 leaves V8's own). A --max-old-space-size
 # already in NODE_OPTIONS, or a memory limit on the container, is left alone. RELAY_CGROUP_ROOT
