@@ -11,6 +11,7 @@ import { codeForStreamErrorType } from './errors.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { stopReasonFromAnthropic } from './messages-response.ts';
 import { StreamUsage } from './usage.ts';
+import { plainTextDelta } from './text-delta.ts';
 
 interface Frame {
   type?: string;
@@ -58,6 +59,10 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
     return out;
   };
   const closeAll = (): StreamEvent[] => [...blocks.keys()].flatMap(stop);
+  const textDelta = (anthropicIndex: number, text: string): StreamEvent[] => {
+    const block = blocks.get(anthropicIndex);
+    return block && text !== '' ? [{ type: 'delta', index: block.index, delta: { type: 'text', text } }] : [];
+  };
   const end = (): StreamEvent[] => {
     ended = true;
     const event: StreamEvent = { type: 'end', stop_reason: stopReason, usage: usage.value() ?? emptyUsage() };
@@ -68,6 +73,8 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
   return {
     decode(_event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
+      const plain = plainTextDelta(data);
+      if (plain !== null) return textDelta(plain.index, plain.text);
       let f: Frame;
       try {
         f = JSON.parse(data);
@@ -112,7 +119,7 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
           const block = blocks.get(at);
           const d = f.delta ?? {};
           if (!block) return [];
-          if (d.type === 'text_delta' && typeof d.text === 'string' && d.text !== '') return [{ type: 'delta', index: block.index, delta: { type: 'text', text: d.text } }];
+          if (d.type === 'text_delta' && typeof d.text === 'string') return textDelta(at, d.text);
           if (d.type === 'input_json_delta' && typeof d.partial_json === 'string' && d.partial_json !== '') {
             if (block.customBuffer !== null) {
               block.customBuffer += d.partial_json;
