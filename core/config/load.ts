@@ -12,36 +12,39 @@ export interface LoadedConfig {
   config: RelayConfig;
   /** Absolute path of the file, or null for an in-memory config. */
   file: string | null;
+  /** The environment variables the config substitutes (${NAME}), set or not. */
+  envNames: ReadonlySet<string>;
   /** Directory that relative plugin paths resolve against. */
   baseDir: string;
 }
 
 type Env = Record<string, string | undefined>;
 
-/** Replaces ${VAR} and ${VAR:-default} in every string of the tree. */
-export function substituteEnv(value: unknown, env: Env, where: string, pointer = ''): unknown {
+/** Replaces ${VAR} and ${VAR:-default} in every string of the tree; adds each VAR to `names`. */
+export function substituteEnv(value: unknown, env: Env, where: string, pointer = '', names?: Set<string>): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback: string | undefined) => {
+      names?.add(name);
       const v = env[name];
       if (v !== undefined && v !== '') return v;
       if (fallback !== undefined) return fallback;
       throw new StartupError(`${where}: ${pointer || '/'}: environment variable ${name} is not set (use \${${name}:-default} for a default)`);
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, where, `${pointer}/${i}`));
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, where, `${pointer}/${i}`, names));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, where, `${pointer}/${k}`);
+    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, where, `${pointer}/${k}`, names);
     return out;
   }
   return value;
 }
 
-/** Parses, substitutes and validates a config object. */
-export function resolveConfig(raw: unknown, env: Env, where: string): RelayConfig {
+/** Parses, substitutes and validates a config object; the variables it substitutes are added to `envNames`. */
+export function resolveConfig(raw: unknown, env: Env, where: string, envNames?: Set<string>): RelayConfig {
   if (raw === null || raw === undefined) raw = {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new StartupError(`${where}: /: the config must be a mapping (an object)`);
-  const substituted = substituteEnv(raw, env, where);
+  const substituted = substituteEnv(raw, env, where, '', envNames);
   const withDefaults = Value.Default(RelayConfigSchema, Value.Convert(RelayConfigSchema, substituted));
   const problem = firstProblem(RelayConfigSchema, withDefaults);
   if (problem) throw new StartupError(`${where}: ${problem.pointer}: ${describe(problem.message, problem.pointer)}`);
@@ -83,5 +86,6 @@ export function loadConfigFile(file: string, env: Env = process.env): LoadedConf
   } catch (err) {
     throw new StartupError(`${abs}: not valid ${abs.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
   }
-  return { config: resolveConfig(raw, env, abs), file: abs, baseDir: path.dirname(abs) };
+  const envNames = new Set<string>();
+  return { config: resolveConfig(raw, env, abs, envNames), file: abs, envNames, baseDir: path.dirname(abs) };
 }

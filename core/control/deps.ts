@@ -6,6 +6,7 @@ import type { Database } from '../db/types.ts';
 import type { CatalogStore } from '../catalog/store.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import type { SettingsStore } from '../settings/store.ts';
+import type { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import type { Hooks } from '../plugins/registry.ts';
 import type { LoadedPlugin } from '../plugins/loader.ts';
@@ -20,6 +21,8 @@ export interface ControlDeps {
   sync: CatalogSync;
   settings: SettingsStore;
   sealer: Sealer;
+  /** Which environment variables host keys may name (checked when one is written). */
+  hostKeyEnv: HostKeyEnvironment;
   hooks: Hooks;
   observer: Observer;
   health: KeyHealth;

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HostKeySpec } from '../catalog/kinds.ts';
 import type { AnyEntity } from '../catalog/snapshot.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
+import type { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { RelayError } from '../errors.ts';
 import type { KeyHealth } from '../pipeline/key-health.ts';
@@ -18,11 +19,12 @@ function badField(field: string, message: string): RelayError {
   return new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: ${message}`, { field });
 }
 
-function requireEnvName(valueFrom: ValueFrom): void {
-  if (!valueFrom.env) throw badField('/spec/valueFrom/env', 'is required when valueFrom.kind is env');
-}
-
-export function hostKeyWriter(sealer: Sealer): SpecWriter {
+export function hostKeyWriter(sealer: Sealer, env: HostKeyEnvironment): SpecWriter {
+  const requireEnvName = (valueFrom: ValueFrom): void => {
+    if (!valueFrom.env) throw badField('/spec/valueFrom/env', 'is required when valueFrom.kind is env');
+    const refusal = env.refusal(valueFrom.env);
+    if (refusal !== null) throw badField('/spec/valueFrom/env', refusal);
+  };
   return {
     forCreate(input): SpecToStore {
       const { value, ...spec } = input as Record<string, unknown> & { value?: string; valueFrom: ValueFrom };

@@ -47,7 +47,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync });
     registerCatalogRoutes(api, {
       store: deps.store,
-      writers: { 'host-keys': hostKeyWriter(deps.sealer) },
+      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv) },
       customCreate: ['relay-keys'],
     });
     registerRelayKeyRoutes(api, { store: deps.store });

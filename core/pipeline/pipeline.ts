@@ -11,6 +11,7 @@ import type { InferenceCall, Pipeline } from '../plugins/context.ts';
 import type { Hooks } from '../plugins/registry.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import type { Model } from '../catalog/kinds.ts';
+import type { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import type { Observer } from '../observer/observer.ts';
 import { BodyCapture, buildCapturedPayload } from '../observer/capture.ts';
@@ -34,7 +35,8 @@ export interface PipelineDeps {
   health: KeyHealth;
   rateLimiter: RateLimiter;
   sealer: Sealer;
-  env: Record<string, string | undefined>;
+  /** Where host keys with valueFrom.kind env read their value. */
+  hostKeyEnv: HostKeyEnvironment;
   log: Logger;
   metrics: Registry;
   /** Bounds on holding a stream's opening frames (DESIGN.md "the first byte"). */
@@ -58,7 +60,7 @@ function missingKey(): RelayError {
 
 export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const { hooks, sync, observer, health, log } = deps;
-  const credentials = new CredentialResolver(deps.sealer, deps.env);
+  const credentials = new CredentialResolver(deps.sealer, deps.hostKeyEnv);
   const resolverDeps: ResolverDeps = { snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health };
   const defaultResolver = createCatalogResolver(resolverDeps);
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };

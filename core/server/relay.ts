@@ -15,6 +15,7 @@ import type { Database } from '../db/types.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import { CatalogSync } from '../catalog/sync.ts';
 import { SettingsStore } from '../settings/store.ts';
+import { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
 import { resealAtStartup, warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
 import { keepTickObjectMapsAlive } from './tick-object-maps.ts';
@@ -72,9 +73,10 @@ export interface Relay {
 export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
   keepTickObjectMapsAlive(); // already done by the relay command; here for Relays made in-process
   const env = options.env ?? process.env;
+  const inMemoryEnvNames = new Set<string>();
   const loaded: LoadedConfig = options.configFile
     ? loadConfigFile(options.configFile, env)
-    : { config: resolveConfig(options.config ?? {}, env, '<config>'), file: null, baseDir: options.baseDir ?? process.cwd() };
+    : { config: resolveConfig(options.config ?? {}, env, '<config>', inMemoryEnvNames), file: null, envNames: inMemoryEnvNames, baseDir: options.baseDir ?? process.cwd() };
   const { config } = loaded;
   const where = loaded.file ?? '<config>';
 
@@ -119,7 +121,8 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     await health.loadShared();
     closers.push(() => health.close());
     const rateLimiter = createRateLimiter({ redis, log });
-    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, env, log, metrics });
+    const hostKeyEnv = new HostKeyEnvironment(env, loaded.envNames);
+    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, hostKeyEnv, log, metrics });
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
@@ -150,7 +153,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     registerHealthRoutes(inference, { db, sync });
     await registerControlPlane(control, {
-      config, log, db, store, sync, settings, sealer, hooks, observer, health, metrics, version: VERSION,
+      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
       plugins: () => plugins,
     });

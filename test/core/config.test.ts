@@ -14,7 +14,8 @@ function file(name: string, text: string): string {
 
 t.test('defaults, ${ENV} substitution and env overrides', async (t) => {
   const f = file('ok.yaml', 'server:\n  port: ${MY_PORT}\n  host: ${MY_HOST:-127.0.0.1}\nplugins:\n  - use: auth-bearer\n');
-  const { config } = loadConfigFile(f, { MY_PORT: '9000', RELAY_CONTROL_PORT: '9001' });
+  const { config, envNames } = loadConfigFile(f, { MY_PORT: '9000', RELAY_CONTROL_PORT: '9001' });
+  t.same([...envNames].sort(), ['MY_HOST', 'MY_PORT'], 'the substituted variables, set or defaulted (host keys may not read them)');
   t.equal(config.server.port, 9000);
   t.equal(config.server.host, '127.0.0.1');
   t.equal(config.server.controlPort, 9001);

@@ -153,6 +153,16 @@ t.test('host keys: env mode and the 400s', async (t) => {
   const valueWithEnv = await api('POST', '/api/host-keys', { metadata: { displayName: 'x' }, spec: { hostId: host.metadata.id, valueFrom: { kind: 'env', env: 'A' }, value: 'sk-zzz-not-kept' } });
   t.equal(valueWithEnv.status, 400);
   t.notOk(valueWithEnv.text.includes('sk-zzz-not-kept'), 'the value is not echoed');
+  // A host key's value goes to a URL the catalog's editor chooses: Relay's own variables are refused.
+  for (const name of ['RELAY_MASTER_KEY', 'relay_admin_token', 'RELAY_ADMIN_PASSWORD', 'DATABASE_URL', 'VALKEY_URL', 'PGPASSWORD', 'AWS_SECRET_ACCESS_KEY']) {
+    const reserved = await api('POST', '/api/host-keys', { metadata: { displayName: 'x' }, spec: { hostId: host.metadata.id, valueFrom: { kind: 'env', env: name } } });
+    t.equal(reserved.status, 400, `${name} refused`);
+    t.equal(reserved.json.error.field, '/spec/valueFrom/env');
+    t.match(reserved.json.error.message, /Relay's own settings/);
+  }
+  const toReserved = await api('PUT', `/api/host-keys/by-id/${env.json.metadata.id}`, { spec: { valueFrom: { kind: 'env', env: 'RELAY_MASTER_KEY' } } });
+  t.equal(toReserved.status, 400, 'nor can a key be switched to one');
+  t.same((await api('GET', `/api/host-keys/${env.json.metadata.id}`)).json.spec.valueFrom, { kind: 'env', env: 'OPENAI_API_KEY' }, 'and it is unchanged');
   const badKind = await api('POST', '/api/host-keys', { metadata: { displayName: 'x' }, spec: { hostId: host.metadata.id, valueFrom: { kind: 'vault' } } });
   t.equal(badKind.status, 400);
   t.match(badKind.json.error.field, /^\/spec\/valueFrom/);

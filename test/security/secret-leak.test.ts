@@ -30,7 +30,7 @@ const WRONG_PASSWORD = rand('pw-wrong-');
 const logs: string[] = [];
 const relay = await startRelay({
   plugins: [{ use: 'auth-proxy' }, ...DEFAULT_TEST_PLUGINS, { use: 'agent-codex' }, { use: 'payload-file' }],
-  env: { RELAY_LEAK_TEST_UPSTREAM_KEY: HK_ENV, RELAY_ADMIN_USERNAME: 'ada', RELAY_ADMIN_PASSWORD: PASSWORD },
+  env: { LEAK_TEST_UPSTREAM_KEY: HK_ENV, RELAY_ADMIN_USERNAME: 'ada', RELAY_ADMIN_PASSWORD: PASSWORD },
   logLevel: 'debug',
   logStream: { write: (line: string) => { logs.push(line); } },
 });
@@ -71,7 +71,7 @@ const admin = (method: string, path: string, body?: unknown, allowed?: string[])
 const main = await seedRoute(relay, { baseUrl: `${openaiUp.url}/v1`, adapter: 'openai', model: 'leak-openai', hostKeys: HK_STORED, policy: { modelIds: '*', payloadLoggingEnabled: true } });
 const second = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: 'leak-anthropic', hostKeys: [HK_ANTHROPIC], policy: { modelIds: '*' } });
 const envRoute = await seedRoute(relay, { baseUrl: `${openaiUp.url}/v1`, adapter: 'openai', model: 'leak-env', hostKeys: [], policy: { modelIds: '*' } });
-const envKey = await admin('POST', '/api/host-keys', { metadata: { displayName: 'env key' }, spec: { hostId: envRoute.hostId, valueFrom: { kind: 'env', env: 'RELAY_LEAK_TEST_UPSTREAM_KEY' } } });
+const envKey = await admin('POST', '/api/host-keys', { metadata: { displayName: 'env key' }, spec: { hostId: envRoute.hostId, valueFrom: { kind: 'env', env: 'LEAK_TEST_UPSTREAM_KEY' } } });
 await admin('PUT', '/api/settings/payload-logging', { enabled: true, backend: 'file', maxBytes: 1024 * 1024 });
 await settled(relay, (snap) => snap.relayKeys.has(envRoute.relayKeyId) && snap.hostKeysOfHost(envRoute.hostId).length === 1);
 

@@ -11,6 +11,7 @@ import { CatalogSync } from '../../core/catalog/sync.ts';
 import { Value } from '@sinclair/typebox/value';
 import { RelayConfigSchema, type RelayConfig } from '../../core/config/schema.ts';
 import { SECURITY_SCHEMES, registerControlPlane, upsertAdminUser, type ControlPlaneOptions } from '../../core/control/index.ts';
+import { HostKeyEnvironment } from '../../core/crypto/host-key-env.ts';
 import { Sealer, generateMasterKey, parseMasterKey } from '../../core/crypto/sealing.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { PostgresDatabase } from '../../core/db/postgres.ts';
@@ -110,7 +111,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   });
   options.beforeControl?.(app);
   await registerControlPlane(app, {
-    config, log, db, store, sync, settings, sealer, hooks, observer, health, metrics,
+    config, log, db, store, sync, settings, sealer, hostKeyEnv: new HostKeyEnvironment(process.env), hooks, observer, health, metrics,
     version: '0.0.0-test', adminToken, plugins: () => [],
   }, options.control);
   await app.listen({ host: '127.0.0.1', port: 0 });
