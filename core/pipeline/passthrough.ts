@@ -9,6 +9,7 @@ import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
+import { readErrorBody, redactCredential } from './upstream-error.ts';
 
 /**
  * The body to send: the client's bytes as received, or re-serialised when the binding maps the
@@ -40,9 +41,10 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
       res.body.resume();
       return { kind: 'retry' };
     }
-    // Errors pass through unmodified: clients match on their wording.
     attempt.record.errorCode = `upstream_${res.status}`;
-    await pipeAll(attempt, res, null);
+    // Errors pass through unmodified (clients match on their wording), but for Relay's own key.
+    if (route.hostKey === null || credential === null) await pipeAll(attempt, res, null);
+    else await sendOwnKeyError(attempt, res, credential);
     return { kind: 'done' };
   }
 
@@ -52,6 +54,30 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
     return { kind: 'done' };
   }
   return streamWithHold(attempt, route, res, usage);
+}
+
+/**
+ * An error answer to Relay's own host key: the same body without the key (vendors quote a refused
+ * key back), and a key the upstream refused is a 502, the gateway's problem, never a 401/403 the
+ * caller would take for a verdict on its own relay key (as translate.ts does).
+ */
+async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credential: string): Promise<void> {
+  const status = res.status === 401 || res.status === 403 ? 502 : res.status;
+  const encoding = res.headers['content-encoding'];
+  let redacted: { body: Buffer; encoding: string | undefined };
+  try {
+    redacted = redactCredential(await readErrorBody(res.body), typeof encoding === 'string' ? encoding : undefined, credential);
+  } catch (err) {
+    attempt.failAfterCommit(err);
+    return;
+  }
+  const headers: Record<string, string | string[] | undefined> = { ...res.headers, 'content-length': String(redacted.body.length) };
+  if (redacted.encoding === undefined) delete headers['content-encoding'];
+  attempt.record.status = status;
+  attempt.writer.commit(status, headers, true);
+  const full = attempt.writer.write(redacted.body);
+  if (full) await full;
+  attempt.writer.end();
 }
 
 /** Non-streamed body: sent as it arrives; a copy (usage-copy.ts) is read for usage at the end. */

@@ -8,6 +8,7 @@ import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
+import { redactCredentialText } from './upstream-error.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -32,7 +33,9 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (res.status >= 400) {
     const verdict = classifyStatus(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
-    const text = await readText(res.body).catch(() => '');
+    const read = await readText(res.body).catch(() => '');
+    // Vendors quote a refused key back: Relay's own never reaches the caller.
+    const text = route.hostKey && credential !== null ? redactCredentialText(read, credential) : read;
     if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
     // Same status and meaning, in the caller's shape. A host key the upstream refused is the
     // gateway's problem, not the caller's: that is a 502, never a 401/403 the caller would

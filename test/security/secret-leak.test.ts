@@ -121,7 +121,7 @@ t.test('errors: wrong keys, bad models, upstream 401 and 429', async (t) => {
   t.equal((await infer('/vendor-b/v1/messages', messages('leak-anthropic'), { 'x-gw-api-key': WRONG_RELAY_KEY, 'x-gw-proxy-mode': '1', 'x-api-key': PROXY_CLIENT_KEY })).status, 401, 'proxy mode with a wrong relay key');
   t.equal((await infer('/vendor-a/v1/chat/completions', '{"model": "leak-openai", "messages": [')).status, 400, 'bad JSON');
   openaiUp.enqueue(faults.unauthorized({ vendor: 'openai' }), { times: 2 });
-  t.equal((await infer('/vendor-a/v1/chat/completions', chat('leak-openai'))).status, 401, 'upstream 401 on every key');
+  t.equal((await infer('/vendor-a/v1/chat/completions', chat('leak-openai'))).status, 502, 'upstream 401 on every key: the gateway\'s problem, a 502');
   openaiUp.enqueue(faults.rateLimit({ vendor: 'openai', retryAfter: 1 }));
   const limited = await infer('/vendor-a/v1/chat/completions', chat('leak-env'));
   t.equal(limited.status, 429, 'upstream 429');

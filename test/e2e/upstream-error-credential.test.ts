@@ -1,0 +1,79 @@
+// An upstream that quotes the credential it was sent in its error ("Incorrect API key provided:
+// sk-...") must not hand Relay's host key to the caller: passthrough (plain and gzip-encoded
+// bodies) and translated routes take it out. A host key the upstream refuses is a 502 on both, not
+// a 401/403 the caller would take for a verdict on its relay key; other errors keep their status.
+import t from 'tap';
+import { gzipSync } from 'node:zlib';
+import { startRelay, seedRoute } from '../../core/testing.ts';
+import { startFakeUpstream, type ScriptedAction } from '../support/fake-upstream.ts';
+import { settled, viaRelay } from '../support/relay-client.ts';
+
+const relay = await startRelay();
+const up = await startFakeUpstream();
+t.teardown(async () => {
+  await relay.close();
+  await up.close();
+});
+
+/** An error answer quoting the credential the request carried, as OpenAI's 401 does. */
+function echoKey(status: number, vendor: 'openai' | 'anthropic', gzip = false): ScriptedAction {
+  return {
+    kind: 'raw',
+    handle(_req, res, rec) {
+      const sent = String(rec.headers['x-api-key'] ?? rec.headers.authorization ?? '').replace(/^Bearer /, '');
+      const message = `Incorrect API key provided: ${sent}. Key ${sent} again.`;
+      const body = Buffer.from(JSON.stringify(vendor === 'anthropic'
+        ? { type: 'error', error: { type: 'authentication_error', message } }
+        : { error: { message, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+      const payload = gzip ? gzipSync(body) : body;
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(payload.length), ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+      res.end(payload);
+    },
+  };
+}
+
+let n = 0;
+async function route(adapter: 'openai' | 'anthropic', action: ScriptedAction) {
+  const hostKey = `sk-secret-host-key-${++n}-abcdef`;
+  const model = `echo-${adapter}-${n}`;
+  const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter, model, hostKeys: [hostKey], ...(adapter === 'openai' ? { shapes: ['openai.chat'] } : {}) });
+  await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId) && [...s.models.values()].some((m) => m.metadata.slug === model));
+  up.enqueue(action);
+  return { model, hostKey, relayKey: seeded.relayKey };
+}
+
+const chat = (model: string) => ({ model, messages: [{ role: 'user', content: 'hi' }] });
+
+t.test('passthrough: a refused host key is a 502, and the key is not in the body', async (t) => {
+  const r = await route('openai', echoKey(401, 'openai'));
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+  t.equal(got.status, 502);
+  t.notOk(got.text.includes(r.hostKey), 'no host key in the body');
+  t.equal(JSON.parse(got.text).error.message, 'Incorrect API key provided: [redacted host key]. Key [redacted host key] again.', "the upstream's wording, without the key");
+  t.equal(got.headers.get('content-length'), String(got.bytes.length), 'content-length fits the new body');
+});
+
+t.test('passthrough: other errors keep their status, without the key', async (t) => {
+  const r = await route('openai', echoKey(400, 'openai'));
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+  t.equal(got.status, 400);
+  t.notOk(got.text.includes(r.hostKey));
+  t.match(got.text, /\[redacted host key\]/);
+});
+
+t.test('passthrough: a gzip-encoded error body is decoded to take the key out', async (t) => {
+  const r = await route('openai', echoKey(401, 'openai', true));
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model), { 'accept-encoding': 'gzip' });
+  t.equal(got.status, 502);
+  t.equal(got.headers.get('content-encoding'), null, 'sent decoded');
+  t.notOk(got.text.includes(r.hostKey));
+  t.match(JSON.parse(got.text).error.message, /^Incorrect API key provided: \[redacted host key\]/);
+});
+
+t.test('translated: the decoded message has no key either', async (t) => {
+  const r = await route('anthropic', echoKey(401, 'anthropic'));
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+  t.equal(got.status, 502);
+  t.notOk(got.text.includes(r.hostKey));
+  t.match(JSON.parse(got.text).error.message, /\[redacted host key\]/);
+});
