@@ -14,4 +14,7 @@ export const LOG_REDACT_PATHS = [
   '*.plaintext',
   'value',
   'spec.value',
+  // PGlite puts a failed query's parameters on its error: sealed host-key values, key and session hashes.
+  'err.params',
+  'err.cause.params',
 ];
