@@ -1,5 +1,6 @@
-// Boots the dashboard: reads /config.json, asks who is signed in, then shows the sign-in
-// page or the app. Any 401 later (an expired session) returns to the sign-in page.
+// Boots the dashboard: asks who is signed in and reads /config.json (again after sign-in: it
+// needs a session), then shows the sign-in page or the app. Any 401 later (an expired session)
+// returns to the sign-in page.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthenticatedHandler } from './api/client.ts';

@@ -1,6 +1,8 @@
-// GET /config.json: what the dashboard needs at boot, before anyone signs in. Public, so it
-// carries nothing secret: names and kinds of plugins (a plugin loaded from a file shows as
-// "local", not its path), feature switches, base paths and the loaded backend ids.
+// GET /config.json: what the dashboard shows about this instance once someone has signed in:
+// names and kinds of plugins (a plugin loaded from a file shows as "local", not its path), feature
+// switches, base paths and the loaded backend ids. Not public (the spec's public endpoints are
+// /healthz and /api/version): which backends and switches an instance has is not for anyone who
+// can reach the port; the dashboard reads it again after sign-in.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Sealer } from '../crypto/sealing.ts';
@@ -32,8 +34,7 @@ export function registerConfigJson(app: FastifyInstance, deps: {
   version: string; plugins: () => LoadedPlugin[]; settings: Settings; sealer: Sealer; observer: Pick<Observer, 'backends'>;
 }): void {
   app.get('/config.json', {
-    config: { public: true },
-    schema: { summary: "The dashboard's boot configuration (public, nothing secret)", operationId: 'dashboard-config', tags: ['ops'], response: { 200: DashboardConfig } },
+    schema: { summary: "The dashboard's configuration: plugins, feature switches, backends (nothing secret)", operationId: 'dashboard-config', tags: ['ops'], response: { 200: DashboardConfig } },
   }, async () => ({
     version: deps.version,
     plugins: deps.plugins().map((p) => ({ name: p.plugin.name, kind: p.plugin.kind, source: publicSource(p.source) })),

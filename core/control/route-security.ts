@@ -1,6 +1,6 @@
-// Which control routes need credentials, decided in one place: every route under /api/ and
-// /metrics, unless its config says `public: true` (GET /api/version, POST /api/auth/login).
-// Routes outside those paths (the dashboard's assets, /config.json) are the admin UI's and
+// Which control routes need credentials, decided in one place: every route under /api/,
+// /metrics and /config.json, unless its config says `public: true` (GET /api/version, POST
+// /api/auth/login). Routes outside those paths (the dashboard's assets) are the admin UI's and
 // public by design. The same rule writes each route's OpenAPI `security` requirement.
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { ErrorResponse } from './schemas.ts';
@@ -15,7 +15,7 @@ export const CONTROL_SECURITY: Array<Record<string, string[]>> = [{ bearerAuth: 
 
 export function isGuardedPath(url: string): boolean {
   const path = url.split('?')[0];
-  return path === '/api' || path.startsWith('/api/') || path === '/metrics';
+  return path === '/api' || path.startsWith('/api/') || path === '/metrics' || path === '/config.json';
 }
 
 export function needsCredentials(url: string, config: { public?: boolean } | undefined): boolean {
@@ -53,7 +53,7 @@ export function installRouteSecurityDocs(app: FastifyInstance): void {
         security: CONTROL_SECURITY,
         response: response['401'] || response['4xx'] ? response : { ...response, 401: ErrorResponse },
       };
-    } else if (isGuardedPath(route.url) || route.url === '/config.json') {
+    } else if (isGuardedPath(route.url)) {
       route.schema = { ...schema, security: [] };
     }
   });

@@ -83,7 +83,7 @@ t.test('settings: validated, loaded backends only, seen by every instance', asyn
   t.equal(payload.status, 200);
   t.same(payload.json, { enabled: true, backend: 's3', maxBytes: 4096 });
   await waitFor(() => other.settings.get('payload-logging').enabled, 1_000, 'the other instance to see payload logging on');
-  t.equal((await client(other.url)('GET', '/config.json')).json.features.payloadLogging, true, '/config.json on the other instance follows');
+  t.equal((await client(other.url, { token: relay.adminToken })('GET', '/config.json')).json.features.payloadLogging, true, '/config.json on the other instance follows');
   const partial = await api('PUT', '/api/settings/payload-logging', { enabled: false });
   t.same(partial.json, { enabled: false, backend: 's3', maxBytes: 4096 }, 'fields left out are kept');
 
@@ -98,8 +98,9 @@ t.test('settings: validated, loaded backends only, seen by every instance', asyn
   t.equal((await api('PUT', '/api/settings/payload-logging', { enabled: 'yes' })).json.error.field, '/enabled');
 });
 
-t.test('/config.json: public, nothing secret', async (t) => {
-  const res = await client(relay.url)('GET', '/config.json');
+t.test('/config.json: signed-in callers only, nothing secret', async (t) => {
+  t.equal((await client(relay.url)('GET', '/config.json')).status, 401, 'not public: the spec lists /healthz and /api/version only');
+  const res = await client(relay.url, { token: relay.adminToken })('GET', '/config.json');
   t.equal(res.status, 200);
   t.same(Object.keys(res.json).sort(), ['backends', 'basePaths', 'features', 'plugins', 'version']);
   t.match(res.json, {

@@ -41,7 +41,7 @@ t.test('a session from one instance works on the other', async (t) => {
   const cookie = login.headers.get('set-cookie')!.split(';')[0];
   const whoami = await fetch(`${second.controlUrl}/api/auth/whoami`, { headers: { cookie } });
   t.same(await whoami.json(), { kind: 'user', username: 'ops' });
-  const config = await fetch(`${second.controlUrl}/config.json`).then((r) => r.json() as Promise<{ plugins: Array<{ name: string; source: string }>; backends: { usage: string[] } }>);
+  const config = await fetch(`${second.controlUrl}/config.json`, { headers: { cookie } }).then((r) => r.json() as Promise<{ plugins: Array<{ name: string; source: string }>; backends: { usage: string[] } }>);
   t.ok(config.plugins.some((p: { name: string; source: string }) => p.name === 'wire-vendor-a' && p.source === 'builtin'));
   t.ok(config.backends.usage.includes('file'));
   const openapi = await second.api('GET', '/api/openapi.json');
