@@ -52,6 +52,11 @@ export interface KernelPipeline extends Pipeline {
   recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError): void;
   /** Renders an error in the shape's codec and writes it to a raw response. */
   writeError(res: ServerResponse, requestId: string, shape: ShapeId, err: unknown): void;
+  /**
+   * Answers and records a request refused before the pipeline ran (see refuse() below): the relay
+   * key is checked first, so a request without a valid one gets the 401 whatever else is wrong.
+   */
+  refuse(request: InboundHttpRequest, res: ServerResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void>;
 }
 
 function missingKey(): RelayError {
@@ -237,14 +242,35 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     }
   }
 
-  function recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError): void {
+  function recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal: Principal | null = null): void {
     const body = json !== null && typeof json === 'object' ? json as { model?: unknown; stream?: unknown } : undefined;
     const model = typeof body?.model === 'string' ? body.model : null;
     const record = new RequestRecord(requestId, shape, model, body?.stream === true);
+    record.principal = principal;
     record.status = err.status;
     record.errorCode = err.code;
     countRequest(shape, err.status);
     observer.record(record.toEvent(sync.snapshot()), null);
+  }
+
+  /**
+   * A request refused before the pipeline ran (wrong content type, body too large or not JSON, no
+   * model): its relay key is checked first, as on any request, so that a caller without a valid
+   * key learns only that (401), and the record of one with a valid key names the key and policy.
+   * Only the error path pays for it. A Relay shutting down answers 503 to everyone.
+   */
+  async function refuse(request: InboundHttpRequest, res: ServerResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void> {
+    let refusal = err;
+    let principal: Principal | null = null;
+    if (err.code !== 'RELAY_ERR_SHUTTING_DOWN') {
+      try {
+        principal = await authenticateNow(request, shape);
+      } catch (authErr) {
+        refusal = toRelayError(authErr);
+      }
+    }
+    recordRejected(request.id, json, shape, refusal, principal);
+    writeError(res, request.id, shape, refusal);
   }
 
   return {
@@ -253,6 +279,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     sendError,
     writeError,
     recordRejected,
+    refuse,
     reachableModels(principal: Principal): Model[] {
       return reachableModels(principal, sync.snapshot(), resolverDeps);
     },

@@ -139,8 +139,10 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       bodyLimit: config.server.bodyLimitBytes,
       log,
       refuse: (request, res, shape, err, json) => {
-        pipeline.recordRejected(request.id, json, shape, err);
-        pipeline.writeError(res, request.id, shape, err);
+        pipeline.refuse(request, res, shape, err, json).catch((e: unknown) => {
+          log.error({ err: e }, 'inference lane: refusing a request failed');
+          if (!res.headersSent) res.destroy();
+        });
       },
     });
     const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, keepRawBody: true, lane: inferenceLane,

@@ -103,3 +103,24 @@ t.test('while shutting down, a new request on an open connection gets 503 and th
   t.equal(JSON.parse(got.text).error.code, 'RELAY_ERR_SHUTTING_DOWN');
   t.equal(got.headers.connection, 'close');
 });
+
+t.test('a refused request is checked for its relay key first', async (t) => {
+  const post = (headers: Record<string, string>, body: string) => fetch(`${relay.inferenceUrl}${CHAT}`, { method: 'POST', headers, body });
+  const noKey = { 'content-type': 'application/json' };
+  const wrongKey = { ...noKey, authorization: 'Bearer rk_not-a-key-of-this-relay' };
+  for (const [what, headers, body] of [
+    ['no key, body not JSON', noKey, '{'],
+    ['wrong key, body not JSON', wrongKey, '{'],
+    ['wrong key, no model', wrongKey, '{"messages":[]}'],
+    ['wrong key, wrong content type', { ...wrongKey, 'content-type': 'text/plain' }, '{}'],
+  ] as const) {
+    const res = await post(headers, body);
+    t.equal(res.status, 401, `${what}: 401, not the body's error`);
+    t.equal((await res.json()).error.code, 'RELAY_ERR_RELAY_KEY_INVALID');
+  }
+  // With a valid key the body's error stands, and the record names the key and its policy.
+  const bad = await post(auth, '{');
+  t.equal(bad.status, 400);
+  const record = await usageRecord(relay, bad.headers.get('x-request-id')!);
+  t.match(record, { status: 400, error_code: 'RELAY_ERR_INVALID_JSON', relay_key_id: seeded.relayKeyId, policy_id: seeded.policyId });
+});
