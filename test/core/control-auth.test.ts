@@ -57,7 +57,7 @@ t.test('every non-public control route answers 401 without credentials', async (
     t.ok(checked.includes(must), `${must} was walked`);
   }
   t.equal((await anonymous('GET', '/api/version')).status, 200, '/api/version is public');
-  t.equal((await anonymous('GET', '/config.json')).status, 200, '/config.json is public');
+  t.equal((await anonymous('GET', '/config.json')).status, 401, '/config.json is not public');
 });
 
 t.test('unknown /api paths: 401 before authentication, a JSON 404 after', async (t) => {
