@@ -97,6 +97,18 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     },
   });
 
+  if (!options.keepRawBody) {
+    // An empty body sent with content-type application/json is no body, not a 400: clients and
+    // shell helpers send the header on every request, DELETE and POST actions (rotate, reload)
+    // included. Routes that need a body still refuse its absence through their schema.
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if ((body as string).trim() === '') return done(null, undefined);
+      parseJson(request, body as string, done);
+    });
+  }
+
   if (options.keepRawBody) {
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
