@@ -116,7 +116,7 @@ t.test('a refused request is checked for its relay key first', async (t) => {
   ] as const) {
     const res = await post(headers, body);
     t.equal(res.status, 401, `${what}: 401, not the body's error`);
-    t.equal((await res.json()).error.code, 'RELAY_ERR_RELAY_KEY_INVALID');
+    t.equal(((await res.json()) as { error: { code: string } }).error.code, 'RELAY_ERR_RELAY_KEY_INVALID');
   }
   // With a valid key the body's error stands, and the record names the key and its policy.
   const bad = await post(auth, '{');
