@@ -68,10 +68,36 @@ function encodeCursor(row: { created_at_text: string; id: string }): string {
   return Buffer.from(JSON.stringify([row.created_at_text, row.id])).toString('base64url');
 }
 
+/**
+ * created_at as Postgres prints it (`2026-01-31 12:00:00.123456+00`), or in ISO 8601 with a T
+ * and Z: a date-time with a zone, nothing else Postgres would read as a timestamp ('now',
+ * 'infinity', a bare date).
+ */
+const CURSOR_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-](\d{2})(:?(\d{2}))?)$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Whether list() may cast the text ::timestamptz without Postgres refusing it (a 500): the
+ * pattern above, a day that exists (no 30 February, which JavaScript would roll over into
+ * March), a time of day that exists, a year Postgres accepts (year 0 is not one), and an offset
+ * within Postgres's ±15:59.
+ */
+function isCursorTime(text: string): boolean {
+  const m = CURSOR_TIME_RE.exec(text);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+  if (year < 1 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const daysInMonth = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  const offsetOk = m[8] === 'Z' || (Number(m[9]) <= 15 && Number(m[11] ?? 0) <= 59);
+  return day >= 1 && day <= daysInMonth && offsetOk;
+}
+
 function decodeCursor(cursor: string): [string, string] {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string' && isUuid(parsed[1])) {
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string'
+      && isCursorTime(parsed[0]) && isUuid(parsed[1])) {
       return [parsed[0], parsed[1]];
     }
   } catch { /* fall through */ }

@@ -17,7 +17,7 @@ import { registerRelayKeyRoutes } from './relay-key-routes.ts';
 import { installRouteSecurityDocs } from './route-security.ts';
 import { SessionStore } from './sessions.ts';
 import { registerSettingsRoutes } from './settings-routes.ts';
-import { typeboxValidatorCompiler } from './validator.ts';
+import { rejectUnstorableStrings, typeboxValidatorCompiler } from './validator.ts';
 
 export { ensureInitialAdmin, upsertAdminUser } from './admin-users.ts';
 export { SECURITY_SCHEMES } from './route-security.ts';
@@ -37,6 +37,8 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   installRouteSecurityDocs(app);
   installAuthGuard(app, { sessions, adminToken: deps.adminToken, secureCookies });
   installControlMetrics(app, deps.metrics, deps.sync);
+  // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store (validator.ts).
+  app.addHook('preValidation', rejectUnstorableStrings);
   registerConfigJson(app, deps);
   registerLogRoutes(app, deps.observer);
 

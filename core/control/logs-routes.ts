@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RelayError } from '../errors.ts';
 import type { Observer } from '../observer/observer.ts';
-import { parseDuration, parseFilter, type FilterParams } from '../observer/query-params.ts';
+import { parseBucket, parseFilter, parseSince, type FilterParams } from '../observer/query-params.ts';
 import {
   ListQuerySchema, ListResponseSchema, LogDetailSchema, RequestIdParamsSchema, SummaryQuerySchema, SummaryResponseSchema,
   TimeseriesQuerySchema, TimeseriesResponseSchema,
@@ -122,9 +122,9 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     const params = request.query as TimeseriesParams;
     const now = Date.now();
     const filter = parseFilter(params, now);
-    filter.from ??= new Date(now - parseDuration('since', defaultWindow) * 1000);
+    filter.from ??= parseSince(defaultWindow, now);
     const toMs = filter.to?.getTime() ?? now;
-    const bucketSeconds = parseDuration('bucket', params.bucket ?? '1h');
+    const bucketSeconds = parseBucket(params.bucket ?? '1h');
     const points = Math.ceil((toMs - filter.from.getTime()) / (bucketSeconds * 1000));
     if (points > maxPoints) {
       throw new RelayError('RELAY_ERR_BAD_REQUEST', `bucket: ${points} buckets in this window; at most ${maxPoints}: choose a larger bucket or a shorter window`, { field: 'bucket' });
