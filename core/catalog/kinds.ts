@@ -2,27 +2,63 @@
 // which fields reference which kinds, and which fields are write-only or server-set.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ReasoningEffort } from '../canonical/types.ts';
+import { CREDENTIAL_HEADERS } from '../http/headers.ts';
 
 const Id = Type.String({ format: 'uuid', description: 'Id (UUID) of the referenced entity.' });
 
+// Bounds on every string, record and array of a spec. Each instance holds the whole catalog in
+// memory (core/catalog/snapshot.ts), so an unbounded field lets one write grow every instance's
+// heap; the bounds are far above what a real deployment writes, so no real value hits them.
+/** A URL: browsers and most servers stop at 2 KiB too. */
+export const MAX_URL_LENGTH = 2048;
+/** An adapter id, a wire-shape name or an environment variable name. */
+export const MAX_NAME_LENGTH = 128;
+/** An upstream model name: long ones are paths or ARNs (accounts/x/models/y, arn:aws:bedrock:...). */
+export const MAX_UPSTREAM_MODEL_LENGTH = 256;
+/** A model's description, shown in client model pickers. */
+export const MAX_DESCRIPTION_LENGTH = 4096;
+/** A stored host-key value: API keys are under 200 characters; this leaves room for tokens and JSON credentials. */
+export const MAX_SECRET_LENGTH = 16_384;
+/** Extra headers of a host: names, values (8 KiB, a common server limit on one header) and count. */
+export const MAX_HEADER_NAME_LENGTH = 256;
+export const MAX_HEADER_VALUE_LENGTH = 8192;
+export const MAX_HOST_HEADERS = 64;
+/** Wire shapes of a provider: an adapter speaks a handful. */
+export const MAX_SHAPES = 32;
+/** Hosts one model is bound to. */
+export const MAX_MODEL_BINDINGS = 512;
+/** Models one policy grants by id ('*' grants all without listing them). */
+export const MAX_POLICY_MODELS = 5000;
+/** Rate limits one policy applies. */
+export const MAX_POLICY_RATE_LIMITS = 64;
+
 export const ProviderSpec = Type.Object({
-  adapter: Type.String({ minLength: 1, description: 'Id of a vendor adapter plugin: openai, anthropic, or an in-house one.' }),
-  shapes: Type.Optional(Type.Array(Type.String({ minLength: 1 }), {
+  adapter: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'Id of a vendor adapter plugin: openai, anthropic, or an in-house one.' }),
+  shapes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), {
+    maxItems: MAX_SHAPES,
     description: 'Narrows the wire shapes this provider\'s upstreams speak (e.g. only openai.chat for a vLLM server). Defaults to every shape the adapter speaks.',
   })),
 }, { additionalProperties: false });
 
 export const HostSpec = Type.Object({
   providerId: Id,
-  baseUrl: Type.String({ pattern: '^https?://', description: 'Base URL of the upstream, e.g. https://api.openai.com/v1' }),
+  baseUrl: Type.String({
+    pattern: '^https?://', maxLength: MAX_URL_LENGTH,
+    description: 'Base URL of the upstream, e.g. https://api.openai.com/v1: http or https, with a host, without user:password@ (credentials are host keys), query or fragment (endpoint paths are appended to it).',
+  }),
   enabled: Type.Boolean({ default: true }),
   timeoutMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 600_000, description: 'Bound on waiting for response headers and between body bytes.' }),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra headers sent to this upstream.' })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: MAX_HEADER_VALUE_LENGTH }), {
+    maxProperties: MAX_HOST_HEADERS,
+    description: 'Extra headers sent to this upstream; they override forwarded client headers of the same name. '
+      + 'Names are HTTP tokens (stored lowercased), unique ignoring case; values have no CR, LF, NUL or other control character but tab. '
+      + 'Headers Relay sets itself are refused: credentials (host keys carry them), content-type, and hop-by-hop or framing headers (host, content-length, transfer-encoding, connection, ...).',
+  })),
 }, { additionalProperties: false });
 
 export const ModelBinding = Type.Object({
   hostId: Id,
-  upstreamModel: Type.String({ minLength: 1 }),
+  upstreamModel: Type.String({ minLength: 1, maxLength: MAX_UPSTREAM_MODEL_LENGTH }),
   enabled: Type.Boolean({ default: true }),
   weight: Type.Integer({ minimum: 0, maximum: 1000, default: 1 }),
 }, { additionalProperties: false });
@@ -30,10 +66,10 @@ export const ModelBinding = Type.Object({
 export const ModelSpec = Type.Object({
   contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
   reasoning: Type.Boolean({ default: false }),
-  /** Efforts offered to clients (Codex's picker); the canonical efforts, so every route can carry them. */
+  /** Efforts offered to clients (Codex's picker); the canonical efforts, so every route can carry them. Unique, so bounded by the enum. */
   reasoningLevels: Type.Optional(Type.Array(ReasoningEffort, { uniqueItems: true })),
-  description: Type.Optional(Type.String()),
-  bindings: Type.Array(ModelBinding, { default: [] }),
+  description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH })),
+  bindings: Type.Array(ModelBinding, { default: [], maxItems: MAX_MODEL_BINDINGS }),
 }, { additionalProperties: false });
 
 export const HostKeySpec = Type.Object({
@@ -41,9 +77,9 @@ export const HostKeySpec = Type.Object({
   policyId: Type.Optional(Id),
   valueFrom: Type.Object({
     kind: Type.Union([Type.Literal('env'), Type.Literal('stored')]),
-    env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+    env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: MAX_NAME_LENGTH })),
   }, { additionalProperties: false }),
-  value: Type.Optional(Type.String({ minLength: 1, description: 'Write-only. The upstream secret when valueFrom.kind is stored.' })),
+  value: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SECRET_LENGTH, description: 'Write-only. The upstream secret when valueFrom.kind is stored.' })),
   hasValue: Type.Optional(Type.Boolean({ description: 'Server-set: whether a stored value is present.', readOnly: true })),
   enabled: Type.Boolean({ default: true }),
   weight: Type.Integer({ minimum: 0, maximum: 1000, default: 1 }),
@@ -57,15 +93,16 @@ export const RateLimitSpec = Type.Object({
 
 export const PolicySpec = Type.Object({
   tier: Type.Union([Type.Literal('relay'), Type.Literal('host')], { default: 'relay' }),
-  modelIds: Type.Union([Type.Literal('*'), Type.Array(Id)], { default: [] }),
-  rateLimitIds: Type.Array(Id, { default: [] }),
+  modelIds: Type.Union([Type.Literal('*'), Type.Array(Id, { maxItems: MAX_POLICY_MODELS })], { default: [] }),
+  rateLimitIds: Type.Array(Id, { default: [], maxItems: MAX_POLICY_RATE_LIMITS }),
   payloadLoggingEnabled: Type.Boolean({ default: false }),
 }, { additionalProperties: false });
 
 export const PricingSpec = Type.Object({
   modelId: Id,
   hostId: Type.Optional(Id),
-  currency: Type.String({ minLength: 3, maxLength: 3, default: 'USD' }),
+  // ISO 4217 alphabetic codes are three uppercase letters; the code is shown beside costs as is.
+  currency: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 code: three uppercase letters, e.g. USD, EUR.' }),
   inputPerMillion: Type.Number({ minimum: 0 }),
   outputPerMillion: Type.Number({ minimum: 0 }),
   cachedInputPerMillion: Type.Optional(Type.Number({ minimum: 0 })),
@@ -73,10 +110,10 @@ export const PricingSpec = Type.Object({
 
 export const RelayKeySpec = Type.Object({
   policyId: Id,
-  prefix: Type.Optional(Type.String({ readOnly: true, description: 'Server-set display prefix.' })),
+  prefix: Type.Optional(Type.String({ maxLength: 64, readOnly: true, description: 'Server-set display prefix.' })),
   payloadLoggingEnabled: Type.Boolean({ default: false }),
   enabled: Type.Boolean({ default: true }),
-  expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time', maxLength: 64 }), Type.Null()])),
 }, { additionalProperties: false });
 
 export type ProviderSpec = Static<typeof ProviderSpec>;
@@ -133,6 +170,12 @@ export interface Reference {
   kind: KindName;
 }
 
+/** What is wrong with a spec: `pointer` is relative to the spec (e.g. /baseUrl). */
+export interface SpecProblem {
+  pointer: string;
+  message: string;
+}
+
 export interface KindDef {
   name: KindName;
   singular: string;
@@ -142,11 +185,18 @@ export interface KindDef {
   serverFields: string[];
   /** Spec fields accepted on write but never stored in spec nor returned. */
   writeOnlyFields: string[];
+  /** Checks JSON Schema cannot express, run on a spec the schema accepted. */
+  check?: (spec: Record<string, unknown>) => SpecProblem | null;
+  /** The form a checked spec is stored in. */
+  normalize?: (spec: Record<string, unknown>) => Record<string, unknown>;
 }
 
 export const KINDS: Record<KindName, KindDef> = {
   providers: { name: 'providers', singular: 'provider', schema: ProviderSpec, references: [], serverFields: [], writeOnlyFields: [] },
-  hosts: { name: 'hosts', singular: 'host', schema: HostSpec, references: [{ path: 'providerId', kind: 'providers' }], serverFields: [], writeOnlyFields: [] },
+  hosts: {
+    name: 'hosts', singular: 'host', schema: HostSpec, references: [{ path: 'providerId', kind: 'providers' }], serverFields: [], writeOnlyFields: [],
+    check: (spec) => hostSpecProblem(spec as HostSpec), normalize: (spec) => normalizeHostSpec(spec as HostSpec),
+  },
   models: { name: 'models', singular: 'model', schema: ModelSpec, references: [{ path: 'bindings[].hostId', kind: 'hosts' }], serverFields: [], writeOnlyFields: [] },
   'host-keys': {
     name: 'host-keys', singular: 'host key', schema: HostKeySpec,
@@ -197,4 +247,78 @@ function collect(value: unknown, segments: string[], path: string, kind: KindNam
   } else {
     collect(next, rest, path, kind, out);
   }
+}
+
+// Host settings are checked here, at write time, because undici refuses them only when a request
+// is sent: the request fails with a 502 and the host's keys are put to cool down for nothing.
+
+/** An HTTP token (RFC 9110 5.6.2): what undici accepts as a header name. */
+const HEADER_NAME_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What undici refuses in a header value: control characters but tab (CR, LF, NUL...), DEL, and anything above U+00FF. */
+const BAD_HEADER_VALUE_CHAR_RE = /[^\t\x20-\x7e\x80-\xff]/;
+
+const FRAMING = 'is set by Relay\'s HTTP client or is hop-by-hop, and would break the request';
+/** Headers a host may not set, and why (lowercase names). See sendToHost in core/http/upstream.ts for how the rest are merged. */
+const RESERVED_HOST_HEADERS = new Map<string, string>([
+  ...[...CREDENTIAL_HEADERS].map((name): [string, string] => [name, 'carries a credential: store it as a host key, which is encrypted and which Relay sends itself']),
+  ['content-type', 'is set by Relay (application/json)'],
+  ['accept-encoding', 'is left out by Relay so that the upstream answers uncompressed and usage can be read'],
+  ...['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'expect']
+    .map((name): [string, string] => [name, FRAMING]),
+]);
+
+/** A JSON pointer segment (RFC 6901): header names may contain ~, and a refused one may contain /. */
+function pointerSegment(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** A character named by code point, so that an error message never repeats a control character. */
+function codePoint(ch: string): string {
+  return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+function baseUrlProblem(raw: string): string | null {
+  // new URL() silently drops tabs and newlines and reads \ as /: the stored text must be what is used.
+  const bad = /[\s\\]/.exec(raw) ?? /[\x00-\x1f\x7f]/.exec(raw);
+  if (bad) return `must not contain whitespace, control characters or backslashes (found ${codePoint(bad[0])})`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL';
+  // new URL('https:///v1') reads v1 as the host; require the host right after the //.
+  if (!/^https?:\/\/[^/]/.test(raw) || url.hostname === '') return 'must name a host, as in https://host[:port][/path]';
+  if (url.username !== '' || url.password !== '') return 'must not contain credentials (user:password@): store them as a host key';
+  // joinUrl (core/http/upstream.ts) appends the endpoint path to the base URL as text.
+  if (raw.includes('?') || raw.includes('#')) return 'must not have a query string or fragment: endpoint paths are appended to it';
+  if (url.port === '0') return 'port must be 1-65535';
+  return null;
+}
+
+export function hostSpecProblem(spec: HostSpec): SpecProblem | null {
+  const urlProblem = baseUrlProblem(spec.baseUrl);
+  if (urlProblem) return { pointer: '/baseUrl', message: urlProblem };
+  const seen = new Map<string, string>();
+  for (const [name, value] of Object.entries(spec.headers ?? {})) {
+    const pointer = `/headers/${pointerSegment(name)}`;
+    if (name.length > MAX_HEADER_NAME_LENGTH) return { pointer: '/headers', message: `a header name is longer than ${MAX_HEADER_NAME_LENGTH} characters` };
+    if (!HEADER_NAME_RE.test(name)) return { pointer, message: 'is not an HTTP header name: letters, digits and !#$%&\'*+-.^_`|~ only' };
+    const lower = name.toLowerCase();
+    const reserved = RESERVED_HOST_HEADERS.get(lower);
+    if (reserved) return { pointer, message: `${lower} cannot be set on a host: it ${reserved}` };
+    const twin = seen.get(lower);
+    if (twin !== undefined) return { pointer, message: `repeats header ${twin} (header names ignore case)` };
+    seen.set(lower, name);
+    const bad = BAD_HEADER_VALUE_CHAR_RE.exec(value);
+    if (bad) return { pointer, message: `value must not contain ${codePoint(bad[0])}: no CR, LF, NUL or other control character but tab, nor characters above U+00FF` };
+  }
+  return null;
+}
+
+/** Header names lowercased: forwarded and default headers are lowercase, so a host header of the same name replaces them instead of being sent twice. */
+export function normalizeHostSpec(spec: HostSpec): HostSpec {
+  if (!spec.headers) return spec;
+  return { ...spec, headers: Object.fromEntries(Object.entries(spec.headers).map(([name, value]) => [name.toLowerCase(), value])) };
 }

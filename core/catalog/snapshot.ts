@@ -50,9 +50,13 @@ class Snapshot implements CatalogSnapshot {
       if (list) list.push(hostKey);
       else this.keysByHost.set(hostKey.spec.hostId, [hostKey]);
     }
+    // The store refuses a second pricing for a pair, but rows written before it did may hold
+    // two: the oldest wins, whatever order the tables were filled in.
     for (const p of tables.pricings.values()) {
       const pricing = p as Pricing;
-      this.pricingIndex.set(`${pricing.spec.modelId}|${pricing.spec.hostId ?? ''}`, pricing);
+      const pair = `${pricing.spec.modelId}|${pricing.spec.hostId ?? ''}`;
+      const held = this.pricingIndex.get(pair);
+      if (!held || isOlder(pricing, held)) this.pricingIndex.set(pair, pricing);
     }
   }
 
@@ -87,6 +91,12 @@ class Snapshot implements CatalogSnapshot {
     for (const kind of Object.keys(this.tables) as KindName[]) out[kind] = new Map(this.tables[kind]);
     return out;
   }
+}
+
+/** Creation order: createdAt (ISO 8601 in UTC, so text order is time order), then id. */
+function isOlder(a: AnyEntity, b: AnyEntity): boolean {
+  if (a.metadata.createdAt !== b.metadata.createdAt) return a.metadata.createdAt < b.metadata.createdAt;
+  return a.metadata.id < b.metadata.id;
 }
 
 export function emptyTables(): Tables {

@@ -7,7 +7,7 @@ import type { Database, Queryable } from '../db/types.ts';
 import { firstProblem } from '../http/validate.ts';
 import { KINDS, referencedIds, type Entity, type KindName } from './kinds.ts';
 import type { AnyEntity } from './snapshot.ts';
-import { slugCandidate, isValidSlug } from './slug.ts';
+import { slugCandidate, isValidSlug, reservedSlugReason } from './slug.ts';
 
 export interface EntityRow {
   id: string;
@@ -104,6 +104,11 @@ function decodeCursor(cursor: string): [string, string] {
   throw new RelayError('RELAY_ERR_BAD_REQUEST', 'cursor is not a cursor this API returned', { field: 'cursor' });
 }
 
+/** The (model, host) pair a pricing prices; a model-wide pricing has no host. */
+function pricingPair(spec: Record<string, unknown>): string {
+  return `${String(spec.modelId)}|${(spec.hostId as string | undefined) ?? ''}`;
+}
+
 export type AfterWrite = (kind: KindName, id: string) => Promise<void>;
 
 export class CatalogStore {
@@ -121,7 +126,8 @@ export class CatalogStore {
 
   /** Every entity of every kind, for a full snapshot build. */
   async loadAll(): Promise<Array<{ kind: KindName; entity: AnyEntity }>> {
-    const res = await this.db.query<EntityRow>('SELECT * FROM catalog_entities');
+    // Ordered, so that a snapshot never depends on the order Postgres happens to return rows in.
+    const res = await this.db.query<EntityRow>('SELECT * FROM catalog_entities ORDER BY created_at, id');
     return res.rows.map((row) => ({ kind: row.kind as KindName, entity: rowToEntity(row) }));
   }
 
@@ -182,6 +188,7 @@ export class CatalogStore {
     const created = await this.db.transaction(async (tx) => {
       await this.checkReferences(tx, kind, full);
       const slug = await this.chooseSlug(tx, kind, metadata.displayName, metadata.slug);
+      if (kind === 'pricings') await this.checkPricingPairFree(tx, full, null);
       const id = randomUUID();
       const res = await tx.query<EntityRow>(
         `INSERT INTO catalog_entities (id, kind, slug, display_name, spec, secret_hash, sealed_value)
@@ -201,6 +208,7 @@ export class CatalogStore {
       if (!row) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
       const merged = this.validateSpec(kind, { ...row.spec, ...(patch.spec ?? {}) });
       await this.checkReferences(tx, kind, merged);
+      if (kind === 'pricings' && pricingPair(merged) !== pricingPair(row.spec)) await this.checkPricingPairFree(tx, merged, id);
       const sets = ['spec = $3', 'updated_at = now()', "revision = nextval('catalog_revision')"];
       const params: unknown[] = [kind, id, JSON.stringify(merged)];
       if (patch.displayName !== undefined) {
@@ -257,7 +265,10 @@ export class CatalogStore {
     const withDefaults = Value.Default(def.schema, Value.Clone(input)) as Record<string, unknown>;
     const problem = firstProblem(def.schema, withDefaults, '/spec');
     if (problem) throw new RelayError('RELAY_ERR_BAD_REQUEST', `${problem.pointer}: ${problem.message}`, { field: problem.pointer });
-    return { ...withDefaults, ...Object.fromEntries(def.serverFields.filter((f) => spec[f] !== undefined).map((f) => [f, spec[f]])) };
+    const refused = def.check?.(withDefaults);
+    if (refused) throw new RelayError('RELAY_ERR_BAD_REQUEST', `/spec${refused.pointer}: ${refused.message}`, { field: `/spec${refused.pointer}` });
+    const stored = def.normalize ? def.normalize(withDefaults) : withDefaults;
+    return { ...stored, ...Object.fromEntries(def.serverFields.filter((f) => spec[f] !== undefined).map((f) => [f, spec[f]])) };
   }
 
   private async checkReferences(tx: Queryable, kind: KindName, spec: Record<string, unknown>): Promise<void> {
@@ -275,11 +286,35 @@ export class CatalogStore {
     }
   }
 
+  /**
+   * Refuses a second pricing for one (model, host) pair, or a second model-wide one (no hostId):
+   * which of two would price a request would depend on row order. The advisory lock, held until
+   * the transaction ends, serializes writers of one pair, so two concurrent creates cannot both
+   * find the pair free.
+   */
+  private async checkPricingPairFree(tx: Queryable, spec: Record<string, unknown>, selfId: string | null): Promise<void> {
+    const modelId = spec.modelId as string;
+    const hostId = (spec.hostId as string | undefined) ?? '';
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`relay.pricings|${pricingPair(spec)}`]);
+    const res = await tx.query<{ id: string; slug: string }>(
+      `SELECT id, slug FROM catalog_entities
+       WHERE kind = 'pricings' AND spec->>'modelId' = $1 AND COALESCE(spec->>'hostId', '') = $2 AND id IS DISTINCT FROM $3::uuid
+       ORDER BY created_at, id LIMIT 1`,
+      [modelId, hostId, selfId]);
+    const existing = res.rows[0];
+    if (!existing) return;
+    const field = hostId ? '/spec/hostId' : '/spec/modelId';
+    const what = hostId ? `model ${modelId} on host ${hostId}` : `model ${modelId} on every host without its own pricing (no hostId)`;
+    throw new RelayError('RELAY_ERR_CONFLICT', `${field}: pricing ${existing.slug} (${existing.id}) already prices ${what}; change that one instead`, { field });
+  }
+
   private async chooseSlug(tx: Queryable, kind: KindName, displayName: string, proposed?: string): Promise<string> {
     if (proposed !== undefined) {
       if (!isValidSlug(proposed)) {
         throw new RelayError('RELAY_ERR_BAD_REQUEST', '/metadata/slug: must be 1-63 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit', { field: '/metadata/slug' });
       }
+      const reserved = reservedSlugReason(kind, proposed);
+      if (reserved) throw new RelayError('RELAY_ERR_BAD_REQUEST', `/metadata/slug: ${reserved}`, { field: '/metadata/slug' });
       const taken = await tx.query('SELECT 1 FROM catalog_entities WHERE kind = $1 AND slug = $2', [kind, proposed]);
       if (taken.rows.length > 0) throw new RelayError('RELAY_ERR_CONFLICT', `/metadata/slug: ${proposed} is already used by another ${KINDS[kind].singular}`, { field: '/metadata/slug' });
       return proposed;
@@ -287,8 +322,10 @@ export class CatalogStore {
     const base = slugCandidate(displayName);
     const res = await tx.query<{ slug: string }>('SELECT slug FROM catalog_entities WHERE kind = $1 AND (slug = $2 OR slug LIKE $3)', [kind, base, `${base}-%`]);
     const taken = new Set(res.rows.map((r) => r.slug));
-    if (!taken.has(base)) return base;
-    for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+    // A derived slug is never a reserved one either: "Health" names host key health-2.
+    const free = (slug: string) => !taken.has(slug) && reservedSlugReason(kind, slug) === null;
+    if (free(base)) return base;
+    for (let n = 2; ; n++) if (free(`${base}-${n}`)) return `${base}-${n}`;
   }
 }
 

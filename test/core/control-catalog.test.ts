@@ -23,6 +23,10 @@ const host = await create('hosts', 'OpenAI US', { providerId: provider.metadata.
 const model = await create('models', 'GPT 4.1', { bindings: [{ hostId: host.metadata.id, upstreamModel: 'gpt-4.1' }] });
 const rateLimit = await create('rate-limits', 'Sixty per minute', { requestsPerMinute: 60 });
 const policy = await create('policies', 'Default', { modelIds: [model.metadata.id], rateLimitIds: [rateLimit.metadata.id] });
+// A model may have one pricing per host (and one for no host): each pricing fixture prices its own model.
+const pricedModels: Array<{ metadata: { id: string } }> = [];
+for (let i = 0; i < 10; i++) pricedModels.push(await create('models', `Priced ${i}`, {}));
+let pricedCount = 0;
 
 interface Fixture {
   spec: () => Record<string, unknown>;
@@ -54,7 +58,7 @@ const fixtures: Record<string, Fixture> = {
     wrongType: ['payloadLoggingEnabled', 1], required: '', patch: { payloadLoggingEnabled: true }, keeps: 'tier',
   },
   pricings: {
-    spec: () => ({ modelId: model.metadata.id, inputPerMillion: 2, outputPerMillion: 8, currency: 'EUR' }),
+    spec: () => ({ modelId: pricedModels[pricedCount++ % pricedModels.length].metadata.id, inputPerMillion: 2, outputPerMillion: 8, currency: 'EUR' }),
     wrongType: ['inputPerMillion', 'two'], required: 'modelId', patch: { outputPerMillion: 10 }, keeps: 'currency',
   },
   'relay-keys': {
