@@ -109,6 +109,9 @@ function pricingPair(spec: Record<string, unknown>): string {
   return `${String(spec.modelId)}|${(spec.hostId as string | undefined) ?? ''}`;
 }
 
+/** The policy tier each kind that names a policy needs. */
+const POLICY_TIER_FOR: Partial<Record<KindName, 'relay' | 'host'>> = { 'relay-keys': 'relay', 'host-keys': 'host' };
+
 export type AfterWrite = (kind: KindName, id: string) => Promise<void>;
 
 export class CatalogStore {
@@ -209,6 +212,7 @@ export class CatalogStore {
       const merged = this.validateSpec(kind, { ...row.spec, ...(patch.spec ?? {}) });
       await this.checkReferences(tx, kind, merged);
       if (kind === 'pricings' && pricingPair(merged) !== pricingPair(row.spec)) await this.checkPricingPairFree(tx, merged, id);
+      if (kind === 'policies' && (merged.tier ?? 'relay') !== (row.spec.tier ?? 'relay')) await this.checkTierUnused(tx, id);
       const sets = ['spec = $3', 'updated_at = now()', "revision = nextval('catalog_revision')"];
       const params: unknown[] = [kind, id, JSON.stringify(merged)];
       if (patch.displayName !== undefined) {
@@ -244,6 +248,14 @@ export class CatalogStore {
     await this.afterWrite?.(kind, id);
   }
 
+  /** A policy's tier may change only while no key names it (each kind of key needs its own tier). */
+  private async checkTierUnused(tx: Queryable, policyId: string): Promise<void> {
+    const keys = (await this.referrersOf(tx, 'policies', policyId)).filter((r) => POLICY_TIER_FOR[r.kind] !== undefined);
+    if (keys.length === 0) return;
+    const names = keys.map((r) => `${KINDS[r.kind].singular} ${r.slug}`).join(', ');
+    throw new RelayError('RELAY_ERR_IN_USE', `/spec/tier: cannot change while keys name this policy: ${names}`, { field: '/spec/tier' });
+  }
+
   /** Entities whose spec references `id`. */
   async referrersOf(tx: Queryable, kind: KindName, id: string): Promise<Array<{ kind: KindName; id: string; slug: string; path: string }>> {
     // A text match narrows the rows; the reference walk decides (an id could appear in free text).
@@ -275,13 +287,22 @@ export class CatalogStore {
     const refs = referencedIds(kind, spec);
     if (refs.length === 0) return;
     const ids = [...new Set(refs.map((r) => r.id))];
-    const res = await tx.query<{ id: string; kind: string }>('SELECT id, kind FROM catalog_entities WHERE id = ANY($1::uuid[])', [ids]);
-    const found = new Map(res.rows.map((r) => [r.id, r.kind]));
+    // FOR KEY SHARE: a delete of a referenced row (which locks it FOR UPDATE, then looks for
+    // referrers) waits for this transaction, or this one for it, so a reference written at the
+    // same moment as its target is deleted cannot be left pointing at nothing.
+    const res = await tx.query<{ id: string; kind: string; tier: string | null }>(
+      "SELECT id, kind, spec->>'tier' AS tier FROM catalog_entities WHERE id = ANY($1::uuid[]) FOR KEY SHARE", [ids]);
+    const found = new Map(res.rows.map((r) => [r.id, r]));
     for (const ref of refs) {
-      if (found.get(ref.id) !== ref.kind) {
-        throw new RelayError('RELAY_ERR_BAD_REQUEST', `/spec/${ref.path.replace(/\[\]/g, '').replace(/\./g, '/')}: no ${KINDS[ref.kind].singular} with id ${ref.id}`, {
-          field: `/spec/${ref.path.replace(/\[\]/g, '').replace(/\./g, '/')}`,
-        });
+      const field = `/spec/${ref.path.replace(/\[\]/g, '').replace(/\./g, '/')}`;
+      const target = found.get(ref.id);
+      if (target?.kind !== ref.kind) {
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: no ${KINDS[ref.kind].singular} with id ${ref.id}`, { field });
+      }
+      // DESIGN: relay-tier policies grant models to relay keys; host-tier ones limit host keys.
+      const tier = POLICY_TIER_FOR[kind];
+      if (ref.kind === 'policies' && tier && (target.tier ?? 'relay') !== tier) {
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: policy ${ref.id} is a ${target.tier ?? 'relay'}-tier policy; a ${KINDS[kind].singular} needs a ${tier}-tier one`, { field });
       }
     }
   }

@@ -14,5 +14,7 @@ export function principalForRelayKey(snapshot: CatalogSnapshot, plaintext: strin
   }
   const policy = snapshot.policies.get(relayKey.spec.policyId);
   if (!policy) throw new RelayError('RELAY_ERR_RELAY_KEY_INVALID', "This relay key's policy no longer exists.");
+  // Host-tier policies limit host keys; they grant nothing to a relay key.
+  if (policy.spec.tier !== 'relay') throw new RelayError('RELAY_ERR_RELAY_KEY_INVALID', "This relay key's policy is not a relay-tier policy.");
   return { relayKey, policy };
 }

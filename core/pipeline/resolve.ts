@@ -60,7 +60,8 @@ function servableBindings(model: Model, shape: ShapeId, snapshot: CatalogSnapsho
 function keyAllowed(key: HostKey, model: Model, snapshot: CatalogSnapshot): boolean {
   if (!key.spec.policyId) return true;
   const policy = snapshot.policies.get(key.spec.policyId);
-  return policy ? policyGrants(policy, model.metadata.id) : false;
+  // Only a host-tier policy limits a host key; a key that names another is not used (fail closed).
+  return policy?.spec.tier === 'host' ? policyGrants(policy, model.metadata.id) : false;
 }
 
 /** One servable binding of a model for a shape, with its routes made once per snapshot. */
