@@ -8,6 +8,7 @@ import { firstProblem } from '../http/validate.ts';
 import { KINDS, referencedIds, type Entity, type KindName } from './kinds.ts';
 import type { AnyEntity } from './snapshot.ts';
 import { slugCandidate, isValidSlug, reservedSlugReason } from './slug.ts';
+import { daysInMonth } from '../http/calendar.ts';
 
 export interface EntityRow {
   id: string;
@@ -74,7 +75,6 @@ function encodeCursor(row: { created_at_text: string; id: string }): string {
  * 'infinity', a bare date).
  */
 const CURSOR_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-](\d{2})(:?(\d{2}))?)$/;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
  * Whether list() may cast the text ::timestamptz without Postgres refusing it (a 500): the
@@ -86,11 +86,9 @@ function isCursorTime(text: string): boolean {
   const m = CURSOR_TIME_RE.exec(text);
   if (!m) return false;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
-  if (year < 1 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const daysInMonth = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  if (year < 1 || hour > 23 || minute > 59 || second > 59) return false;
   const offsetOk = m[8] === 'Z' || (Number(m[9]) <= 15 && Number(m[11] ?? 0) <= 59);
-  return day >= 1 && day <= daysInMonth && offsetOk;
+  return day >= 1 && day <= daysInMonth(year, month) && offsetOk;
 }
 
 function decodeCursor(cursor: string): [string, string] {

@@ -1,6 +1,7 @@
 // Parses the query parameters of /api/logs and /api/usage/* into backend queries. Every error
 // is a RelayError 400 that names the parameter.
 import { RelayError } from '../errors.ts';
+import { daysInMonth } from '../http/calendar.ts';
 import type { StatusFilter, UsageFilter } from './types.ts';
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
@@ -62,12 +63,6 @@ export function parseStatusFilter(field: string, value: string): StatusFilter[] 
 }
 
 const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-](\d{2}):?(\d{2})))?$/;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-function daysInMonth(year: number, month: number): number {
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
-}
 
 export function parseDateTime(field: string, value: string): Date {
   // Date-time with a zone (RFC 3339), or a bare date (midnight UTC).
@@ -75,7 +70,7 @@ export function parseDateTime(field: string, value: string): Date {
   if (!m) throw badParam(field, `expected an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${JSON.stringify(value)}`);
   // Date rolls what does not exist over (30 February is 2 March, 24:00 the next day): refuse it.
   const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = m.slice(1).map((part) => Number(part ?? 0));
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
+  if (day < 1 || day > daysInMonth(year, month)) {
     throw badParam(field, `${JSON.stringify(value)}: that day does not exist`);
   }
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) {
