@@ -1,6 +1,7 @@
 // The catalog in Postgres: validated writes with reference checks, slugs, pagination.
 // Every write fires NOTIFY through a trigger (001_catalog.sql); snapshots follow from it.
 import { randomUUID } from 'node:crypto';
+import type { TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { RelayError } from '../errors.ts';
 import type { Database, Queryable } from '../db/types.ts';
@@ -107,6 +108,21 @@ function pricingPair(spec: Record<string, unknown>): string {
   return `${String(spec.modelId)}|${(spec.hostId as string | undefined) ?? ''}`;
 }
 
+/**
+ * A merged spec without the optional fields an update set to null: null clears a field the
+ * spec may leave out (a model's contextWindow, a host key's policyId), since leaving it out of
+ * the partial spec keeps the stored value. A field whose own schema allows null keeps it.
+ */
+function withoutCleared(kind: KindName, spec: Record<string, unknown>): Record<string, unknown> {
+  const properties = (KINDS[kind].schema as TObject).properties;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    if (value === null && properties[key] && !Value.Check(properties[key], null)) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
 /** The policy tier each kind that names a policy needs. */
 const POLICY_TIER_FOR: Partial<Record<KindName, 'relay' | 'host'>> = { 'relay-keys': 'relay', 'host-keys': 'host' };
 
@@ -207,7 +223,7 @@ export class CatalogStore {
       const current = await tx.query<EntityRow>('SELECT * FROM catalog_entities WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id]);
       const row = current.rows[0];
       if (!row) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
-      const merged = this.validateSpec(kind, { ...row.spec, ...(patch.spec ?? {}) });
+      const merged = this.validateSpec(kind, withoutCleared(kind, { ...row.spec, ...(patch.spec ?? {}) }));
       await this.checkReferences(tx, kind, merged);
       if (kind === 'pricings' && pricingPair(merged) !== pricingPair(row.spec)) await this.checkPricingPairFree(tx, merged, id);
       if (kind === 'policies' && (merged.tier ?? 'relay') !== (row.spec.tier ?? 'relay')) await this.checkTierUnused(tx, id);

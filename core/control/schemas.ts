@@ -1,6 +1,7 @@
 // TypeBox schemas of the control API's requests and responses, built from the catalog kinds
 // (core/catalog/kinds.ts), so a field added to a kind appears in validation and OpenAPI alike.
 import { OptionalKind, Type, TypeGuard, type TObject, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { KINDS, type KindName } from '../catalog/kinds.ts';
 import '../http/formats.ts';
 
@@ -55,7 +56,10 @@ export function writableSchema(schema: TSchema, partial = false): TSchema {
         const { default: _dropped, ...rest } = inner as TSchema & { default?: unknown };
         inner = rest as TSchema;
       }
-      const optional = partial || (property as unknown as Record<symbol, unknown>)[OptionalKind] === 'Optional' || 'default' in property;
+      const declaredOptional = (property as unknown as Record<symbol, unknown>)[OptionalKind] === 'Optional' && !('default' in property);
+      // In an update, null clears a field the spec may leave out (store.update removes it).
+      if (partial && declaredOptional && !Value.Check(inner, null)) inner = Type.Union([inner, Type.Null()], { description: 'null removes it' });
+      const optional = partial || declaredOptional || 'default' in property;
       properties[key] = optional ? Type.Optional(inner) : inner;
     }
     return Type.Object(properties, optionsOf(schema));
