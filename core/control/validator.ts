@@ -11,6 +11,7 @@ import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { RelayError } from '../errors.ts';
 import '../http/formats.ts';
+import { mostPreciseError } from '../http/validate.ts';
 
 function describe(error: ValueError): string {
   switch (error.type) {
@@ -23,14 +24,9 @@ function describe(error: ValueError): string {
   }
 }
 
-/** The most precise problem: the deepest path, and at one path a missing or unknown field first. */
+/** The most precise problem (see mostPreciseError). */
 export function firstError(check: TypeCheck<TSchema>, value: unknown): ValueError | null {
-  let best: ValueError | null = null;
-  const rank = (e: ValueError) => (e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties ? 1 : 0);
-  for (const e of check.Errors(value)) {
-    if (!best || e.path.length > best.path.length || (e.path.length === best.path.length && rank(e) > rank(best))) best = e;
-  }
-  return best;
+  return mostPreciseError(check.Errors(value));
 }
 
 const PART_PREFIX: Record<string, string> = { body: '', querystring: 'query:', params: 'path:', headers: 'header:' };

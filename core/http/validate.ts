@@ -2,6 +2,7 @@
 // JSON pointer. Compiled validators are cached per schema.
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { RelayError } from '../errors.ts';
 // Registers the uuid and date-time formats the schemas use before any check runs.
 import './formats.ts';
@@ -27,15 +28,36 @@ function plainMessage(message: string): string {
   return PLAIN[message] ?? message.charAt(0).toLowerCase() + message.slice(1);
 }
 
+/** Errors that say the value is of another type than the schema wants (not a broken constraint). */
+const TYPE_MISMATCH = new Set<ValueErrorType>([
+  ValueErrorType.Array, ValueErrorType.Boolean, ValueErrorType.Integer, ValueErrorType.Literal, ValueErrorType.Null,
+  ValueErrorType.Number, ValueErrorType.Object, ValueErrorType.String, ValueErrorType.Undefined, ValueErrorType.Union,
+]);
+
+/**
+ * The most precise of a value's errors: the deepest path; at one path, a missing or unknown
+ * field before anything else, and a broken constraint (too long, too many items) before a type
+ * mismatch. A union's own error ("expected union value") is replaced by its variants' errors, so
+ * a list of 6,000 ids against '*' | id[] says the list is too long, not that it is no union.
+ */
+export function mostPreciseError(errors: Iterable<ValueError>): ValueError | null {
+  const rank = (e: ValueError) => (e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties ? 2 : TYPE_MISMATCH.has(e.type) ? 0 : 1);
+  let best: ValueError | null = null;
+  const consider = (e: ValueError) => {
+    if (!best || e.path.length > best.path.length || (e.path.length === best.path.length && rank(e) > rank(best))) best = e;
+  };
+  for (const e of errors) {
+    consider(e);
+    if (e.type === ValueErrorType.Union) for (const variant of e.errors) for (const inner of variant) consider(inner);
+  }
+  return best;
+}
+
 /** Returns the first problem as `{ pointer, message }`, or null when valid. */
 export function firstProblem(schema: TSchema, value: unknown, prefix = ''): { pointer: string; message: string } | null {
   const check = checkerFor(schema);
   if (check.Check(value)) return null;
-  // Prefer the deepest error: unions report a generic error at the union and precise ones below.
-  let best: { path: string; message: string } | null = null;
-  for (const e of check.Errors(value)) {
-    if (!best || e.path.length > best.path.length) best = { path: e.path, message: e.message };
-  }
+  const best = mostPreciseError(check.Errors(value));
   if (!best) return { pointer: prefix || '/', message: 'is invalid' };
   return { pointer: `${prefix}${best.path}` || '/', message: plainMessage(best.message) };
 }
