@@ -23,7 +23,13 @@ interface Frame {
   error?: { type?: unknown; message?: unknown };
 }
 
-interface Block { index: number; kind: 'text' | 'tool' | 'reasoning'; customBuffer: string | null }
+interface Block {
+  index: number;
+  kind: 'text' | 'tool' | 'reasoning';
+  customBuffer: string | null;
+  /** A function call's arguments were sent (at least one non-empty piece). */
+  sentArguments: boolean;
+}
 
 export function messagesStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
   const custom = customToolNames(request);
@@ -45,6 +51,11 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
     if (!block) return [];
     blocks.delete(anthropicIndex);
     const out: StreamEvent[] = [];
+    // A call with no arguments streams `input: {}` and at most an empty partial_json: its
+    // arguments are "{}", as in the non-streamed answer (JSON.parse("") fails in every client).
+    if (block.kind === 'tool' && block.customBuffer === null && !block.sentArguments) {
+      out.push({ type: 'delta', index: block.index, delta: { type: 'arguments', text: '{}' } });
+    }
     if (block.customBuffer !== null) {
       let input: unknown = {};
       try {
@@ -91,23 +102,26 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
           const b = f.content_block ?? {};
           const index = next;
           if (b.type === 'text') {
-            blocks.set(at, { index, kind: 'text', customBuffer: null });
+            blocks.set(at, { index, kind: 'text', customBuffer: null, sentArguments: false });
             out.push({ type: 'part_start', index, part: { type: 'text' } });
           } else if (b.type === 'tool_use') {
             const name = b.name ?? '';
             const isCustom = custom.has(name);
-            blocks.set(at, { index, kind: 'tool', customBuffer: isCustom ? '' : null });
+            blocks.set(at, { index, kind: 'tool', customBuffer: isCustom ? '' : null, sentArguments: false });
             out.push({ type: 'part_start', index, part: { type: 'tool_call', id: b.id ?? '', name, tool_kind: isCustom ? 'custom' : 'function' } });
             const initial = b.input !== null && typeof b.input === 'object' && Object.keys(b.input).length > 0 ? JSON.stringify(b.input) : '';
             if (initial !== '') {
               if (isCustom) blocks.get(at)!.customBuffer = initial;
-              else out.push({ type: 'delta', index, delta: { type: 'arguments', text: initial } });
+              else {
+                blocks.get(at)!.sentArguments = true;
+                out.push({ type: 'delta', index, delta: { type: 'arguments', text: initial } });
+              }
             }
           } else if (b.type === 'thinking') {
-            blocks.set(at, { index, kind: 'reasoning', customBuffer: null });
+            blocks.set(at, { index, kind: 'reasoning', customBuffer: null, sentArguments: false });
             out.push({ type: 'part_start', index, part: { type: 'reasoning', origin: ANTHROPIC_ORIGIN } });
           } else if (b.type === 'redacted_thinking') {
-            blocks.set(at, { index, kind: 'reasoning', customBuffer: null });
+            blocks.set(at, { index, kind: 'reasoning', customBuffer: null, sentArguments: false });
             out.push({ type: 'part_start', index, part: { type: 'reasoning', origin: ANTHROPIC_ORIGIN, ...(typeof b.data === 'string' ? { encrypted: b.data } : {}) } });
           } else {
             return out; // server tool blocks: dropped by rule
@@ -125,6 +139,7 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
               block.customBuffer += d.partial_json;
               return [];
             }
+            block.sentArguments = true;
             return [{ type: 'delta', index: block.index, delta: { type: 'arguments', text: d.partial_json } }];
           }
           if (d.type === 'thinking_delta' && typeof d.thinking === 'string' && d.thinking !== '') return [{ type: 'delta', index: block.index, delta: { type: 'reasoning', text: d.thinking } }];
