@@ -178,14 +178,6 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
   'anthropic.messages': (original) => {
     const r = clone(original);
     customAsFunction(r);
-    const forced = hasTools(r) && (r.tool_choice === 'required' || typeof r.tool_choice === 'object');
-    const { thinking, max_tokens } = thinkingFor(forced ? { ...r, reasoning: undefined } : r);
-    r.max_output_tokens = max_tokens;
-    if (thinking?.type === 'enabled') r.reasoning = { budget_tokens: thinking.budget_tokens, effort: effortForBudget(thinking.budget_tokens) };
-    else if (thinking?.type === 'adaptive') r.reasoning = {};
-    else delete r.reasoning;
-    if (thinking) { delete r.temperature; delete r.top_p; }
-    if (r.temperature !== undefined) delete r.top_p;
     if (r.response_format?.type === 'json_schema') r.response_format = { type: 'json_schema', name: 'response', schema: r.response_format.schema };
     else delete r.response_format;
     delete r.metadata;
@@ -213,6 +205,20 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
     }
     for (const m of merged) if (m.role === 'user') m.content = [...m.content.filter((p) => p.type === 'tool_result'), ...m.content.filter((p) => p.type !== 'tool_result')];
     r.messages = merged;
+    // Thinking is off when a tool is forced, or when the turn whose tool calls are answered
+    // does not open with signed thinking (Anthropic requires it).
+    const forced = hasTools(r) && (r.tool_choice === 'required' || typeof r.tool_choice === 'object');
+    const [previous, last] = merged.slice(-2);
+    const unsignedToolTurn = last?.role === 'user' && last.content.some((p) => p.type === 'tool_result') && previous?.role === 'assistant' && previous.content[0]?.type !== 'reasoning';
+    const { thinking, max_tokens } = thinkingFor(forced || unsignedToolTurn ? { ...r, reasoning: undefined } : r);
+    r.max_output_tokens = max_tokens;
+    if (thinking?.type === 'enabled') r.reasoning = { budget_tokens: thinking.budget_tokens, effort: effortForBudget(thinking.budget_tokens) };
+    else if (thinking?.type === 'adaptive') r.reasoning = {};
+    else delete r.reasoning;
+    if (thinking) { delete r.temperature; delete r.top_p; }
+    if (r.temperature !== undefined) delete r.top_p;
+    if (r.stop) r.stop = r.stop.filter((stop) => stop.trim() !== '');
+    if (r.stop?.length === 0) delete r.stop;
     return r;
   },
 };

@@ -14,6 +14,9 @@ export const MESSAGES_UPSTREAM_DROPPED = {
   'top_p when temperature is set': 'newer Claude models accept only one of them',
   'temperature above 1': 'clamped to 1, the Anthropic maximum',
   'thinking when tool_choice forces a tool': 'Anthropic rejects forced tool use with extended thinking',
+  'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Anthropic requires that turn to open with a thinking block',
+  'reasoning without an effort or budget, for a model the catalog does not mark as reasoning': 'it would turn adaptive thinking on for every Codex request',
+  'stop sequences of whitespace only': 'Anthropic rejects them',
   'response_format json_object; json_schema name, description and strict': 'output_config.format carries only a JSON schema',
   'image detail': 'no Anthropic field',
   'refusal parts in history': 'sent as text',
@@ -118,12 +121,36 @@ function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | un
 
 const forcesTool = (choice: ToolChoice | undefined): boolean => choice === 'required' || typeof choice === 'object';
 
+/**
+ * Anthropic requires the assistant turn whose tool calls the request answers to open with a
+ * thinking block when thinking is on ("a final assistant message must start with a thinking
+ * block"): a client that cannot carry Anthropic's signed thinking (Chat, or a conversation begun
+ * on another vendor's model) would get a 400 on every turn of a tool loop.
+ */
+function continuesTurnWithoutThinking(messages: Array<{ role: 'user' | 'assistant'; content: Block[] }>): boolean {
+  const last = messages.at(-1);
+  const previous = messages.at(-2);
+  if (last?.role !== 'user' || previous?.role !== 'assistant' || !last.content.some((b) => b.type === 'tool_result')) return false;
+  const first = previous.content[0]?.type;
+  return first !== 'thinking' && first !== 'redacted_thinking';
+}
+
+/**
+ * Reasoning asked for without an effort or a budget (Codex sends reasoning: {summary: "auto"} on
+ * every request) turns adaptive thinking on only for a model the catalog marks as reasoning.
+ */
+function wantsThinking(request: CanonicalRequest, route: Route): boolean {
+  const r = request.reasoning;
+  if (!r) return false;
+  if (r.effort === undefined && r.budget_tokens === undefined) return route.model?.spec.reasoning !== false;
+  return true;
+}
+
 export function encodeMessagesRequest(request: CanonicalRequest, route: Route): unknown {
   const { system, messages } = encodeMessages(request);
   const hasTools = request.tools !== undefined && request.tools.length > 0;
-  const { thinking, max_tokens } = hasTools && forcesTool(request.tool_choice)
-    ? { thinking: undefined, max_tokens: thinkingFor({ ...request, reasoning: undefined }).max_tokens }
-    : thinkingFor(request);
+  const thinkingOff = (hasTools && forcesTool(request.tool_choice)) || continuesTurnWithoutThinking(messages) || !wantsThinking(request, route);
+  const { thinking, max_tokens } = thinkingFor(thinkingOff ? { ...request, reasoning: undefined } : request);
   const body: Record<string, unknown> = { model: route.upstreamModel, max_tokens, messages };
   if (system.length > 0) body.system = system;
   if (hasTools) {
@@ -131,7 +158,9 @@ export function encodeMessagesRequest(request: CanonicalRequest, route: Route): 
     const choice = encodeToolChoice(request.tool_choice, request.parallel_tool_calls);
     if (choice) body.tool_choice = choice;
   }
-  if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;
+  // Anthropic refuses a stop sequence of whitespace only ("each stop sequence must contain non-whitespace").
+  const stops = request.stop?.filter((stop) => stop.trim() !== '');
+  if (stops && stops.length > 0) body.stop_sequences = stops;
   if (thinking) body.thinking = thinking;
   else if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
   else if (request.top_p !== undefined) body.top_p = request.top_p;

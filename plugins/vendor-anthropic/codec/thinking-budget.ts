@@ -10,12 +10,16 @@
 //
 // An explicit canonical budget_tokens wins over the effort. Reasoning with neither is
 // `{type: "adaptive"}` (the model decides). Anthropic needs 1024 <= budget < max_tokens:
-// without max_output_tokens, max_tokens becomes budget + DEFAULT_MAX_TOKENS; with a smaller
-// max_output_tokens the budget shrinks to max_tokens - 1, and below 1025 thinking is off.
+// without max_output_tokens, max_tokens becomes budget + DEFAULT_MAX_TOKENS, at most
+// MAX_DERIVED_MAX_TOKENS (64,000, the output limit of Claude's 4.5 models: xhigh's 65,536 +
+// 4,096 was refused by every model), the budget shrinking to leave DEFAULT_MAX_TOKENS for the
+// answer; with a smaller max_output_tokens the budget shrinks to max_tokens - 1, and below 1025
+// thinking is off.
 import type { CanonicalRequest } from '../../../core/plugin-api.ts';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const MIN_BUDGET = 1024;
+export const MAX_DERIVED_MAX_TOKENS = 64_000;
 
 export const EFFORT_BUDGETS = {
   minimal: 1024, low: 4096, medium: 16384, high: 32768, xhigh: 65536,
@@ -31,7 +35,10 @@ export function thinkingFor(request: CanonicalRequest): { thinking?: Thinking; m
   const budget = r.budget_tokens ?? (r.effort === undefined ? undefined : EFFORT_BUDGETS[r.effort]);
   if (budget === undefined) return { thinking: { type: 'adaptive' }, max_tokens: asked ?? DEFAULT_MAX_TOKENS };
   const wanted = Math.max(MIN_BUDGET, budget);
-  if (asked === undefined) return { thinking: { type: 'enabled', budget_tokens: wanted }, max_tokens: wanted + DEFAULT_MAX_TOKENS };
+  if (asked === undefined) {
+    const maxTokens = Math.min(wanted + DEFAULT_MAX_TOKENS, MAX_DERIVED_MAX_TOKENS);
+    return { thinking: { type: 'enabled', budget_tokens: Math.min(wanted, maxTokens - DEFAULT_MAX_TOKENS) }, max_tokens: maxTokens };
+  }
   if (asked <= MIN_BUDGET) return { max_tokens: asked };
   return { thinking: { type: 'enabled', budget_tokens: Math.min(wanted, asked - 1) }, max_tokens: asked };
 }

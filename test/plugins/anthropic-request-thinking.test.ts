@@ -1,0 +1,47 @@
+// Requests Anthropic is documented to refuse are not sent (plugins/vendor-anthropic
+// messages-request.ts, thinking-budget.ts): thinking in a tool loop whose tool-calling turn has
+// no signed thinking; adaptive thinking on a model the catalog does not mark as reasoning;
+// whitespace-only stop sequences; a max_tokens above Claude's output limit.
+import t from 'tap';
+import { encodeMessagesRequest } from '../../plugins/vendor-anthropic/codec/messages-request.ts';
+import type { CanonicalRequest, Route } from '../../core/plugin-api.ts';
+
+const route = (reasoning?: boolean) => ({ upstreamModel: 'claude', ...(reasoning === undefined ? {} : { model: { spec: { reasoning } } }) }) as unknown as Route;
+const tools = [{ type: 'function', name: 'ls', parameters: { type: 'object', properties: {} } }];
+const toolLoop = (assistantFirst: object[]) => [
+  { role: 'user', content: [{ type: 'text', text: 'list' }] },
+  { role: 'assistant', content: [...assistantFirst, { type: 'tool_call', id: 'call_1', name: 'ls', arguments: '{}', tool_kind: 'function' }] },
+  { role: 'user', content: [{ type: 'tool_result', tool_call_id: 'call_1', content: [{ type: 'text', text: 'a.txt' }] }] },
+];
+const encode = (request: Partial<CanonicalRequest>, r = route()) =>
+  encodeMessagesRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], ...request } as CanonicalRequest, r) as Record<string, any>;
+
+t.test('a tool loop whose tool-calling turn has no signed thinking is sent without thinking', async (t) => {
+  const unsigned = encode({ tools, reasoning: { effort: 'low' }, messages: toolLoop([]) } as any);
+  t.equal(unsigned.thinking, undefined, 'Chat history: no thinking block to open the turn');
+  const signed = encode({ tools, reasoning: { effort: 'low' }, messages: toolLoop([{ type: 'reasoning', text: 'hmm', signature: 'sig', origin: 'anthropic' }]) } as any);
+  t.same(signed.thinking, { type: 'enabled', budget_tokens: 4096 }, 'the turn opens with its signed thinking: kept');
+  t.equal(signed.messages[1].content[0].type, 'thinking');
+  const fresh = encode({ tools, reasoning: { effort: 'low' } } as any);
+  t.same(fresh.thinking, { type: 'enabled', budget_tokens: 4096 }, 'a new question is not a tool loop');
+});
+
+t.test('reasoning without an effort turns thinking on only for reasoning models', async (t) => {
+  t.equal(encode({ reasoning: { summary: true } } as any, route(false)).thinking, undefined, "Codex's summary-only reasoning on a non-reasoning model");
+  t.same(encode({ reasoning: { summary: true } } as any, route(true)).thinking, { type: 'adaptive' });
+  t.same(encode({ reasoning: { effort: 'low' } } as any, route(false)).thinking, { type: 'enabled', budget_tokens: 4096 }, 'an explicit effort is honoured');
+});
+
+t.test('whitespace-only stop sequences are left out', async (t) => {
+  t.same(encode({ stop: ['\n', 'END', ' \t'] }).stop_sequences, ['END']);
+  t.equal(encode({ stop: ['\n'] }).stop_sequences, undefined);
+});
+
+t.test('max_tokens derived from an effort stays within Claude output limits', async (t) => {
+  const xhigh = encode({ reasoning: { effort: 'xhigh' } } as any);
+  t.same([xhigh.max_tokens, xhigh.thinking.budget_tokens], [64_000, 59_904]);
+  const high = encode({ reasoning: { effort: 'high' } } as any);
+  t.same([high.max_tokens, high.thinking.budget_tokens], [36_864, 32_768], 'below the cap: unchanged');
+  const asked = encode({ reasoning: { effort: 'xhigh' }, max_output_tokens: 100_000 } as any);
+  t.equal(asked.max_tokens, 100_000, "the client's own max_output_tokens is the client's");
+});
