@@ -147,7 +147,12 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
   };
 }
 
-/** Models the principal can reach now: granted, with a servable binding and a usable key. */
+/**
+ * Models the principal is served: granted, with a servable binding and an enabled key its policy
+ * allows. A key's momentary health is not looked at: a model whose only key is cooling down (a
+ * 429) stays listed, since a client that saves the list then (Codex's models document) would lose
+ * the model until it fetched the list again; requests meanwhile get the 503 with retry-after.
+ */
 export function reachableModels(principal: Principal, snapshot: CatalogSnapshot, deps: ResolverDeps, shape?: ShapeId): Model[] {
   const out: Model[] = [];
   for (const model of snapshot.models.values()) {
@@ -161,7 +166,7 @@ export function reachableModels(principal: Principal, snapshot: CatalogSnapshot,
       if (!adapter) return false;
       if (shape && servableBindings({ ...model, spec: { ...model.spec, bindings: [binding] } }, shape, snapshot, deps).length === 0) return false;
       if (principal.passthroughCredential) return true;
-      return snapshot.hostKeysOfHost(host.metadata.id).some((k) => k.spec.weight > 0 && keyAllowed(k, model, snapshot) && deps.health.isAvailable(k));
+      return snapshot.hostKeysOfHost(host.metadata.id).some((k) => k.spec.enabled && k.spec.weight > 0 && keyAllowed(k, model, snapshot));
     });
     if (reachable) out.push(model);
   }
