@@ -1,8 +1,9 @@
 // Same-shape passthrough: the request goes to the upstream as received (but for the model
-// name when the binding maps it), and the upstream's status, headers and bytes come back
+// name's value when the binding maps it), and the upstream's status, headers and bytes come back
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { SseParser } from '../http/sse.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
+import { replaceTopLevelValue } from '../http/json-top-level.ts';
 import type { Route, StreamInspector, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
@@ -12,12 +13,19 @@ import { SseFrameFilter } from './frame-filter.ts';
 import { readErrorBody, redactCredential } from './upstream-error.ts';
 
 /**
- * The body to send: the client's bytes as received, or re-serialised when the binding maps the
- * model name or the adapter asks the upstream for usage the client did not request.
+ * The body to send: the client's bytes as received. When the binding maps the model name, only the
+ * top-level model value is replaced in those bytes (passthrough forwards verbatim: re-serialising
+ * would change escapes, key order and whitespace); the body is re-serialised only when the
+ * adapter asks the upstream for usage the client did not request, or when the model member cannot
+ * be placed for sure (e.g. written twice).
  */
 function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null): Buffer | string {
   const { call } = attempt;
   if (route.upstreamModel === call.model && !usage) return call.body;
+  if (!usage) {
+    const renamed = replaceTopLevelValue(call.body, 'model', JSON.stringify(route.upstreamModel));
+    if (renamed) return renamed;
+  }
   return JSON.stringify({ ...(usage?.body ?? call.json), model: route.upstreamModel });
 }
 
