@@ -13,7 +13,7 @@ import { usageFromChat } from './usage.ts';
 
 type Open =
   | { kind: 'text' | 'refusal' | 'reasoning'; index: number }
-  | { kind: 'tool'; index: number; chatIndex: number; buffer: string | null };
+  | { kind: 'tool'; index: number; chatIndex: number; id: string; buffer: string | null };
 
 interface ChunkDelta {
   content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown;
@@ -25,6 +25,8 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
   let started = false;
   let ended = false;
   let next = 0;
+  // The chat index a tool-call delta without one gets when it starts a call: past every index seen.
+  let freeChatIndex = 0;
   let open: Open | null = null;
   let finish: unknown = null;
   let refusal = false;
@@ -47,6 +49,15 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
     open = { kind, index: next++ };
     out.push({ type: 'part_start', index: open.index, part: kind === 'reasoning' ? { type: 'reasoning', origin: 'openai' } : { type: kind } });
     return out;
+  };
+  // OpenAI always numbers tool-call deltas; some compatible servers (Gemini's OpenAI endpoint,
+  // self-hosted ones) do not. Reading a missing index as 0 would merge parallel calls into one,
+  // so without an index a delta with an id other than the open call's starts a new call, and a
+  // delta without id continues the open call.
+  const indexFor = (id: unknown): number => {
+    if (open?.kind !== 'tool') return freeChatIndex;
+    const continues = id === undefined || id === null || id === '' || String(id) === open.id;
+    return continues ? open.chatIndex : freeChatIndex;
   };
   const end = (): StreamEvent[] => {
     if (ended) return [];
@@ -87,13 +98,15 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
         out.push(...openPart('refusal'), { type: 'delta', index: open!.index, delta: { type: 'refusal', text: delta.refusal } });
       }
       for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-        const chatIndex = typeof call.index === 'number' ? call.index : 0;
+        const chatIndex = typeof call.index === 'number' ? call.index : indexFor(call.id);
         if (!(open?.kind === 'tool' && open.chatIndex === chatIndex)) {
           out.push(...close());
           const name = String(call.function?.name ?? '');
           const isCustom = custom.has(name);
-          open = { kind: 'tool', index: next++, chatIndex, buffer: isCustom ? '' : null };
-          out.push({ type: 'part_start', index: open.index, part: { type: 'tool_call', id: String(call.id ?? ''), name, tool_kind: isCustom ? 'custom' : 'function' } });
+          const id = String(call.id ?? '');
+          open = { kind: 'tool', index: next++, chatIndex, id, buffer: isCustom ? '' : null };
+          freeChatIndex = Math.max(freeChatIndex, chatIndex + 1);
+          out.push({ type: 'part_start', index: open.index, part: { type: 'tool_call', id, name, tool_kind: isCustom ? 'custom' : 'function' } });
         }
         const args = call.function?.arguments;
         if (typeof args === 'string' && args !== '' && open?.kind === 'tool') {
