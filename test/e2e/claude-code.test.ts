@@ -4,6 +4,7 @@
 // Write tool call that creates a file. Also: the statuses Claude Code sees for a missing or wrong
 // relay key, a model the policy does not grant, and upstream errors, which arrive unmodified.
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +33,7 @@ const settings = await relay.api('PUT', '/api/settings/payload-logging', { enabl
 if (settings.status !== 200) throw new Error(`payload logging: ${settings.status}`);
 
 const BASE = `${relay.inferenceUrl}/vendor-b`;
+const EXAMPLE_ENV = path.resolve(import.meta.dirname, '../../examples/claude-code/env.sh');
 
 function expectCleanUpstream(): void {
   up.expectHeader('x-api-key', CLIENT_KEY);
@@ -51,19 +53,32 @@ async function claudeCodeEvents(count: number): Promise<any[]> {
   return found;
 }
 
+/** examples/claude-code/env.sh, sourced as a user would, with this run's Relay, keys and model. */
+function exampleEnv(relayKey: string): Record<string, string> {
+  const out = execFileSync('/bin/sh', ['-c', `. ${JSON.stringify(EXAMPLE_ENV)} && env`], {
+    env: { PATH: process.env.PATH ?? '', RELAY_URL: BASE.replace(/\/vendor-b$/, ''), ANTHROPIC_API_KEY: CLIENT_KEY, RELAY_KEY: relayKey, RELAY_MODEL: 'claude-relay' },
+    encoding: 'utf8',
+  });
+  const env: Record<string, string> = {};
+  // Values may span lines (ANTHROPIC_CUSTOM_HEADERS): a line without NAME= continues the last one.
+  let last = '';
+  for (const line of out.split('\n')) {
+    const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (m) env[(last = m[1]!)] = m[2]!;
+    else if (last) env[last] += `\n${line}`;
+  }
+  for (const name of Object.keys(env)) if (!name.startsWith('ANTHROPIC_') && !/^(CLAUDE_CODE_|DISABLE_)/.test(name)) delete env[name];
+  env.ANTHROPIC_CUSTOM_HEADERS = env.ANTHROPIC_CUSTOM_HEADERS!.replace(/\n$/, '');
+  return env;
+}
+
 function claudeEnv(home: string, relayKey: string, extraHeaders = ''): Record<string, string> {
+  const example = exampleEnv(relayKey);
   return cliEnv({
     HOME: home,
     CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
-    ANTHROPIC_BASE_URL: BASE,
-    ANTHROPIC_API_KEY: CLIENT_KEY,
-    ANTHROPIC_CUSTOM_HEADERS: `X-GW-API-Key: ${relayKey}\nX-GW-Proxy-Mode: 1${extraHeaders}`,
-    ANTHROPIC_DEFAULT_HAIKU_MODEL: 'claude-relay',
-    ANTHROPIC_SMALL_FAST_MODEL: 'claude-relay',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    DISABLE_AUTOUPDATER: '1',
+    ...example,
+    ANTHROPIC_CUSTOM_HEADERS: `${example.ANTHROPIC_CUSTOM_HEADERS}${extraHeaders}`,
     CLAUDE_CODE_MAX_RETRIES: '0',
   });
 }
@@ -89,7 +104,8 @@ function filesContaining(dir: string, needle: string): string[] {
   return hits;
 }
 
-const claudeArgs = (prompt: string) => ['-p', prompt, '--output-format', 'json', '--permission-mode', 'acceptEdits', '--model', 'claude-relay'];
+// No --model: the example's env.sh names the model (ANTHROPIC_MODEL), as the README runs it.
+const claudeArgs = (prompt: string) => ['-p', prompt, '--output-format', 'json', '--permission-mode', 'acceptEdits'];
 
 t.test('claude -p -> Relay (proxy mode) -> Anthropic: a turn with a Write tool call', async (t) => {
   const { home, work } = tempDirs(t);

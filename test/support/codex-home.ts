@@ -1,7 +1,7 @@
-// A throwaway CODEX_HOME configured the way examples/codex/config.toml is: a `relay` provider on
-// 127.0.0.1, the models document from Relay as model_catalog_json, a prompt file, analytics off,
-// no unbounded retries, no approvals.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// A throwaway CODEX_HOME whose config.toml is examples/codex/config.toml itself, with this run's
+// model, paths, base URL and key variable put in (and fewer retries, so failing tests end
+// sooner): the end-to-end tests run Codex exactly as a user who copied the example would.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -18,29 +18,7 @@ export function codexHome(o: { baseUrl: string; model: string; modelsJson: strin
   const prompt = path.join(dir, 'prompt.md');
   writeFileSync(catalog, o.modelsJson);
   writeFileSync(prompt, 'You are a coding agent. Edit files with the apply_patch tool.\n');
-  writeFileSync(path.join(dir, 'config.toml'), [
-    `model = ${JSON.stringify(o.model)}`,
-    'model_provider = "relay"',
-    `model_catalog_json = ${JSON.stringify(catalog)}`,
-    `model_instructions_file = ${JSON.stringify(prompt)}`,
-    'approval_policy = "never"',
-    'sandbox_mode = "danger-full-access"',
-    '',
-    '[analytics]',
-    'enabled = false',
-    '',
-    '[features]',
-    'unbounded_connection_retries = false',
-    '',
-    '[model_providers.relay]',
-    'name = "relay"',
-    `base_url = ${JSON.stringify(o.baseUrl)}`,
-    'wire_api = "responses"',
-    `env_key = ${JSON.stringify(o.envKey ?? 'RELAY_KEY')}`,
-    'stream_max_retries = 2',
-    'request_max_retries = 1',
-    '',
-  ].join('\n'));
+  writeFileSync(path.join(dir, 'config.toml'), exampleConfig({ ...o, catalog, prompt }));
   return {
     dir, work,
     cleanup() {
@@ -48,4 +26,22 @@ export function codexHome(o: { baseUrl: string; model: string; modelsJson: strin
       rmSync(work, { recursive: true, force: true });
     },
   };
+}
+
+const EXAMPLE = path.resolve(import.meta.dirname, '../../examples/codex/config.toml');
+
+/** The example's text with `key = value` lines replaced (each key must be in the example). */
+function exampleConfig(o: { baseUrl: string; model: string; envKey?: string; catalog: string; prompt: string }): string {
+  let text = readFileSync(EXAMPLE, 'utf8');
+  const set = (key: string, value: string) => {
+    const line = new RegExp(`^${key} = .*$`, 'm');
+    if (!line.test(text)) throw new Error(`examples/codex/config.toml has no ${key} line`);
+    text = text.replace(line, `${key} = ${JSON.stringify(value)}`);
+  };
+  set('model', o.model);
+  set('model_catalog_json', o.catalog);
+  set('model_instructions_file', o.prompt);
+  set('base_url', o.baseUrl);
+  set('env_key', o.envKey ?? 'RELAY_KEY');
+  return `${text.trimEnd()}\nstream_max_retries = 2\nrequest_max_retries = 1\n`;
 }
