@@ -65,6 +65,10 @@ export const ModelBinding = Type.Object({
 
 export const ModelSpec = Type.Object({
   contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxOutputTokens: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 10_000_000,
+    description: "The model's output-token limit. Upstreams that need a max_tokens (Anthropic) get it when the client gives none, instead of 4096: coding agents (Codex) never send one.",
+  })),
   reasoning: Type.Boolean({ default: false }),
   /** Efforts offered to clients (Codex's picker); the canonical efforts, so every route can carry them. Unique, so bounded by the enum. */
   reasoningLevels: Type.Optional(Type.Array(ReasoningEffort, { uniqueItems: true })),

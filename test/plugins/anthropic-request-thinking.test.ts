@@ -6,7 +6,8 @@ import t from 'tap';
 import { encodeMessagesRequest } from '../../plugins/vendor-anthropic/codec/messages-request.ts';
 import type { CanonicalRequest, Route } from '../../core/plugin-api.ts';
 
-const route = (reasoning?: boolean) => ({ upstreamModel: 'claude', ...(reasoning === undefined ? {} : { model: { spec: { reasoning } } }) }) as unknown as Route;
+const route = (reasoning?: boolean, maxOutputTokens?: number) =>
+  ({ upstreamModel: 'claude', ...(reasoning === undefined && maxOutputTokens === undefined ? {} : { model: { spec: { reasoning: reasoning ?? false, maxOutputTokens } } }) }) as unknown as Route;
 const tools = [{ type: 'function', name: 'ls', parameters: { type: 'object', properties: {} } }];
 const toolLoop = (assistantFirst: object[]) => [
   { role: 'user', content: [{ type: 'text', text: 'list' }] },
@@ -44,4 +45,16 @@ t.test('max_tokens derived from an effort stays within Claude output limits', as
   t.same([high.max_tokens, high.thinking.budget_tokens], [36_864, 32_768], 'below the cap: unchanged');
   const asked = encode({ reasoning: { effort: 'xhigh' }, max_output_tokens: 100_000 } as any);
   t.equal(asked.max_tokens, 100_000, "the client's own max_output_tokens is the client's");
+});
+
+t.test("the catalog's maxOutputTokens is the max_tokens when the client gives none", async (t) => {
+  t.equal(encode({}, route(true, 64_000)).max_tokens, 64_000, 'no reasoning: the whole limit (Codex sends no max_output_tokens)');
+  t.equal(encode({}).max_tokens, 4096, 'without it: 4096 as before');
+  const low = encode({ reasoning: { effort: 'low' } } as any, route(true, 64_000));
+  t.same([low.max_tokens, low.thinking.budget_tokens], [8192, 4096]);
+  const xhigh = encode({ reasoning: { effort: 'xhigh' } } as any, route(true, 32_000));
+  t.same([xhigh.max_tokens, xhigh.thinking.budget_tokens], [32_000, 27_904], 'the model limit caps budget + answer');
+  const tight = encode({ reasoning: { effort: 'low' } } as any, route(true, 5000));
+  t.same([tight.max_tokens, tight.thinking], [5000, undefined], 'no room for a budget and an answer: no thinking');
+  t.equal(encode({ max_output_tokens: 100 }, route(true, 64_000)).max_tokens, 100, "the client's own limit wins");
 });

@@ -44,6 +44,7 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
     fields: [
       { key: 'description', label: 'Description', type: 'text' },
       { key: 'contextWindow', label: 'Context window', type: 'number', integer: true, min: 1, placeholder: '128000', help: 'Tokens. Optional; shown to agent clients.' },
+      { key: 'maxOutputTokens', label: 'Max output tokens', type: 'number', integer: true, min: 1, placeholder: '64000', help: "Tokens. Optional; the model's output limit, sent to Anthropic upstreams when the client gives no max_tokens (otherwise 4096)." },
       { key: 'reasoning', label: 'Reasoning', type: 'boolean', onLabel: 'This model supports reasoning effort' },
       { key: 'reasoningLevels', label: 'Reasoning levels', type: 'list', placeholder: 'low, medium, high', when: (s) => s.reasoning === true },
       { key: 'bindings', label: 'Host bindings', type: 'bindings', help: 'Requests go to enabled bindings, by weight; failover moves to the next one.' },

@@ -150,7 +150,7 @@ export function encodeMessagesRequest(request: CanonicalRequest, route: Route): 
   const { system, messages } = encodeMessages(request);
   const hasTools = request.tools !== undefined && request.tools.length > 0;
   const thinkingOff = (hasTools && forcesTool(request.tool_choice)) || continuesTurnWithoutThinking(messages) || !wantsThinking(request, route);
-  const { thinking, max_tokens } = thinkingFor(thinkingOff ? { ...request, reasoning: undefined } : request);
+  const { thinking, max_tokens } = thinkingFor(thinkingOff ? { ...request, reasoning: undefined } : request, route.model?.spec.maxOutputTokens);
   const body: Record<string, unknown> = { model: route.upstreamModel, max_tokens, messages };
   if (system.length > 0) body.system = system;
   if (hasTools) {
