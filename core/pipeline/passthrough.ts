@@ -2,6 +2,7 @@
 // name's value when the binding maps it), and the upstream's status, headers and bytes come back
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { SseParser } from '../http/sse.ts';
+import { RelayError } from '../errors.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
 import { replaceTopLevelValue } from '../http/json-top-level.ts';
 import type { Route, StreamInspector, UpstreamResponse, UsageRequest } from '../hooks.ts';
@@ -76,8 +77,9 @@ async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credenti
   try {
     redacted = redactCredential(await readErrorBody(res.body), typeof encoding === 'string' ? encoding : undefined, credential);
   } catch (err) {
-    attempt.failAfterCommit(err);
-    return;
+    // Nothing reached the client yet: a 502 in its shape (or the client's own abort).
+    if (attempt.cancellation.aborted) throw err;
+    throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's error answer could not be read: ${(err as Error).message}`);
   }
   const headers: Record<string, string | string[] | undefined> = { ...res.headers, 'content-length': String(redacted.body.length) };
   if (redacted.encoding === undefined) delete headers['content-encoding'];

@@ -77,3 +77,18 @@ t.test('translated: the decoded message has no key either', async (t) => {
   t.notOk(got.text.includes(r.hostKey));
   t.match(JSON.parse(got.text).error.message, /\[redacted host key\]/);
 });
+
+t.test('passthrough: an error answer cut before its end is a 502 in the caller shape', async (t) => {
+  const cut: ScriptedAction = {
+    kind: 'raw',
+    handle(_req, res) {
+      res.writeHead(401, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"error":{"message":"Incorrect API');
+      setTimeout(() => res.socket?.destroy(), 20);
+    },
+  };
+  const r = await route('openai', cut);
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+  t.equal(got.status, 502);
+  t.equal(JSON.parse(got.text).error.code, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE');
+});
