@@ -78,7 +78,7 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
     }
     setSaving(true);
     try {
-      const payload = specPayload(kind, spec);
+      const payload = specPayload(kind, spec, existing?.spec);
       if (existing) {
         await updateEntity(kind, existing.metadata.id, { metadata: { displayName: displayName.trim() }, spec: payload });
         setFlash(`Saved ${info.singular} “${displayName.trim()}”.`);
@@ -100,7 +100,8 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
         if (key) {
           // The API prefixes its message with the pointer ("/spec/baseUrl: must match ..."); beside the field it is noise.
           const message = err.message.startsWith(`${err.field}: `) ? err.message.slice(err.field.length + 2) : err.message;
-          setErrors({ [key]: message.charAt(0).toUpperCase() + message.slice(1) });
+          // As the API wrote it: a message may start with a slug or a name, to be copied as is.
+          setErrors({ [key]: message });
           focusFirstError();
         } else setFormError(`${err.message} (${err.field})`);
       } else {

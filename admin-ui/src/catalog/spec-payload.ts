@@ -6,11 +6,18 @@ import { getPath, type Field } from './fields.ts';
 
 const SERVER_FIELDS = ['hasValue', 'prefix'];
 
-export function specPayload(kind: KindName, draft: Record<string, unknown>): Record<string, unknown> {
+/**
+ * `stored`: the entity's spec as loaded, for an edit. An update is merged into the stored spec, so
+ * a field the operator emptied is sent as null (which clears it), not left out (which keeps it).
+ */
+export function specPayload(kind: KindName, draft: Record<string, unknown>, stored?: Record<string, unknown>): Record<string, unknown> {
   const spec: Record<string, unknown> = { ...draft };
   for (const key of SERVER_FIELDS) delete spec[key];
   for (const [key, value] of Object.entries(spec)) {
     if (value === '' || value === undefined) delete spec[key];
+  }
+  for (const key of Object.keys(stored ?? {})) {
+    if (!SERVER_FIELDS.includes(key) && key !== 'value' && !(key in spec)) spec[key] = null;
   }
   if (kind === 'host-keys') {
     const valueFrom = { ...(spec.valueFrom as Record<string, unknown> | undefined) };

@@ -1,0 +1,21 @@
+// The dashboard's form -> API payload (admin-ui/src/catalog/spec-payload.ts). An edit is merged
+// into the stored spec, so a field the operator emptied must go out as null (the API clears it);
+// left out, it kept its old value while the dashboard said "Saved".
+import t from 'tap';
+import { specPayload } from '../../admin-ui/src/catalog/spec-payload.ts';
+
+t.test('an edit sends null for the fields the operator emptied', async (t) => {
+  const stored = { contextWindow: 128000, description: 'fast', reasoning: false, bindings: [] };
+  const draft = { ...stored, contextWindow: undefined, description: '' };
+  t.same(specPayload('models', draft, stored), { contextWindow: null, description: null, reasoning: false, bindings: [] });
+  const host = { providerId: 'p', baseUrl: 'https://x.test', enabled: true, timeoutMs: 1000, headers: { 'x-debug': 'tok' } };
+  t.same(specPayload('hosts', { ...host, headers: undefined }, host).headers, null, 'the last header removed');
+});
+
+t.test('a create leaves empty fields out; server-set and write-only fields are never nulled', async (t) => {
+  t.same(specPayload('models', { contextWindow: undefined, description: '', reasoning: false, bindings: [] }), { reasoning: false, bindings: [] });
+  const stored = { hostId: 'h', valueFrom: { kind: 'stored' }, hasValue: true, enabled: true, weight: 1 };
+  const payload = specPayload('host-keys', { ...stored }, stored);
+  t.notOk('hasValue' in payload);
+  t.notOk('value' in payload, 'an untyped secret is not sent, not even as null');
+});
