@@ -12,7 +12,7 @@ export function HealthBadge({ health }: { health: HostKeyHealth | undefined }) {
     case 'cooling':
       return <Badge tone="amber" title={`Cooling until ${formatDateTime(health.until)}${reason}`}>cooling{health.until ? ` · ready ${formatRelative(health.until)}` : ''}</Badge>;
     case 'invalid':
-      return <Badge tone="red" title={`The upstream refused this key${reason}`}>invalid</Badge>;
+      return <Badge tone="red" title={`Relay cannot use this key${reason}`}>invalid</Badge>;
     case 'disabled':
       return <Badge tone="gray">disabled</Badge>;
   }
@@ -23,7 +23,7 @@ export function HealthDetail({ health }: { health: HostKeyHealth | undefined }) 
     <div class="health-detail">
       <HealthBadge health={health} />
       {health?.state === 'cooling' && health.until && <p>Cooling until {formatDateTime(health.until)} ({formatRelative(health.until)}). Requests use other keys meanwhile.</p>}
-      {health?.state === 'invalid' && <p>The upstream answered 401/403 for this key. Edit the key or its value to try it again.</p>}
+      {health?.state === 'invalid' && <p>Relay cannot use this key: the upstream refused it, or its value could not be read (the reason says which). Edit the key or its value to try it again.</p>}
       {health?.reason && <p class="muted">Reason: {health.reason}</p>}
     </div>
   );

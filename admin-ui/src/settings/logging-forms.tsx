@@ -22,7 +22,10 @@ function useSave<T>(save: (v: T) => Promise<T>) {
       setState({ saving: false, error: null, saved: true });
       return result ?? value;
     } catch (err) {
-      setState({ saving: false, error: errorMessage(err), field: err instanceof ApiError ? err.field : undefined, saved: false });
+      const field = err instanceof ApiError ? err.field : undefined;
+      // The API prefixes its message with the pointer ("/maxBytes: expected ..."); beside the field it is noise.
+      const message = errorMessage(err);
+      setState({ saving: false, error: field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message, field, saved: false });
       return undefined;
     }
   };

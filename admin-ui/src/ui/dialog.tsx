@@ -1,6 +1,6 @@
 // A modal built on <dialog>: the browser traps focus, Escape closes it, focus returns after.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 
 export function Dialog({ title, open, onClose, children, footer, dismissable = true }: {
   title: string;
@@ -18,15 +18,17 @@ export function Dialog({ title, open, onClose, children, footer, dismissable = t
     if (open && !el.open) el.showModal();
     if (!open && el.open) el.close();
   }, [open]);
+  // Each dialog its own title id: several share a page (delete, rotate, the one-time key).
+  const titleId = useId();
   return (
     <dialog
       ref={ref}
       class="dialog"
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       onCancel={(e) => { e.preventDefault(); if (dismissable) onClose(); }}
     >
       <div class="dialog-body">
-        <h2 id="dialog-title">{title}</h2>
+        <h2 id={titleId}>{title}</h2>
         {children}
       </div>
       {footer && <div class="dialog-footer">{footer}</div>}
