@@ -31,6 +31,9 @@ export class RequestRecord {
     const usage = this.usage;
     const route = this.route;
     const pricing = route ? snapshot.pricingFor(route.model.metadata.id, route.host.metadata.id) : undefined;
+    // A request refused before a route was chosen (no healthy key, a relay-side rate limit) still
+    // names the model it asked for, when the catalog has it: per-model views count its failures.
+    const model = route?.model ?? (this.modelRequested === null ? undefined : snapshot.modelBySlug(this.modelRequested));
     return {
       request_id: this.requestId,
       started_at: isoTime(this.startedAt),
@@ -39,8 +42,8 @@ export class RequestRecord {
       relay_key_prefix: this.principal?.relayKey.spec.prefix ?? null,
       policy_id: this.principal?.policy.metadata.id ?? null,
       model_requested: this.modelRequested,
-      model_id: route?.model.metadata.id ?? null,
-      model_slug: route?.model.metadata.slug ?? null,
+      model_id: model?.metadata.id ?? null,
+      model_slug: model?.metadata.slug ?? null,
       host_id: route?.host.metadata.id ?? null,
       host_key_id: route?.hostKey?.metadata.id ?? null,
       provider_id: route?.provider.metadata.id ?? null,

@@ -2,10 +2,11 @@
 // has an enabled key, whatever its key's momentary health: a key cooling down after an upstream
 // 429 does not take its model out (SPEC: the document lists exactly the models the key's policy
 // grants; Codex keeps the document it saved). A model whose only key is disabled is left out.
+// The records of requests refused meanwhile still name the model.
 import t from 'tap';
 import { DEFAULT_TEST_PLUGINS, startRelay, seedRoute } from '../../core/testing.ts';
 import { faults, startFakeUpstream } from '../support/fake-upstream.ts';
-import { hostKeyHealth, routeLive, settled, viaRelay } from '../support/relay-client.ts';
+import { hostKeyHealth, routeLive, settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 
 const relay = await startRelay({ plugins: [...DEFAULT_TEST_PLUGINS, { use: 'agent-codex' }] });
 const up = await startFakeUpstream();
@@ -30,6 +31,10 @@ t.test('a model whose key is cooling down stays listed', async (t) => {
   t.equal((await hostKeyHealth(relay)).get(keyId)?.state, 'cooling');
   t.same(await listed('/agent-a/v1/models'), ['list-model'], "Codex's models document");
   t.same(await listed('/vendor-a/v1/models'), ['list-model'], 'the OpenAI model list');
+  // Meanwhile requests get the 503, and their records still name the model (per-model views).
+  const refused = await viaRelay(relay, '/vendor-a/v1/chat/completions', seeded.relayKey, { model: 'list-model', messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(refused.status, 503);
+  t.match(await usageRecord(relay, refused.headers.get('x-request-id')!), { status: 503, model_id: seeded.modelId, model_slug: 'list-model' });
 });
 
 t.test('a model whose only key is disabled is left out', async (t) => {
