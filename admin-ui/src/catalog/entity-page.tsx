@@ -12,7 +12,7 @@ import { useAsync } from '../ui/use-async.ts';
 import { formatDateTime } from '../format.ts';
 import { createEntity, deleteEntity, getEntity, hostKeyHealth, rotateRelayKey, updateEntity } from './catalog-api.ts';
 import { FieldInput, FieldRow } from './field-inputs.tsx';
-import { fieldForPointer, getPath, setPath } from './fields.ts';
+import { fieldForPointer, getPath, placeInField, setPath } from './fields.ts';
 import { HealthDetail } from './health-badge.tsx';
 import { KIND_INFO, referencedKinds } from './kinds.ts';
 import { PlaintextDialog } from './plaintext-dialog.tsx';
@@ -100,8 +100,10 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
         if (key) {
           // The API prefixes its message with the pointer ("/spec/baseUrl: must match ..."); beside the field it is noise.
           const message = err.message.startsWith(`${err.field}: `) ? err.message.slice(err.field.length + 2) : err.message;
-          // As the API wrote it: a message may start with a slug or a name, to be copied as is.
-          setErrors({ [key]: message });
+          // As the API wrote it (a message may start with a slug or a name, to be copied as is),
+          // after where in the field it points when that is deeper ("item 2, hostId: ...").
+          const place = placeInField(key, err.field);
+          setErrors({ [key]: place ? `${place}: ${message}` : message });
           focusFirstError();
         } else setFormError(`${err.message} (${err.field})`);
       } else {

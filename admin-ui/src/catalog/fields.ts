@@ -64,3 +64,16 @@ export function fieldForPointer(fields: Field[], pointer: string): string | unde
   if (!best) best = fields.find((f) => pointerOf(f.key).startsWith(`${pointer}/`))?.key;
   return best;
 }
+
+/**
+ * Where inside a field an error points, in words: `/spec/bindings/1/hostId` for the field
+ * `bindings` is "item 2, hostId"; empty when the pointer is the field itself. A list field shows
+ * one message for the whole list, so without this an operator could not tell which entry is wrong.
+ */
+export function placeInField(fieldKey: string, pointer: string): string {
+  const base = pointerOf(fieldKey);
+  if (!pointer.startsWith(`${base}/`)) return '';
+  return pointer.slice(base.length + 1).split('/')
+    .map((segment) => (/^\d+$/.test(segment) ? `item ${Number(segment) + 1}` : segment.replace(/~1/g, '/').replace(/~0/g, '~')))
+    .join(', ');
+}

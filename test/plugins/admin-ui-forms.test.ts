@@ -1,6 +1,7 @@
-// The dashboard's form -> API payload (admin-ui/src/catalog/spec-payload.ts). An edit is merged
-// into the stored spec, so a field the operator emptied must go out as null (the API clears it);
-// left out, it kept its old value while the dashboard said "Saved".
+// The dashboard's entity forms: the payload they send (admin-ui/src/catalog/spec-payload.ts; an
+// edit is merged into the stored spec, so a field the operator emptied must go out as null, which
+// the API clears; left out, it kept its old value while the dashboard said "Saved"), and where in
+// a field an API error points (fields.ts placeInField).
 import t from 'tap';
 import { specPayload } from '../../admin-ui/src/catalog/spec-payload.ts';
 
@@ -18,4 +19,12 @@ t.test('a create leaves empty fields out; server-set and write-only fields are n
   const payload = specPayload('host-keys', { ...stored }, stored);
   t.notOk('hasValue' in payload);
   t.notOk('value' in payload, 'an untyped secret is not sent, not even as null');
+});
+
+t.test('an error inside a list field says which entry', async (t) => {
+  const { placeInField } = await import('../../admin-ui/src/catalog/fields.ts');
+  t.equal(placeInField('bindings', '/spec/bindings/1/hostId'), 'item 2, hostId');
+  t.equal(placeInField('bindings', '/spec/bindings'), '', 'the field itself');
+  t.equal(placeInField('headers', '/spec/headers/x~1a'), 'x/a', 'pointer escapes undone');
+  t.equal(placeInField('valueFrom.env', '/spec/valueFrom/env'), '');
 });
