@@ -250,12 +250,13 @@ export class CatalogStore {
 
   async delete(kind: KindName, id: string): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const exists = await tx.query<{ id: string }>('SELECT id FROM catalog_entities WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id]);
+      const exists = await tx.query<{ id: string; slug: string }>('SELECT id, slug FROM catalog_entities WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id]);
       if (!exists.rows[0]) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
       const referrers = await this.referrersOf(tx, kind, id);
       if (referrers.length > 0) {
-        const names = referrers.map((r) => `${KINDS[r.kind].singular} ${r.slug} (${r.path})`).join(', ');
-        throw new RelayError('RELAY_ERR_IN_USE', `${KINDS[kind].singular} ${id} is still referenced by: ${names}`);
+        // By slug, the name operators see; the field that refers, in words (spec.bindings[].hostId -> bindings, hostId).
+        const names = referrers.map((r) => `${KINDS[r.kind].singular} ${r.slug} (its ${r.path.replace(/^spec\./, '').replace(/\[\]/g, '').split('.').join(', ')})`).join('; ');
+        throw new RelayError('RELAY_ERR_IN_USE', `${KINDS[kind].singular} ${exists.rows[0].slug} is still used by: ${names}. Change or delete those first.`);
       }
       await tx.query('DELETE FROM catalog_entities WHERE id = $1', [id]);
     });

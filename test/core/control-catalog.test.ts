@@ -178,6 +178,8 @@ t.test('deleting a referenced entity is a 409 naming the referrers', async (t) =
   t.equal(res.status, 409);
   t.equal(res.json.error.code, 'RELAY_ERR_IN_USE');
   t.match(res.json.error.message, host.metadata.slug);
+  t.ok(res.json.error.message.startsWith(`provider ${provider.metadata.slug} is still used by: host ${host.metadata.slug} (its providerId)`), 'by slugs and field names');
+  t.notMatch(res.json.error.message, /[0-9a-f]{8}-[0-9a-f]{4}-/, 'no ids');
   const pol = await api('DELETE', `/api/rate-limits/by-id/${rateLimit.metadata.id}`);
   t.equal(pol.status, 409);
   t.match(pol.json.error.message, policy.metadata.slug);
