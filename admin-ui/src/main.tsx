@@ -1,6 +1,6 @@
 // Boots the dashboard: asks who is signed in and reads /config.json (again after sign-in: it
 // needs a session), then shows the sign-in page or the app. Any 401 later (an expired session)
-// returns to the sign-in page.
+// shows the sign-in page over the app, which keeps its state until the user is back.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthenticatedHandler } from './api/client.ts';
@@ -21,6 +21,9 @@ const loadConfig = () => api.get<RelayConfig>('/config.json').catch(() => null);
 function App() {
   const [session, setSession] = useState<Session>({ state: 'loading' });
   const [config, setConfig] = useState<RelayConfig | null>(null);
+  // The session ended while signed in: sign-in is shown over the app, which stays as it was
+  // (a form being edited keeps its edits; Save again after signing in).
+  const [reauth, setReauth] = useState(false);
 
   const boot = () => {
     setSession({ state: 'loading' });
@@ -32,7 +35,8 @@ function App() {
   };
 
   useEffect(() => {
-    setUnauthenticatedHandler(() => setSession((s) => (s.state === 'signed-in' ? { state: 'signed-out', expired: true } : s)));
+    // Shown only over a signed-in app (below); a 401 while signed out is the sign-in page's own.
+    setUnauthenticatedHandler(() => setReauth(true));
     boot();
   }, []);
 
@@ -40,6 +44,7 @@ function App() {
   if (session.state === 'error') return <div class="boot"><ErrorBanner error={session.error} onRetry={boot} /></div>;
   if (session.state === 'signed-out') {
     return <SignInPage expired={session.expired} onSignedIn={() => {
+      setReauth(false);
       if (window.location.pathname === '/sign-in') navigate('/usage', { replace: true });
       if (!config) void loadConfig().then(setConfig);
       whoami().then((user) => setSession({ state: 'signed-in', user }), () => setSession({ state: 'signed-in', user: { kind: 'user' } }));
@@ -47,9 +52,16 @@ function App() {
   }
   return (
     <ConfigContext.Provider value={config}>
-      <Shell user={session.user} config={config} onSignOut={() => { void logout().finally(() => setSession({ state: 'signed-out', expired: false })); }}>
-        <Routes config={config} />
-      </Shell>
+      <div inert={reauth} aria-hidden={reauth}>
+        <Shell user={session.user} config={config} onSignOut={() => { void logout().finally(() => { setReauth(false); setSession({ state: 'signed-out', expired: false }); }); }}>
+          <Routes config={config} />
+        </Shell>
+      </div>
+      {reauth && (
+        <div class="reauth-overlay" role="dialog" aria-modal="true" aria-label="Sign in again">
+          <SignInPage expired onSignedIn={() => setReauth(false)} />
+        </div>
+      )}
     </ConfigContext.Provider>
   );
 }

@@ -238,6 +238,23 @@ async function run(t: Test) {
     await shot('14-usage-by-model');
   });
 
+  await t.test('a session that ends mid-edit: sign in again over the form, the edit is kept', async (t) => {
+    await page.goto(`${base}/catalog/models/${ids.model}`);
+    await page.fill('#f-description', 'edited across a sign-in');
+    await context.clearCookies(); // the session ends (expired, or signed out elsewhere)
+    await page.click('form button[type=submit]');
+    await page.waitForSelector('.reauth-overlay #username');
+    t.match(await page.textContent('.reauth-overlay .banner-error'), /session has ended/);
+    await page.fill('.reauth-overlay #username', USERNAME);
+    await page.fill('.reauth-overlay #password', PASSWORD);
+    await page.click('.reauth-overlay button[type=submit]');
+    await page.waitForSelector('.reauth-overlay', { state: 'detached' });
+    t.equal(await page.inputValue('#f-description'), 'edited across a sign-in', 'the form kept the edit');
+    await page.click('form button[type=submit]');
+    await page.waitForSelector('text=Saved model');
+    t.equal((await relay.api('GET', `/api/models/${ids.model}`)).body.spec.description, 'edited across a sign-in', 'and it is saved');
+  });
+
   await t.test('narrow screens', async (t) => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [name, url] of [['15-narrow-usage', '/usage?since=1h'], ['16-narrow-logs', '/logs'], ['17-narrow-models', '/catalog/models']] as const) {
