@@ -207,7 +207,11 @@ export const KINDS: Record<KindName, KindDef> = {
     references: [{ path: 'hostId', kind: 'hosts' }, { path: 'policyId', kind: 'policies' }],
     serverFields: ['hasValue'], writeOnlyFields: ['value'],
   },
-  'rate-limits': { name: 'rate-limits', singular: 'rate limit', schema: RateLimitSpec, references: [], serverFields: [], writeOnlyFields: [] },
+  'rate-limits': {
+    name: 'rate-limits', singular: 'rate limit', schema: RateLimitSpec, references: [], serverFields: [], writeOnlyFields: [],
+    // A rate limit without a limit limits nothing: attached to a policy, it would look like a guard that is not there.
+    check: (spec) => (Object.keys(spec).length === 0 ? { pointer: '', message: 'set at least one of requestsPerMinute, tokensPerMinute, concurrentRequests' } : null),
+  },
   policies: {
     name: 'policies', singular: 'policy', schema: PolicySpec,
     references: [{ path: 'modelIds[]', kind: 'models' }, { path: 'rateLimitIds[]', kind: 'rate-limits' }],

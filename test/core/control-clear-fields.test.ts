@@ -57,3 +57,13 @@ t.test('a required field cannot be nulled; a nullable one keeps null', async (t)
   t.equal(noExpiry.status, 200);
   t.equal(noExpiry.json.spec.expiresAt, null);
 });
+
+t.test('a rate limit keeps at least one limit', async (t) => {
+  const empty = await api('POST', '/api/rate-limits', { metadata: { displayName: 'nothing' }, spec: {} });
+  t.equal(empty.status, 400);
+  t.equal(empty.json.error.field, '/spec');
+  t.match(empty.json.error.message, /at least one of requestsPerMinute/);
+  const limit = await create('rate-limits', { requestsPerMinute: 60, tokensPerMinute: 1000 });
+  t.equal((await put('rate-limits', limit.metadata.id, { tokensPerMinute: null })).status, 200, 'one of two cleared');
+  t.equal((await put('rate-limits', limit.metadata.id, { requestsPerMinute: null })).status, 400, 'not the last one');
+});
