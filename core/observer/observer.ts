@@ -11,7 +11,7 @@ import type { Settings } from '../settings/types.ts';
 import { createBatchQueue, type BatchQueue, type BatchQueueLog, type BatchQueueStats, type DropReason, type RetryOptions } from './batch-queue.ts';
 import { createObserverMetrics, type BackendKind } from './metrics.ts';
 import type { PayloadBackend, UsageBackend } from './types.ts';
-import { LineArena } from './line-arena.ts';
+import { createLineLane } from './line-lane.ts';
 
 export interface ObserverLog extends BatchQueueLog {
   info(obj: object, msg: string): void;
@@ -46,7 +46,11 @@ export interface Observer {
   addPayloadBackend(backend: PayloadBackend): void;
   /** An in-house observer of every finished request; its exceptions are counted, never propagated. */
   addRecorder(name: string, fn: Recorder): void;
-  /** Enqueues one finished request. Synchronous, never throws, never waits for a backend. */
+  /**
+   * Enqueues one finished request. Synchronous, never throws, never waits for a backend. The event
+   * and payload are the observer's from then on (a line lane serializes the event at the end of
+   * the turn): the caller must not change them.
+   */
   record(event: UsageEvent, payload: CapturedPayload | null): void;
   /** The spec's payload gate: global switch on, and the policy or the relay key opted in. */
   shouldCapture(policyPayloadLogging: boolean, keyPayloadLogging: boolean): boolean;
@@ -68,8 +72,10 @@ interface Lane<B> {
   queue: BatchQueue<unknown>;
   /** Events handed to this lane; read when /metrics is scraped (a labelled counter update per event was ~0.5 us in a profile). */
   recorded: number;
-  /** Turns the item into what the queue holds (for backends with writeLineBuffers: its line's length in the lane's arena). */
-  encode?: (item: never) => unknown;
+  /** Takes an item in place of queue.push (a backend with writeLineBuffers: see line-lane.ts). */
+  push?: (item: unknown) => void;
+  /** Hands the queue what push() holds, before a flush or a close. */
+  encodePending?: () => void;
 }
 
 export function createObserver(options: ObserverOptions): Observer {
@@ -110,27 +116,12 @@ export function createObserver(options: ObserverOptions): Observer {
     const writeLineBuffers = backend.writeLineBuffers?.bind(backend);
     if (!writeLineBuffers) return addLane('usage', usageLanes, backend);
     if (usageLanes.has(backend.id)) throw new Error(`a usage backend with id ${JSON.stringify(backend.id)} is already registered`);
-    // Serialized as recorded, into the lane's arena; the queue holds each line's length. See
-    // UsageBackend.writeLineBuffers and line-arena.ts for the measured reasons.
-    const arena = new LineArena();
-    let abandoned = false;
-    const sum = (lengths: number[]) => lengths.reduce((a, b) => a + b, 0);
-    const write = async (lengths: number[]) => {
-      const bytes = sum(lengths);
-      await writeLineBuffers(arena.peek(bytes));
-      if (!abandoned) arena.consume(bytes);
-    };
-    const queue = makeQueue<number>('usage', backend.id, write, (lengths, reason) => {
-      if (reason === 'queue_full' || reason === 'closed') {
-        arena.unappend(lengths[0]!); // the line just appended, refused
-      } else if (reason === 'close_deadline') {
-        abandoned = true; // shutdown gave up on what is held
-        arena.clear();
-      } else if (!abandoned) {
-        arena.consume(sum(lengths)); // the head batch, out of retries
-      }
+    const lines = createLineLane(writeLineBuffers, (write, onDroppedItems) => makeQueue<number>('usage', backend.id, write, onDroppedItems));
+    usageLanes.set(backend.id, {
+      backend, queue: lines.queue as BatchQueue<unknown>, recorded: 0,
+      push: (event) => lines.push(event as UsageEvent),
+      encodePending: lines.encodePending,
     });
-    usageLanes.set(backend.id, { backend, queue: queue as BatchQueue<unknown>, recorded: 0, encode: (event: UsageEvent) => arena.append(JSON.stringify(event)) });
   }
 
   function noteUnroutable(kind: BackendKind, id: string): void {
@@ -147,7 +138,8 @@ export function createObserver(options: ObserverOptions): Observer {
     const lane = lanes.get(id);
     if (!lane) return noteUnroutable(kind, id);
     lane.recorded++;
-    lane.queue.push(lane.encode ? lane.encode(item as never) : item);
+    if (lane.push) lane.push(item);
+    else lane.queue.push(item);
   }
 
   function runRecorders(event: UsageEvent, payload: CapturedPayload | null): void {
@@ -199,14 +191,20 @@ export function createObserver(options: ObserverOptions): Observer {
     },
 
     async flush() {
-      await Promise.all([...usageLanes.values(), ...payloadLanes.values()].map((lane) => lane.queue.flush()));
+      await Promise.all([...usageLanes.values(), ...payloadLanes.values()].map((lane) => {
+        lane.encodePending?.();
+        return lane.queue.flush();
+      }));
     },
 
     async close() {
       if (closing) return;
       closing = true;
       const lanes: Array<Lane<{ id: string; close?(): Promise<void> }>> = [...usageLanes.values(), ...payloadLanes.values()];
-      await Promise.all(lanes.map((lane) => lane.queue.close(options.closeDeadlineMs ?? 10_000)));
+      await Promise.all(lanes.map((lane) => {
+        lane.encodePending?.();
+        return lane.queue.close(options.closeDeadlineMs ?? 10_000);
+      }));
       await Promise.all(lanes.map(async (lane) => {
         try {
           await lane.backend.close?.();

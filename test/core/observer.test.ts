@@ -156,23 +156,25 @@ function lineBackend(id: string) {
   return backend;
 }
 
-t.test('a backend with writeLineBuffers gets each event as its JSON line, serialized when recorded', async (t) => {
+t.test('a backend with writeLineBuffers gets each event as its JSON line, serialized at the end of the turn', async (t) => {
   const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
   const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 5 } });
   const backend = lineBackend('lines');
   observer.addUsageBackend(backend);
   const event = usageEvent({ model_requested: 'modèle ✓ 🚀' });
   observer.record(event, null);
-  event.status = 599; // a change after record() is not seen: the line was taken then
   for (let i = 0; i < 3; i++) observer.record(usageEvent({ request_id: `next-${i}` }), null);
+  t.equal(observer.stats().usage.lines!.queued, 0, 'nothing is serialized while the turn runs');
+  await new Promise(setImmediate);
+  t.equal(observer.stats().usage.lines!.queued, 4, 'the turn\'s events are queued as lines when it ends');
+  observer.record(usageEvent({ request_id: 'last' }), null);
   await observer.flush();
   t.equal(backend.writeCalls, 0, 'write() is not called');
   t.ok(backend.text.endsWith('\n'), 'every line ends with a newline');
   const lines = backend.lines();
-  t.equal(lines.length, 4);
-  t.same(lines[0], { ...event, status: lines[0]!.status });
-  t.not(lines[0]!.status, 599);
-  t.same(lines.slice(1).map((l) => l.request_id), ['next-0', 'next-1', 'next-2'], 'in order');
+  t.equal(lines.length, 5, 'flush serializes what the turn still holds');
+  t.same(lines[0], event);
+  t.same(lines.slice(1).map((l) => l.request_id), ['next-0', 'next-1', 'next-2', 'last'], 'in order');
   t.throws(() => observer.addUsageBackend({ id: 'lines', async write() {}, async writeLineBuffers() {} }), /already registered/);
   await observer.close();
 });
@@ -228,5 +230,6 @@ t.test('line lanes: a write that hangs at shutdown is given up at the deadline',
   t.ok(Date.now() - started < 2000, 'close returned');
   t.equal(observer.stats().usage.lines!.droppedByReason.close_deadline, 5);
   observer.record(usageEvent(), null);
+  await new Promise(setImmediate);
   t.equal(observer.stats().usage.lines!.droppedByReason.closed, 1, 'after close a line is refused');
 });
