@@ -23,7 +23,11 @@ export interface LineLane {
 
 type MakeQueue = (write: (lengths: number[]) => Promise<void>, onDroppedItems: (lengths: number[], reason: DropReason) => void) => BatchQueue<number>;
 
-export function createLineLane(writeLineBuffers: (buffers: Buffer[]) => Promise<void>, makeQueue: MakeQueue): LineLane {
+/**
+ * `onUnencodable` hears of an event JSON.stringify refused (it is left out): serialization runs at
+ * setImmediate, outside the caller's try/catch, where a throw would end the process.
+ */
+export function createLineLane(writeLineBuffers: (buffers: Buffer[]) => Promise<void>, makeQueue: MakeQueue, onUnencodable: (err: unknown) => void): LineLane {
   const arena = new LineArena();
   let abandoned = false;
   const sum = (lengths: number[]) => lengths.reduce((a, b) => a + b, 0);
@@ -53,7 +57,16 @@ export function createLineLane(writeLineBuffers: (buffers: Buffer[]) => Promise<
     scheduled = false;
     const events = pending;
     pending = [];
-    for (const event of events) queue.push(arena.append(JSON.stringify(event)));
+    for (const event of events) {
+      let line: string;
+      try {
+        line = JSON.stringify(event);
+      } catch (err) {
+        onUnencodable(err);
+        continue;
+      }
+      queue.push(arena.append(line));
+    }
   }
 
   return {

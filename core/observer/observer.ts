@@ -116,7 +116,11 @@ export function createObserver(options: ObserverOptions): Observer {
     const writeLineBuffers = backend.writeLineBuffers?.bind(backend);
     if (!writeLineBuffers) return addLane('usage', usageLanes, backend);
     if (usageLanes.has(backend.id)) throw new Error(`a usage backend with id ${JSON.stringify(backend.id)} is already registered`);
-    const lines = createLineLane(writeLineBuffers, (write, onDroppedItems) => makeQueue<number>('usage', backend.id, write, onDroppedItems));
+    const lines = createLineLane(
+      writeLineBuffers,
+      (write, onDroppedItems) => makeQueue<number>('usage', backend.id, write, onDroppedItems),
+      (err) => log.error({ err, backend: backend.id }, 'a usage event could not be serialized; it was left out'),
+    );
     usageLanes.set(backend.id, {
       backend, queue: lines.queue as BatchQueue<unknown>, recorded: 0,
       push: (event) => lines.push(event as UsageEvent),

@@ -233,3 +233,20 @@ t.test('line lanes: a write that hangs at shutdown is given up at the deadline',
   await new Promise(setImmediate);
   t.equal(observer.stats().usage.lines!.droppedByReason.closed, 1, 'after close a line is refused');
 });
+
+t.test('line lanes: an event that cannot be serialized is logged and left out, the others are written', async (t) => {
+  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
+  const errors: string[] = [];
+  const log = { ...silentLog, error: (_obj: object, msg: string) => { errors.push(msg); } };
+  const observer = createObserver({ settings, log, metrics: new Registry(), queue: { maxDelayMs: 5 } });
+  const backend = lineBackend('lines');
+  observer.addUsageBackend(backend);
+  observer.record(usageEvent({ request_id: 'before' }), null);
+  observer.record(usageEvent({ request_id: 'bad', extras: { n: 1n } as unknown as Record<string, string> }), null);
+  observer.record(usageEvent({ request_id: 'after' }), null);
+  await new Promise(setImmediate); // serialized here, outside record(): a throw would end the process
+  await observer.flush();
+  t.same(backend.lines().map((l) => l.request_id), ['before', 'after']);
+  t.match(errors, [/could not be serialized/]);
+  await observer.close();
+});
