@@ -297,7 +297,7 @@ t.test('upstream errors map by status and keep the upstream message', async (t) 
     [500, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', 502],
     [502, 'RELAY_ERR_UPSTREAM_UNREACHABLE', 502],
     [503, 'RELAY_ERR_UPSTREAM_UNREACHABLE', 502],
-    [504, 'RELAY_ERR_UPSTREAM_TIMEOUT', 504],
+    [504, 'RELAY_ERR_UPSTREAM_TIMEOUT', 502],
     [529, 'RELAY_ERR_UPSTREAM_UNREACHABLE', 502],
   ];
   for (const upstream of UPSTREAM_SHAPES) {
