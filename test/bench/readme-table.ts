@@ -16,7 +16,7 @@ interface Point {
 }
 interface Ttfb { case: string; target: string; firstByte: { p50: number } }
 interface Results {
-  meta: { date: string; commit?: string; node: string; cpus: number; durationS: number };
+  meta: { date: string; commit?: string; node: string; cpus: number; durationS: number; idle?: 'poll' | 'halt' };
   targets: Array<{ name: string; status: string; unsupported: Record<string, string> }>;
   points: Point[];
   ttfb: Ttfb[];
@@ -72,5 +72,6 @@ if (streamCases.length) out.push(`Time to the first body byte of a stream (seque
   })
   .join('; ')}.`);
 if (streamCases.length) out.push('');
-out.push(`Run: ${r.meta.date.slice(0, 10)}, commit ${r.meta.commit ?? '?'}, Node ${r.meta.node}, ${r.meta.cpus} CPUs, ${r.meta.durationS} s per point.`);
+const idle = r.meta.idle === 'halt' ? "idle CPUs halted (the machine's default)" : r.meta.idle === 'poll' ? 'idle CPUs polled (PM QoS cpu_dma_latency=0)' : 'idle CPUs not recorded';
+out.push(`Run: ${r.meta.date.slice(0, 10)}, commit ${r.meta.commit ?? '?'}, Node ${r.meta.node}, ${r.meta.cpus} CPUs, ${r.meta.durationS} s per point, ${idle}.`);
 process.stdout.write(out.join('\n') + '\n');

@@ -24,6 +24,7 @@ import {
   type RoutedRequest,
 } from './targets.ts';
 import { hasTaskset, killAllChildren, pinSelf, readLine, spawnPinned, stopChild } from './processes.ts';
+import { describeIdleMode, holdIdleMode, idleModeFromEnv, type IdleHold } from './idle-polling.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BENCH_DIR = join(ROOT, '.bench');
@@ -43,6 +44,7 @@ const cfg = {
   chunks: Number(env.BENCH_CHUNKS ?? 20),
   gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
   loadCpu: env.BENCH_LOAD_CPU ?? '1',
+  idle: idleModeFromEnv(env.BENCH_IDLE),
   out: env.BENCH_OUT ?? join(BENCH_DIR, 'results.json'),
 };
 
@@ -179,11 +181,11 @@ function table(rows: string[][], align: Array<'l' | 'r'>): string {
     .join('\n');
 }
 
-function report(cases: BenchCase[]): string {
+function report(cases: BenchCase[], idle: IdleHold): string {
   const out: string[] = [];
   const st = (n: TargetName) => statuses.find((s) => s.name === n);
   out.push('');
-  out.push(`Relay bench: ${cfg.durationS} s per point, wrk -t1, gateway on cpu ${cfg.gatewayCpu}, wrk + fake upstream on cpu ${cfg.loadCpu}`);
+  out.push(`Relay bench: ${cfg.durationS} s per point, wrk -t1, gateway on cpu ${cfg.gatewayCpu}, wrk + fake upstream on cpu ${cfg.loadCpu}; ${describeIdleMode(idle)}`);
   for (const s of statuses) {
     out.push(`  ${s.name.padEnd(8)} ${s.status === 'ok' ? s.label : `${s.status}: ${s.reason}`}` +
       (s.idleRssMB !== undefined ? `  (rss idle ${s.idleRssMB} MB, peak ${s.peakRssMB ?? '-'} MB)` : ''));
@@ -279,6 +281,8 @@ async function main(): Promise<void> {
   const pinned = pinSelf(cfg.loadCpu);
   if (!hasTaskset()) log('warning: taskset is unavailable; processes are not pinned');
 
+  const idle = holdIdleMode(cfg.idle);
+  log(describeIdleMode(idle));
   const upstream = spawnPinned(cfg.loadCpu, process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/upstream-process.ts'), '--chunks', String(cfg.chunks)], {
     cwd: ROOT,
   });
@@ -322,10 +326,11 @@ async function main(): Promise<void> {
     }
   } finally {
     await stopChild(upstream);
+    idle.release();
   }
 
   derive();
-  process.stdout.write(report(cases) + '\n');
+  process.stdout.write(report(cases, idle) + '\n');
   let commit: string | undefined;
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -342,6 +347,7 @@ async function main(): Promise<void> {
       wrk: wv,
       pinned,
       ...cfg,
+      idle: idle.mode,
     },
     targets: statuses,
     points,
