@@ -28,7 +28,7 @@ const cfg = {
   currentNodeArgs: splitArgs(env.BENCH_CURRENT_NODE_ARGS ?? env.BENCH_RELAY_NODE_ARGS),
 };
 
-runBenchMain('bench:compare', async () => {
+runBenchMain('bench:compare', async (idle) => {
   if (!cfg.base) throw new Error('set BENCH_BASE to the other checkout\'s bin/relay.js (its dist/ built with npm run build)');
   const { benchCase, samples: [current, base], ratios } = await runTwoRelays({
     ...cfg,
@@ -47,5 +47,5 @@ runBenchMain('bench:compare', async () => {
     line('current', current),
     `  current / base throughput, paired by round: ${ratio.toFixed(3)} (${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%)`,
   ].join('\n') + '\n');
-  writeFileSync(join(BENCH_DIR, 'compare.json'), JSON.stringify({ date: new Date().toISOString(), ...cfg, ratio, ratios, rounds: { base, current } }, null, 2));
+  writeFileSync(join(BENCH_DIR, 'compare.json'), JSON.stringify({ date: new Date().toISOString(), ...cfg, idle: idle.mode, ratio, ratios, rounds: { base, current } }, null, 2));
 });

@@ -13,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR, median, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 import type { BenchCase } from './cases.ts';
+import { describeIdleMode } from './idle-polling.ts';
 
 const env = process.env;
 const cfg = {
@@ -26,7 +27,7 @@ const cfg = {
   loadCpu: env.BENCH_LOAD_CPU ?? '1',
 };
 
-runBenchMain('bench:logging', async () => {
+runBenchMain('bench:logging', async (idle) => {
   const workDir = join(BENCH_DIR, 'relay');
   const relayOn = { name: 'logging on', options: { workDir, usageLogging: true } };
   const relayOff = { name: 'logging off', options: { workDir, usageLogging: false } };
@@ -55,13 +56,13 @@ runBenchMain('bench:logging', async () => {
   const cost = 1 - median(ratios);
   const how = cfg.mode === 'paired' ? 'rounds with both at once, sharing the core' : 'alternating rounds';
   process.stdout.write([
-    `Usage logging to file, ${benchCase!.id} at ${cfg.connections} connections, ${cfg.pairs} pairs of processes x ${cfg.rounds} ${how}, of ${cfg.durationS} s (medians; cost = 1 - median of on/off per round)`,
+    `Usage logging to file, ${benchCase!.id} at ${cfg.connections} connections, ${cfg.pairs} pairs of processes x ${cfg.rounds} ${how}, of ${cfg.durationS} s, ${describeIdleMode(idle)} (medians; cost = 1 - median of on/off per round)`,
     `  logging on   ${Math.round(rpsOn).toLocaleString('en-US')} req/s  ${cpuOn.toFixed(1)} us CPU per request`,
     `  logging off  ${Math.round(rpsOff).toLocaleString('en-US')} req/s  ${cpuOff.toFixed(1)} us CPU per request`,
     `  each pair    ${pairCosts.map((c) => `${(c * 100).toFixed(1)}%`).join(', ')}`,
     `  cost         ${(cost * 100).toFixed(1)}% of throughput over all ${ratios.length} rounds, ${(cpuOn - cpuOff).toFixed(1)} us CPU per request (target: at most 5%)`,
   ].join('\n') + '\n');
   writeFileSync(join(BENCH_DIR, 'logging-cost.json'), JSON.stringify({
-    date: new Date().toISOString(), ...cfg, rpsOn, rpsOff, cpuUsPerReqOn: cpuOn, cpuUsPerReqOff: cpuOff, cost, pairCosts, ratios, rounds: { on, off },
+    date: new Date().toISOString(), ...cfg, idle: idle.mode, rpsOn, rpsOff, cpuUsPerReqOn: cpuOn, cpuUsPerReqOff: cpuOff, cost, pairCosts, ratios, rounds: { on, off },
   }, null, 2));
 });

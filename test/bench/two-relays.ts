@@ -12,6 +12,7 @@ import { sampleProc } from './proc.ts';
 import { startRelayForBench, type RelayBenchHandle, type RelayBenchOptions } from './relay-target.ts';
 import { relayTarget, probe, type RoutedRequest } from './targets.ts';
 import { killAllChildren, pinSelf, readLine, spawnPinned, stopChild } from './processes.ts';
+import { describeIdleMode, holdIdleMode, idleModeFromEnv, type IdleHold } from './idle-polling.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BENCH_DIR = join(ROOT, '.bench');
@@ -103,12 +104,15 @@ export async function runTwoRelays(o: TwoRelaysOptions): Promise<TwoRelaysResult
 }
 
 /** Runs a bench script's main: children are killed on Ctrl-C and on failure. */
-export function runBenchMain(name: string, main: () => Promise<void>): void {
+/** Runs a two-Relay bench with idle CPUs as BENCH_IDLE asks (idle-polling.ts; polling by default). */
+export function runBenchMain(name: string, main: (idle: IdleHold) => Promise<void>): void {
   process.on('SIGINT', () => {
     killAllChildren();
     process.exit(130);
   });
-  main().catch((err: unknown) => {
+  const idle = holdIdleMode(idleModeFromEnv(process.env.BENCH_IDLE));
+  process.stderr.write(`${name}: ${describeIdleMode(idle)}\n`);
+  main(idle).then(() => idle.release(), (err: unknown) => {
     process.stderr.write(`${name} failed: ${(err as Error).stack ?? String(err)}\n`);
     killAllChildren();
     process.exit(1);
