@@ -103,8 +103,10 @@ export async function runTwoRelays(o: TwoRelaysOptions): Promise<TwoRelaysResult
   }
 }
 
-/** Runs a bench script's main: children are killed on Ctrl-C and on failure. */
-/** Runs a two-Relay bench with idle CPUs as BENCH_IDLE asks (idle-polling.ts; polling by default). */
+/**
+ * Runs a bench script's main: children are killed on Ctrl-C and on failure, and idle CPUs do what
+ * BENCH_IDLE asks (idle-polling.ts; polling by default) for as long as it runs.
+ */
 export function runBenchMain(name: string, main: (idle: IdleHold) => Promise<void>): void {
   process.on('SIGINT', () => {
     killAllChildren();
