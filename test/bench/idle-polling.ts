@@ -3,8 +3,8 @@
 // and tuned's latency-performance profile do for latency measurements. On this machine (a
 // Firecracker VM, cpuidle driver haltpoll, guest_halt_poll_ns=0) a halted vCPU costs a VM exit to
 // wake, and a request through a gateway crosses between the two cores four times: at one
-// connection that made +0.25 ms of the bare Node proxy's +0.25 ms over direct (measured: +0.05 ms
-// with polling), a figure of the hypervisor, not of the gateway. BENCH_IDLE=halt measures with the
+// connection the bare Node proxy added +0.25 ms over direct halting and +0.05 ms polling, so
+// most of that figure was the hypervisor's, not the gateway's. BENCH_IDLE=halt measures with the
 // machine's default instead; the README reports both.
 import { closeSync, openSync, writeSync } from 'node:fs';
 
