@@ -56,7 +56,7 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
   relay.inference.route({
     method: 'POST',
     url: options.url,
-    config: { shape: errorShape },
+    config: { shape: errorShape, recordedByPipeline: true },
     validatorCompiler: NO_VALIDATION,
     serializerCompiler: PLAIN_JSON,
     schema: {

@@ -1,7 +1,7 @@
 // The request pipeline: parse (done by the wire plugin) -> authenticate -> rate limits ->
 // resolveModel -> dispatch with failover (passthrough or translation) -> render -> record.
 import type { ServerResponse } from 'node:http';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { RelayError } from '../errors.ts';
@@ -25,6 +25,7 @@ import type { KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
+import { AnsweredRequests } from './answered-requests.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
 
@@ -57,6 +58,11 @@ export interface KernelPipeline extends Pipeline {
    * key is checked first, so a request without a valid one gets the 401 whatever else is wrong.
    */
   refuse(request: InboundHttpRequest, res: ServerResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void>;
+  /**
+   * Records a request that a Fastify route of the inference listener answered itself (a model
+   * list, the HEAD probe, an unknown path), once its answer is sent: see answered-requests.ts.
+   */
+  recordAnswered(request: FastifyRequest, reply: FastifyReply): void;
 }
 
 function missingKey(): RelayError {
@@ -111,8 +117,12 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     throw missingKey();
   }
 
+  const answered = new AnsweredRequests();
+
   async function authenticate(request: InboundHttpRequest, shape: ShapeId): Promise<Principal> {
-    return authenticateNow(request, shape);
+    const principal = await authenticateNow(request, shape);
+    answered.noteAuthenticated(request, principal);
+    return principal;
   }
 
   function renderError(shape: ShapeId, err: RelayError): { status: number; headers: Record<string, string>; body: unknown } {
@@ -125,6 +135,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
   function sendError(reply: FastifyReply, shape: ShapeId, err: unknown): void {
     const relayErr = toRelayError(err);
+    answered.noteError(reply.request, shape, relayErr.code);
     const rendered = renderError(shape, relayErr);
     void reply.code(rendered.status).headers(rendered.headers).type('application/json').send(rendered.body);
   }
@@ -280,6 +291,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     writeError,
     recordRejected,
     refuse,
+    recordAnswered(request, reply) {
+      observer.record(answered.toEvent(request, reply, sync.snapshot()), null);
+    },
     reachableModels(principal: Principal): Model[] {
       return reachableModels(principal, sync.snapshot(), resolverDeps);
     },

@@ -7,8 +7,8 @@ import { isoTime } from './iso-time.ts';
 
 export class RequestRecord {
   /** Epoch milliseconds; written as ISO text only in toEvent (see iso-time.ts). */
-  readonly startedAt = Date.now();
-  private readonly t0 = performance.now();
+  readonly startedAt: number;
+  private readonly t0: number;
   principal: Principal | null = null;
   route: Route | null = null;
   upstreamShape: ShapeId | null = null;
@@ -21,7 +21,11 @@ export class RequestRecord {
   client: string | null = null;
   extras: Record<string, string> = {};
 
-  constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean) {}
+  /** `elapsedMs`: how long ago the request began, for a record made after the fact. */
+  constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean, elapsedMs = 0) {
+    this.startedAt = Date.now() - elapsedMs;
+    this.t0 = performance.now() - elapsedMs;
+  }
 
   markFirstByte(): void {
     if (this.ttfbMs === null) this.ttfbMs = performance.now() - this.t0;

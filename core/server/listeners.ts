@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Wire shape of an inference route; errors there render in this shape. */
     shape?: string;
+    /** The pipeline records this route's requests itself (inference endpoints; see answered-requests.ts). */
+    recordedByPipeline?: boolean;
     /** Control routes that need no credentials. */
     public?: boolean;
   }

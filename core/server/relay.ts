@@ -126,8 +126,9 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
-      const shape = request.routeOptions.config?.shape;
-      if (shape && request.method === 'POST') pipeline.recordRejected(request.id, request.body, shape, err);
+      const config = request.routeOptions.config;
+      const shape = config?.shape;
+      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, request.body, shape, err);
       pipeline.sendError(reply, shape ?? 'canonical', err);
     };
     const renderControl = (_request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
@@ -153,6 +154,14 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
         cookieAuth: { type: 'apiKey', in: 'cookie', name: 'relay_session' },
       } });
 
+    // Every request is logged (SPEC): what the pipeline does not record (model lists, the HEAD
+    // probe, unknown paths) is recorded once answered. /healthz and /openapi.json are the
+    // listener's own, not the API's, and are not.
+    inference.addHook('onResponse', (request, reply, done) => {
+      const config = request.routeOptions.config;
+      if (config?.shape ? !config.recordedByPipeline : request.is404) pipeline.recordAnswered(request, reply);
+      done();
+    });
     registerHealthRoutes(inference, { db, sync });
     await registerControlPlane(control, {
       config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, version: VERSION,
