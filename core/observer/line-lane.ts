@@ -3,15 +3,19 @@
 // (see line-arena.ts for why the lines live outside the JS heap).
 //
 // Events are serialized at the end of the event-loop turn that recorded them, all of that turn's
-// in one loop, instead of one by one as each request finishes: JSON.stringify then runs with its
-// code and the event's object shape in cache, not cold in the middle of a request's work (warm, it
-// takes 1.6 us for a bench event; inside a request it measured 5-7 us). Measured with
-// `npm run bench:logging` (chat, 16 connections): the cost of logging fell from 7.1% to 6.1% of
-// throughput (means over 12 and 15 pairs of processes, standard errors 0.3 and 0.4 points). An
+// in one loop, instead of one by one as each request finishes: the serializer then runs with its
+// code and the event's object shape in cache, not cold in the middle of a request's work (warm,
+// JSON.stringify took 1.6 us for a bench event; inside a request it measured 5-7 us). Measured
+// with `npm run bench:logging` (chat, 16 connections): the cost of logging fell from 7.1% to 6.1%
+// of throughput (means over 12 and 15 pairs of processes, standard errors 0.3 and 0.4 points). An
 // event is held only until its turn ends, well inside one scavenge, so nothing it holds is promoted.
+//
+// The serializer is usage-line.ts, not JSON.stringify: in the same hour, 4.3% and 4.4% against
+// 5.6% and 5.5% (bench:logging, six pairs each).
 import type { UsageEvent } from '../hooks.ts';
 import type { BatchQueue, DropReason } from './batch-queue.ts';
 import { LineArena } from './line-arena.ts';
+import { UsageLineWriter } from './usage-line.ts';
 
 export interface LineLane {
   /** Takes the event; it is serialized at the end of this turn, so the caller must not change it after. */
@@ -24,11 +28,12 @@ export interface LineLane {
 type MakeQueue = (write: (lengths: number[]) => Promise<void>, onDroppedItems: (lengths: number[], reason: DropReason) => void) => BatchQueue<number>;
 
 /**
- * `onUnencodable` hears of an event JSON.stringify refused (it is left out): serialization runs at
+ * `onUnencodable` hears of an event that could not be serialized (it is left out): serialization runs at
  * setImmediate, outside the caller's try/catch, where a throw would end the process.
  */
 export function createLineLane(writeLineBuffers: (buffers: Buffer[]) => Promise<void>, makeQueue: MakeQueue, onUnencodable: (err: unknown) => void): LineLane {
   const arena = new LineArena();
+  const lines = new UsageLineWriter();
   let abandoned = false;
   const sum = (lengths: number[]) => lengths.reduce((a, b) => a + b, 0);
 
@@ -60,7 +65,7 @@ export function createLineLane(writeLineBuffers: (buffers: Buffer[]) => Promise<
     for (const event of events) {
       let line: string;
       try {
-        line = JSON.stringify(event);
+        line = lines.line(event);
       } catch (err) {
         onUnencodable(err);
         continue;
