@@ -1,6 +1,6 @@
 // GET /config.json: what the dashboard shows about this instance once someone has signed in:
 // names and kinds of plugins (a plugin loaded from a file shows as "local", not its path), feature
-// switches, base paths and the loaded backend ids. Not public (the spec's public endpoints are
+// switches, base paths, the loaded backend ids and vendor adapter ids. Not public (the spec's public endpoints are
 // /healthz and /api/version): which backends and switches an instance has is not for anyone who
 // can reach the port; the dashboard reads it again after sign-in.
 import { Type } from '@sinclair/typebox';
@@ -23,6 +23,7 @@ export const DashboardConfig = Type.Object({
   }),
   basePaths: Type.Object({ control: Type.String() }),
   backends: Type.Object({ usage: Type.Array(Type.String()), payload: Type.Array(Type.String()) }),
+  adapters: Type.Array(Type.String(), { description: 'Ids of the vendor adapters loaded on this instance (a provider names one).' }),
 });
 
 function publicSource(source: string): string {
@@ -32,6 +33,7 @@ function publicSource(source: string): string {
 
 export function registerConfigJson(app: FastifyInstance, deps: {
   version: string; plugins: () => LoadedPlugin[]; settings: Settings; sealer: Sealer; observer: Pick<Observer, 'backends'>;
+  hooks: { adapters: ReadonlyMap<string, unknown> };
 }): void {
   app.get('/config.json', {
     schema: { summary: "The dashboard's configuration: plugins, feature switches, backends (nothing secret)", operationId: 'dashboard-config', tags: ['ops'], response: { 200: DashboardConfig } },
@@ -41,5 +43,6 @@ export function registerConfigJson(app: FastifyInstance, deps: {
     features: { payloadLogging: deps.settings.get('payload-logging').enabled, masterKey: deps.sealer.enabled },
     basePaths: { control: '/api' },
     backends: deps.observer.backends(),
+    adapters: [...deps.hooks.adapters.keys()].sort(),
   }));
 }

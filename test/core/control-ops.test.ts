@@ -102,10 +102,10 @@ t.test('/config.json: signed-in callers only, nothing secret', async (t) => {
   t.equal((await client(relay.url)('GET', '/config.json')).status, 401, 'not public: the spec lists /healthz and /api/version only');
   const res = await client(relay.url, { token: relay.adminToken })('GET', '/config.json');
   t.equal(res.status, 200);
-  t.same(Object.keys(res.json).sort(), ['backends', 'basePaths', 'features', 'plugins', 'version']);
+  t.same(Object.keys(res.json).sort(), ['adapters', 'backends', 'basePaths', 'features', 'plugins', 'version']);
   t.match(res.json, {
     version: '0.0.0-test', plugins: [], basePaths: { control: '/api' },
-    features: { masterKey: true }, backends: { usage: ['file', 'postgres'], payload: ['file', 's3'] },
+    features: { masterKey: true }, backends: { usage: ['file', 'postgres'], payload: ['file', 's3'] }, adapters: [],
   });
   t.notOk(res.text.includes(relay.adminToken));
   t.notOk(res.text.includes(relay.masterKey!));

@@ -41,9 +41,10 @@ t.test('a session from one instance works on the other', async (t) => {
   const cookie = login.headers.get('set-cookie')!.split(';')[0];
   const whoami = await fetch(`${second.controlUrl}/api/auth/whoami`, { headers: { cookie } });
   t.same(await whoami.json(), { kind: 'user', username: 'ops' });
-  const config = await fetch(`${second.controlUrl}/config.json`, { headers: { cookie } }).then((r) => r.json() as Promise<{ plugins: Array<{ name: string; source: string }>; backends: { usage: string[] } }>);
+  const config = await fetch(`${second.controlUrl}/config.json`, { headers: { cookie } }).then((r) => r.json() as Promise<{ plugins: Array<{ name: string; source: string }>; backends: { usage: string[] }; adapters: string[] }>);
   t.ok(config.plugins.some((p: { name: string; source: string }) => p.name === 'wire-vendor-a' && p.source === 'builtin'));
   t.ok(config.backends.usage.includes('file'));
+  t.same(config.adapters, ['anthropic', 'openai'], 'the vendor adapters this instance loaded');
   const openapi = await second.api('GET', '/api/openapi.json');
   t.equal(openapi.status, 200);
   t.ok(openapi.body.paths['/api/logs'].get.security, 'plugin and observer routes carry security too');

@@ -45,6 +45,8 @@ export interface RelayConfig {
   features: { payloadLogging?: boolean; masterKey?: boolean } & Record<string, unknown>;
   basePaths: Record<string, string>;
   backends: { usage: string[]; payload: string[] };
+  /** Ids of the vendor adapters loaded on this instance. */
+  adapters: string[];
 }
 
 export interface PlaintextResult {

@@ -5,6 +5,7 @@ import { Badge, EnabledBadge } from '../ui/badge.tsx';
 import { formatCompact, formatDateTime } from '../format.ts';
 import { HealthBadge } from './health-badge.tsx';
 import { nameOf, type References } from './use-references.ts';
+import { useRelayConfig } from '../config-context.ts';
 
 export interface Column {
   label: string;
@@ -14,11 +15,21 @@ export interface Column {
 }
 
 const s = (e: Entity) => e.spec as Record<string, unknown>;
+
+/** A provider's adapter, flagged when this instance has not loaded it (its requests would fail here). */
+function AdapterCell({ adapter }: { adapter: string }) {
+  const loaded = useRelayConfig()?.adapters;
+  const missing = loaded !== undefined && !loaded.includes(adapter);
+  return <>
+    <code>{adapter}</code>
+    {missing && <> <Badge tone="amber" title="No plugin loaded on this instance provides this adapter">not loaded here</Badge></>}
+  </>;
+}
 const yes = (v: unknown) => (v === true ? <Badge tone="blue">on</Badge> : <span class="muted">off</span>);
 
 export const COLUMNS: Record<KindName, Column[]> = {
   providers: [
-    { label: 'Adapter', cell: (e) => <code>{String(s(e).adapter ?? '')}</code> },
+    { label: 'Adapter', cell: (e) => <AdapterCell adapter={String(s(e).adapter ?? '')} /> },
     { label: 'Shapes', optional: true, cell: (e) => (Array.isArray(s(e).shapes) ? (s(e).shapes as string[]).join(', ') : <span class="muted">all</span>) },
   ],
   hosts: [

@@ -56,14 +56,7 @@ function Control(props: InputProps) {
   const common = { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy(props) } as const;
   switch (field.type) {
     case 'text':
-      return (
-        <>
-          <input {...common} class={`input${field.monospace ? ' mono' : ''}`} type="text" value={typeof value === 'string' ? value : ''}
-            placeholder={field.placeholder} required={field.required} list={field.suggestions ? `${id}-options` : undefined}
-            onInput={(e) => onChange(e.currentTarget.value)} />
-          {field.suggestions && <datalist id={`${id}-options`}>{field.suggestions.map((v) => <option key={v} value={v} />)}</datalist>}
-        </>
-      );
+      return <TextInput {...props} common={common} />;
     case 'number':
       return <input {...common} class="input input-number" type="number" inputMode={field.integer ? 'numeric' : 'decimal'}
         value={typeof value === 'number' ? String(value) : ''} min={field.min} max={field.max} step={field.step ?? (field.integer ? 1 : 'any')}
@@ -104,6 +97,31 @@ function Control(props: InputProps) {
     case 'datetime':
       return <DateTimeInput {...props} common={common} />;
   }
+}
+
+/** A text input; with `loaded`, suggests the ids this instance loaded and says when the value is none of them. */
+function TextInput(props: InputProps & { common: Record<string, unknown> }) {
+  const { field, id, value, onChange, common } = props;
+  const config = useRelayConfig();
+  if (field.type !== 'text') return null;
+  const loaded = field.loaded ? config?.[field.loaded] : undefined;
+  const suggestions = loaded && loaded.length > 0 ? loaded : field.suggestions;
+  const text = typeof value === 'string' ? value : '';
+  const unknown = loaded !== undefined && text.trim() !== '' && !loaded.includes(text.trim());
+  return (
+    <>
+      <input {...common} class={`input${field.monospace ? ' mono' : ''}`} type="text" value={text}
+        placeholder={field.placeholder} required={field.required} list={suggestions ? `${id}-options` : undefined}
+        onInput={(e) => onChange(e.currentTarget.value)} />
+      {suggestions && <datalist id={`${id}-options`}>{suggestions.map((v) => <option key={v} value={v} />)}</datalist>}
+      {unknown && (
+        <p class="field-warning" id={`${id}-warning`} role="status">
+          This instance has no adapter <code>{text.trim()}</code> loaded{loaded.length > 0 ? <> (it has <code>{loaded.join(', ')}</code>)</> : null}.
+          It can be saved, for instances that load it, but requests routed to this provider fail here.
+        </p>
+      )}
+    </>
+  );
 }
 
 function SecretInput(props: InputProps & { common: Record<string, unknown> }) {

@@ -13,7 +13,11 @@ interface FieldBase {
 }
 
 export type Field =
-  | FieldBase & { type: 'text'; placeholder?: string; monospace?: boolean; suggestions?: string[] }
+  | FieldBase & {
+    type: 'text'; placeholder?: string; monospace?: boolean; suggestions?: string[];
+    /** The ids this instance has loaded (from /config.json): offered as suggestions, and a value outside them is flagged. */
+    loaded?: 'adapters';
+  }
   | FieldBase & { type: 'number'; integer?: boolean; min?: number; max?: number; step?: number; placeholder?: string }
   | FieldBase & { type: 'boolean'; onLabel?: string }
   | FieldBase & { type: 'select'; options: Array<{ value: string; label: string }> }
