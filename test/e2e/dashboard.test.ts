@@ -92,7 +92,7 @@ async function run(t: Test) {
     const warning = await expectVisible('#f-adapter-warning', 'adapter-warning');
     t.match(await warning.textContent(), /no adapter anthropic loaded \(it has openai\)/, 'an adapter this instance has not loaded is flagged');
     await shot('02b-provider-adapter-warning', false);
-    t.same(await page.$$eval('#f-adapter-options option', (options) => options.map((o) => (o as HTMLOptionElement).value)), ['openai'], 'the suggestions are the loaded adapters');
+    t.same(await page.$$eval('#f-adapter-options option', (options) => options.map((o) => o.getAttribute('value'))), ['openai'], 'the suggestions are the loaded adapters');
     await page.fill('#f-adapter', 'openai');
     await page.waitForSelector('#f-adapter-warning', { state: 'detached' });
     ids.provider = await submitAndGetId('providers');
