@@ -142,6 +142,16 @@ export interface StreamInspector {
    * neither decodes their data nor calls inspect() for them (most frames of a named stream).
    */
   readonly outputEvents?: ReadonlySet<string>;
+  /**
+   * Optional, for a stream whose usage is final in the last frame that carries it (Chat
+   * Completions' usage chunk, Anthropic's message_delta). With it, the tap stops framing the
+   * stream once output flowed and, when the stream is over, hands this its last frames, newest
+   * first, until one is decisive: `usage` (the frame's usage is now in usage()), `error` (an
+   * in-stream error ended the stream), or `more` (read the frame before it). A frame may be
+   * handed over twice, and one inspect() already saw may come again: reading one must be
+   * idempotent.
+   */
+  inspectFromEnd?(event: string | undefined, data: string): 'usage' | 'error' | 'more';
 }
 
 /** Turns upstream SSE frames in the adapter's shape into canonical stream events. */

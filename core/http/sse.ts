@@ -71,6 +71,8 @@ export class SseParser {
   /** The data of a frame with several data lines, decoded as they come (rare). */
   private data = '';
   private dataLines = 0;
+  /** stop() was called: nothing more is read. */
+  private stopped = false;
 
   constructor(private readonly onEvent: (event: string | undefined, data: string) => void, options: SseParserOptions = {}) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_SSE_FRAME_BYTES;
@@ -82,8 +84,21 @@ export class SseParser {
     }
   }
 
+  /**
+   * No more frames: the rest of the chunk being fed and every later one are ignored, end() too.
+   * For a reader that has seen what it needed (the passthrough tap, once output flowed).
+   */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
   /** A chunk's bytes may be read until the frame they belong to is delivered: do not change them after feeding. */
   feed(chunk: Buffer | Uint8Array | string): void {
+    if (this.stopped) return;
     let buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (this.first) {
       const rest = this.skipBom(buf);
@@ -117,6 +132,7 @@ export class SseParser {
       } else {
         this.line(buf, pos, end);
       }
+      if (this.stopped) return;
       pos = end + 1;
       if (buf[end] === CR) {
         if (end + 1 === buf.length) this.afterCr = true;
@@ -127,6 +143,7 @@ export class SseParser {
 
   /** Flushes a final frame that the upstream did not terminate with a blank line. */
   end(): void {
+    if (this.stopped) return;
     if (this.skipping) {
       this.skipping = false;
       this.skippedPartLine = false;

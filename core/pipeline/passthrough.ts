@@ -1,16 +1,16 @@
 // Same-shape passthrough: the request goes to the upstream as received (but for the model
 // name's value when the binding maps it), and the upstream's status, headers and bytes come back
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
-import { SseParser } from '../http/sse.ts';
 import { RelayError } from '../errors.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
 import { replaceTopLevelValue } from '../http/json-top-level.ts';
-import type { Route, StreamInspector, UpstreamResponse, UsageRequest } from '../hooks.ts';
+import type { Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
+import { StreamTap } from './stream-tap.ts';
 import { readErrorBody, redactCredential } from './upstream-error.ts';
 
 /**
@@ -111,20 +111,11 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
 }
 
 async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse, usage: UsageRequest | null): Promise<AttemptResult> {
-  const inspector: StreamInspector = route.adapter.streamInspector(attempt.call.shape);
-  let seen: 'opening' | 'output' | 'error' = 'opening';
-  const parser = new SseParser((event, data) => {
-    const kind = inspector.inspect(event, data);
-    if (seen === 'opening' || kind === 'error') seen = kind === 'opening' ? seen : kind;
-  }, {
+  const tap = new StreamTap(route.adapter.streamInspector(attempt.call.shape), (limit) => {
     // The client still gets the frame's bytes; only the tap skips it.
-    onOversize: (limit) => attempt.noteOversizedFrame(route, limit, 'the client got it, but usage was not read from it'),
-    skipData: inspector.outputEvents,
-    onSkipped: () => {
-      if (seen === 'opening') seen = 'output';
-    },
+    attempt.noteOversizedFrame(route, limit, 'the client got it, but usage was not read from it');
   });
-  const hold = await attempt.holdStream(route, res.body, (chunk) => { parser.feed(chunk); return seen; });
+  const hold = await attempt.holdStream(route, res.body, (chunk) => tap.hold(chunk));
   if (hold.kind !== 'held') return hold;
 
   const writer = attempt.writer;
@@ -140,14 +131,16 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
     for await (const chunk of resume(hold.iterator, hold.pending)) {
       const full = forward(chunk);
       if (full) await full;
-      parser.feed(chunk);
+      tap.pass(chunk);
     }
-    parser.end();
     if (filter) await writer.write(filter.end());
     writer.end();
   } catch (err) {
     attempt.failAfterCommit(err);
   }
-  attempt.record.usage = inspector.usage();
+  const tapped = tap.finish();
+  // An in-stream error after output: the client got it as the upstream sent it; the record says so.
+  if (tapped.error) attempt.record.errorCode ??= 'upstream_stream_error';
+  attempt.record.usage = tapped.usage;
   return { kind: 'done' };
 }

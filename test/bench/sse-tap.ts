@@ -4,10 +4,13 @@
 // comparison, by eventsource-parser behind a streaming TextDecoder (what the kernel used before),
 // alone and with the vendor's stream inspector (SseParser skipping the frames the inspector names
 // in outputEvents, as the tap does). Fed frame by frame (one upstream write each) and as one chunk.
-// Prints microseconds per stream.
+// Then the tap as passthrough runs it (StreamTap: the hold frames chunks until output, then the
+// chunks pass, then finish() reads the end), with the inspector's inspectFromEnd and without it
+// (every frame framed, as before stream-tail.ts). Prints microseconds per stream.
 //   npx tsx test/bench/sse-tap.ts [STREAMS=50000]
 import { createParser } from 'eventsource-parser';
 import { SseParser } from '../../core/http/sse.ts';
+import { StreamTap } from '../../core/pipeline/stream-tap.ts';
 import type { StreamInspector } from '../../core/plugin-api.ts';
 import { openai, anthropic } from '../support/fake-upstream.ts';
 import { chatStreamInspector } from '../../plugins/vendor-openai/codec/chat-inspector.ts';
@@ -71,5 +74,23 @@ for (const [name, stream, inspector] of cases) {
       });
       console.log(`${name.padEnd(13)} ${feedName.padEnd(16)} ${parserName.padEnd(20)} ${parseOnly.toFixed(2).padStart(8)}  ${withInspector.toFixed(2).padStart(13)}${sink < 0 ? '!' : ''}`);
     }
+  }
+}
+
+/** The tap over one stream as passthrough drives it: hold() until output, pass() after, finish(). */
+function tapStream(chunks: readonly Buffer[], inspector: StreamInspector): void {
+  const tap = new StreamTap(inspector, () => {});
+  let i = 0;
+  while (i < chunks.length && tap.hold(chunks[i++]!) === 'opening');
+  while (i < chunks.length) tap.pass(chunks[i++]!);
+  if (tap.finish().usage === null) throw new Error('no usage read');
+}
+
+console.log('\ncase          feed             tap us: reading the end  framing every frame');
+for (const [name, stream, inspector] of cases) {
+  for (const [feedName, chunks] of [['frame by frame', stream], ['one chunk', [Buffer.concat(stream)]]] as const) {
+    const fromEnd = timeUs(() => tapStream(chunks, inspector()));
+    const framing = timeUs(() => tapStream(chunks, { ...inspector(), inspectFromEnd: undefined }));
+    console.log(`${name.padEnd(13)} ${feedName.padEnd(16)} ${fromEnd.toFixed(2).padStart(23)}  ${framing.toFixed(2).padStart(19)}`);
   }
 }

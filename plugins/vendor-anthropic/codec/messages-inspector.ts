@@ -28,5 +28,23 @@ export function messagesStreamInspector(): StreamInspector {
       return 'output';
     },
     usage: () => usage.value(),
+    // message_delta's counts are cumulative and come after the last output; an error event ends
+    // the stream. message_start was read by inspect() before any output (merging it again changes nothing).
+    inspectFromEnd(event, data) {
+      if (event !== undefined && OUTPUT_WITHOUT_USAGE.has(event)) return 'more';
+      if (event === 'ping') return 'more';
+      let frame: { type?: unknown; message?: { usage?: unknown }; usage?: unknown } | null;
+      try {
+        frame = JSON.parse(data);
+      } catch {
+        return event === 'error' ? 'error' : 'more';
+      }
+      const type = typeof frame?.type === 'string' ? frame.type : event;
+      if (type === 'error') return 'error';
+      if (type === 'message_start') usage.merge(frame?.message?.usage);
+      if (type !== 'message_delta') return 'more';
+      usage.merge(frame?.usage);
+      return 'usage';
+    },
   };
 }
