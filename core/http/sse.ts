@@ -92,10 +92,6 @@ export class SseParser {
     this.stopped = true;
   }
 
-  get isStopped(): boolean {
-    return this.stopped;
-  }
-
   /** A chunk's bytes may be read until the frame they belong to is delivered: do not change them after feeding. */
   feed(chunk: Buffer | Uint8Array | string): void {
     if (this.stopped) return;
