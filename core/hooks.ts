@@ -120,6 +120,8 @@ export interface UpstreamBody extends AsyncIterable<Buffer> {
   resume(): unknown;
   /** Stops reading and aborts the upstream request. */
   destroy(err?: Error): unknown;
+  /** Optional: the bytes already received and not yet read, without a promise; null when none. */
+  readNow?(): Buffer | null;
 }
 
 export interface UpstreamResponse {

@@ -105,6 +105,11 @@ export class DispatchBody implements UpstreamBody, AsyncIterator<Buffer> {
     return this;
   }
 
+  /** What is queued, as one Buffer, without a promise (the hold's first read); null when nothing is. */
+  readNow(): Buffer | null {
+    return this.queue.length > 0 ? this.takeQueued() : null;
+  }
+
   next(): Promise<IteratorResult<Buffer>> {
     if (this.queue.length > 0) return Promise.resolve({ done: false, value: this.takeQueued() });
     if (this.error) return Promise.reject(this.error);

@@ -26,10 +26,13 @@ const NOT_YET: Promise<'not-yet'> = Promise.resolve('not-yet');
 export async function holdOpening(
   iterator: AsyncIterator<Buffer>,
   options: HoldOptions,
+  opening: Buffer | null = null,
 ): Promise<HoldResult & { pending: Promise<IteratorResult<Buffer>> | null }> {
   const deadline = Date.now() + options.maxMs;
-  const held: Buffer[] = [];
-  let bytes = 0;
+  // `opening`: a chunk the caller already read and inspected, which showed no output yet.
+  const held: Buffer[] = opening ? [opening] : [];
+  let bytes = opening ? opening.length : 0;
+  if (bytes >= options.maxBytes) return { verdict: 'bound', held, pending: null };
   // The timer is started only when a read has to wait: the body often came in the same socket
   // read as the headers, and then the hold ends without one (setTimeout and clearTimeout were
   // ~1.5% of a streamed request's CPU).

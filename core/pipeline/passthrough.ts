@@ -126,7 +126,10 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
   // forward() returns a promise only when the client's socket is full.
   try {
-    for (const chunk of hold.held) await forward(chunk);
+    for (const chunk of hold.held) {
+      const full = forward(chunk);
+      if (full) await full;
+    }
     writer.flush();
     for await (const chunk of resume(hold.iterator, hold.pending)) {
       const full = forward(chunk);

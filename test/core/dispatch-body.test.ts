@@ -96,3 +96,21 @@ t.test('resume() discards the rest; destroy() before the end aborts the request'
   cut.body.destroy();
   t.equal(cut.aborted.length, 1);
 });
+
+t.test('readNow: what is queued, as one Buffer, without a promise; null when nothing is', async (t) => {
+  const { body: d, resumed } = body();
+  t.equal(d.readNow(), null, 'nothing yet');
+  d.push(b('a'));
+  d.push(b('b'));
+  t.equal(d.readNow()!.toString(), 'ab');
+  t.equal(d.readNow(), null, 'taken');
+  // Past the high-water mark the upstream was paused: taking the queue lets it go on.
+  t.notOk(d.push(Buffer.alloc(300 * 1024)));
+  t.equal(d.readNow()!.length, 300 * 1024);
+  t.equal(resumed(), 1, 'resumed once the queue was taken');
+  d.push(b('c'));
+  d.end();
+  const rest: string[] = [];
+  for await (const chunk of d) rest.push(chunk.toString());
+  t.same(rest, ['c'], 'the iterator goes on from there');
+});

@@ -74,3 +74,14 @@ t.test('the byte bound and the end of the stream', async (t) => {
   t.equal(hold.verdict, 'ended');
   t.same(hold.held.map(String), ['o1']);
 });
+
+t.test('a first chunk the caller already read and found opening: held, and the hold reads on', async (t) => {
+  const body = upstream();
+  body.push(b('o2 '));
+  body.push(b('x3'));
+  const hold = await holdOpening(body, bounds, b('o1 '));
+  t.equal(hold.verdict, 'output');
+  t.equal(Buffer.concat(hold.held).toString(), 'o1 o2 x3');
+  const big = await holdOpening(upstream(), bounds, Buffer.alloc(2048, 'o'));
+  t.same([big.verdict, big.held.length, big.pending], ['bound', 1, null], 'a first chunk past maxBytes ends the hold at once');
+});
