@@ -193,9 +193,11 @@ export interface VendorAdapter {
    * Passthrough, optional: a change to the client's request that makes the upstream report
    * usage the client did not ask for (e.g. stream_options.include_usage on Chat Completions),
    * and which of the upstream's frames to hide so the client gets what it asked for. Null when
-   * the request already yields usage.
+   * the request already yields usage. Called for every streamed passthrough request:
+   * `request.json` parses the client's body when first read (passthrough itself reads only
+   * `model` and `stream`, from the bytes), so read it only for a shape you may rewrite.
    */
-  usageRequest?(shape: ShapeId, body: Record<string, unknown>): UsageRequest | null;
+  usageRequest?(shape: ShapeId, request: { readonly json: Record<string, unknown> }): UsageRequest | null;
 }
 
 export interface UsageRequest {

@@ -1,12 +1,17 @@
 // What an inference endpoint reads from a request before the pipeline runs: a JSON object with a
-// `model` string and an optional boolean `stream`. Nothing else is parsed on passthrough. Used by
-// the inference lane and by the Fastify route behind it, so both refuse alike.
+// `model` string and an optional boolean `stream`. Nothing else is parsed on passthrough: the lane
+// checks the body as JSON in place and reads those two members from their bytes (json-scan.ts),
+// and the whole body is parsed only when something asks for `json` (translation, a request
+// rewritten for usage). Used by the inference lane and by the Fastify route behind it, so both
+// refuse alike.
 import { RelayError } from '../errors.ts';
+import { TopLevelScanner, type ValueSpan } from './json-scan.ts';
 
 export interface InferenceBody {
-  json: Record<string, unknown>;
-  model: string;
-  stream: boolean;
+  /** The parsed body; where the body was scanned, parsed on first read. */
+  readonly json: Record<string, unknown>;
+  readonly model: string;
+  readonly stream: boolean;
 }
 
 /** application/json, with or without parameters. */
@@ -37,6 +42,46 @@ export function checkInferenceBody(json: unknown): InferenceBody {
     throw new RelayError('RELAY_ERR_BAD_REQUEST', "'stream' must be a boolean", { field: '/stream' });
   }
   return { json: body, model: body.model, stream: body.stream === true };
+}
+
+const MODEL = 0;
+const STREAM = 1;
+const members = new TopLevelScanner(['model', 'stream']);
+
+/**
+ * The body read without parsing it (see json-scan.ts for the measured reason): null when it is
+ * not a JSON object with a non-empty string `model` and a boolean or null `stream`, and then
+ * parseJsonBody and checkInferenceBody say what is wrong.
+ */
+export function scanInferenceBody(raw: Buffer): InferenceBody | null {
+  const spans = members.scan(raw);
+  if (spans === null) return null;
+  const model = spans[MODEL] ? stringValue(raw, spans[MODEL]) : null;
+  if (model === null || model.length === 0) return null;
+  const stream = spans[STREAM] ? raw.toString('latin1', spans[STREAM].start, spans[STREAM].end) : 'null';
+  if (stream !== 'true' && stream !== 'false' && stream !== 'null') return null;
+  return new ScannedBody(raw, model, stream === 'true');
+}
+
+/** A JSON string value's text; null when the value is not a string. */
+function stringValue(raw: Buffer, span: ValueSpan): string | null {
+  if (raw[span.start] !== 0x22) return null;
+  for (let i = span.start + 1; i < span.end - 1; i++) {
+    if (raw[i] === 0x5c) return JSON.parse(raw.toString('utf8', span.start, span.end)) as string;
+  }
+  return raw.toString('utf8', span.start + 1, span.end - 1);
+}
+
+class ScannedBody implements InferenceBody {
+  private parsed: Record<string, unknown> | undefined;
+
+  constructor(private readonly raw: Buffer, readonly model: string, readonly stream: boolean) {}
+
+  get json(): Record<string, unknown> {
+    // The scan accepted it: JSON.parse does too, and it is an object.
+    this.parsed ??= JSON.parse(this.raw.toString('utf8')) as Record<string, unknown>;
+    return this.parsed;
+  }
 }
 
 export function unsupportedMediaType(): RelayError {

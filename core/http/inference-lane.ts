@@ -8,7 +8,7 @@
 //
 // The lane does what Fastify did for these routes, and nothing more: a request id echoed as
 // x-request-id, 503 while shutting down, 415 for a body that is not JSON, the body limit (413),
-// JSON parsing (400), the model/stream checks; refusals are rendered in the route's shape and
+// JSON checks (400; the body is read in place, see inference-body.ts), the model/stream checks; refusals are rendered in the route's shape and
 // recorded like any other request, after the relay key is checked (pipeline.refuse: a caller
 // without a valid key gets the 401 whatever else is wrong). Fastify hooks on the inference listener do not run for them.
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { RelayError } from '../errors.ts';
 import type { ShapeId } from '../hooks.ts';
 import type { InboundHttpRequest } from '../hooks.ts';
-import { checkInferenceBody, isJsonContentType, parseJsonBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
+import { checkInferenceBody, isJsonContentType, parseJsonBody, scanInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface LaneRoute {
   /** Shape whose codec renders this route's errors. */
@@ -83,13 +83,16 @@ export class InferenceLane {
         return; // the client went away mid-body: nothing was accepted
       }
       let json: unknown;
-      let body: InferenceBody;
-      try {
-        json = parseJsonBody(raw!);
-        body = checkInferenceBody(json);
-      } catch (e) {
-        refuse(e as RelayError, json);
-        return;
+      // Read in place when the body is well formed; otherwise the whole parse names what is wrong.
+      let body = scanInferenceBody(raw!);
+      if (body === null) {
+        try {
+          json = parseJsonBody(raw!);
+          body = checkInferenceBody(json);
+        } catch (e) {
+          refuse(e as RelayError, json);
+          return;
+        }
       }
       route.serve(request, res, body, raw!).catch((e: unknown) => {
         deps.log.error({ err: e }, 'inference lane: unexpected failure');

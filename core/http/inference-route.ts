@@ -6,7 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ServerResponse } from 'node:http';
 import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
-import type { Attribution, RelayContext } from '../plugins/context.ts';
+import type { Attribution, InferenceCall, RelayContext } from '../plugins/context.ts';
 import { checkInferenceBody, isJsonContentType, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface InferenceRouteOptions {
@@ -41,16 +41,10 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
   const errorShape = options.errorShape ?? options.shape;
   const serve = (request: InboundHttpRequest, res: ServerResponse, body: InferenceBody, raw: Buffer): Promise<void> => {
     const q = request.url.indexOf('?');
-    return relay.pipeline.handle(request, res, {
-      shape: options.shape,
-      errorShape,
-      body: raw,
-      json: body.json,
-      model: body.model,
-      stream: options.streams !== false && body.stream,
-      search: q >= 0 ? request.url.slice(q) : undefined,
-      attribution: options.attribute?.(request),
-    });
+    return relay.pipeline.handle(request, res, new RouteCall(
+      options.shape, errorShape, raw, body, options.streams !== false && body.stream,
+      q >= 0 ? request.url.slice(q) : undefined, options.attribute?.(request),
+    ));
   };
   relay.inferenceLane.add(options.url, { errorShape, serve });
   relay.inference.route({
@@ -74,6 +68,32 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
       await serve(request, reply.raw, body, request.rawBody ?? Buffer.from(JSON.stringify(body.json)));
     },
   });
+}
+
+/**
+ * An inference request as the pipeline gets it. `json` is the body's, read when first asked for:
+ * passthrough never asks unless it must rewrite the body, so an agent's big body is not parsed,
+ * nor held parsed while its stream lasts (inference-body.ts). A class: an object literal with a
+ * getter is slow to make (see AttemptUpstreamRequest in attempt.ts).
+ */
+class RouteCall implements InferenceCall {
+  readonly model: string;
+
+  constructor(
+    readonly shape: ShapeId,
+    readonly errorShape: ShapeId,
+    readonly body: Buffer,
+    private readonly parsed: InferenceBody,
+    readonly stream: boolean,
+    readonly search: string | undefined,
+    readonly attribution: Attribution | undefined,
+  ) {
+    this.model = parsed.model;
+  }
+
+  get json(): Record<string, unknown> {
+    return this.parsed.json;
+  }
 }
 
 /**

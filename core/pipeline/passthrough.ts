@@ -35,7 +35,7 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
   const headers = filterForwardHeaders(request.headers);
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   // Without it a streamed Chat Completion reports no tokens, and the usage record would be 0.
-  const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call.json) ?? null : null;
+  const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call) ?? null : null;
   const res = await attempt.send(route, attempt.upstreamRequest({
     route, shape: call.shape, body: upstreamBody(attempt, route, usage), headers, credential, search: call.search, stream: call.stream,
   }));

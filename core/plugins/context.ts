@@ -35,8 +35,8 @@ export interface InferenceCall {
   shape: ShapeId;
   /** Raw request body as received (forwarded unchanged in passthrough). */
   body: Buffer;
-  /** The parsed body. */
-  json: Record<string, unknown>;
+  /** The parsed body; parsed when first read (passthrough reads only `model` and `stream`, from the bytes). */
+  readonly json: Record<string, unknown>;
   model: string;
   stream: boolean;
   /** Query string to forward to a passthrough upstream, e.g. `?beta=true`. */

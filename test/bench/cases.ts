@@ -1,5 +1,6 @@
 // The benchmark cases: what a client sends, what the upstream is asked when there is no gateway
 // (the "direct" baseline), and how to tell a complete, successful answer.
+import { claudeCodeBody } from './agent-bodies.ts';
 
 export type Vendor = 'openai' | 'anthropic';
 export type Shape = 'chat' | 'responses' | 'embeddings' | 'messages';
@@ -33,6 +34,9 @@ const chatBody = { model: BENCH_MODELS.openai, messages: userMsg, max_tokens: 64
 const chatStreamBody = { ...chatBody, stream: true, stream_options: { include_usage: true } };
 const messagesStreamBody = { model: BENCH_MODELS.anthropic, max_tokens: 64, messages: userMsg, stream: true };
 const embeddingsBody = { model: BENCH_MODELS.embeddings, input: 'The quick brown fox jumps over the lazy dog.', encoding_format: 'float' };
+// A coding agent's turn deep into a session, as Claude Code sends it (agent-bodies.ts): what a
+// gateway in front of agents mostly reads.
+const agentTurnBody = JSON.parse(claudeCodeBody(400_000, BENCH_MODELS.anthropic).toString('utf8')) as object;
 // A real model's size (text-embedding-3-small): a ~30 KB answer instead of the 8-dimension one.
 const embeddings1536Body = { ...embeddingsBody, dimensions: 1536 };
 
@@ -57,6 +61,13 @@ export const CASES: BenchCase[] = [
     stream: true,
     client: { shape: 'messages', vendor: 'anthropic', body: messagesStreamBody, expect: 'message_stop' },
     direct: { path: '/v1/messages', vendor: 'anthropic', body: messagesStreamBody, expect: 'message_stop' },
+  },
+  {
+    id: 'agent-turn-stream',
+    title: 'anthropic messages, streaming passthrough of a Claude Code turn (a ~400 KB request, 20 chunks)',
+    stream: true,
+    client: { shape: 'messages', vendor: 'anthropic', body: agentTurnBody, expect: 'message_stop' },
+    direct: { path: '/v1/messages', vendor: 'anthropic', body: agentTurnBody, expect: 'message_stop' },
   },
   {
     id: 'responses-to-messages',

@@ -29,6 +29,7 @@ const TITLES: Record<string, string> = {
   chat: 'chat, not streamed',
   'chat-stream': 'chat, streamed (20 chunks)',
   'messages-stream': 'messages, streamed (20 chunks)',
+  'agent-turn-stream': 'messages, streamed, a Claude Code turn (~400 KB request)',
   'responses-to-messages': 'Responses -> Anthropic, translated stream',
   embeddings: 'embeddings',
   'embeddings-1536': 'embeddings, 1536 dimensions',

@@ -23,10 +23,18 @@ export interface WrkResult {
   latency: { min: number; mean: number; stdev: number; max: number; p50: number; p90: number; p99: number; p999: number };
 }
 
-/** Lua string literal; JSON escapes of an ASCII string are valid Lua escapes. */
+/**
+ * A Lua string literal of the UTF-8 bytes of `s`: printable ASCII as it is (but a quote and a backslash
+ * escaped), every other byte as a decimal escape, so a body may carry any text (agents' do).
+ */
 function luaString(s: string): string {
-  if (!/^[\x20-\x7e\n\r\t]*$/.test(s)) throw new Error('wrk body/headers must be printable ASCII');
-  return JSON.stringify(s);
+  let out = '"';
+  for (const byte of Buffer.from(s, 'utf8')) {
+    if (byte === 0x22 || byte === 0x5c) out += `\\${String.fromCharCode(byte)}`;
+    else if (byte >= 0x20 && byte < 0x7f) out += String.fromCharCode(byte);
+    else out += `\\${String(byte).padStart(3, '0')}`;
+  }
+  return `${out}"`;
 }
 
 const DONE = `

@@ -1,0 +1,164 @@
+// The in-place JSON check (json-scan.ts) against JSON.parse on the same bytes: it accepts a body
+// exactly when JSON.parse(body.toString('utf8')) gives an object, and the spans it gives hold the
+// values JSON.parse keeps for those keys. Random documents written with random whitespace and
+// escapes, then the same documents broken by one random edit, then the edge cases by hand.
+import t from 'tap';
+import fc from 'fast-check';
+import { TopLevelScanner } from '../../core/http/json-scan.ts';
+
+const KEYS = ['model', 'stream', 'é'];
+const scanner = new TopLevelScanner(KEYS);
+
+/** What JSON.parse says of the bytes: the object it gives, or null for anything else (an error, an array, a scalar). */
+function parsedObject(bytes: Buffer): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Fails the test unless the scan of `bytes` agrees with JSON.parse. */
+function agrees(bytes: Buffer): boolean {
+  const expected = parsedObject(bytes);
+  const spans = scanner.scan(bytes);
+  if ((spans === null) !== (expected === null)) return false;
+  if (spans === null || expected === null) return true;
+  return KEYS.every((key, k) => {
+    const span = spans[k];
+    if (!Object.hasOwn(expected, key)) return span === null;
+    return span !== null && JSON.stringify(JSON.parse(bytes.toString('utf8', span.start, span.end))) === JSON.stringify(expected[key]);
+  });
+}
+
+// ---- random documents as text: random whitespace between tokens, random escapes in strings
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const { json } = fc.letrec<{ json: Json }>((tie) => ({
+  json: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom(null, true, false),
+    fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -0, 1e21, 1.5e-7)),
+    fc.oneof(fc.string(), fc.constantFrom('model', 'stream', 'é', 'a"b', 'a\\b', '\u0000\u001f', '\ud800', '😀')),
+    fc.array(tie('json'), { maxLength: 4 }),
+    fc.array(fc.tuple(fc.oneof(fc.constantFrom(...KEYS, 'messages'), fc.string({ maxLength: 4 })), tie('json')), { maxLength: 5 })
+      .map((members) => Object.fromEntries(members) as Json),
+  ),
+}));
+
+/** A tiny PRNG, so that one seed writes one text (fast-check shrinks the seed with the value). */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let r = Math.imul(s ^ (s >>> 15), 1 | s);
+    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
+    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function writeJson(value: Json, rnd: () => number): string {
+  const ws = () => (rnd() < 0.7 ? '' : [' ', '\n', '\r\n', '\t', '  '][Math.floor(rnd() * 5)]!);
+  const str = (s: string) => {
+    let out = '"';
+    for (const ch of s) {
+      const code = ch.codePointAt(0)!;
+      const plain = JSON.stringify(ch).slice(1, -1);
+      if (rnd() < 0.2 && code < 0x10000) {
+        const hex = code.toString(16).padStart(4, '0');
+        out += `\\u${rnd() < 0.5 ? hex : hex.toUpperCase()}`;
+      }
+      else if (ch === '/' && rnd() < 0.5) out += '\\/';
+      else out += plain;
+    }
+    return `${out}"`;
+  };
+  const write = (v: Json): string => {
+    if (v === null || typeof v === 'boolean' || typeof v === 'number') {
+      const text = JSON.stringify(v);
+      // An integer sometimes with an exponent: 5e0 is 5 to JSON.parse.
+      return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 1e15 && rnd() < 0.2 ? `${text}e0` : text;
+    }
+    if (typeof v === 'string') return str(v);
+    if (Array.isArray(v)) return `[${ws()}${v.map((x) => write(x)).join(`${ws()},${ws()}`)}${ws()}]`;
+    const members = Object.entries(v).map(([k, x]) => `${str(k)}${ws()}:${ws()}${write(x)}`);
+    // Sometimes a key twice: JSON.parse keeps the last.
+    if (members.length > 0 && rnd() < 0.2) members.push(members[0]!.replace(/:.*/s, `:${ws()}${write(null)}`));
+    return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
+  };
+  return ws() + write(value) + ws();
+}
+
+const documents = fc.tuple(json, fc.integer()).map(([value, seed]) => Buffer.from(writeJson(value, random(seed))));
+const objects = fc.tuple(fc.array(fc.tuple(fc.constantFrom(...KEYS, 'messages', 'tools'), json), { maxLength: 6 }), fc.integer())
+  .map(([members, seed]) => Buffer.from(writeJson(Object.fromEntries(members) as Json, random(seed))));
+
+t.test('random documents: accepted exactly when JSON.parse gives an object, with the values it keeps', async (t) => {
+  fc.assert(fc.property(fc.oneof(documents, objects), (bytes) => agrees(bytes)), { numRuns: 3000 });
+  t.pass('3000 documents agree');
+});
+
+const EDIT_BYTES = [...'{}[]:,"\\ \t\n\r0123456789-+.eEtrufalsn/xu'].map((c) => c.charCodeAt(0)).concat([0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xa9, 0xff]);
+
+t.test('the same documents broken by one edit: still in agreement', async (t) => {
+  const edited = fc.tuple(objects, fc.nat(), fc.constantFrom('delete', 'insert', 'replace'), fc.constantFrom(...EDIT_BYTES)).map(([bytes, at, how, byte]) => {
+    const i = bytes.length === 0 ? 0 : at % bytes.length;
+    const parts = [bytes.subarray(0, i), how === 'delete' ? Buffer.alloc(0) : Buffer.from([byte]), bytes.subarray(how === 'insert' ? i : i + 1)];
+    return Buffer.concat(parts);
+  });
+  fc.assert(fc.property(edited, (bytes) => agrees(bytes)), { numRuns: 5000 });
+  t.pass('5000 edited documents agree');
+});
+
+t.test('edge cases by hand', async (t) => {
+  const cases: Array<[string, string | Buffer]> = [
+    ['empty', ''],
+    ['whitespace only', ' \n'],
+    ['empty object', '{}'],
+    ['object with spaces', ' { } '],
+    ['array', '[{"model":"m"}]'],
+    ['string', '"model"'],
+    ['number', '12'],
+    ['trailing comma', '{"model":"m",}'],
+    ['trailing garbage', '{"model":"m"} x'],
+    ['two documents', '{}{}'],
+    ['a BOM first', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"m"}')])],
+    ['a key without a value', '{"model"}'],
+    ['a key that is not a string', '{model:"m"}'],
+    ['single quotes', "{'model':'m'}"],
+    ['leading zero', '{"a":01}'],
+    ['a lone minus', '{"a":-}'],
+    ['a dot without digits', '{"a":1.}'],
+    ['an exponent without digits', '{"a":1e+}'],
+    ['numbers that are valid', '{"a":[-0,0.5,1E5,1e-5,-12.75E+3]}'],
+    ['a short literal', '{"a":tru}'],
+    ['a literal cut at the end', '{"a":nul'],
+    ['a control character in a string', '{"model":"a\u0001b"}'],
+    ['a raw newline in a string', '{"model":"a\nb"}'],
+    ['DEL in a string', '{"model":"a\u007fb"}'],
+    ['a bad escape', '{"model":"a\\x"}'],
+    ['a short \\u escape', '{"model":"\\u12G4"}'],
+    ['a lone surrogate escape', '{"model":"\\ud800"}'],
+    ['an escaped key', '{"mod\\u0065l":"m"}'],
+    ['a key twice', '{"model":"a","stream":true,"model":"b"}'],
+    ['a nested key of the same name', '{"messages":{"model":"x"},"model":"m"}'],
+    ['an unterminated string', '{"model":"m'],
+    ['invalid UTF-8 inside a string', Buffer.concat([Buffer.from('{"model":"a'), Buffer.from([0xff, 0xc3]), Buffer.from('"}')])],
+    ['a byte past 0x7f outside strings', Buffer.concat([Buffer.from('{"model":"a"'), Buffer.from([0xa0]), Buffer.from('}')])],
+    ['non-ASCII text', '{"model":"café 😀","é":1}'],
+  ];
+  for (const [name, text] of cases) t.ok(agrees(Buffer.isBuffer(text) ? text : Buffer.from(text)), name);
+
+  const deep = Buffer.from(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)},"model":"m"}`);
+  t.ok(agrees(deep), '100,000 levels of nesting');
+  t.equal(scanner.scan(Buffer.from(`{"a":${'['.repeat(1000)}`)), null, 'unclosed nesting');
+});
+
+t.test('spans: where the values lie, and the last of a key written twice', async (t) => {
+  const body = Buffer.from('{ "model" : "gpt" , "messages":[{"model":"inner"}], "stream":true, "model":"last" }');
+  const [model, stream] = scanner.scan(body)!;
+  t.equal(body.toString('utf8', model!.start, model!.end), '"last"');
+  t.equal(body.toString('utf8', stream!.start, stream!.end), 'true');
+});
