@@ -8,9 +8,10 @@
 //
 // The lane does what Fastify did for these routes, and nothing more: a request id echoed as
 // x-request-id, 503 while shutting down, 415 for a body that is not JSON, the body limit (413),
-// JSON checks (400; the body is read in place, see inference-body.ts), the model/stream checks; refusals are rendered in the route's shape and
-// recorded like any other request, after the relay key is checked (pipeline.refuse: a caller
-// without a valid key gets the 401 whatever else is wrong). Fastify hooks on the inference listener do not run for them.
+// the JSON check (400; the body is read in place, see inference-body.ts), the model/stream checks;
+// refusals are rendered in the route's shape and recorded like any other request, after the relay
+// key is checked (pipeline.refuse: a caller without a valid key gets the 401 whatever else is
+// wrong). Fastify hooks on the inference listener do not run for them.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
