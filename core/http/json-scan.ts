@@ -48,6 +48,9 @@ export interface ValueSpan {
   end: number;
 }
 
+/** Nesting depth whose stack a scanner keeps between scans. */
+const MAX_KEPT_STACK = 4096;
+
 /** Container kinds on the scan's stack. */
 const IN_OBJECT = 1;
 const IN_ARRAY = 2;
@@ -88,7 +91,10 @@ export class TopLevelScanner {
         if (depth === stack.length) {
           const grown = new Uint8Array(depth * 2);
           grown.set(stack);
-          this.stack = stack = grown;
+          stack = grown;
+          // Kept for the next scan only while small: one deeply nested body must not pin its
+          // stack (up to the body limit) for the life of the process.
+          if (grown.length <= MAX_KEPT_STACK) this.stack = grown;
         }
         stack[depth++] = c === OPEN_BRACE ? IN_OBJECT : IN_ARRAY;
         i = skipSpace(body, i + 1);

@@ -153,6 +153,8 @@ t.test('edge cases by hand', async (t) => {
 
   const deep = Buffer.from(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)},"model":"m"}`);
   t.ok(agrees(deep), '100,000 levels of nesting');
+  t.ok((scanner as unknown as { stack: Uint8Array }).stack.length <= 4096, 'and the scanner did not keep a stack that deep');
+  t.ok(agrees(Buffer.from('{"a":[[[{"model":1}]]],"model":"m"}')), 'the next scan starts from a fresh stack');
   t.equal(scanner.scan(Buffer.from(`{"a":${'['.repeat(1000)}`)), null, 'unclosed nesting');
 });
 
