@@ -58,9 +58,16 @@ export function scanInferenceBody(raw: Buffer): InferenceBody | null {
   if (spans === null) return null;
   const model = spans[MODEL] ? stringValue(raw, spans[MODEL]) : null;
   if (model === null || model.length === 0) return null;
-  const stream = spans[STREAM] ? raw.toString('latin1', spans[STREAM].start, spans[STREAM].end) : 'null';
-  if (stream !== 'true' && stream !== 'false' && stream !== 'null') return null;
-  return new ScannedBody(raw, model, stream === 'true');
+  const stream = spans[STREAM] ? literalValue(raw, spans[STREAM]) : null;
+  if (stream === undefined) return null;
+  return new ScannedBody(raw, model, stream === true);
+}
+
+/** `true`, `false` or `null` as written; undefined for any other value. */
+function literalValue(raw: Buffer, span: ValueSpan): boolean | null | undefined {
+  if (span.end - span.start > 5) return undefined;
+  const text = raw.toString('latin1', span.start, span.end);
+  return text === 'true' ? true : text === 'false' ? false : text === 'null' ? null : undefined;
 }
 
 /** A JSON string value's text; null when the value is not a string. */

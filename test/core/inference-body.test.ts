@@ -52,6 +52,8 @@ t.test('what the full check refuses (or must name) is left to it', async (t) => 
     ['{"model":null}', 'RELAY_ERR_BAD_REQUEST'],
     ['{"model":"m","stream":"yes"}', 'RELAY_ERR_BAD_REQUEST'],
     ['{"model":"m","stream":1}', 'RELAY_ERR_BAD_REQUEST'],
+    ['{"model":"m","stream":"true"}', 'RELAY_ERR_BAD_REQUEST'],
+    ['{"model":"m","stream":[true,false,null]}', 'RELAY_ERR_BAD_REQUEST'],
   ] as const) {
     t.equal(scan(text), null, `${JSON.stringify(text)}: not read in place`);
     t.throws(() => checkInferenceBody(parseJsonBody(Buffer.from(text))), { code }, `${JSON.stringify(text)}: ${code}`);
