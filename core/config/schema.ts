@@ -18,6 +18,8 @@ export const RelayConfigSchema = Type.Object({
     /** How long in-flight requests and streams may take to finish at shutdown. */
     drainTimeoutMs: Type.Integer({ minimum: 0, default: 30_000 }),
     trustProxy: Type.Boolean({ default: false }),
+    /** Inference POSTs read and answered by Relay's own HTTP/1.1 code (core/http/lean); false: Node's http server for all. */
+    leanHttp: Type.Boolean({ default: true }),
   }, { additionalProperties: false, default: {} }),
   database: Type.Object({
     /** Overridden by DATABASE_URL. Unset: embedded PGlite under dataDir. */

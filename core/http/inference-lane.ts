@@ -13,24 +13,25 @@
 // key is checked (pipeline.refuse: a caller without a valid key gets the 401 whatever else is
 // wrong). Fastify hooks on the inference listener do not run for them.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { RelayError } from '../errors.ts';
 import type { ShapeId } from '../hooks.ts';
 import type { InboundHttpRequest } from '../hooks.ts';
+import type { ClientResponse } from './client-response.ts';
 import { checkInferenceBody, isJsonContentType, parseJsonBody, scanInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface LaneRoute {
   /** Shape whose codec renders this route's errors. */
   errorShape: ShapeId;
-  serve(request: InboundHttpRequest, res: ServerResponse, body: InferenceBody, raw: Buffer): Promise<void>;
+  serve(request: InboundHttpRequest, res: ClientResponse, body: InferenceBody, raw: Buffer): Promise<void>;
 }
 
 export interface LaneDeps {
   bodyLimit: number;
   log: Logger;
   /** Renders a refused request in `shape`, sends it with x-request-id, and records it (`json`: the body, if parsed). */
-  refuse(request: InboundHttpRequest, res: ServerResponse, shape: ShapeId, err: RelayError, json: unknown): void;
+  refuse(request: InboundHttpRequest, res: ClientResponse, shape: ShapeId, err: RelayError, json: unknown): void;
 }
 
 export class InferenceLane {
@@ -45,61 +46,81 @@ export class InferenceLane {
     this.routes.set(path, route);
   }
 
-  /** Serves the request when it is a POST to a lane route; false hands it on to Fastify. */
-  tryServe(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'POST') return false;
-    const url = req.url ?? '/';
+  /** The lane route for `method` and `url`, or undefined (the request is not the lane's). */
+  routeFor(method: string | undefined, url: string): LaneRoute | undefined {
+    if (method !== 'POST') return undefined;
     const q = url.indexOf('?');
-    const route = this.routes.get(q < 0 ? url : url.slice(0, q));
-    if (!route) return false;
-    this.serve(req, res, route, this.deps);
-    return true;
+    return this.routes.get(q < 0 ? url : url.slice(0, q));
   }
 
-  private serve(req: IncomingMessage, res: ServerResponse, route: LaneRoute, deps: LaneDeps): void {
-    // x-request-id goes out with the answer's head (the pipeline and refuse() write it).
-    const request: InboundHttpRequest = { id: randomUUID(), method: 'POST', url: req.url ?? '/', headers: req.headers };
-    const refuse = (err: RelayError, json?: unknown) => deps.refuse(request, res, route.errorShape, err, json);
-    if (this.closing) {
-      res.setHeader('connection', 'close');
-      refuse(new RelayError('RELAY_ERR_SHUTTING_DOWN', 'Relay is shutting down; retry on another instance.'));
-      return;
-    }
-    if (!isJsonContentType(req.headers['content-type'])) {
-      refuse(unsupportedMediaType());
-      return;
-    }
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > deps.bodyLimit) {
-      res.setHeader('connection', 'close');
-      refuse(tooLarge(deps.bodyLimit));
-      return;
-    }
-    readBody(req, deps.bodyLimit, (err, raw) => {
+  /** Serves the request when it is a POST to a lane route; false hands it on to Fastify. */
+  tryServe(req: IncomingMessage, res: ClientResponse): boolean {
+    const url = req.url ?? '/';
+    const route = this.routeFor(req.method, url);
+    if (!route) return false;
+    const request = this.request(url, req.headers);
+    if (!this.admit(request, res, route)) return true;
+    readBody(req, this.deps.bodyLimit, (err, raw) => {
       if (err) {
         if (err instanceof RelayError) {
           res.setHeader('connection', 'close');
-          refuse(err);
+          this.deps.refuse(request, res, route.errorShape, err, undefined);
         }
         return; // the client went away mid-body: nothing was accepted
       }
-      let json: unknown;
-      // Read in place when the body is well formed; otherwise the whole parse names what is wrong.
-      let body = scanInferenceBody(raw!);
-      if (body === null) {
-        try {
-          json = parseJsonBody(raw!);
-          body = checkInferenceBody(json);
-        } catch (e) {
-          refuse(e as RelayError, json);
-          return;
-        }
+      this.serveBody(request, res, route, raw!);
+    });
+    return true;
+  }
+
+  /** The request as routes see it (x-request-id goes out with the answer's head; the pipeline and refuse() write it). */
+  request(url: string, headers: IncomingHttpHeaders): InboundHttpRequest {
+    return { id: randomUUID(), method: 'POST', url, headers };
+  }
+
+  /**
+   * The checks that need only the head: false when the request was refused (503 while shutting
+   * down, 415, 413 for a declared length over the limit; the last two close the connection).
+   */
+  admit(request: InboundHttpRequest, res: ClientResponse, route: LaneRoute): boolean {
+    const deps = this.deps;
+    if (this.closing) {
+      res.setHeader('connection', 'close');
+      deps.refuse(request, res, route.errorShape, new RelayError('RELAY_ERR_SHUTTING_DOWN', 'Relay is shutting down; retry on another instance.'), undefined);
+      return false;
+    }
+    if (!isJsonContentType(request.headers['content-type'])) {
+      deps.refuse(request, res, route.errorShape, unsupportedMediaType(), undefined);
+      return false;
+    }
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > deps.bodyLimit) {
+      res.setHeader('connection', 'close');
+      deps.refuse(request, res, route.errorShape, tooLarge(deps.bodyLimit), undefined);
+      return false;
+    }
+    return true;
+  }
+
+  /** Serves a request whose whole body has been read. */
+  serveBody(request: InboundHttpRequest, res: ClientResponse, route: LaneRoute, raw: Buffer): void {
+    const deps = this.deps;
+    let json: unknown;
+    // Read in place when the body is well formed; otherwise the whole parse names what is wrong.
+    let body = scanInferenceBody(raw);
+    if (body === null) {
+      try {
+        json = parseJsonBody(raw);
+        body = checkInferenceBody(json);
+      } catch (e) {
+        deps.refuse(request, res, route.errorShape, e as RelayError, json);
+        return;
       }
-      route.serve(request, res, body, raw!).catch((e: unknown) => {
-        deps.log.error({ err: e }, 'inference lane: unexpected failure');
-        if (!res.headersSent) refuse(new RelayError('RELAY_ERR_INTERNAL', 'An unexpected error inside Relay.'), json);
-        else res.destroy();
-      });
+    }
+    route.serve(request, res, body, raw).catch((e: unknown) => {
+      deps.log.error({ err: e }, 'inference lane: unexpected failure');
+      if (!res.headersSent) deps.refuse(request, res, route.errorShape, new RelayError('RELAY_ERR_INTERNAL', 'An unexpected error inside Relay.'), json);
+      else res.destroy();
     });
   }
 }

@@ -3,7 +3,7 @@
 // The body schema is documentation for /openapi.json; the codec validates, so that errors
 // come back in the caller's shape rather than as Fastify's generic 400.
 import type { TSchema } from '@sinclair/typebox';
-import type { ServerResponse } from 'node:http';
+import type { ClientResponse } from './client-response.ts';
 import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
 import type { Attribution, InferenceCall, RelayContext } from '../plugins/context.ts';
@@ -39,7 +39,7 @@ const PLAIN_JSON = () => (data: unknown) => JSON.stringify(data);
  */
 export function mountInferenceRoute(relay: RelayContext, options: InferenceRouteOptions): void {
   const errorShape = options.errorShape ?? options.shape;
-  const serve = (request: InboundHttpRequest, res: ServerResponse, body: InferenceBody, raw: Buffer): Promise<void> => {
+  const serve = (request: InboundHttpRequest, res: ClientResponse, body: InferenceBody, raw: Buffer): Promise<void> => {
     const q = request.url.indexOf('?');
     return relay.pipeline.handle(request, res, new RouteCall(
       options.shape, errorShape, raw, body, options.streams !== false && body.stream,

@@ -1,5 +1,5 @@
 // Writes a committed response to the client: head once, then chunks with backpressure.
-import type { ServerResponse } from 'node:http';
+import type { ClientResponse } from '../http/client-response.ts';
 
 // Upstream headers never copied to the client: hop-by-hop ones, ones Node sets itself, and
 // x-request-id (the client gets Relay's).
@@ -13,7 +13,7 @@ export class ClientWriter {
   sentHeaders: Record<string, string | string[]> = {};
 
   constructor(
-    private readonly raw: ServerResponse,
+    private readonly raw: ClientResponse,
     private readonly requestId: string,
     private readonly onFirstByte: () => void,
     private readonly tap?: (chunk: Buffer) => void,
@@ -77,7 +77,7 @@ export class ClientWriter {
 }
 
 /** Resolves on drain, or on close: a closed response emits neither again, so never wait then. */
-function waitForDrain(raw: ServerResponse): Promise<void> {
+function waitForDrain(raw: ClientResponse): Promise<void> {
   if (raw.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

@@ -1,6 +1,6 @@
 // The request pipeline: parse (done by the wire plugin) -> authenticate -> rate limits ->
 // resolveModel -> dispatch with failover (passthrough or translation) -> render -> record.
-import type { ServerResponse } from 'node:http';
+import type { ClientResponse } from '../http/client-response.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
@@ -52,12 +52,12 @@ export interface KernelPipeline extends Pipeline {
    */
   recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError): void;
   /** Renders an error in the shape's codec and writes it to a raw response. */
-  writeError(res: ServerResponse, requestId: string, shape: ShapeId, err: unknown): void;
+  writeError(res: ClientResponse, requestId: string, shape: ShapeId, err: unknown): void;
   /**
    * Answers and records a request refused before the pipeline ran (see refuse() below): the relay
    * key is checked first, so a request without a valid one gets the 401 whatever else is wrong.
    */
-  refuse(request: InboundHttpRequest, res: ServerResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void>;
+  refuse(request: InboundHttpRequest, res: ClientResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void>;
   /**
    * Records a request that a Fastify route of the inference listener answered itself (a model
    * list, the HEAD probe, an unknown path), once its answer is sent: see answered-requests.ts.
@@ -141,20 +141,20 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   }
 
   /** Writes a JSON answer in one go; returns the headers sent (for payload capture). */
-  function writeJson(res: ServerResponse, requestId: string, status: number, headers: Record<string, string>, text: string): Record<string, string> {
+  function writeJson(res: ClientResponse, requestId: string, status: number, headers: Record<string, string>, text: string): Record<string, string> {
     const sent = { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'x-request-id': requestId };
     res.writeHead(status, sent);
     res.end(text);
     return sent;
   }
 
-  function writeError(res: ServerResponse, requestId: string, shape: ShapeId, err: unknown): void {
+  function writeError(res: ClientResponse, requestId: string, shape: ShapeId, err: unknown): void {
     if (res.headersSent) return;
     const rendered = renderError(shape, toRelayError(err));
     writeJson(res, requestId, rendered.status, rendered.headers, JSON.stringify(rendered.body));
   }
 
-  async function handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void> {
+  async function handle(request: InboundHttpRequest, res: ClientResponse, call: InferenceCall): Promise<void> {
     const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
     if (call.attribution) {
       record.client = call.attribution.client ?? null;
@@ -270,7 +270,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
    * key learns only that (401), and the record of one with a valid key names the key and policy.
    * Only the error path pays for it. A Relay shutting down answers 503 to everyone.
    */
-  async function refuse(request: InboundHttpRequest, res: ServerResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void> {
+  async function refuse(request: InboundHttpRequest, res: ClientResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void> {
     let refusal = err;
     let principal: Principal | null = null;
     if (err.code !== 'RELAY_ERR_SHUTTING_DOWN') {

@@ -1,6 +1,6 @@
 // What a plugin's register function receives: the two listeners, the hook registry,
 // read access to the catalog snapshot and settings, and the request pipeline.
-import type { ServerResponse } from 'node:http';
+import type { ClientResponse } from '../http/client-response.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -53,7 +53,7 @@ export interface Pipeline {
    * dispatch with failover (passthrough or translation), render, record.
    * Errors are rendered in the inbound shape's codec.
    */
-  handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void>;
+  handle(request: InboundHttpRequest, res: ClientResponse, call: InferenceCall): Promise<void>;
   /** Authenticates only (for routes such as GET /v1/models). Throws RelayError 401. */
   authenticate(request: InboundHttpRequest, shape: ShapeId): Promise<import('../hooks.ts').Principal>;
   /** Models the principal can reach, from the snapshot. */

@@ -10,6 +10,7 @@ import { RelayError } from '../errors.ts';
 import { toRelayError } from './errors.ts';
 import { parseJsonBody } from '../http/inference-body.ts';
 import type { InferenceLane } from '../http/inference-lane.ts';
+import { installLeanServer } from '../http/lean/lean-server.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -63,8 +64,11 @@ function answerMalformedConnection(err: Error & { code?: string }, socket: impor
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
-/** node:http server whose requests go to the lane first, then to Fastify (as Fastify would set it up). */
-function laneServerFactory(lane: InferenceLane) {
+/**
+ * node:http server whose requests go to the lane first, then to Fastify (as Fastify would set it
+ * up); with `lean`, the lean server reads connections before Node's does (core/http/lean).
+ */
+function laneServerFactory(lane: InferenceLane, lean: boolean) {
   return (fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void, opts: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number }) => {
     const server = createServer((req, res) => {
       if (!lane.tryServe(req, res)) fastifyHandler(req, res);
@@ -73,6 +77,7 @@ function laneServerFactory(lane: InferenceLane) {
     if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
     if (opts.connectionTimeout) server.setTimeout(opts.connectionTimeout);
     if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
+    if (lean) installLeanServer(server, lane);
     return server;
   };
 }
@@ -92,7 +97,7 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     // URLs the router rejects before any route or hook runs (a bad percent-encoding, a path
     // parameter over maxParamLength) get Relay's JSON error and x-request-id, not Fastify's body.
     clientErrorHandler: answerMalformedConnection,
-    ...(options.lane ? { serverFactory: laneServerFactory(options.lane) } : {}),
+    ...(options.lane ? { serverFactory: laneServerFactory(options.lane, options.config.server.leanHttp) } : {}),
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id);
       options.renderError(request, reply, frameworkError(err));
