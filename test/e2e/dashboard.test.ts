@@ -77,7 +77,8 @@ async function run(t: Test) {
     await page.click('button[type=submit]');
     await page.waitForSelector('h1:text("Providers")');
     t.equal(new URL(page.url()).pathname, '/catalog/providers', 'the deep link is kept');
-    t.ok(await page.isVisible('text=No providers yet'), 'an empty catalog has an empty state');
+    // The heading shows before the list has loaded: wait for the empty state, not just look.
+    t.ok(await page.waitForSelector('text=No providers yet', { timeout: 5000 }).then(() => true, () => false), 'an empty catalog has an empty state');
     await shot('02-providers-empty');
   });
 
