@@ -71,6 +71,10 @@ async function start(t: Test, lean = true): Promise<Harness> {
     res.writeHead(200, { 'x-injected': 'a\r\nSet-Cookie: b' });
     res.end('never');
   }));
+  lane.add('/late-failure', route((res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '4' });
+    throw new Error('failed after the head was decided');
+  }));
   lane.add('/wait', route((res) => new Promise<void>((resolve) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('data: first\n\n');
@@ -233,6 +237,14 @@ t.test('a header value with CR LF throws, as in Node: the lane answers 500 inste
   t.match(text, /^HTTP\/1\.1 500 /);
   t.match(text, /RELAY_ERR_INTERNAL/);
   t.notMatch(text, /Set-Cookie/i, 'nothing of the injected header went out');
+});
+
+t.test('a failure after writeHead: headersSent already, so the connection is cut, not answered twice', async (t) => {
+  const h = await start(t);
+  const text = await exchange(h.port, (socket) => {
+    socket.write(post('/late-failure'));
+  });
+  t.equal(text, '', 'no second head after the first was decided (as with Node)');
 });
 
 t.test('a client that leaves mid-answer: the answer sees close, unfinished', async (t) => {

@@ -40,11 +40,14 @@ export interface LeanResponseOwner {
 
 export class LeanResponse extends EventEmitter implements ClientResponse {
   statusCode = 200;
+  /** True from writeHead on, as in Node (the head is fixed then, though not yet on the wire). */
   headersSent = false;
   writableEnded = false;
   writableFinished = false;
   destroyed = false;
   private pending: Record<string, string | string[]> | null = null;
+  /** The head is on its way to the socket. */
+  private headWritten = false;
   private chunked = false;
   private bodyless = false;
   /** Bytes still owed when the head gave a Content-Length; -1 without one. */
@@ -71,21 +74,22 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
     if (this.headersSent) throw new Error('Cannot write headers after they are sent to the client');
     this.statusCode = status;
     if (headers) {
+      for (const name in headers) if (headers[name] !== undefined) checkHeader(name, headers[name]);
       const merged = this.pending ?? {};
       for (const name in headers) {
         const value = headers[name];
         if (value === undefined) continue;
-        checkHeader(name, value);
         if (this.pending && name.toLowerCase() in this.pending && name !== name.toLowerCase()) delete merged[name.toLowerCase()];
         merged[name] = typeof value === 'number' ? String(value) : value as string | string[];
       }
       this.pending = merged;
     }
+    this.headersSent = true;
     return this;
   }
 
   flushHeaders(): void {
-    if (!this.headersSent && !this.destroyed) this.socket.write(this.head(-1), 'latin1');
+    if (!this.headWritten && !this.destroyed) this.socket.write(this.head(-1), 'latin1');
   }
 
   write(chunk: Buffer | string): boolean {
@@ -100,7 +104,7 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
     if (this.destroyed) return this;
     const buf = chunk === undefined ? null : typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     // The whole body before the head went: its length is known (as Node sets Content-Length).
-    const length = !this.headersSent && !this.hasHeader('content-length') && !this.hasHeader('transfer-encoding') ? buf?.length ?? 0 : -1;
+    const length = !this.headWritten && !this.hasHeader('content-length') && !this.hasHeader('transfer-encoding') ? buf?.length ?? 0 : -1;
     this.send(buf, true, length, () => this.onFlushed());
     // Fewer bytes than the head announced: the client would wait for the rest; only closing tells it.
     if (this.remaining > 0) this.destroy();
@@ -139,7 +143,7 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
    * give it), and the chunked terminator when `last`. `flushed` is called once all of it is out.
    */
   private send(buf: Buffer | null, last: boolean, length: number, flushed: (() => void) | undefined): boolean {
-    const head = this.headersSent ? null : this.head(length);
+    const head = this.headWritten ? null : this.head(length);
     const terminator = last && this.chunked ? '0\r\n\r\n' : '';
     if (this.bodyless || buf === null || buf.length === 0) {
       const text = (head ?? '') + terminator;
@@ -181,6 +185,7 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
 
   /** The head, once: status line, headers, and the framing (`length` >= 0: a Content-Length to add). */
   private head(length: number): string {
+    this.headWritten = true;
     this.headersSent = true;
     const status = this.statusCode;
     this.bodyless = status === 204 || status === 304 || (status >= 100 && status < 200);
