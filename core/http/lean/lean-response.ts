@@ -89,7 +89,9 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
   }
 
   flushHeaders(): void {
-    if (!this.headWritten && !this.destroyed) this.socket.write(this.head(-1), 'latin1');
+    if (this.headWritten || this.destroyed) return;
+    corkUntilNextTick(this.socket);
+    this.socket.write(this.head(-1), 'latin1');
   }
 
   write(chunk: Buffer | string): boolean {
@@ -106,8 +108,12 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
     // The whole body before the head went: its length is known (as Node sets Content-Length).
     const length = !this.headWritten && !this.hasHeader('content-length') && !this.hasHeader('transfer-encoding') ? buf?.length ?? 0 : -1;
     this.send(buf, true, length, () => this.onFlushed());
-    // Fewer bytes than the head announced: the client would wait for the rest; only closing tells it.
-    if (this.remaining > 0) this.destroy();
+    // Fewer bytes than the head announced: the client would wait for the rest; only closing
+    // tells it (after what was written, hence end() and not destroy()).
+    if (this.remaining > 0) {
+      this.destroyed = true;
+      this.socket.end();
+    }
     return this;
   }
 
@@ -143,6 +149,7 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
    * give it), and the chunked terminator when `last`. `flushed` is called once all of it is out.
    */
   private send(buf: Buffer | null, last: boolean, length: number, flushed: (() => void) | undefined): boolean {
+    corkUntilNextTick(this.socket);
     const head = this.headWritten ? null : this.head(length);
     const terminator = last && this.chunked ? '0\r\n\r\n' : '';
     if (this.bodyless || buf === null || buf.length === 0) {
@@ -169,11 +176,9 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
       out.write(suffix, prefix.length + buf.length, 'latin1');
       return this.socket.write(out, flushed);
     }
-    this.socket.cork();
     if (prefix) this.socket.write(prefix, 'latin1');
     let ok = this.socket.write(buf, suffix ? undefined : flushed);
     if (suffix) ok = this.socket.write(suffix, 'latin1', flushed);
-    this.socket.uncork();
     return ok;
   }
 
@@ -217,6 +222,22 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
     head += this.keepAlive ? `Connection: keep-alive\r\nKeep-Alive: timeout=${this.owner.keepAliveSeconds}\r\n\r\n` : 'Connection: close\r\n\r\n';
     return head;
   }
+}
+
+/**
+ * Writes made in one turn of the event loop leave in one syscall, as Node's ServerResponse does it:
+ * a stream's last chunk and its end, a head flushed and the first chunk. Measured reason: without
+ * it the chat stream's last chunk and terminator went in two writes (10.7% of Relay's CPU in
+ * socket writes on the chat stream, against 4.8% in one writev).
+ */
+function corkUntilNextTick(socket: Socket): void {
+  if (socket.writableCorked > 0) return;
+  socket.cork();
+  process.nextTick(uncork, socket);
+}
+
+function uncork(socket: Socket): void {
+  socket.uncork();
 }
 
 function checkHeader(name: string, value: unknown): void {
