@@ -117,7 +117,13 @@ export class InferenceLane {
         return;
       }
     }
-    route.serve(request, res, body, raw).catch((e: unknown) => {
+    let served: Promise<void>;
+    try {
+      served = route.serve(request, res, body, raw);
+    } catch (e) {
+      served = Promise.reject(e); // thrown before the route's first await (a plugin's attribute hook, say)
+    }
+    served.catch((e: unknown) => {
       deps.log.error({ err: e }, 'inference lane: unexpected failure');
       if (!res.headersSent) deps.refuse(request, res, route.errorShape, new RelayError('RELAY_ERR_INTERNAL', 'An unexpected error inside Relay.'), json);
       else res.destroy();

@@ -75,6 +75,12 @@ async function start(t: Test, lean = true): Promise<Harness> {
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '4' });
     throw new Error('failed after the head was decided');
   }));
+  lane.add('/throws', {
+    errorShape: 'canonical',
+    serve: () => {
+      throw new Error('thrown before any await');
+    },
+  });
   lane.add('/wait', route((res) => new Promise<void>((resolve) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('data: first\n\n');
@@ -245,6 +251,15 @@ t.test('a failure after writeHead: headersSent already, so the connection is cut
     socket.write(post('/late-failure'));
   });
   t.equal(text, '', 'no second head after the first was decided (as with Node)');
+});
+
+t.test('a route that throws at once: 500, and the server carries on', async (t) => {
+  const h = await start(t);
+  const text = await exchange(h.port, (socket) => {
+    socket.write(post('/throws') + post('/json', BODY, 'Connection: close\r\n'));
+  });
+  t.match(text, /^HTTP\/1\.1 500 [\s\S]*RELAY_ERR_INTERNAL/);
+  t.match(text, /\{"served":"lane","url":"\/json","bytes":28\}$/);
 });
 
 t.test('a client that leaves mid-answer: the answer sees close, unfinished', async (t) => {
