@@ -1,6 +1,8 @@
 // The inference listener's fast lane: POSTs to the endpoints that wire plugins mount with
-// mountInferenceRoute are served straight from node:http, before Fastify sees them; every other
-// request (health, model lists, unknown paths, other methods) goes on to Fastify.
+// mountInferenceRoute are served before Fastify sees them, from the lean server's own reading of
+// the socket (lean/lean-server.ts; routeFor, admit, serveBody) or from node:http (tryServe, when
+// the lean server is off or has handed the connection to Node); every other request (health, model
+// lists, unknown paths, other methods) goes on to Fastify.
 //
 // Measured reason: Fastify's per-request work (routing, request/reply objects, hooks, content-type
 // parsing) cost ~12 us of CPU per request, about 10% of Relay's whole per-request budget at 16

@@ -33,7 +33,7 @@ const NO_VALIDATION = () => () => true;
 const PLAIN_JSON = () => (data: unknown) => JSON.stringify(data);
 
 /**
- * Mounts a POST endpoint twice over: in the inference lane, which serves it from node:http (see
+ * Mounts a POST endpoint twice over: in the inference lane, which serves it before Fastify (see
  * inference-lane.ts), and as a Fastify route, which documents it in /openapi.json and serves
  * requests that reach Fastify without the lane (app.inject in tests).
  */

@@ -49,6 +49,10 @@ async function start(t: Test, lean = true): Promise<Harness> {
     res.write('hello');
     res.end(' lane');
   }));
+  lane.add('/closing', route((res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', Connection: 'close' });
+    res.end('bye');
+  }));
   lane.add('/short', route((res) => {
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '10' });
     res.end('hello');
@@ -186,6 +190,17 @@ t.test('a refusal before the body (415) skips that body and serves the next requ
   t.match(text, /^HTTP\/1\.1 415 /);
   t.match(text, /\{"served":"lane","url":"\/json","bytes":28\}$/);
   t.equal(h.connections(), 1);
+});
+
+t.test('Connection: close given to writeHead closes the connection after the answer', async (t) => {
+  const h = await start(t);
+  const text = await exchange(h.port, (socket) => {
+    socket.write(post('/closing') + post('/json'));
+  });
+  t.match(text, /\r\nConnection: close\r\n/);
+  t.notMatch(text, /keep-alive/i);
+  t.match(text, /bye$/);
+  t.notMatch(text, /served/, 'the pipelined request after it is not read');
 });
 
 t.test('a declared body over the limit: 413, and the connection closes', async (t) => {

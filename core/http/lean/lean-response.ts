@@ -65,7 +65,6 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
   setHeader(name: string, value: string | number | readonly string[]): this {
     if (this.headersSent) throw new Error('Cannot set headers after they are sent to the client');
     checkHeader(name, value);
-    if (name.toLowerCase() === 'connection' && String(value).toLowerCase() === 'close') this.keepAlive = false;
     (this.pending ??= {})[name.toLowerCase()] = typeof value === 'number' ? String(value) : value as string | string[];
     return this;
   }
@@ -205,7 +204,11 @@ export class LeanResponse extends EventEmitter implements ClientResponse {
       } else if (lower === 'transfer-encoding') {
         framed = true;
         this.chunked = !this.bodyless;
-      } else if (lower === 'connection' || lower === 'keep-alive' || lower === 'date') continue;
+      } else if (lower === 'connection') {
+        // Asked to close (the lane does for 413 and 503): said once below, with Relay's own headers.
+        if (/(^|[\s,])close($|[\s,])/i.test(String(value))) this.keepAlive = false;
+        continue;
+      } else if (lower === 'keep-alive' || lower === 'date') continue;
       if (typeof value === 'string') head += `${name}: ${value}\r\n`;
       else for (const one of value) head += `${name}: ${one}\r\n`;
     }
