@@ -1,4 +1,4 @@
-// The inference lane (core/http/inference-lane.ts) serves the hot POST endpoints from node:http,
+// The inference lane (core/http/inference-lane.ts) serves the hot POST endpoints before Fastify,
 // ahead of Fastify. What Fastify used to do for them must still happen: bodies in many pieces,
 // the body limit on a chunked upload (no content-length to refuse up front), 503 while shutting
 // down, everything else handed on to Fastify, and the Fastify route itself (app.inject) agreeing.
@@ -123,4 +123,42 @@ t.test('a refused request is checked for its relay key first', async (t) => {
   t.equal(bad.status, 400);
   const record = await usageRecord(relay, bad.headers.get('x-request-id')!);
   t.match(record, { status: 400, error_code: 'RELAY_ERR_INVALID_JSON', relay_key_id: seeded.relayKeyId, policy_id: seeded.policyId });
+});
+
+t.test('one keep-alive connection: the lean server, then Node from a GET on, every request recorded', async (t) => {
+  const body = JSON.stringify({ model: 'lane-model', messages: [{ role: 'user', content: 'one connection' }] });
+  const url = new URL(relay.inferenceUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  const sockets = new Set<unknown>();
+  const ask = (method: 'GET' | 'POST', path: string) => new Promise<RawAnswer>((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path, method, agent, headers: method === 'POST' ? { ...auth, 'content-length': String(Buffer.byteLength(body)) } : auth }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on('socket', (socket) => sockets.add(socket));
+    req.on('error', reject);
+    req.end(method === 'POST' ? body : undefined);
+  });
+  const answers = [await ask('POST', CHAT), await ask('POST', CHAT), await ask('GET', '/vendor-a/v1/models'), await ask('POST', CHAT)];
+  t.same(answers.map((a) => a.status), [200, 200, 200, 200]);
+  t.equal(sockets.size, 1, 'all four on one connection');
+  for (const answer of [answers[0]!, answers[1]!, answers[3]!]) {
+    t.match(JSON.parse(answer.text), { object: 'chat.completion' });
+    const record = await usageRecord(relay, String(answer.headers['x-request-id']));
+    t.match(record, { status: 200, inbound_shape: 'openai.chat', relay_key_id: seeded.relayKeyId });
+  }
+  t.equal(answers[0]!.headers['content-length'], String(Buffer.byteLength(answers[0]!.text)), 'the upstream\'s length passes');
+  t.equal(answers[0]!.headers.connection, 'keep-alive');
+});
+
+t.test('while shutting down, the lean server also answers 503 and closes', async (t) => {
+  const lane = relay.relay.inferenceLane;
+  lane.closing = true;
+  t.teardown(() => { lane.closing = false; });
+  const got = await fetch(`${relay.inferenceUrl}${CHAT}`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'lane-model', messages: [] }) });
+  t.equal(got.status, 503);
+  t.equal(got.headers.get('connection'), 'close');
+  t.equal(((await got.json()) as { error: { code: string } }).error.code, 'RELAY_ERR_SHUTTING_DOWN');
 });
