@@ -1,7 +1,8 @@
-// The inference lane (core/http/inference-lane.ts) serves the hot POST endpoints before Fastify,
-// ahead of Fastify. What Fastify used to do for them must still happen: bodies in many pieces,
-// the body limit on a chunked upload (no content-length to refuse up front), 503 while shutting
-// down, everything else handed on to Fastify, and the Fastify route itself (app.inject) agreeing.
+// The inference lane (core/http/inference-lane.ts) serves the hot POST endpoints ahead of
+// Fastify, on the lean server or on node:http. What Fastify used to do for them must still happen:
+// bodies in many pieces, the body limit on a chunked upload (no content-length to refuse up
+// front), 503 while shutting down, everything else handed on to Fastify, and the Fastify route
+// itself (app.inject) agreeing.
 import t from 'tap';
 import http from 'node:http';
 import { startRelay, seedRoute } from '../../core/testing.ts';
