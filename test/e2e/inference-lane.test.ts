@@ -127,6 +127,8 @@ t.test('a refused request is checked for its relay key first', async (t) => {
 });
 
 t.test('one keep-alive connection: the lean server, then Node from a GET on, every request recorded', async (t) => {
+  const listeners = relay.relay.inference.server.listeners('connection').map((fn) => fn.name);
+  t.notOk(listeners.includes('connectionListener'), 'the lean server takes connections first (Node\'s listener only on handover)');
   const body = JSON.stringify({ model: 'lane-model', messages: [{ role: 'user', content: 'one connection' }] });
   const url = new URL(relay.inferenceUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

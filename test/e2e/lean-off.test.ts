@@ -16,6 +16,11 @@ await routeLive(relay, seeded);
 const CHAT = `${relay.inferenceUrl}/vendor-a/v1/chat/completions`;
 const auth = { authorization: `Bearer ${seeded.relayKey}`, 'content-type': 'application/json' };
 
+t.test("Node's server takes the connections itself", async (t) => {
+  const listeners = relay.relay.inference.server.listeners('connection').map((fn) => fn.name);
+  t.ok(listeners.includes('connectionListener'), `Node's own listener is in place (${listeners.join(', ')})`);
+});
+
 t.test('a request and a stream, served by Node', async (t) => {
   const once = await fetch(CHAT, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'off-model', messages: [{ role: 'user', content: 'hi' }] }) });
   t.equal(once.status, 200);
