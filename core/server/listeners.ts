@@ -93,6 +93,9 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     trustProxy: options.config.server.trustProxy,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Fastify's 10 s default is too short for a plugin that loads a native engine (log-clickhouse's
+    // embedded chdb took over 10 s on a loaded 2-core machine) or waits for a slow backend.
+    pluginTimeout: 120_000,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     // URLs the router rejects before any route or hook runs (a bad percent-encoding, a path
     // parameter over maxParamLength) get Relay's JSON error and x-request-id, not Fastify's body.
