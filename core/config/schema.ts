@@ -21,6 +21,10 @@ export const RelayConfigSchema = Type.Object({
     /** Inference POSTs read and answered by Relay's own HTTP/1.1 code (core/http/lean); false: Node's http server for all. */
     leanHttp: Type.Boolean({ default: true }),
   }, { additionalProperties: false, default: {} }),
+  upstream: Type.Object({
+    /** Upstream requests sent by Relay's own HTTP/1.1 client (core/http/lean-client); false: undici's Pool. For the whole process. */
+    leanHttp: Type.Boolean({ default: true }),
+  }, { additionalProperties: false, default: {} }),
   database: Type.Object({
     /** Overridden by DATABASE_URL. Unset: embedded PGlite under dataDir. */
     url: Type.Optional(Type.String()),

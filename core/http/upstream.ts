@@ -1,7 +1,9 @@
-// The one undici pool helper every vendor adapter uses: a keep-alive pool per upstream
-// origin, timeouts from the host's spec, and cancellation (an AbortSignal, or onAbort).
+// The one upstream helper every vendor adapter uses: a keep-alive pool per upstream origin,
+// timeouts from the host's spec, and cancellation (an AbortSignal, or onAbort). Requests go
+// through the lean client (lean-client/) unless `upstream.leanHttp` is off, then through undici.
 import { Pool, errors, util, type Dispatcher } from 'undici';
 import { DispatchBody } from './dispatch-body.ts';
+import { LeanPool, originOf } from './lean-client/lean-pool.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../hooks.ts';
 
 export interface SendOptions {
@@ -16,12 +18,21 @@ export interface SendOptions {
 }
 
 const pools = new Map<string, Pool>();
+const leanPools = new Map<string, LeanPool>();
+/** Connections per origin, for either client. */
+const MAX_CONNECTIONS = 256;
+let leanClient = true;
+
+/** Chooses the client sendUpstream uses (the config's upstream.leanHttp); for the whole process. */
+export function useLeanUpstreamClient(enabled: boolean): void {
+  leanClient = enabled;
+}
 
 /** Keep-alive pool per origin: reusing connections saves a TCP handshake per request. */
 export function upstreamPool(origin: string): Pool {
   let pool = pools.get(origin);
   if (!pool) {
-    pool = new Pool(origin, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000, connect: { timeout: 10_000 } });
+    pool = new Pool(origin, { connections: MAX_CONNECTIONS, pipelining: 1, keepAliveTimeout: 30_000, connect: { timeout: 10_000 } });
     pools.set(origin, pool);
   }
   return pool;
@@ -34,6 +45,7 @@ export function joinUrl(base: string, path: string): string {
 
 /** Sends one request; resolves when the response headers arrived. */
 export function sendUpstream(url: string, options: SendOptions): Promise<UpstreamResponse> {
+  if (leanClient) return sendLean(url, options);
   return new Promise((resolve, reject) => {
     const target = splitUrl(url); // a malformed URL throws here, which rejects
     const call = new UpstreamCall(resolve, reject);
@@ -50,14 +62,37 @@ export function sendUpstream(url: string, options: SendOptions): Promise<Upstrea
   });
 }
 
-const parsedUrls = new Map<string, { origin: string; path: string }>();
+function sendLean(url: string, options: SendOptions): Promise<UpstreamResponse> {
+  let target: ParsedUrl;
+  try {
+    target = splitUrl(url);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  let pool = leanPools.get(target.origin);
+  if (!pool) {
+    pool = new LeanPool(target.lean, MAX_CONNECTIONS);
+    leanPools.set(target.origin, pool);
+  }
+  return pool.send({
+    method: options.method ?? 'POST', path: target.path, headers: options.headers, body: options.body, timeoutMs: options.timeoutMs,
+  }, options);
+}
+
+interface ParsedUrl {
+  origin: string;
+  path: string;
+  lean: ReturnType<typeof originOf>;
+}
+
+const parsedUrls = new Map<string, ParsedUrl>();
 
 /** Origin and path of a URL; cached, since a gateway sends to the same few URLs (new URL() measured 283 ns, the lookup 11 ns). */
-function splitUrl(url: string): { origin: string; path: string } {
+function splitUrl(url: string): ParsedUrl {
   let parsed = parsedUrls.get(url);
   if (!parsed) {
     const target = new URL(url);
-    parsed = { origin: target.origin, path: target.pathname + target.search };
+    parsed = { origin: target.origin, path: target.pathname + target.search, lean: originOf(target) };
     if (parsedUrls.size >= 1024) parsedUrls.clear();
     parsedUrls.set(url, parsed);
   }
@@ -148,8 +183,14 @@ export function sendToHost(req: UpstreamRequest, path: string, credentialHeaders
   return sendUpstream(joinUrl(host.baseUrl, path) + (req.search ?? ''), options);
 }
 
+/** The origins each client holds a pool for (which client the process's requests went through). */
+export function upstreamPoolOrigins(): { lean: string[]; undici: string[] } {
+  return { lean: [...leanPools.keys()], undici: [...pools.keys()] };
+}
+
 export async function closeUpstreamPools(): Promise<void> {
-  const all = [...pools.values()];
+  const all: Array<{ close(): Promise<void> }> = [...pools.values(), ...leanPools.values()];
   pools.clear();
+  leanPools.clear();
   await Promise.allSettled(all.map((p) => p.close()));
 }

@@ -28,7 +28,7 @@ import { createPipeline } from '../pipeline/pipeline.ts';
 import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
 import { registerControlPlane, ensureInitialAdmin } from '../control/index.ts';
-import { closeUpstreamPools } from '../http/upstream.ts';
+import { closeUpstreamPools, useLeanUpstreamClient } from '../http/upstream.ts';
 import type { RelayError } from '../errors.ts';
 import { createListener } from './listeners.ts';
 import { registerHeapMetrics } from './heap-metrics.ts';
@@ -79,6 +79,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     : { config: resolveConfig(options.config ?? {}, env, '<config>', inMemoryEnvNames), file: null, envNames: inMemoryEnvNames, baseDir: options.baseDir ?? process.cwd() };
   const { config } = loaded;
   const where = loaded.file ?? '<config>';
+  useLeanUpstreamClient(config.upstream.leanHttp);
 
   const log = options.logger ?? pino({ level: config.log.level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } });
   const dataDir = path.resolve(config.dataDir);

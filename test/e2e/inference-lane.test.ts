@@ -8,6 +8,7 @@ import http from 'node:http';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
 import { routeLive, usageRecord } from '../support/relay-client.ts';
+import { upstreamPoolOrigins } from '../../core/http/upstream.ts';
 
 const BODY_LIMIT = 4096;
 const relay = await startRelay({ config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000, bodyLimitBytes: BODY_LIMIT } } });
@@ -53,6 +54,7 @@ t.test('a body that arrives in several pieces is read whole and forwarded as sen
   t.match(got.headers['x-request-id'], /^[0-9a-f-]{36}$/);
   const seen = up.requests.at(-1)!;
   t.equal(seen.body.toString(), body, 'the upstream got the bytes as the client sent them');
+  t.same(upstreamPoolOrigins(), { lean: [new URL(up.url).origin], undici: [] }, 'by default through the lean upstream client');
 });
 
 t.test('a chunked body over the limit is refused with 413 once it passes the limit, and logged', async (t) => {

@@ -1,11 +1,13 @@
 // server.leanHttp: false serves the inference port through Node's HTTP server only (the lean
-// server's kill switch): passthrough, streams and the lane's refusals still work as before.
+// server's kill switch), and upstream.leanHttp: false sends upstream requests through undici (the
+// lean client's): passthrough, streams and the lane's refusals still work as before.
 import t from 'tap';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
 import { routeLive, usageRecord } from '../support/relay-client.ts';
+import { upstreamPoolOrigins } from '../../core/http/upstream.ts';
 
-const relay = await startRelay({ config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000, leanHttp: false } } });
+const relay = await startRelay({ config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000, leanHttp: false }, upstream: { leanHttp: false } } });
 const up = await startFakeUpstream();
 t.teardown(async () => {
   await relay.close();
@@ -32,6 +34,7 @@ t.test('a request and a stream, served by Node', async (t) => {
   t.equal(stream.status, 200);
   t.match(stream.headers.get('content-type'), /text\/event-stream/);
   t.match(await stream.text(), /data: \[DONE\]/);
+  t.same(upstreamPoolOrigins(), { lean: [], undici: [new URL(up.url).origin] }, 'the upstream requests went through undici');
 });
 
 t.test('the lane\'s refusals', async (t) => {
