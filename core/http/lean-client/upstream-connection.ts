@@ -55,10 +55,6 @@ export class UpstreamConnection {
     this.socket.on('close', this.onClose);
   }
 
-  get busy(): boolean {
-    return this.current !== null;
-  }
-
   /** Sends a request on this (idle, connected) connection. */
   start(request: OutboundRequest): void {
     this.take(request);
