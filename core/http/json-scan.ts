@@ -78,6 +78,7 @@ export class TopLevelScanner {
   scan(body: Buffer): Array<ValueSpan | null> | null {
     const found: Array<ValueSpan | null> = this.keys.map(() => null);
     const n = body.length;
+    const view = new DataView(body.buffer, body.byteOffset, n);
     let stack = this.stack;
     let depth = 0;
     let i = skipSpace(body, 0);
@@ -102,14 +103,14 @@ export class TopLevelScanner {
           depth--;
           i++;
         } else if (c === OPEN_BRACE) {
-          i = this.readKey(body, i, depth);
+          i = this.readKey(body, view, i, depth);
           if (i < 0) return null;
           continue;
         } else {
           continue; // the array's first value
         }
       } else if (c === QUOTE) {
-        i = skipString(body, i + 1);
+        i = skipString(body, view, i + 1);
         if (i < 0) return null;
       } else if (c === MINUS || (c !== undefined && isDigit(c))) {
         i = skipNumber(body, i);
@@ -140,7 +141,7 @@ export class TopLevelScanner {
         if (sep === COMMA) {
           i = skipSpace(body, i + 1);
           if (inObject) {
-            i = this.readKey(body, i, depth);
+            i = this.readKey(body, view, i, depth);
             if (i < 0) return null;
           }
           break;
@@ -153,9 +154,9 @@ export class TopLevelScanner {
   }
 
   /** Reads `"key" :` at `at` and the space after; notes the member when it is one of the keys at depth 1. -1 when malformed. */
-  private readKey(b: Buffer, at: number, depth: number): number {
+  private readKey(b: Buffer, view: DataView, at: number, depth: number): number {
     if (b[at] !== QUOTE) return -1;
-    const end = skipString(b, at + 1);
+    const end = skipString(b, view, at + 1);
     if (end < 0) return -1;
     let j = skipSpace(b, end);
     if (b[j] !== COLON) return -1;
@@ -186,15 +187,41 @@ function skipSpace(b: Buffer, i: number): number {
   return i;
 }
 
-/** From just past an opening quote to just past the closing one; -1 when the string is malformed or unterminated. */
-function skipString(b: Buffer, i: number): number {
+/**
+ * 0x80 in each of the four bytes of `x` that is `"`, `\\` or a control character, 0 elsewhere
+ * (bytes past 0x7f included). `((y & 0x7f) + 0x7f) | y` has its top bit clear exactly where y's
+ * byte is 0, with no carry between bytes; y is x against `"`, against `\\`, and x's top three bits.
+ */
+function stopBytes(x: number): number {
+  const quote = x ^ 0x22222222;
+  const backslash = x ^ 0x5c5c5c5c;
+  const control = x & 0xe0e0e0e0;
+  return ~((((quote & 0x7f7f7f7f) + 0x7f7f7f7f) | quote)
+    & (((backslash & 0x7f7f7f7f) + 0x7f7f7f7f) | backslash)
+    & (((control & 0x7f7f7f7f) + 0x7f7f7f7f) | control)) & 0x80808080;
+}
+
+/**
+ * From just past an opening quote to just past the closing one; -1 when the string is malformed or
+ * unterminated. `view` is a DataView on `b`'s bytes, made once per scan.
+ */
+function skipString(b: Buffer, view: DataView, i: number): number {
   const n = b.length;
-  const unrolled = n - 8;
+  const lastWord = n - 4;
   for (;;) {
-    // Eight bytes a turn while none of them stops the run (a 1 MB agent body: 2.2 ms -> 1.3 ms).
-    while (i < unrolled && (STRING_STOP[b[i]!]! | STRING_STOP[b[i + 1]!]! | STRING_STOP[b[i + 2]!]! | STRING_STOP[b[i + 3]!]!
-      | STRING_STOP[b[i + 4]!]! | STRING_STOP[b[i + 5]!]! | STRING_STOP[b[i + 6]!]! | STRING_STOP[b[i + 7]!]!) === 0) i += 8;
-    while (i < n && STRING_STOP[b[i]!] === 0) i++;
+    // Four bytes a turn, read as one number and checked at once, then straight to the byte that
+    // stopped the run. Against a lookup table per byte (eight bytes a turn), the scan of a 394 KB
+    // Claude Code turn took 0.87-0.92 -> 0.55-0.59 ms, of a 978 KB one 2.1-2.5 -> 1.25-1.66 ms
+    // (the two side by side in one process, two runs; test/bench/json-scan.ts has the bodies).
+    let stop = 0;
+    while (i <= lastWord) {
+      stop = stopBytes(view.getInt32(i, true));
+      if (stop !== 0) break;
+      i += 4;
+    }
+    // Little-endian: the lowest set bit is the first byte that stops the run.
+    if (stop !== 0) i += (31 - Math.clz32(stop & -stop)) >> 3;
+    else while (i < n && STRING_STOP[b[i]!] === 0) i++;
     if (i >= n) return -1;
     const c = b[i]!;
     if (c === QUOTE) return i + 1;

@@ -164,3 +164,31 @@ t.test('spans: where the values lie, and the last of a key written twice', async
   t.equal(body.toString('utf8', model!.start, model!.end), '"last"');
   t.equal(body.toString('utf8', stream!.start, stream!.end), 'true');
 });
+
+t.test('strings read four bytes at a time: a stopping byte in every lane, at every alignment', async (t) => {
+  // The scan reads string contents as 32-bit words (at any byte offset): each byte that ends a
+  // run (`"`, `\`, a control character) must be found in each of a word's four positions, bytes
+  // past 0x7f must not be taken for one, and a body that is a view into a larger buffer (as a
+  // pooled Buffer is) must be read from its own first byte.
+  const inner = [0x22, 0x5c, 0x00, 0x0a, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xe0, 0xff];
+  let checked = 0;
+  let failed = 0;
+  for (const byte of inner) {
+    for (let before = 0; before < 9; before++) {
+      for (const after of [0, 1, 2, 3, 4, 7]) {
+        const text = Buffer.concat([Buffer.from('{"model":"'), Buffer.alloc(before, 0x61), Buffer.from([byte]), Buffer.alloc(after, 0x62), Buffer.from('","stream":true}')]);
+        for (let offset = 0; offset < 4; offset++) {
+          const pooled = Buffer.alloc(text.length + 8, 0x20);
+          text.copy(pooled, offset);
+          checked++;
+          if (!agrees(pooled.subarray(offset, offset + text.length))) failed++;
+        }
+      }
+    }
+  }
+  t.equal(failed, 0, `${checked} bodies agree with JSON.parse`);
+  // An escape right at the end of a word, and a string that ends within the body's last four bytes.
+  for (const text of ['{"model":"abc\\"def"}', '{"model":"ab\\\\"}', '{"a":"abcdefg\\u00e9h","model":"m"}', '{"model":"x"}', '{"model":"abcd']) {
+    t.ok(agrees(Buffer.from(text)), text);
+  }
+});
