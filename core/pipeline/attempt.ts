@@ -89,7 +89,7 @@ export class Attempt {
       const queued = body.readNow?.() ?? null;
       const seen = queued === null ? 'opening' : inspect(queued);
       hold = seen === 'opening'
-        ? await holdOpening(iterator, { ...this.holdBounds, inspect }, queued)
+        ? await holdOpening(iterator, { maxMs: this.holdBounds.maxMs, maxBytes: this.holdBounds.maxBytes, inspect }, queued)
         : { verdict: seen, held: [queued!], pending: null };
     } catch (err) {
       return this.networkFailure(route, err);

@@ -177,7 +177,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const principal = authenticated instanceof Promise ? await authenticated : authenticated;
       record.principal = principal;
       if (principal.client && !record.client) record.client = principal.client;
-      if (principal.extras) record.extras = { ...principal.extras, ...record.extras };
+      // Not `{ ...a, ...b }`: V8's slow path for a literal that starts with a spread (core/http/upstream.ts).
+      if (principal.extras) record.extras = Object.assign({}, principal.extras, record.extras);
       if (observer.shouldCapture(principal.policy.spec.payloadLoggingEnabled, principal.relayKey.spec.payloadLoggingEnabled)) {
         const max = observer.payloadMaxBytes();
         requestCapture = new BodyCapture(max);

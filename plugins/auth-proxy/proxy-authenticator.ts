@@ -50,12 +50,13 @@ export function createProxyAuthenticator(options: ProxyAuthOptions): Authenticat
     if (!pathAllowed(req.url, options.prefixes)) throw new RelayError('RELAY_ERR_FORBIDDEN', 'Proxy mode is not enabled for this API.');
     const explicitHost = single(req.headers[HOST_HEADER]);
     const attribution = proxyAttribution(req, explicitHost);
-    return {
-      ...principal,
-      ...(attribution.client === undefined ? {} : { client: attribution.client }),
-      extras: { ...(principal.extras ?? {}), ...attribution.extras },
-      passthroughCredential: clientCredential(req),
-      ...(explicitHost === undefined ? {} : { explicitHost }),
-    };
+    // Not `{ ...principal, extras, ... }`: a literal that starts with a spread and goes on takes a
+    // slow path in Node 20's V8, ~1-2.5 us against ~0.1 (see core/http/upstream.ts).
+    const proxied: Principal = Object.assign({}, principal);
+    proxied.extras = Object.assign({}, principal.extras, attribution.extras);
+    proxied.passthroughCredential = clientCredential(req);
+    if (attribution.client !== undefined) proxied.client = attribution.client;
+    if (explicitHost !== undefined) proxied.explicitHost = explicitHost;
+    return proxied;
   };
 }

@@ -147,17 +147,17 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
       const content = state.kind === 'text' ? outputText(state.text) : refusalContent(state.text);
       const at = { item_id: state.itemId, output_index: state.outputIndex, content_index: state.contentIndex };
       const done = state.kind === 'text'
-        ? emit('response.output_text.done', { ...at, text: state.text, logprobs: [] })
-        : emit('response.refusal.done', { ...at, refusal: state.text });
+        ? emit('response.output_text.done', Object.assign({}, at, { text: state.text, logprobs: [] }))
+        : emit('response.refusal.done', Object.assign({}, at, { refusal: state.text }));
       if (message && message.itemId === state.itemId) message.content[state.contentIndex] = content;
-      return done + emit('response.content_part.done', { ...at, part: content });
+      return done + emit('response.content_part.done', Object.assign({}, at, { part: content }));
     }
     if (state.kind === 'reasoning') {
       let out = '';
       if (state.summaryStarted) {
         const at = { item_id: state.itemId, output_index: state.outputIndex, summary_index: 0 };
-        out += emit('response.reasoning_summary_text.done', { ...at, text: state.text });
-        out += emit('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: state.text } });
+        out += emit('response.reasoning_summary_text.done', Object.assign({}, at, { text: state.text }));
+        out += emit('response.reasoning_summary_part.done', Object.assign({}, at, { part: { type: 'summary_text', text: state.text } }));
       }
       // OpenAI's encrypted content can arrive only when the item closes: it is carried as a signature delta.
       const late = state.signature === '' ? undefined : state.signature;
@@ -174,8 +174,8 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
     if (state.buffered && args !== '') out += emit('response.custom_tool_call_input.delta', { item_id: state.itemId, output_index: state.outputIndex, delta: args });
     const at = { item_id: state.itemId, output_index: state.outputIndex };
     out += state.custom
-      ? emit('response.custom_tool_call_input.done', { ...at, input: args })
-      : emit('response.function_call_arguments.done', { ...at, name: state.clientName, arguments: args });
+      ? emit('response.custom_tool_call_input.done', Object.assign({}, at, { input: args }))
+      : emit('response.function_call_arguments.done', Object.assign({}, at, { name: state.clientName, arguments: args }));
     const item = toolCallItem(id, state.outputIndex, { callId: state.callId, name: state.name, arguments: state.args, toolKind: state.toolKind }, custom, namespaces, 'completed');
     output[state.outputIndex] = item;
     return out + emit('response.output_item.done', { output_index: state.outputIndex, item });
