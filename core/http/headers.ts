@@ -20,11 +20,28 @@ export function filterForwardHeaders(headers: Record<string, string | string[] |
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
-    const lower = name.toLowerCase();
-    if (NOT_FORWARDED.has(lower) || CREDENTIAL_HEADERS.has(lower) || lower.startsWith('x-gw-')) continue;
+    const lower = forwardedName(name);
+    if (lower === null) continue;
     out[lower] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
+}
+
+/**
+ * A name as forwarded (lower case), or null for one that is not, remembered per name as received:
+ * the same names come on every request, and lower-casing and three tests were ~0.1 us a header
+ * (1.5 us for a Claude Code request's seventeen). Bounded, as clients may make names up.
+ */
+const forwardedNames = new Map<string, string | null>();
+const MAX_NAMES = 1024;
+
+function forwardedName(name: string): string | null {
+  const known = forwardedNames.get(name);
+  if (known !== undefined) return known;
+  const lower = name.toLowerCase();
+  const forwarded = NOT_FORWARDED.has(lower) || CREDENTIAL_HEADERS.has(lower) || lower.startsWith('x-gw-') ? null : lower;
+  if (forwardedNames.size < MAX_NAMES) forwardedNames.set(name, forwarded);
+  return forwarded;
 }
 
 /** Removes credentials from a header map (for captured payloads and logs). */
