@@ -188,9 +188,9 @@ function skipSpace(b: Buffer, i: number): number {
 }
 
 /**
- * 0x80 in each of the four bytes of `x` that is `"`, `\\` or a control character, 0 elsewhere
- * (bytes past 0x7f included). `((y & 0x7f) + 0x7f) | y` has its top bit clear exactly where y's
- * byte is 0, with no carry between bytes; y is x against `"`, against `\\`, and x's top three bits.
+ * 0x80 in each of the four bytes of `x` that is `"`, `\` or a control character, 0 in the others
+ * (bytes past 0x7f among them). `((y & 0x7f) + 0x7f) | y` has its top bit clear exactly where y's
+ * byte is 0, with no carry between bytes; y is x against `"`, against `\`, and x's top three bits.
  */
 function stopBytes(x: number): number {
   const quote = x ^ 0x22222222;
