@@ -1,4 +1,5 @@
 // Which request headers go on to an upstream in passthrough.
+import { HeaderNameVerdicts } from './header-name-verdicts.ts';
 
 /** Headers that carry a credential: never forwarded as-is, never logged or captured. */
 export const CREDENTIAL_HEADERS = new Set([
@@ -27,20 +28,15 @@ export function filterForwardHeaders(headers: Record<string, string | string[] |
   return out;
 }
 
-/**
- * A name as forwarded (lower case), or null for one that is not, remembered per name as received:
- * the same names come on every request, and lower-casing and three tests were ~0.1 us a header
- * (1.5 us for a Claude Code request's seventeen). Bounded, as clients may make names up.
- */
-const forwardedNames = new Map<string, string | null>();
-const MAX_NAMES = 1024;
+/** A name as forwarded (lower case), or null for one that is not. */
+const forwardedNames = new HeaderNameVerdicts<string | null>();
 
 function forwardedName(name: string): string | null {
   const known = forwardedNames.get(name);
   if (known !== undefined) return known;
   const lower = name.toLowerCase();
   const forwarded = NOT_FORWARDED.has(lower) || CREDENTIAL_HEADERS.has(lower) || lower.startsWith('x-gw-') ? null : lower;
-  if (forwardedNames.size < MAX_NAMES) forwardedNames.set(name, forwarded);
+  forwardedNames.remember(name, forwarded);
   return forwarded;
 }
 

@@ -1,6 +1,7 @@
 // Which of a client's headers go on to the upstream in passthrough (filterForwardHeaders), and the
-// request head the lean client writes from them: both remember what they decided per header name,
-// so the tests send the same names again, in other cases, and more distinct names than they keep.
+// request head the lean client writes from them: both remember what they decided per header name
+// (header-name-verdicts.ts), so the tests send the same names again, in other cases, names too long
+// to keep, and more distinct names than they keep.
 import t from 'tap';
 import { filterForwardHeaders } from '../../core/http/headers.ts';
 import { requestHead } from '../../core/http/lean-client/outbound-request.ts';
@@ -18,6 +19,11 @@ t.test('filterForwardHeaders: hop-by-hop, credentials and x-gw-* stay; the rest 
 });
 
 t.test('filterForwardHeaders: past the names it keeps, still decided name by name', async (t) => {
+  const long = `X-${'Long'.repeat(20)}`;
+  t.same(filterForwardHeaders({ [long]: 'v' }), { [long.toLowerCase()]: 'v' }, 'a name too long to keep');
+  t.same(filterForwardHeaders({ [long]: 'w' }), { [long.toLowerCase()]: 'w' }, 'and again');
+  t.same(filterForwardHeaders({ 'x-\ud800': 'v' }), { 'x-\ud800': 'v' }, 'a name latin1 cannot hold');
+  t.same(filterForwardHeaders({ 'x-\ufffd': 'v' }), { 'x-\ufffd': 'v' }, 'is not confused with another');
   for (let i = 0; i < 1100; i++) filterForwardHeaders({ [`x-made-up-${i}`]: 'v' });
   t.same(filterForwardHeaders({ 'X-Made-Up-Late': 'v', 'Proxy-Authorization': 'secret', 'X-GW-Late': 'g' }), { 'x-made-up-late': 'v' });
 });
