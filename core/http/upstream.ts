@@ -174,25 +174,17 @@ function abortError(signal: AbortSignal): Error {
  */
 export function sendToHost(req: UpstreamRequest, path: string, credentialHeaders: (credential: string) => Record<string, string>, defaults: Record<string, string> = {}): Promise<UpstreamResponse> {
   const host = req.route.host.spec;
-  // Copied member by member, not as `{ ...defaults, ...req.headers, ... }`: in Node 20's V8 an
-  // object literal that starts with a spread and goes on (more spreads or members) takes a slow
-  // path: 2.5 us for four headers, 17 us for a Claude Code request's fifteen, on every request
-  // (Object.assign: 0.14 us). `{ key, ...spread }` does not; `{ ...spread }` alone does not.
-  const headers: Record<string, string> = {};
-  copyHeaders(headers, defaults);
-  copyHeaders(headers, req.headers);
-  if (host.headers) copyHeaders(headers, host.headers);
-  headers['content-type'] = 'application/json';
-  if (req.credential !== null) copyHeaders(headers, credentialHeaders(req.credential));
+  // Object.assign, not `{ ...defaults, ...req.headers, ... }`: in Node 20's V8 an object literal
+  // that starts with a spread and goes on (more spreads or members) takes a slow path: 2.5 us for
+  // four headers, 17 us for a Claude Code request's fifteen, on every request (Object.assign:
+  // 0.14 us). `{ key, ...spread }` does not; `{ ...spread }` alone does not.
+  const headers: Record<string, string> = Object.assign({}, defaults, req.headers, host.headers, { 'content-type': 'application/json' });
+  if (req.credential !== null) Object.assign(headers, credentialHeaders(req.credential));
   const options: SendOptions = { headers, body: req.body, timeoutMs: host.timeoutMs };
   // onAbort when the kernel offers it: reading req.signal would make an AbortSignal for nothing.
   if (req.onAbort) options.onAbort = req.onAbort;
   else options.signal = req.signal;
   return sendUpstream(joinUrl(host.baseUrl, path) + (req.search ?? ''), options);
-}
-
-function copyHeaders(to: Record<string, string>, from: Record<string, string>): void {
-  for (const name in from) to[name] = from[name]!;
 }
 
 /** The origins each client holds a pool for (which client the process's requests went through). */
