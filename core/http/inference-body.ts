@@ -5,7 +5,8 @@
 // rewritten for usage). Used by the inference lane and by the Fastify route behind it, so both
 // refuse alike.
 import { RelayError } from '../errors.ts';
-import { TopLevelScanner, type ValueSpan } from './json-scan.ts';
+import type { ValueSpan } from './json-scan.ts';
+import { topLevelScanner } from './json-scan-wasm/wasm-scanner.ts';
 
 export interface InferenceBody {
   /** The parsed body; where the body was scanned, parsed on first read. */
@@ -46,7 +47,7 @@ export function checkInferenceBody(json: unknown): InferenceBody {
 
 const MODEL = 0;
 const STREAM = 1;
-const members = new TopLevelScanner(['model', 'stream']);
+const members = topLevelScanner(['model', 'stream']);
 
 /**
  * The body read without parsing it (see json-scan.ts for the measured reason): null when it is

@@ -8,6 +8,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { scanInferenceBody } from '../../core/http/inference-body.ts';
+import { TopLevelScanner } from '../../core/http/json-scan.ts';
+import { topLevelScanner } from '../../core/http/json-scan-wasm/wasm-scanner.ts';
 import { agentBodies } from './agent-bodies.ts';
 
 setFlagsFromString('--expose-gc');
@@ -38,6 +40,11 @@ const scanInPlace = (raw: Buffer) => {
   return body.model.length + (body.stream ? 1 : 0);
 };
 
+// The two scanners alone, side by side: the JavaScript one and the WebAssembly one (which
+// scanInferenceBody uses where WebAssembly runs).
+const jsScanner = new TopLevelScanner(['model', 'stream']);
+const wasmScanner = topLevelScanner(['model', 'stream']);
+
 /** Heap held by one parsed copy of `raw`, in KB (the mean over copies kept at once: about 8 MB of them). */
 function heapHeld(raw: Buffer): number {
   const copies = Math.min(5000, Math.max(8, Math.round(8e6 / raw.length)));
@@ -54,6 +61,8 @@ const rows: string[] = [];
 for (const [name, raw] of agentBodies()) {
   const parse = timePerCall(() => parseWhole(raw));
   const scan = timePerCall(() => scanInPlace(raw));
-  rows.push(`${name.padEnd(24)} ${(raw.length / 1024).toFixed(1).padStart(7)} KB  JSON.parse ${parse.toFixed(2).padStart(8)} us  scan ${scan.toFixed(2).padStart(8)} us  ${(parse / scan).toFixed(1).padStart(4)}x  parsed copy holds ${heapHeld(raw).toFixed(1).padStart(6)} KB of heap`);
+  const js = timePerCall(() => jsScanner.scan(raw));
+  const wasm = timePerCall(() => wasmScanner.scan(raw));
+  rows.push(`${name.padEnd(24)} ${(raw.length / 1024).toFixed(1).padStart(7)} KB  JSON.parse ${parse.toFixed(2).padStart(8)} us  scan ${scan.toFixed(2).padStart(8)} us  ${(parse / scan).toFixed(1).padStart(4)}x  (scanner alone: JavaScript ${js.toFixed(2).padStart(8)} us, WebAssembly ${wasm.toFixed(2).padStart(8)} us)  parsed copy holds ${heapHeld(raw).toFixed(1).padStart(6)} KB of heap`);
 }
 process.stdout.write(`Reading an inference request body (model, stream), microseconds per body, ${seconds} s per case\n${rows.join('\n')}\n`);

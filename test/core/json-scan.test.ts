@@ -1,13 +1,24 @@
-// The in-place JSON check (json-scan.ts) against JSON.parse on the same bytes: it accepts a body
+// The in-place JSON check against JSON.parse on the same bytes, for both of its scanners (the
+// JavaScript one in json-scan.ts and the WebAssembly one in json-scan-wasm/): each accepts a body
 // exactly when JSON.parse(body.toString('utf8')) gives an object, and the spans it gives hold the
 // values JSON.parse keeps for those keys. Random documents written with random whitespace and
 // escapes, then the same documents broken by one random edit, then the edge cases by hand.
 import t from 'tap';
 import fc from 'fast-check';
-import { TopLevelScanner } from '../../core/http/json-scan.ts';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TopLevelScanner, type MemberScanner } from '../../core/http/json-scan.ts';
+import { WasmTopLevelScanner, topLevelScanner } from '../../core/http/json-scan-wasm/wasm-scanner.ts';
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEYS = ['model', 'stream', 'é'];
-const scanner = new TopLevelScanner(KEYS);
+const wasmScanner = topLevelScanner(KEYS);
+const SCANNERS: Array<[string, MemberScanner]> = [['JavaScript', new TopLevelScanner(KEYS)], ['WebAssembly', wasmScanner]];
+/** The scanner the tests below check; each runs once for each of SCANNERS. */
+let scanner: MemberScanner = SCANNERS[0]![1];
+
+t.ok(wasmScanner instanceof WasmTopLevelScanner, 'this Node runs the WebAssembly scanner');
 
 /** What JSON.parse says of the bytes: the object it gives, or null for anything else (an error, an array, a scalar). */
 function parsedObject(bytes: Buffer): Record<string, unknown> | null {
@@ -95,100 +106,154 @@ const documents = fc.tuple(json, fc.integer()).map(([value, seed]) => Buffer.fro
 const objects = fc.tuple(fc.array(fc.tuple(fc.constantFrom(...KEYS, 'messages', 'tools'), json), { maxLength: 6 }), fc.integer())
   .map(([members, seed]) => Buffer.from(writeJson(Object.fromEntries(members) as Json, random(seed))));
 
-t.test('random documents: accepted exactly when JSON.parse gives an object, with the values it keeps', async (t) => {
-  fc.assert(fc.property(fc.oneof(documents, objects), (bytes) => agrees(bytes)), { numRuns: 3000 });
-  t.pass('3000 documents agree');
-});
+for (const [name, each] of SCANNERS) {
+  t.test(`${name} scanner`, async (t) => {
+    scanner = each;
+    t.test('random documents: accepted exactly when JSON.parse gives an object, with the values it keeps', async (t) => {
+      fc.assert(fc.property(fc.oneof(documents, objects), (bytes) => agrees(bytes)), { numRuns: 3000 });
+      t.pass('3000 documents agree');
+    });
 
-const EDIT_BYTES = [...'{}[]:,"\\ \t\n\r0123456789-+.eEtrufalsn/xu'].map((c) => c.charCodeAt(0)).concat([0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xa9, 0xff]);
+    const EDIT_BYTES = [...'{}[]:,"\\ \t\n\r0123456789-+.eEtrufalsn/xu'].map((c) => c.charCodeAt(0)).concat([0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xa9, 0xff]);
 
-t.test('the same documents broken by one edit: still in agreement', async (t) => {
-  const edited = fc.tuple(objects, fc.nat(), fc.constantFrom('delete', 'insert', 'replace'), fc.constantFrom(...EDIT_BYTES)).map(([bytes, at, how, byte]) => {
-    const i = bytes.length === 0 ? 0 : at % bytes.length;
-    const parts = [bytes.subarray(0, i), how === 'delete' ? Buffer.alloc(0) : Buffer.from([byte]), bytes.subarray(how === 'insert' ? i : i + 1)];
-    return Buffer.concat(parts);
-  });
-  fc.assert(fc.property(edited, (bytes) => agrees(bytes)), { numRuns: 5000 });
-  t.pass('5000 edited documents agree');
-});
+    t.test('the same documents broken by one edit: still in agreement', async (t) => {
+      const edited = fc.tuple(objects, fc.nat(), fc.constantFrom('delete', 'insert', 'replace'), fc.constantFrom(...EDIT_BYTES)).map(([bytes, at, how, byte]) => {
+        const i = bytes.length === 0 ? 0 : at % bytes.length;
+        const parts = [bytes.subarray(0, i), how === 'delete' ? Buffer.alloc(0) : Buffer.from([byte]), bytes.subarray(how === 'insert' ? i : i + 1)];
+        return Buffer.concat(parts);
+      });
+      fc.assert(fc.property(edited, (bytes) => agrees(bytes)), { numRuns: 5000 });
+      t.pass('5000 edited documents agree');
+    });
 
-t.test('edge cases by hand', async (t) => {
-  const cases: Array<[string, string | Buffer]> = [
-    ['empty', ''],
-    ['whitespace only', ' \n'],
-    ['empty object', '{}'],
-    ['object with spaces', ' { } '],
-    ['array', '[{"model":"m"}]'],
-    ['string', '"model"'],
-    ['number', '12'],
-    ['trailing comma', '{"model":"m",}'],
-    ['trailing garbage', '{"model":"m"} x'],
-    ['two documents', '{}{}'],
-    ['a BOM first', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"m"}')])],
-    ['a key without a value', '{"model"}'],
-    ['a key that is not a string', '{model:"m"}'],
-    ['single quotes', "{'model':'m'}"],
-    ['leading zero', '{"a":01}'],
-    ['a lone minus', '{"a":-}'],
-    ['a dot without digits', '{"a":1.}'],
-    ['an exponent without digits', '{"a":1e+}'],
-    ['numbers that are valid', '{"a":[-0,0.5,1E5,1e-5,-12.75E+3]}'],
-    ['a short literal', '{"a":tru}'],
-    ['a literal cut at the end', '{"a":nul'],
-    ['a control character in a string', '{"model":"a\u0001b"}'],
-    ['a raw newline in a string', '{"model":"a\nb"}'],
-    ['DEL in a string', '{"model":"a\u007fb"}'],
-    ['a bad escape', '{"model":"a\\x"}'],
-    ['a short \\u escape', '{"model":"\\u12G4"}'],
-    ['a lone surrogate escape', '{"model":"\\ud800"}'],
-    ['an escaped key', '{"mod\\u0065l":"m"}'],
-    ['a key twice', '{"model":"a","stream":true,"model":"b"}'],
-    ['a nested key of the same name', '{"messages":{"model":"x"},"model":"m"}'],
-    ['an unterminated string', '{"model":"m'],
-    ['invalid UTF-8 inside a string', Buffer.concat([Buffer.from('{"model":"a'), Buffer.from([0xff, 0xc3]), Buffer.from('"}')])],
-    ['a byte past 0x7f outside strings', Buffer.concat([Buffer.from('{"model":"a"'), Buffer.from([0xa0]), Buffer.from('}')])],
-    ['non-ASCII text', '{"model":"café 😀","é":1}'],
-  ];
-  for (const [name, text] of cases) t.ok(agrees(Buffer.isBuffer(text) ? text : Buffer.from(text)), name);
+    t.test('edge cases by hand', async (t) => {
+      const cases: Array<[string, string | Buffer]> = [
+        ['empty', ''],
+        ['whitespace only', ' \n'],
+        ['empty object', '{}'],
+        ['object with spaces', ' { } '],
+        ['array', '[{"model":"m"}]'],
+        ['string', '"model"'],
+        ['number', '12'],
+        ['trailing comma', '{"model":"m",}'],
+        ['trailing garbage', '{"model":"m"} x'],
+        ['two documents', '{}{}'],
+        ['a BOM first', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"m"}')])],
+        ['a key without a value', '{"model"}'],
+        ['a key that is not a string', '{model:"m"}'],
+        ['single quotes', "{'model':'m'}"],
+        ['leading zero', '{"a":01}'],
+        ['a lone minus', '{"a":-}'],
+        ['a dot without digits', '{"a":1.}'],
+        ['an exponent without digits', '{"a":1e+}'],
+        ['numbers that are valid', '{"a":[-0,0.5,1E5,1e-5,-12.75E+3]}'],
+        ['a short literal', '{"a":tru}'],
+        ['a literal cut at the end', '{"a":nul'],
+        ['a control character in a string', '{"model":"a\u0001b"}'],
+        ['a raw newline in a string', '{"model":"a\nb"}'],
+        ['DEL in a string', '{"model":"a\u007fb"}'],
+        ['a bad escape', '{"model":"a\\x"}'],
+        ['a short \\u escape', '{"model":"\\u12G4"}'],
+        ['a lone surrogate escape', '{"model":"\\ud800"}'],
+        ['an escaped key', '{"mod\\u0065l":"m"}'],
+        ['a key twice', '{"model":"a","stream":true,"model":"b"}'],
+        ['a nested key of the same name', '{"messages":{"model":"x"},"model":"m"}'],
+        ['an unterminated string', '{"model":"m'],
+        ['invalid UTF-8 inside a string', Buffer.concat([Buffer.from('{"model":"a'), Buffer.from([0xff, 0xc3]), Buffer.from('"}')])],
+        ['a byte past 0x7f outside strings', Buffer.concat([Buffer.from('{"model":"a"'), Buffer.from([0xa0]), Buffer.from('}')])],
+        ['non-ASCII text', '{"model":"café 😀","é":1}'],
+      ];
+      for (const [name, text] of cases) t.ok(agrees(Buffer.isBuffer(text) ? text : Buffer.from(text)), name);
 
-  const deep = Buffer.from(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)},"model":"m"}`);
-  t.ok(agrees(deep), '100,000 levels of nesting');
-  t.ok((scanner as unknown as { stack: Uint8Array }).stack.length <= 4096, 'and the scanner did not keep a stack that deep');
-  t.ok(agrees(Buffer.from('{"a":[[[{"model":1}]]],"model":"m"}')), 'the next scan starts from a fresh stack');
-  t.equal(scanner.scan(Buffer.from(`{"a":${'['.repeat(1000)}`)), null, 'unclosed nesting');
-});
+      const deep = Buffer.from(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)},"model":"m"}`);
+      t.ok(agrees(deep), '100,000 levels of nesting');
+      if (scanner instanceof TopLevelScanner) t.ok((scanner as unknown as { stack: Uint8Array }).stack.length <= 4096, 'and the scanner did not keep a stack that deep');
+      t.ok(agrees(Buffer.from('{"a":[[[{"model":1}]]],"model":"m"}')), 'the next scan starts from a fresh stack');
+      t.equal(scanner.scan(Buffer.from(`{"a":${'['.repeat(1000)}`)), null, 'unclosed nesting');
+    });
 
-t.test('spans: where the values lie, and the last of a key written twice', async (t) => {
-  const body = Buffer.from('{ "model" : "gpt" , "messages":[{"model":"inner"}], "stream":true, "model":"last" }');
-  const [model, stream] = scanner.scan(body)!;
-  t.equal(body.toString('utf8', model!.start, model!.end), '"last"');
-  t.equal(body.toString('utf8', stream!.start, stream!.end), 'true');
-});
+    t.test('spans: where the values lie, and the last of a key written twice', async (t) => {
+      const body = Buffer.from('{ "model" : "gpt" , "messages":[{"model":"inner"}], "stream":true, "model":"last" }');
+      const [model, stream] = scanner.scan(body)!;
+      t.equal(body.toString('utf8', model!.start, model!.end), '"last"');
+      t.equal(body.toString('utf8', stream!.start, stream!.end), 'true');
+    });
 
-t.test('strings read four bytes at a time: a stopping byte in every lane, at every alignment', async (t) => {
-  // The scan reads string contents as 32-bit words (at any byte offset): each byte that ends a
-  // run (`"`, `\`, a control character) must be found in each of a word's four positions, bytes
-  // past 0x7f must not be taken for one, and a body that is a view into a larger buffer (as a
-  // pooled Buffer is) must be read from its own first byte.
-  const inner = [0x22, 0x5c, 0x00, 0x0a, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xe0, 0xff];
-  let checked = 0;
-  let failed = 0;
-  for (const byte of inner) {
-    for (let before = 0; before < 9; before++) {
-      for (const after of [0, 1, 2, 3, 4, 7]) {
-        const text = Buffer.concat([Buffer.from('{"model":"'), Buffer.alloc(before, 0x61), Buffer.from([byte]), Buffer.alloc(after, 0x62), Buffer.from('","stream":true}')]);
-        for (let offset = 0; offset < 4; offset++) {
-          const pooled = Buffer.alloc(text.length + 8, 0x20);
-          text.copy(pooled, offset);
-          checked++;
-          if (!agrees(pooled.subarray(offset, offset + text.length))) failed++;
+    t.test('strings read four or sixteen bytes at a time: a stopping byte in every lane, at every alignment', async (t) => {
+      // The scans read string contents as 32-bit words (JavaScript) or 128-bit vectors
+      // (WebAssembly), at any byte offset: each byte that ends a run (`"`, `\`, a control
+      // character) must be found in each of a word's positions, bytes past 0x7f must not be taken
+      // for one, and a body that is a view into a larger buffer (as a pooled Buffer is) must be
+      // read from its own first byte.
+      const inner = [0x22, 0x5c, 0x00, 0x0a, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xe0, 0xff];
+      let checked = 0;
+      let failed = 0;
+      for (const byte of inner) {
+        for (let before = 0; before < 18; before++) {
+          for (const after of [0, 1, 2, 3, 4, 7, 15, 16, 17]) {
+            const text = Buffer.concat([Buffer.from('{"model":"'), Buffer.alloc(before, 0x61), Buffer.from([byte]), Buffer.alloc(after, 0x62), Buffer.from('","stream":true}')]);
+            for (let offset = 0; offset < 4; offset++) {
+              const pooled = Buffer.alloc(text.length + 8, 0x20);
+              text.copy(pooled, offset);
+              checked++;
+              if (!agrees(pooled.subarray(offset, offset + text.length))) failed++;
+            }
+          }
         }
       }
-    }
-  }
-  t.equal(failed, 0, `${checked} bodies agree with JSON.parse`);
-  // An escape right at the end of a word, and a string that ends within the body's last four bytes.
-  for (const text of ['{"model":"abc\\"def"}', '{"model":"ab\\\\"}', '{"a":"abcdefg\\u00e9h","model":"m"}', '{"model":"x"}', '{"model":"abcd']) {
-    t.ok(agrees(Buffer.from(text)), text);
-  }
+      t.equal(failed, 0, `${checked} bodies agree with JSON.parse`);
+      // An escape right at the end of a word, and a string that ends within the body's last four bytes.
+      for (const text of ['{"model":"abc\\"def"}', '{"model":"ab\\\\"}', '{"a":"abcdefg\\u00e9h","model":"m"}', '{"model":"x"}', '{"model":"abcd']) {
+        t.ok(agrees(Buffer.from(text)), text);
+      }
+    });
+
+    t.test('escapes at every place in and across sixteen-byte blocks', async (t) => {
+      // The WebAssembly scan takes every stop of a block from one read, and an escape may end in
+      // the next block (`\"` split, or a \u escape's hex digits): each escape, valid or not, at
+      // each offset from the string's start, followed by more stops or none.
+      const escapes = ['\\n', '\\"', '\\\\', '\\/', '\\u00e9', '\\uD83D\\ude00', '\\u12G4', '\\x', '\\', '"'];
+      const tails = ['', 'abc', '\\t\\t\\t', '\\u0041'.repeat(3), 'x'.repeat(20)];
+      let checked = 0;
+      let failed = 0;
+      for (const escape of escapes) {
+        for (let before = 0; before < 34; before++) {
+          for (const tail of tails) {
+            checked++;
+            if (!agrees(Buffer.from(`{"stream":false,"model":"${'a'.repeat(before)}${escape}${tail}","é":1}`))) failed++;
+          }
+        }
+      }
+      t.equal(failed, 0, `${checked} bodies agree with JSON.parse`);
+    });
+  });
+}
+
+t.test('the WebAssembly scanner', async (t) => {
+  t.test('the committed module is what scanner.wat compiles to', async (t) => {
+    const { compileScanner } = await import('../support/compile-wat.ts');
+    const { SCANNER_WASM_BASE64 } = await import('../../core/http/json-scan-wasm/scanner-binary.ts');
+    t.equal(Buffer.from(await compileScanner()).toString('base64'), SCANNER_WASM_BASE64, 'run `npm run build:wasm` after editing scanner.wat');
+  });
+
+  t.test('a body bigger than the memory it keeps: scanned, then the memory given back', async (t) => {
+    const own = topLevelScanner(KEYS) as WasmTopLevelScanner;
+    const memory = () => (own as unknown as { exports: { memory: { buffer: ArrayBuffer } } }).exports.memory.buffer.byteLength;
+    const before = memory();
+    const big = Buffer.from(`{"messages":["${'x\\n'.repeat(2_000_000)}"],"model":"big","stream":true}`);
+    const spans = own.scan(big)!;
+    t.equal(big.toString('utf8', spans[0]!.start, spans[0]!.end), '"big"', 'the 6 MB body is read');
+    t.equal(memory(), before, 'the memory it grew to (12 MB and more) is not kept');
+    const small = Buffer.from('{"model":"small","stream":false}');
+    const [model, stream] = own.scan(small)!;
+    t.equal(small.toString('utf8', model!.start, model!.end), '"small"');
+    t.equal(small.toString('utf8', stream!.start, stream!.end), 'false', 'and the next body is read in fresh memory');
+    t.equal(own.scan(Buffer.from(`{"model":"a"${'x'.repeat(1000)}`)), null, 'a body that is not JSON after one that was');
+  });
+
+  t.test('where WebAssembly does not run (node --jitless), the JavaScript scanner', async (t) => {
+    const script = "import('./core/http/json-scan-wasm/wasm-scanner.ts').then(({ topLevelScanner }) => { const s = topLevelScanner(['model']); process.stdout.write(s.constructor.name + ' ' + JSON.stringify(s.scan(Buffer.from('{\"model\":\"m\"}')))); })";
+    const out = execFileSync(process.execPath, ['--jitless', '--import', 'tsx', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    t.equal(out, 'TopLevelScanner [{"start":9,"end":12}]');
+  });
 });

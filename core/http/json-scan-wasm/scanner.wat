@@ -1,0 +1,255 @@
+;; The JSON scan of json-scan.ts in WebAssembly, reading string contents sixteen bytes at a time
+;; with SIMD. It accepts exactly what TopLevelScanner.scan accepts (and so what
+;; JSON.parse(body.toString('utf8')) accepts); json-scan-wasm.ts is its JavaScript side and says
+;; why it exists. Compiled by `npm run build:wasm` into scanner-wasm.ts (a test checks the two agree).
+;;
+;; Memory layout for a body of n bytes: the body at 0..n, sixteen zero bytes after it (written by
+;; $scan: every read past the body meets a zero, which no rule accepts, so no bound is checked but
+;; the string's), then the stack of open containers, one byte each (1 object, 2 array), from
+;; $stack = n + 16. The caller makes the memory at least 2n + 32 bytes.
+;;
+;; For each member of the outermost object it calls $member with the key's span (from its opening
+;; quote to just past its closing one) and the value's span (its first byte to just past its last).
+(module
+  (import "scan" "member" (func $member (param i32 i32 i32 i32)))
+  (memory (export "memory") 16)
+
+  (global $n (mut i32) (i32.const 0))
+  ;; The outermost object's member being read: its key's span and where its value starts.
+  (global $pending (mut i32) (i32.const 0))
+  (global $keyStart (mut i32) (i32.const 0))
+  (global $keyEnd (mut i32) (i32.const 0))
+  (global $valueStart (mut i32) (i32.const 0))
+
+  (func $isSpace (param $c i32) (result i32)
+    (i32.or
+      (i32.or (i32.eq (local.get $c) (i32.const 0x20)) (i32.eq (local.get $c) (i32.const 0x0a)))
+      (i32.or (i32.eq (local.get $c) (i32.const 0x0d)) (i32.eq (local.get $c) (i32.const 0x09)))))
+
+  (func $isDigit (param $c i32) (result i32)
+    (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10)))
+
+  (func $isHex (param $c i32) (result i32)
+    (i32.or
+      (call $isDigit (local.get $c))
+      ;; a-f or A-F: lower-cased by setting bit 0x20
+      (i32.lt_u (i32.sub (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x61)) (i32.const 6))))
+
+  (func $skipSpace (param $i i32) (result i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (call $isSpace (i32.load8_u (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $i))
+
+  ;; From just past an opening quote to just past the closing one; -1 when the string is malformed
+  ;; or unterminated.
+  (func $skipString (param $i i32) (result i32)
+    (local $base i32) ;; where the sixteen bytes of $stops begin
+    (local $stops i32)
+    (local $v v128)
+    (local $c i32)
+    (local $e i32)
+    (local.set $base (local.get $i))
+    (loop $block
+      ;; Sixteen bytes a turn: where each is `"`, `\` or below 0x20 (unsigned, so bytes past 0x7f
+      ;; pass), as one bit each.
+      (local.set $v (v128.load align=1 (local.get $base)))
+      (local.set $stops
+        (i8x16.bitmask
+          (v128.or
+            (v128.or
+              (i8x16.eq (local.get $v) (v128.const i8x16 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22))
+              (i8x16.eq (local.get $v) (v128.const i8x16 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c 0x5c)))
+            (i8x16.lt_u (local.get $v) (v128.const i8x16 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20 0x20)))))
+      (if (i32.eqz (local.get $stops))
+        (then
+          (local.set $base (i32.add (local.get $base) (i32.const 16)))
+          (br $block)))
+      ;; Each stop in these sixteen bytes in turn, without reading them again.
+      (loop $stop
+        (local.set $i (i32.add (local.get $base) (i32.ctz (local.get $stops))))
+        ;; The zeros after the body stop every run that reaches them.
+        (if (i32.ge_u (local.get $i) (global.get $n)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (if (i32.eq (local.get $c) (i32.const 0x22)) (then (return (i32.add (local.get $i) (i32.const 1)))))
+        ;; a control character
+        (if (i32.ne (local.get $c) (i32.const 0x5c)) (then (return (i32.const -1))))
+        (local.set $e (i32.load8_u offset=1 (local.get $i)))
+        (block $escaped ;; $i just past the escape
+          (if (i32.eq (local.get $e) (i32.const 0x75)) ;; \u and four hex digits
+            (then
+              (if (i32.eqz
+                    (i32.and
+                      (i32.and (call $isHex (i32.load8_u offset=2 (local.get $i))) (call $isHex (i32.load8_u offset=3 (local.get $i))))
+                      (i32.and (call $isHex (i32.load8_u offset=4 (local.get $i))) (call $isHex (i32.load8_u offset=5 (local.get $i))))))
+                (then (return (i32.const -1))))
+              (local.set $i (i32.add (local.get $i) (i32.const 6)))
+              (br $escaped)))
+          ;; " \ / b f n r t
+          (if (i32.or
+                (i32.or
+                  (i32.or (i32.eq (local.get $e) (i32.const 0x22)) (i32.eq (local.get $e) (i32.const 0x5c)))
+                  (i32.or (i32.eq (local.get $e) (i32.const 0x2f)) (i32.eq (local.get $e) (i32.const 0x62))))
+                (i32.or
+                  (i32.or (i32.eq (local.get $e) (i32.const 0x66)) (i32.eq (local.get $e) (i32.const 0x6e)))
+                  (i32.or (i32.eq (local.get $e) (i32.const 0x72)) (i32.eq (local.get $e) (i32.const 0x74)))))
+            (then
+              (local.set $i (i32.add (local.get $i) (i32.const 2)))
+              (br $escaped)))
+          (return (i32.const -1)))
+        ;; The stops of these sixteen bytes before $i are read (the escaped byte among them).
+        (if (i32.lt_u (i32.sub (local.get $i) (local.get $base)) (i32.const 16))
+          (then
+            (local.set $stops (i32.and (local.get $stops) (i32.shl (i32.const -1) (i32.sub (local.get $i) (local.get $base)))))
+            (br_if $stop (local.get $stops))
+            (local.set $base (i32.add (local.get $base) (i32.const 16))))
+          (else (local.set $base (local.get $i))))
+        (br $block)))
+    (unreachable))
+
+  ;; A number as RFC 8259 writes it: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?; -1 when malformed.
+  (func $skipDigits (param $i i32) (result i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (call $isDigit (i32.load8_u (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $i))
+
+  (func $skipNumber (param $i i32) (result i32)
+    (local $c i32)
+    (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 0x2d)) (then (local.set $i (i32.add (local.get $i) (i32.const 1)))))
+    (local.set $c (i32.load8_u (local.get $i)))
+    (if (i32.eq (local.get $c) (i32.const 0x30))
+      (then (local.set $i (i32.add (local.get $i) (i32.const 1))))
+      (else
+        (if (i32.eqz (call $isDigit (local.get $c))) (then (return (i32.const -1))))
+        (local.set $i (call $skipDigits (local.get $i)))))
+    (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 0x2e))
+      (then
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (if (i32.eqz (call $isDigit (i32.load8_u (local.get $i)))) (then (return (i32.const -1))))
+        (local.set $i (call $skipDigits (local.get $i)))))
+    (local.set $c (i32.load8_u (local.get $i)))
+    (if (i32.or (i32.eq (local.get $c) (i32.const 0x65)) (i32.eq (local.get $c) (i32.const 0x45)))
+      (then
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 0x2b)) (i32.eq (local.get $c) (i32.const 0x2d)))
+          (then (local.set $i (i32.add (local.get $i) (i32.const 1)))))
+        (if (i32.eqz (call $isDigit (i32.load8_u (local.get $i)))) (then (return (i32.const -1))))
+        (local.set $i (call $skipDigits (local.get $i)))))
+    (local.get $i))
+
+  ;; Reads `"key" :` at $at and the space after; notes the member when at depth 1. -1 when malformed.
+  (func $readKey (param $at i32) (param $depth i32) (result i32)
+    (local $end i32)
+    (local $j i32)
+    (if (i32.ne (i32.load8_u (local.get $at)) (i32.const 0x22)) (then (return (i32.const -1))))
+    (local.set $end (call $skipString (i32.add (local.get $at) (i32.const 1))))
+    (if (i32.lt_s (local.get $end) (i32.const 0)) (then (return (i32.const -1))))
+    (local.set $j (call $skipSpace (local.get $end)))
+    (if (i32.ne (i32.load8_u (local.get $j)) (i32.const 0x3a)) (then (return (i32.const -1))))
+    (local.set $j (call $skipSpace (i32.add (local.get $j) (i32.const 1))))
+    (if (i32.eq (local.get $depth) (i32.const 1))
+      (then
+        (global.set $pending (i32.const 1))
+        (global.set $keyStart (local.get $at))
+        (global.set $keyEnd (local.get $end))
+        (global.set $valueStart (local.get $j))))
+    (local.get $j))
+
+  ;; 1 when the n bytes at 0 are one JSON object with nothing but space around it; 0 otherwise.
+  (func (export "scan") (param $n i32) (result i32)
+    (local $i i32)
+    (local $c i32)
+    (local $depth i32)
+    (local $stack i32)
+    (local $inObject i32)
+    (global.set $n (local.get $n))
+    (global.set $pending (i32.const 0))
+    (v128.store align=1 (local.get $n) (v128.const i64x2 0 0))
+    (local.set $stack (i32.add (local.get $n) (i32.const 16)))
+    (local.set $i (call $skipSpace (i32.const 0)))
+    (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 0x7b)) (then (return (i32.const 0))))
+    ;; Each turn reads one value at $i, then the separators after it, up to the next value.
+    (loop $value
+      (local.set $c (i32.load8_u (local.get $i)))
+      (block $ended ;; a value ended at $i
+        (if (i32.or (i32.eq (local.get $c) (i32.const 0x7b)) (i32.eq (local.get $c) (i32.const 0x5b)))
+          (then
+            (i32.store8 (i32.add (local.get $stack) (local.get $depth))
+              (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x7b))))
+            (local.set $depth (i32.add (local.get $depth) (i32.const 1)))
+            (local.set $i (call $skipSpace (i32.add (local.get $i) (i32.const 1))))
+            ;; empty: the closing byte is the opening one plus two, for both kinds
+            (if (i32.eq (i32.load8_u (local.get $i)) (i32.add (local.get $c) (i32.const 2)))
+              (then
+                (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $ended)))
+            (if (i32.eq (local.get $c) (i32.const 0x7b))
+              (then
+                (local.set $i (call $readKey (local.get $i) (local.get $depth)))
+                (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const 0))))))
+            (br $value))) ;; the first member's value, or the array's first value
+        (if (i32.eq (local.get $c) (i32.const 0x22))
+          (then
+            (local.set $i (call $skipString (i32.add (local.get $i) (i32.const 1))))
+            (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const 0))))
+            (br $ended)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 0x2d)) (call $isDigit (local.get $c)))
+          (then
+            (local.set $i (call $skipNumber (local.get $i)))
+            (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const 0))))
+            (br $ended)))
+        ;; literals, compared as words: "true" and "null" whole, "false" as "fals" and "e"
+        (if (i32.eq (local.get $c) (i32.const 0x74))
+          (then
+            (if (i32.ne (i32.load align=1 (local.get $i)) (i32.const 0x65757274)) (then (return (i32.const 0))))
+            (local.set $i (i32.add (local.get $i) (i32.const 4)))
+            (br $ended)))
+        (if (i32.eq (local.get $c) (i32.const 0x6e))
+          (then
+            (if (i32.ne (i32.load align=1 (local.get $i)) (i32.const 0x6c6c756e)) (then (return (i32.const 0))))
+            (local.set $i (i32.add (local.get $i) (i32.const 4)))
+            (br $ended)))
+        (if (i32.eq (local.get $c) (i32.const 0x66))
+          (then
+            (if (i32.or
+                  (i32.ne (i32.load align=1 (local.get $i)) (i32.const 0x736c6166))
+                  (i32.ne (i32.load8_u offset=4 (local.get $i)) (i32.const 0x65)))
+              (then (return (i32.const 0))))
+            (local.set $i (i32.add (local.get $i) (i32.const 5)))
+            (br $ended)))
+        (return (i32.const 0)))
+
+      ;; A value ended at $i: close what it ends, up to the next value.
+      (loop $close
+        (if (i32.and (i32.eq (local.get $depth) (i32.const 1)) (global.get $pending))
+          (then
+            (call $member (global.get $keyStart) (global.get $keyEnd) (global.get $valueStart) (local.get $i))
+            (global.set $pending (i32.const 0))))
+        (local.set $i (call $skipSpace (local.get $i)))
+        (if (i32.eqz (local.get $depth)) (then (return (i32.eq (local.get $i) (local.get $n)))))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (local.set $inObject
+          (i32.eq (i32.load8_u (i32.add (local.get $stack) (i32.sub (local.get $depth) (i32.const 1)))) (i32.const 1)))
+        (if (i32.eq (local.get $c) (i32.const 0x2c))
+          (then
+            (local.set $i (call $skipSpace (i32.add (local.get $i) (i32.const 1))))
+            (if (local.get $inObject)
+              (then
+                (local.set $i (call $readKey (local.get $i) (local.get $depth)))
+                (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const 0))))))
+            (br $value)))
+        ;; `}` closes an object, `]` an array
+        (if (i32.ne (local.get $c) (select (i32.const 0x7d) (i32.const 0x5d) (local.get $inObject)))
+          (then (return (i32.const 0))))
+        (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $close)))
+    (unreachable))
+)
