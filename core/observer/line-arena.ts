@@ -11,7 +11,6 @@
 // the promise of that write settles.
 
 const CHUNK_BYTES = 1024 * 1024;
-const NEWLINE = 0x0a;
 /** Emptied chunks kept for reuse (allocating one is external memory that V8 must account for). */
 const SPARE_CHUNKS = 2;
 
@@ -28,20 +27,31 @@ export class LineArena {
   private head = 0;
   private spare: Buffer[] = [];
 
-  /** Appends `line` and a newline; returns the bytes it took. */
-  append(line: string): number {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units).
-    const worst = line.length * 3 + 1;
+  /**
+   * Room for a line of at most `worst` bytes, its newline included: the chunk to write it into,
+   * from `end`. The line is held once commit() says where it ends; until then nothing changes.
+   */
+  reserve(worst: number): Buffer {
     let last = this.chunks.at(-1);
     if (!last || last.end + worst > last.buf.length) {
       last = { buf: this.newChunk(worst), end: 0 };
       this.chunks.push(last);
     }
-    const start = last.end;
-    const end = start + last.buf.write(line, start, 'utf8');
-    last.buf[end] = NEWLINE;
-    last.end = end + 1;
-    return last.end - start;
+    return last.buf;
+  }
+
+  /** Where the next line starts in the buffer reserve() returns. */
+  get end(): number {
+    return this.chunks.at(-1)?.end ?? 0;
+  }
+
+  /** Holds the line written from `end` up to `lineEnd` (its newline included); returns its bytes. */
+  commit(lineEnd: number): number {
+    const last = this.chunks.at(-1);
+    if (!last || lineEnd < last.end || lineEnd > last.buf.length) throw new Error('commit outside the reserved room');
+    const bytes = lineEnd - last.end;
+    last.end = lineEnd;
+    return bytes;
   }
 
   /** Takes back the line just appended (`bytes` as append returned). */

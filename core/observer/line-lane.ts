@@ -15,7 +15,7 @@
 import type { UsageEvent } from '../hooks.ts';
 import type { BatchQueue, DropReason } from './batch-queue.ts';
 import { LineArena } from './line-arena.ts';
-import { UsageLineWriter } from './usage-line.ts';
+import { UsageLineEncoder } from './usage-line.ts';
 
 export interface LineLane {
   /** Takes the event; it is serialized at the end of this turn, so the caller must not change it after. */
@@ -33,7 +33,7 @@ type MakeQueue = (write: (lengths: number[]) => Promise<void>, onDroppedItems: (
  */
 export function createLineLane(writeLineBuffers: (buffers: Buffer[]) => Promise<void>, makeQueue: MakeQueue, onUnencodable: (err: unknown) => void): LineLane {
   const arena = new LineArena();
-  const lines = new UsageLineWriter();
+  const encoder = new UsageLineEncoder();
   let abandoned = false;
   const sum = (lengths: number[]) => lengths.reduce((a, b) => a + b, 0);
 
@@ -63,14 +63,14 @@ export function createLineLane(writeLineBuffers: (buffers: Buffer[]) => Promise<
     const events = pending;
     pending = [];
     for (const event of events) {
-      let line: string;
+      let bytes: number;
       try {
-        line = lines.line(event);
+        bytes = encoder.append(event, arena);
       } catch (err) {
         onUnencodable(err);
         continue;
       }
-      queue.push(arena.append(line));
+      queue.push(bytes);
     }
   }
 

@@ -4,6 +4,14 @@ import t from 'tap';
 import fc from 'fast-check';
 import { LineArena } from '../../core/observer/line-arena.ts';
 
+/** Appends `line` and a newline as an encoder does (reserve, write, commit); returns its bytes. */
+function append(arena: LineArena, line: string): number {
+  const buf = arena.reserve(line.length * 3 + 1);
+  const end = arena.end + buf.write(line, arena.end, 'utf8');
+  buf[end] = 0x0a;
+  return arena.commit(end + 1);
+}
+
 const line = fc.oneof(
   { weight: 8, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 2, arbitrary: fc.integer({ min: 1, max: 400_000 }).map((n) => 'x'.repeat(n)) },
@@ -21,7 +29,7 @@ t.test('holds exactly the lines appended and not yet consumed, in order (random 
     const model: Array<{ text: string; bytes: number }> = [];
     for (const o of ops) {
       if (o.kind === 'append') {
-        const bytes = arena.append(o.line);
+        const bytes = append(arena, o.line);
         if (bytes !== Buffer.byteLength(`${o.line}\n`)) return false;
         model.push({ text: `${o.line}\n`, bytes });
       } else if (o.kind === 'unappend') {
@@ -41,15 +49,18 @@ t.test('holds exactly the lines appended and not yet consumed, in order (random 
   t.pass('400 sequences agree');
 });
 
-t.test('peek and consume past what is held, or a take-back past the head, throw', async (t) => {
+t.test('peek and consume past what is held, a take-back past the head, or a commit outside the room, throw', async (t) => {
   const arena = new LineArena();
-  const bytes = arena.append('one');
+  const bytes = append(arena, 'one');
   t.throws(() => arena.peek(bytes + 1), /past the tail/);
   arena.consume(bytes);
   t.throws(() => arena.consume(1), /past the tail/);
   t.throws(() => arena.unappend(bytes), /past the head/);
   t.equal(arena.size, 0);
-  arena.append('two');
+  append(arena, 'two');
+  const buf = arena.reserve(10);
+  t.throws(() => arena.commit(arena.end - 1), /outside the reserved room/, 'a line cannot end before it starts');
+  t.throws(() => arena.commit(buf.length + 1), /outside the reserved room/, 'nor past its chunk');
   arena.clear();
   t.equal(arena.size, 0, 'cleared');
   t.same(arena.peek(0), []);

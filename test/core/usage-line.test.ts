@@ -1,9 +1,24 @@
-// The usage-line writer writes exactly what JSON.stringify writes, whatever the event holds:
-// strings that need escaping, numbers that are not times, extras of every kind, and routes that
-// change under the same relay key.
+// The usage-line encoder writes exactly the bytes of JSON.stringify and a newline, whatever the
+// event holds: strings that need escaping, numbers that are not times, extras of every kind, and
+// routes that change under the same relay key. Each line is read back out of a real LineArena.
 import t from 'tap';
 import type { UsageEvent } from '../../core/hooks.ts';
-import { UsageLineWriter, jsonString } from '../../core/observer/usage-line.ts';
+import { LineArena } from '../../core/observer/line-arena.ts';
+import { UsageLineEncoder } from '../../core/observer/usage-line.ts';
+
+/** An encoder and its arena: line(e) is the text appended for e, without its newline. */
+class LineWriter {
+  private readonly encoder = new UsageLineEncoder();
+  readonly arena = new LineArena();
+
+  line(e: UsageEvent): string {
+    const bytes = this.encoder.append(e, this.arena);
+    const text = Buffer.concat(this.arena.peek(bytes)).toString('utf8');
+    this.arena.consume(bytes);
+    if (!text.endsWith('\n')) throw new Error('the line does not end with a newline');
+    return text.slice(0, -1);
+  }
+}
 
 function event(overrides: Partial<UsageEvent> = {}): UsageEvent {
   return {
@@ -26,12 +41,8 @@ const AWKWARD_NUMBERS = [
   -1.234, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, Number.MIN_VALUE,
 ];
 
-t.test('jsonString quotes as JSON.stringify does', async (t) => {
-  for (const s of AWKWARD_STRINGS) t.equal(jsonString(s), JSON.stringify(s), JSON.stringify(s).slice(0, 40));
-});
-
 t.test('awkward strings in every string field', async (t) => {
-  const writer = new UsageLineWriter();
+  const writer = new LineWriter();
   const fields = ['request_id', 'relay_key_id', 'relay_key_prefix', 'policy_id', 'model_requested', 'model_id', 'model_slug', 'host_id',
     'host_key_id', 'provider_id', 'upstream_model', 'inbound_shape', 'upstream_shape', 'error_code', 'currency', 'client'] as const;
   for (const field of fields) {
@@ -43,7 +54,7 @@ t.test('awkward strings in every string field', async (t) => {
 });
 
 t.test('numbers: times, costs and whatever else a field may hold', async (t) => {
-  const writer = new UsageLineWriter();
+  const writer = new LineWriter();
   for (const n of AWKWARD_NUMBERS) {
     for (const field of ['latency_ms', 'ttfb_ms', 'cost', 'input_tokens', 'status'] as const) {
       const e = event({ [field]: n });
@@ -61,7 +72,7 @@ t.test('numbers: times, costs and whatever else a field may hold', async (t) => 
 });
 
 t.test('nulls and booleans', async (t) => {
-  const writer = new UsageLineWriter();
+  const writer = new LineWriter();
   const e = event({
     relay_key_id: null, relay_key_prefix: null, policy_id: null, model_requested: null, model_id: null, model_slug: null, host_id: null,
     host_key_id: null, provider_id: null, upstream_model: null, upstream_shape: null, cost: null, currency: null, ttfb_ms: null,
@@ -71,7 +82,7 @@ t.test('nulls and booleans', async (t) => {
 });
 
 t.test('extras', async (t) => {
-  const writer = new UsageLineWriter();
+  const writer = new LineWriter();
   const inherited = Object.create({ inherited: 'no' }) as Record<string, string>;
   inherited.own = 'yes';
   const cases: Array<Record<string, string>> = [
@@ -84,10 +95,58 @@ t.test('extras', async (t) => {
     t.equal(writer.line(e), JSON.stringify(e), JSON.stringify(extras));
   }
   t.throws(() => writer.line(event({ extras: { big: 1n as unknown as string } })), TypeError, 'a BigInt throws, as in JSON.stringify');
+  t.equal(writer.arena.size, 0, 'and nothing was appended');
+});
+
+/** An arena that checks every line stays within the room its encoder reserved. */
+class CheckedArena extends LineArena {
+  reserved = 0;
+  widest = 0;
+  override reserve(worst: number): Buffer {
+    this.reserved = worst;
+    return super.reserve(worst);
+  }
+  override commit(lineEnd: number): number {
+    const bytes = super.commit(lineEnd);
+    if (bytes > this.reserved) throw new Error(`a line of ${bytes} bytes in ${this.reserved} reserved`);
+    this.widest = Math.max(this.widest, bytes / this.reserved);
+    return bytes;
+  }
+}
+
+t.test('every line fits the room reserved for it, and lines pile up across chunks intact', async (t) => {
+  const encoder = new UsageLineEncoder();
+  const arena = new CheckedArena();
+  const worstUnit = '\u0001'; // six bytes escaped: the most any one UTF-16 unit takes
+  const expected: string[] = [];
+  const events: UsageEvent[] = [
+    event(), event({ extras: { proxy_mode: 'true', originator: 'codex_cli_rs' } }),
+    event({ request_id: worstUnit.repeat(256), started_at: worstUnit.repeat(300), finished_at: '\ud800'.repeat(100),
+      error_code: worstUnit.repeat(50), currency: '"'.repeat(257), client: 'é'.repeat(1000),
+      extras: { [worstUnit.repeat(20)]: worstUnit.repeat(300) }, latency_ms: -1.5e-300, ttfb_ms: Number.MIN_VALUE, cost: -Number.MAX_VALUE,
+      input_tokens: -(2 ** 53), output_tokens: 1e21 + 1, status: -0.000001234 }),
+    event({ extras: { nested: { deep: '\u0001'.repeat(1000) } as unknown as string } }),
+    // Short strings, every number at its longest: the line is nearly all keys and numbers.
+    event({
+      request_id: '', started_at: '', finished_at: '', relay_key_id: null, relay_key_prefix: null, policy_id: null, model_requested: null,
+      model_id: null, model_slug: null, host_id: null, host_key_id: null, provider_id: null, upstream_model: null, upstream_shape: null,
+      ...Object.fromEntries(['status', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost',
+        'latency_ms', 'ttfb_ms', 'attempts'].map((field) => [field, -1.2345678901234567e-300])),
+    }),
+  ];
+  const largerThanAChunk = event({ client: '🚀'.repeat(300_000) });
+  for (let i = 0; i < 4000; i++) {
+    const e = i % 1000 === 999 ? largerThanAChunk : events[i % events.length]!;
+    encoder.append(e, arena);
+    expected.push(JSON.stringify(e) + '\n');
+  }
+  t.ok(arena.widest <= 1, `the fullest line used ${(arena.widest * 100).toFixed(0)}% of its room`);
+  const text = Buffer.concat(arena.peek(arena.size)).toString('utf8');
+  t.ok(text === expected.join(''), `4,000 lines over ${Math.ceil(arena.size / 2 ** 20)} MiB read back as JSON.stringify wrote them`);
 });
 
 t.test('route text kept per route is never written for another', async (t) => {
-  const writer = new UsageLineWriter();
+  const writer = new LineWriter();
   const variants: Array<Partial<UsageEvent>> = [
     {}, { model_slug: 'other-slug' }, { host_key_id: 'hk-2' }, { host_key_id: null }, { upstream_shape: 'anthropic.messages' },
     { relay_key_id: 'key-2', policy_id: 'policy-2' }, { model_requested: 'other-model' }, { inbound_shape: 'openai.responses' },
