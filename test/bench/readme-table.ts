@@ -10,7 +10,13 @@ interface Point {
   target: 'direct' | 'node-proxy' | 'relay' | 'portkey';
   connections: number;
   rps: number;
+  /** What the requests took, or wrk's corrected figures where latencyPerRequest is false (or absent: results before it). */
   latency: { p50: number; p99: number };
+  latencyPerRequest?: boolean;
+  latencyCorrected?: { p99: number };
+  overP50Us?: number;
+  overP99Us?: number;
+  overP99CorrectedUs?: number;
   cpuUsPerReq?: number;
   rssMB?: number;
 }
@@ -46,8 +52,8 @@ const at = (c: string, t: string, n: number) => r.points.find((p) => p.case === 
 const cases = [...new Set(r.points.map((p) => p.case))];
 const conns = [...new Set(r.points.map((p) => p.connections))].sort((a, b) => a - b);
 const out: string[] = [];
-out.push(`| case | conns | direct req/s | bare Node proxy req/s | Relay req/s | Portkey req/s | Relay ÷ Portkey | Relay ÷ direct | Relay ÷ bare proxy | bare proxy +p50 over direct | Relay +p50 / +p99 over direct | Relay CPU per request | Relay RSS |`);
-out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+out.push(`| case | conns | direct req/s | bare Node proxy req/s | Relay req/s | Portkey req/s | Relay ÷ Portkey | Relay ÷ direct | Relay ÷ bare proxy | bare proxy +p50 over direct | Relay +p50 / +p99 over direct | Relay +p99 over direct, wrk's corrected | Relay CPU per request | Relay RSS |`);
+out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const c of cases) {
   for (const n of conns) {
     const d = at(c, 'direct', n);
@@ -56,7 +62,7 @@ for (const c of cases) {
     const bare = at(c, 'node-proxy', n);
     if (!d || !rel) continue;
     const missing = (name: string) => (r.targets.find((t) => t.name === name)?.unsupported[c] ? '(not supported)' : '(not run)');
-    out.push(`| ${TITLES[c] ?? c} | ${n} | ${int(d.rps)} | ${bare ? int(bare.rps) : missing('node-proxy')} | ${int(rel.rps)} | ${pk ? int(pk.rps) : missing('portkey')} | ${pk ? `${(rel.rps / pk.rps).toFixed(1)}x` : ''} | ${pct(rel.rps / d.rps)} | ${bare ? pct(rel.rps / bare.rps) : ''} | ${bare ? `${signed(bare.latency.p50 - d.latency.p50)} ms` : ''} | ${signed(rel.latency.p50 - d.latency.p50)} / ${signed(rel.latency.p99 - d.latency.p99)} ms | ${rel.cpuUsPerReq ? `${int(rel.cpuUsPerReq)} µs` : ''} | ${rel.rssMB ? `${Math.round(rel.rssMB)} MB` : ''} |`);
+    out.push(`| ${TITLES[c] ?? c} | ${n} | ${int(d.rps)} | ${bare ? int(bare.rps) : missing('node-proxy')} | ${int(rel.rps)} | ${pk ? int(pk.rps) : missing('portkey')} | ${pk ? `${(rel.rps / pk.rps).toFixed(1)}x` : ''} | ${pct(rel.rps / d.rps)} | ${bare ? pct(rel.rps / bare.rps) : ''} | ${bare ? `${signed(bare.overP50Us ?? bare.latency.p50 - d.latency.p50)} ms` : ''} | ${signed(rel.overP50Us ?? rel.latency.p50 - d.latency.p50)} / ${signed(rel.overP99Us ?? rel.latency.p99 - d.latency.p99)} ms${rel.latencyPerRequest !== true || d.latencyPerRequest !== true ? ' (wrk\'s)' : ''} | ${rel.overP99CorrectedUs === undefined ? '' : `${signed(rel.overP99CorrectedUs)} ms`} | ${rel.cpuUsPerReq ? `${int(rel.cpuUsPerReq)} µs` : ''} | ${rel.rssMB ? `${Math.round(rel.rssMB)} MB` : ''} |`);
   }
 }
 out.push('');

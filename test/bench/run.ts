@@ -57,8 +57,11 @@ interface Point {
   connections: number;
   rps: number;
   requests: number;
-  /** Microseconds. */
+  /** Microseconds: what the requests took (see wrk.ts), or wrk's corrected figures where latencyPerRequest is false. */
   latency: WrkResult['latency'];
+  latencyPerRequest: boolean;
+  /** Microseconds: wrk's own figures, corrected for coordinated omission. */
+  latencyCorrected: WrkResult['latencyCorrected'];
   errors: WrkResult['errors'];
   /** Gateway CPU time (user+sys) per request, microseconds; absent for direct. */
   cpuUsPerReq?: number;
@@ -69,6 +72,8 @@ interface Point {
   /** Filled after all targets ran: latency minus direct's for the same case and connections (us). */
   overP50Us?: number;
   overP99Us?: number;
+  /** The same from wrk's corrected figures. */
+  overP99CorrectedUs?: number;
   /** rps / portkey rps for the same case and connections. */
   vsPortkey?: number;
 }
@@ -136,6 +141,8 @@ async function measureTarget(target: Target, status: TargetStatus, cases: BenchC
         rps: r.rps,
         requests: r.requests,
         latency: r.latency,
+        latencyPerRequest: r.latencyPerRequest,
+        latencyCorrected: r.latencyCorrected,
         errors: r.errors,
         upstreamCpuUsPerReq: r.requests ? (upAfter.cpuUs - upBefore.cpuUs) / r.requests : undefined,
       };
@@ -150,7 +157,7 @@ async function measureTarget(target: Target, status: TargetStatus, cases: BenchC
       const errs = r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout;
       log(
         `  ${target.name.padEnd(7)} ${c.id.padEnd(22)} c=${String(conns).padEnd(3)} ${fmtInt(r.rps).padStart(7)} req/s` +
-          `  p50 ${ms(r.latency.p50)} ms  p99 ${ms(r.latency.p99)} ms${errs ? `  errors ${errs}` : ''}`,
+          `  p50 ${ms(r.latency.p50)} ms  p99 ${ms(r.latency.p99)} ms${r.latencyPerRequest ? '' : ' (wrk\'s)'}  wrk's p99 ${ms(r.latencyCorrected.p99)} ms${errs ? `  errors ${errs}` : ''}`,
       );
     }
     if (c.stream && cfg.ttfbRequests > 0) {
@@ -186,13 +193,15 @@ function report(cases: BenchCase[], idle: IdleHold): string {
   const st = (n: TargetName) => statuses.find((s) => s.name === n);
   out.push('');
   out.push(`Relay bench: ${cfg.durationS} s per point, wrk -t1, gateway on cpu ${cfg.gatewayCpu}, wrk + fake upstream on cpu ${cfg.loadCpu}; ${describeIdleMode(idle)}`);
+  out.push("  p50, p99: what the requests took (the samples wrk adds for coordinated omission taken out; * marks wrk's own figures,");
+  out.push("  where its histogram was too wide to read back); wrk's p99: wrk's figure, corrected for coordinated omission");
   for (const s of statuses) {
     out.push(`  ${s.name.padEnd(8)} ${s.status === 'ok' ? s.label : `${s.status}: ${s.reason}`}` +
       (s.idleRssMB !== undefined ? `  (rss idle ${s.idleRssMB} MB, peak ${s.peakRssMB ?? '-'} MB)` : ''));
     for (const [id, why] of Object.entries(s.unsupported)) out.push(`           ${id} not measured: ${why.slice(0, 160)}`);
   }
-  const head = ['conns', 'target', 'req/s', 'p50 ms', 'p99 ms', '+p50 ms', '+p99 ms', 'x portkey', 'cpu us/req', 'rss MB', 'errors'];
-  const align: Array<'l' | 'r'> = ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
+  const head = ['conns', 'target', 'req/s', 'p50 ms', 'p99 ms', '+p50 ms', '+p99 ms', "wrk's p99", "wrk's +p99", 'x portkey', 'cpu us/req', 'rss MB', 'errors'];
+  const align: Array<'l' | 'r'> = ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
   for (const c of cases) {
     out.push('');
     out.push(`${c.id}: ${c.title}`);
@@ -203,7 +212,7 @@ function report(cases: BenchCase[], idle: IdleHold): string {
         const p = points.find((x) => x.case === c.id && x.target === name && x.connections === conns);
         if (!p) {
           const why = s?.status !== 'ok' ? s?.status ?? 'skipped' : s.unsupported[c.id] ? 'not measured (see top)' : '-';
-          rows.push([String(conns), name, why.slice(0, 40), '', '', '', '', '', '', '', '']);
+          rows.push([String(conns), name, why.slice(0, 40), '', '', '', '', '', '', '', '', '', '']);
           continue;
         }
         const errs = p.errors.connect + p.errors.read + p.errors.write + p.errors.status + p.errors.timeout;
@@ -211,10 +220,12 @@ function report(cases: BenchCase[], idle: IdleHold): string {
           String(conns),
           name,
           fmtInt(p.rps),
-          ms(p.latency.p50),
-          ms(p.latency.p99),
+          ms(p.latency.p50) + (p.latencyPerRequest ? '' : '*'),
+          ms(p.latency.p99) + (p.latencyPerRequest ? '' : '*'),
           name === 'direct' ? '' : ms(p.overP50Us, true),
           name === 'direct' ? '' : ms(p.overP99Us, true),
+          ms(p.latencyCorrected.p99),
+          name === 'direct' ? '' : ms(p.overP99CorrectedUs, true),
           p.vsPortkey === undefined ? '' : p.vsPortkey.toFixed(2),
           p.cpuUsPerReq === undefined ? '' : fmtInt(p.cpuUsPerReq),
           p.rssMB === undefined ? '' : String(p.rssMB),
@@ -254,8 +265,11 @@ function derive(): void {
   for (const p of points) {
     const d = points.find((x) => x.case === p.case && x.connections === p.connections && x.target === 'direct');
     if (d && p.target !== 'direct') {
-      p.overP50Us = p.latency.p50 - d.latency.p50;
-      p.overP99Us = p.latency.p99 - d.latency.p99;
+      // Per-request figures against per-request figures; wrk's against wrk's where either lacks them.
+      const [mine, direct] = p.latencyPerRequest && d.latencyPerRequest ? [p.latency, d.latency] : [p.latencyCorrected, d.latencyCorrected];
+      p.overP50Us = mine.p50 - direct.p50;
+      p.overP99Us = mine.p99 - direct.p99;
+      p.overP99CorrectedUs = p.latencyCorrected.p99 - d.latencyCorrected.p99;
     }
     const pk = points.find((x) => x.case === p.case && x.connections === p.connections && x.target === 'portkey');
     if (pk && p.target !== 'portkey' && p.target !== 'direct' && pk.rps > 0) p.vsPortkey = p.rps / pk.rps;
