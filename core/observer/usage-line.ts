@@ -5,8 +5,9 @@
 // ~0.1-0.2 us before any work. The line built by hand as a string (0.4 us) then took as long again
 // to be flattened and encoded into the arena: 0.89 us per bench event in all, against 0.65 us
 // written as bytes here, and 1,201 scavenges per two million events against 17 (the string line
-// left ~2 KB of garbage per event). End to end the difference is below the noise: bench:compare
-// 0.998 and 0.985 (chat, 16 connections), logging 4.4% of throughput (bench:logging, six pairs).
+// left ~2 KB of garbage per event). What logging costs (npm run bench:logging, six pairs, both
+// builds in the same hour, alternating): 4.1% and 3.4% of throughput against 6.0% and 5.2% for the
+// string line; bench:compare of the two builds with logging on sees less than its noise (0.998, 0.985).
 // Keys are copied as prepared bytes, a string that needs no escaping character by character, the
 // twelve fields naming who asked and where it went are encoded once per relay key and route and
 // copied while they stay the same, and integers and latencies (rounded to the microsecond) are
