@@ -54,7 +54,7 @@ export class LineArena {
     return bytes;
   }
 
-  /** Takes back the line just appended (`bytes` as append returned). */
+  /** Takes back the line just committed (`bytes` as commit returned). */
   unappend(bytes: number): void {
     const last = this.chunks.at(-1);
     if (!last || last.end - bytes < (this.chunks.length === 1 ? this.head : 0)) throw new Error('unappend past the head');

@@ -56,6 +56,9 @@ function luaString(s: string): string {
   return `${out}"`;
 }
 
+/** Steps wrk may take reading its histogram back (about a nanosecond each); see DONE. */
+const STEP_BUDGET = 2e9;
+
 /**
  * wrk corrects its latency histogram for coordinated omission before done() sees it (stats_correct
  * in wrk's stats.c): for each latency n of at least twice the mean interval between a connection's
@@ -66,9 +69,6 @@ function luaString(s: string): string {
  * the largest latency (what was added at n came from n + e, n + 2e, ...), and prints the latencies
  * the requests took, beside wrk's corrected figures.
  */
-/** Steps wrk may take reading its histogram back (about a nanosecond each); see DONE. */
-const STEP_BUDGET = 2e9;
-
 const DONE = `
 local function figures(count_at, lo, hi, count)
   local out = { min = -1, max = 0, mean = 0, stdev = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0 }
