@@ -85,6 +85,11 @@ export interface UpstreamRequest {
   route: Route;
   /** The upstream shape the body is in. */
   shape: ShapeId;
+  /**
+   * The body to send. On passthrough, a body that came in several reads is kept as those parts and
+   * sendToHost writes them as they are; reading `body` joins them into one Buffer (a copy), so an
+   * adapter that only forwards the request should hand it to sendToHost without reading it.
+   */
   body: Buffer | string;
   /**
    * Headers to forward. In passthrough this is what the client sent minus hop-by-hop

@@ -5,6 +5,7 @@
 // rewritten for usage). Used by the inference lane and by the Fastify route behind it, so both
 // refuse alike.
 import { RelayError } from '../errors.ts';
+import type { BodyBytes } from './body-bytes.ts';
 import type { ValueSpan } from './json-scan.ts';
 import { topLevelScanner } from './json-scan-wasm/wasm-scanner.ts';
 
@@ -54,12 +55,13 @@ const members = topLevelScanner(['model', 'stream']);
  * not a JSON object with a non-empty string `model` and a boolean or null `stream`, and then
  * parseJsonBody and checkInferenceBody say what is wrong.
  */
-export function scanInferenceBody(raw: Buffer): InferenceBody | null {
-  const spans = members.scan(raw);
-  if (spans === null) return null;
-  const model = spans[MODEL] ? stringValue(raw, spans[MODEL]) : null;
+export function scanInferenceBody(raw: BodyBytes): InferenceBody | null {
+  const scanned = members.scanBody(raw);
+  if (scanned === null) return null;
+  const { spans, whole } = scanned;
+  const model = spans[MODEL] ? stringValue(whole, spans[MODEL]) : null;
   if (model === null || model.length === 0) return null;
-  const stream = spans[STREAM] ? literalValue(raw, spans[STREAM]) : null;
+  const stream = spans[STREAM] ? literalValue(whole, spans[STREAM]) : null;
   if (stream === undefined) return null;
   return new ScannedBody(raw, model, stream === true);
 }
@@ -83,11 +85,11 @@ function stringValue(raw: Buffer, span: ValueSpan): string | null {
 class ScannedBody implements InferenceBody {
   private parsed: Record<string, unknown> | undefined;
 
-  constructor(private readonly raw: Buffer, readonly model: string, readonly stream: boolean) {}
+  constructor(private readonly raw: BodyBytes, readonly model: string, readonly stream: boolean) {}
 
   get json(): Record<string, unknown> {
     // The scan accepted it: JSON.parse does too, and it is an object.
-    this.parsed ??= JSON.parse(this.raw.toString('utf8')) as Record<string, unknown>;
+    this.parsed ??= JSON.parse(this.raw.joined().toString('utf8')) as Record<string, unknown>;
     return this.parsed;
   }
 }

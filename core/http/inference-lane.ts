@@ -20,13 +20,14 @@ import type { Logger } from 'pino';
 import { RelayError } from '../errors.ts';
 import type { ShapeId } from '../hooks.ts';
 import type { InboundHttpRequest } from '../hooks.ts';
+import { BodyBytes } from './body-bytes.ts';
 import type { ClientResponse } from './client-response.ts';
 import { checkInferenceBody, isJsonContentType, parseJsonBody, scanInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface LaneRoute {
   /** Shape whose codec renders this route's errors. */
   errorShape: ShapeId;
-  serve(request: InboundHttpRequest, res: ClientResponse, body: InferenceBody, raw: Buffer): Promise<void>;
+  serve(request: InboundHttpRequest, res: ClientResponse, body: InferenceBody, raw: BodyBytes): Promise<void>;
 }
 
 export interface LaneDeps {
@@ -105,14 +106,14 @@ export class InferenceLane {
   }
 
   /** Serves a request whose whole body has been read. */
-  serveBody(request: InboundHttpRequest, res: ClientResponse, route: LaneRoute, raw: Buffer): void {
+  serveBody(request: InboundHttpRequest, res: ClientResponse, route: LaneRoute, raw: BodyBytes): void {
     const deps = this.deps;
     let json: unknown;
     // Read in place when the body is well formed; otherwise the whole parse names what is wrong.
     let body = scanInferenceBody(raw);
     if (body === null) {
       try {
-        json = parseJsonBody(raw);
+        json = parseJsonBody(raw.joined());
         body = checkInferenceBody(json);
       } catch (e) {
         deps.refuse(request, res, route.errorShape, e as RelayError, json);
@@ -137,13 +138,12 @@ function tooLarge(limit: number): RelayError {
   return new RelayError('RELAY_ERR_BODY_TOO_LARGE', `request body is larger than ${limit} bytes`);
 }
 
-/** Reads the whole body up to `limit` bytes; a RelayError past it, a plain Error if the client left. */
-function readBody(req: IncomingMessage, limit: number, done: (err: Error | null, body?: Buffer) => void): void {
-  let first: Buffer | null = null;
-  let rest: Buffer[] | null = null;
+/** Reads the whole body up to `limit` bytes, as the chunks it came in; a RelayError past it, a plain Error if the client left. */
+function readBody(req: IncomingMessage, limit: number, done: (err: Error | null, body?: BodyBytes) => void): void {
+  const chunks: Buffer[] = [];
   let size = 0;
   let finished = false;
-  const finish = (err: Error | null, body?: Buffer) => {
+  const finish = (err: Error | null, body?: BodyBytes) => {
     if (finished) return;
     finished = true;
     req.off('data', onData);
@@ -158,11 +158,9 @@ function readBody(req: IncomingMessage, limit: number, done: (err: Error | null,
       finish(tooLarge(limit));
       return;
     }
-    // Most bodies arrive in one chunk: no array, no copy.
-    if (first === null) first = chunk;
-    else (rest ??= [first]).push(chunk);
+    chunks.push(chunk);
   };
-  const onEnd = () => finish(null, rest ? Buffer.concat(rest, size) : first ?? Buffer.alloc(0));
+  const onEnd = () => finish(null, new BodyBytes(chunks, size));
   const onClose = () => finish(new Error('client closed the request before its body ended'));
   req.on('data', onData);
   req.on('end', onEnd);

@@ -4,6 +4,7 @@
 // come back in the caller's shape rather than as Fastify's generic 400.
 import type { TSchema } from '@sinclair/typebox';
 import type { ClientResponse } from './client-response.ts';
+import { BodyBytes } from './body-bytes.ts';
 import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
 import type { Attribution, InferenceCall, RelayContext } from '../plugins/context.ts';
@@ -39,7 +40,7 @@ const PLAIN_JSON = () => (data: unknown) => JSON.stringify(data);
  */
 export function mountInferenceRoute(relay: RelayContext, options: InferenceRouteOptions): void {
   const errorShape = options.errorShape ?? options.shape;
-  const serve = (request: InboundHttpRequest, res: ClientResponse, body: InferenceBody, raw: Buffer): Promise<void> => {
+  const serve = (request: InboundHttpRequest, res: ClientResponse, body: InferenceBody, raw: BodyBytes): Promise<void> => {
     const q = request.url.indexOf('?');
     return relay.pipeline.handle(request, res, new RouteCall(
       options.shape, errorShape, raw, body, options.streams !== false && body.stream,
@@ -65,7 +66,7 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
       if (!isJsonContentType(request.headers['content-type'])) throw unsupportedMediaType();
       const body = checkInferenceBody(request.body);
       reply.hijack(); // the pipeline writes the answer, x-request-id included
-      await serve(request, reply.raw, body, request.rawBody ?? Buffer.from(JSON.stringify(body.json)));
+      await serve(request, reply.raw, body, BodyBytes.of(request.rawBody ?? Buffer.from(JSON.stringify(body.json))));
     },
   });
 }
@@ -73,8 +74,9 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
 /**
  * An inference request as the pipeline gets it. `json` is the body's, read when first asked for:
  * passthrough never asks unless it must rewrite the body, so an agent's big body is not parsed,
- * nor held parsed while its stream lasts (inference-body.ts). A class: an object literal with a
- * getter is slow to make (see AttemptUpstreamRequest in attempt.ts).
+ * nor held parsed while its stream lasts (inference-body.ts); nor does it ask for `body`, the
+ * bytes as one Buffer, but forwards `bytes`, the chunks they came in (body-bytes.ts). A class: an
+ * object literal with a getter is slow to make (see AttemptUpstreamRequest in attempt.ts).
  */
 class RouteCall implements InferenceCall {
   readonly model: string;
@@ -82,13 +84,17 @@ class RouteCall implements InferenceCall {
   constructor(
     readonly shape: ShapeId,
     readonly errorShape: ShapeId,
-    readonly body: Buffer,
+    readonly bytes: BodyBytes,
     private readonly parsed: InferenceBody,
     readonly stream: boolean,
     readonly search: string | undefined,
     readonly attribution: Attribution | undefined,
   ) {
     this.model = parsed.model;
+  }
+
+  get body(): Buffer {
+    return this.bytes.joined();
   }
 
   get json(): Record<string, unknown> {

@@ -16,6 +16,8 @@
 // read sixteen bytes at a time (2.5x faster on agent-sized bodies). This scanner is its fallback
 // (`node --jitless`), and test/core/json-scan.test.ts holds both to the same cases.
 
+import type { BodyBytes } from './body-bytes.ts';
+
 // Declared here, not shared with json-top-level.ts: V8 does not fold a constant imported from
 // another module into a hot loop (imported, they took the scan of a 1 MB body from 1.4 to 3.0 ms).
 const QUOTE = 0x22;
@@ -60,6 +62,16 @@ export interface MemberScanner {
    * lacks. Null when the body is not valid JSON or not an object.
    */
   scan(body: Buffer): Array<ValueSpan | null> | null;
+  /**
+   * The same for a body in parts; the spans index `whole`, the body as one Buffer, which stays
+   * as it is only until the next scan.
+   */
+  scanBody(body: BodyBytes): BodyScan | null;
+}
+
+export interface BodyScan {
+  spans: Array<ValueSpan | null>;
+  whole: Buffer;
 }
 
 /** Nesting depth whose stack a scanner keeps between scans. */
@@ -82,6 +94,12 @@ export class TopLevelScanner implements MemberScanner {
 
   constructor(private readonly keys: readonly string[]) {
     this.wanted = keys.map((k) => Buffer.from(JSON.stringify(k)));
+  }
+
+  scanBody(body: BodyBytes): BodyScan | null {
+    const whole = body.joined();
+    const spans = this.scan(whole);
+    return spans && { spans, whole };
   }
 
   scan(body: Buffer): Array<ValueSpan | null> | null {

@@ -5,11 +5,13 @@ import { Pool, errors, util, type Dispatcher } from 'undici';
 import { DispatchBody } from './dispatch-body.ts';
 import { LeanPool, originOf } from './lean-client/lean-pool.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../hooks.ts';
+import { wireBody } from './body-bytes.ts';
 
 export interface SendOptions {
   method?: 'POST' | 'GET' | 'HEAD';
   headers: Record<string, string>;
-  body?: Buffer | string;
+  /** As parts (BodyBytes.parts), the lean client writes them as they are. */
+  body?: Buffer | string | readonly Buffer[];
   signal?: AbortSignal;
   /** Cancellation without an AbortSignal (see UpstreamRequest.onAbort); preferred over signal. */
   onAbort?: (fn: () => void) => () => void;
@@ -55,11 +57,16 @@ export function sendUpstream(url: string, options: SendOptions): Promise<Upstrea
       path: target.path,
       method: options.method ?? 'POST',
       headers: options.headers,
-      body: options.body,
+      body: joinParts(options.body),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     }, call);
   });
+}
+
+/** A body for undici, which takes one Buffer or string. */
+function joinParts(body: SendOptions['body']): Buffer | string | undefined {
+  return body === undefined || typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.concat(body);
 }
 
 function sendLean(url: string, options: SendOptions): Promise<UpstreamResponse> {
@@ -180,7 +187,7 @@ export function sendToHost(req: UpstreamRequest, path: string, credentialHeaders
   // 0.14 us). `{ key, ...spread }` does not; `{ ...spread }` alone does not.
   const headers: Record<string, string> = Object.assign({}, defaults, req.headers, host.headers, { 'content-type': 'application/json' });
   if (req.credential !== null) Object.assign(headers, credentialHeaders(req.credential));
-  const options: SendOptions = { headers, body: req.body, timeoutMs: host.timeoutMs };
+  const options: SendOptions = { headers, body: wireBody(req), timeoutMs: host.timeoutMs };
   // onAbort when the kernel offers it: reading req.signal would make an AbortSignal for nothing.
   if (req.onAbort) options.onAbort = req.onAbort;
   else options.signal = req.signal;

@@ -10,6 +10,10 @@ import type { FailureKind, KeyHealth } from './key-health.ts';
 import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
 import type { Cancellation } from '../http/cancellation.ts';
+import { attachBody, BodyBytes } from '../http/body-bytes.ts';
+
+/** What the pipeline gives for an UpstreamRequest; a body as BodyBytes is sent as its parts. */
+export type UpstreamRequestFields = Omit<UpstreamRequest, 'signal' | 'onAbort' | 'body'> & { body: Buffer | string | BodyBytes };
 
 export interface HeldStream extends HoldResult {
   kind: 'held';
@@ -43,8 +47,8 @@ export class Attempt {
     private readonly log: Logger,
   ) {}
 
-  /** What an adapter is asked to send: `fields` plus this request's cancellation. */
-  upstreamRequest(fields: Omit<UpstreamRequest, 'signal' | 'onAbort'>): UpstreamRequest {
+  /** What an adapter is asked to send: `fields` plus this request's cancellation; a body given as BodyBytes goes upstream as its parts (attachBody). */
+  upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
     return new AttemptUpstreamRequest(fields, this.cancellation);
   }
 
@@ -139,7 +143,7 @@ export class Attempt {
 class AttemptUpstreamRequest implements UpstreamRequest {
   readonly route: Route;
   readonly shape: UpstreamRequest['shape'];
-  readonly body: Buffer | string;
+  body!: Buffer | string;
   readonly headers: Record<string, string>;
   readonly credential: string | null;
   readonly search: string | undefined;
@@ -147,10 +151,11 @@ class AttemptUpstreamRequest implements UpstreamRequest {
   /** An own property, not a method: adapters pass it on detached (`options.onAbort = req.onAbort`). */
   readonly onAbort: (fn: () => void) => () => void;
 
-  constructor(fields: Omit<UpstreamRequest, 'signal' | 'onAbort'>, private readonly cancellation: Cancellation) {
+  constructor(fields: UpstreamRequestFields, private readonly cancellation: Cancellation) {
     this.route = fields.route;
     this.shape = fields.shape;
-    this.body = fields.body;
+    if (fields.body instanceof BodyBytes) attachBody(this, fields.body);
+    else this.body = fields.body;
     this.headers = fields.headers;
     this.credential = fields.credential;
     this.search = fields.search;

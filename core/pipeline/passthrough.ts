@@ -3,6 +3,7 @@
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { RelayError } from '../errors.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
+import { bytesOf, type BodyBytes } from '../http/body-bytes.ts';
 import { replaceTopLevelValue } from '../http/json-top-level.ts';
 import type { Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
@@ -20,9 +21,9 @@ import { readErrorBody, redactCredential } from './upstream-error.ts';
  * adapter asks the upstream for usage the client did not request, or when the model member cannot
  * be placed for sure (e.g. written twice).
  */
-function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null): Buffer | string {
+function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null): BodyBytes | Buffer | string {
   const { call } = attempt;
-  if (route.upstreamModel === call.model && !usage) return call.body;
+  if (route.upstreamModel === call.model && !usage) return bytesOf(call);
   if (!usage) {
     const renamed = replaceTopLevelValue(call.body, 'model', JSON.stringify(route.upstreamModel));
     if (renamed) return renamed;

@@ -19,6 +19,7 @@ import { toRelayError } from '../server/errors.ts';
 import { ScrapeTimeHistogram } from '../server/scrape-time-histogram.ts';
 import { Attempt, ClientGone } from './attempt.ts';
 import { Cancellation } from '../http/cancellation.ts';
+import { bytesOf } from '../http/body-bytes.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
 import type { KeyHealth } from './key-health.ts';
@@ -186,7 +187,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (observer.shouldCapture(principal.policy.spec.payloadLoggingEnabled, principal.relayKey.spec.payloadLoggingEnabled)) {
         const max = observer.payloadMaxBytes();
         requestCapture = new BodyCapture(max);
-        requestCapture.add(call.body);
+        for (const part of bytesOf(call).parts) requestCapture.add(part);
         responseCapture = new BodyCapture(max);
       }
       const limited = deps.rateLimiter.acquire(principal, sync.snapshot());

@@ -33,7 +33,10 @@ export interface Attribution {
 export interface InferenceCall {
   /** The inbound wire shape. */
   shape: ShapeId;
-  /** Raw request body as received (forwarded unchanged in passthrough). */
+  /**
+   * Raw request body as received (forwarded unchanged in passthrough). Relay's routes keep a body
+   * that came in several reads as those parts and forward them; reading `body` joins them (a copy).
+   */
   body: Buffer;
   /** The parsed body; parsed when first read (passthrough reads only `model` and `stream`, from the bytes). */
   readonly json: Record<string, unknown>;

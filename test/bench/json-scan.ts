@@ -7,6 +7,7 @@
 //   npx tsx test/bench/json-scan.ts [SECONDS_PER_CASE=1]
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { BodyBytes } from '../../core/http/body-bytes.ts';
 import { scanInferenceBody } from '../../core/http/inference-body.ts';
 import { TopLevelScanner } from '../../core/http/json-scan.ts';
 import { topLevelScanner } from '../../core/http/json-scan-wasm/wasm-scanner.ts';
@@ -36,7 +37,7 @@ const parseWhole = (raw: Buffer) => {
   return json.model.length + (json.stream === true ? 1 : 0);
 };
 const scanInPlace = (raw: Buffer) => {
-  const body = scanInferenceBody(raw)!;
+  const body = scanInferenceBody(BodyBytes.of(raw))!;
   return body.model.length + (body.stream ? 1 : 0);
 };
 

@@ -2,10 +2,11 @@
 // parsed body only when asked for, and null (the whole parse then says what is wrong) for anything
 // the full check would refuse or read differently.
 import t from 'tap';
+import { BodyBytes } from '../../core/http/body-bytes.ts';
 import { checkInferenceBody, parseJsonBody, scanInferenceBody } from '../../core/http/inference-body.ts';
 import { claudeCodeBody, codexBody } from '../bench/agent-bodies.ts';
 
-const scan = (text: string) => scanInferenceBody(Buffer.from(text));
+const scan = (text: string) => scanInferenceBody(BodyBytes.of(Buffer.from(text)));
 
 t.test('model and stream read from the bytes, as the full check reads them', async (t) => {
   for (const text of [
@@ -29,7 +30,7 @@ t.test('model and stream read from the bytes, as the full check reads them', asy
 
 t.test('agent-sized bodies: read in place, parsed alike when asked', async (t) => {
   for (const raw of [codexBody(200_000), claudeCodeBody(200_000)]) {
-    const scanned = scanInferenceBody(raw)!;
+    const scanned = scanInferenceBody(BodyBytes.of(raw))!;
     const full = checkInferenceBody(parseJsonBody(raw));
     t.equal(scanned.model, full.model);
     t.equal(scanned.stream, true);

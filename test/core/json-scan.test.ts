@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BodyBytes } from '../../core/http/body-bytes.ts';
 import { TopLevelScanner, type MemberScanner } from '../../core/http/json-scan.ts';
 import { WasmTopLevelScanner, topLevelScanner } from '../../core/http/json-scan-wasm/wasm-scanner.ts';
 
@@ -229,6 +230,27 @@ for (const [name, each] of SCANNERS) {
   });
 }
 
+t.test('a body in parts: both scanners find the same spans wherever the cuts fall, and read them from `whole`', async (t) => {
+  const body = Buffer.from('{"messages":[{"model":"inner","c":"é\\"}"}],"model":"gpt-4o","stream":true}');
+  for (const [name, scanner] of SCANNERS) {
+    const expected = scanner.scan(body);
+    let checked = 0;
+    for (let a = 0; a <= body.length; a += 3) {
+      for (let b = a; b <= body.length; b += 7) {
+        const parts = [body.subarray(0, a), body.subarray(a, b), body.subarray(b)].filter((p) => p.length > 0);
+        const scanned = scanner.scanBody(new BodyBytes(parts, body.length));
+        if (!scanned) return t.fail(`${name}: refused when cut at ${a} and ${b}`);
+        t.same(scanned.spans, expected, `${name}, cut at ${a} and ${b}`, { diagnostic: false });
+        const [model] = scanned.spans;
+        if (scanned.whole.toString('utf8', model!.start, model!.end) !== '"gpt-4o"') return t.fail(`${name}: whole misread at ${a} and ${b}`);
+        checked++;
+      }
+    }
+    t.ok(checked > 100, `${name}: ${checked} cuts`);
+    t.equal(scanner.scanBody(new BodyBytes([Buffer.from('{"model":'), Buffer.from('"m"')], 12)), null, `${name}: parts that are not JSON`);
+  }
+});
+
 t.test('the WebAssembly scanner', async (t) => {
   t.test('the committed module is what scanner.wat compiles to', async (t) => {
     const { compileScanner } = await import('../support/compile-wat.ts');
@@ -249,6 +271,8 @@ t.test('the WebAssembly scanner', async (t) => {
     t.equal(small.toString('utf8', model!.start, model!.end), '"small"');
     t.equal(small.toString('utf8', stream!.start, stream!.end), 'false', 'and the next body is read in fresh memory');
     t.equal(own.scan(Buffer.from(`{"model":"a"${'x'.repeat(1000)}`)), null, 'a body that is not JSON after one that was');
+    const inParts = own.scanBody(new BodyBytes([big.subarray(0, 5_000_000), big.subarray(5_000_000)], big.length))!;
+    t.equal(inParts.whole.toString('utf8', inParts.spans[0]!.start, inParts.spans[0]!.end), '"big"', 'in parts: `whole` still reads after the memory is given back');
   });
 
   t.test('where WebAssembly does not run (node --jitless), the JavaScript scanner', async (t) => {

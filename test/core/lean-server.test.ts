@@ -7,6 +7,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { Client } from 'undici';
+import type { BodyBytes } from '../../core/http/body-bytes.ts';
 import type { ClientResponse } from '../../core/http/client-response.ts';
 import { InferenceLane } from '../../core/http/inference-lane.ts';
 import { installLeanServer } from '../../core/http/lean/lean-server.ts';
@@ -34,15 +35,20 @@ async function start(t: Test, lean = true): Promise<Harness> {
       res.end(JSON.stringify({ error: err.code }));
     },
   });
-  const route = (serve: (res: ClientResponse, raw: Buffer, url: string) => void | Promise<void>) => ({
+  const route = (serve: (res: ClientResponse, raw: BodyBytes, url: string) => void | Promise<void>) => ({
     errorShape: 'canonical' as const,
-    serve: async (request: { url: string }, res: ClientResponse, _body: unknown, raw: Buffer) => {
+    serve: async (request: { url: string }, res: ClientResponse, _body: unknown, raw: BodyBytes) => {
       await serve(res, raw, request.url);
     },
   });
   lane.add('/json', route((res, raw, url) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ served: 'lane', url, bytes: raw.length }));
+  }));
+  lane.add('/echo', route((res, raw) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    // The parts as they would be written upstream, one after the other.
+    res.end(JSON.stringify({ parts: raw.parts.length, text: Buffer.concat(raw.parts).toString('utf8'), length: raw.length }));
   }));
   lane.add('/length', route((res) => {
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '10' });
@@ -172,6 +178,26 @@ t.test('heads and bodies cut into single bytes', async (t) => {
   t.match(text, /^HTTP\/1\.1 200 OK\r\n/);
   t.match(text, /\r\nConnection: close\r\n/);
   t.match(text, /\{"served":"lane","url":"\/json","bytes":28\}$/);
+});
+
+t.test('a body that comes in several reads reaches the route as those parts, cut where the next request starts', async (t) => {
+  const h = await start(t);
+  const body = JSON.stringify({ model: 'm', text: 'é'.repeat(300) });
+  const first = Buffer.from(post('/echo', body));
+  const bytes = Buffer.concat([first, Buffer.from(post('/json', BODY, 'Connection: close\r\n'))]);
+  const bodyEnd = first.length;
+  const text = await exchange(h.port, async (socket) => {
+    // Cut inside a two-byte character, and once more past the body's end, inside the next head.
+    for (const [from, to] of [[0, 200], [200, 401], [401, bodyEnd + 10], [bodyEnd + 10, bytes.length]] as const) {
+      socket.write(bytes.subarray(from, to));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+  const echoed = JSON.parse(text.slice(text.indexOf('{'), text.indexOf('}HTTP/1.1') + 1)) as { parts: number; text: string; length: number };
+  t.ok(echoed.parts >= 2, `the body in ${echoed.parts} parts`);
+  t.equal(Buffer.from(echoed.text, 'latin1').toString('utf8'), body, 'one after the other, they are the body as sent');
+  t.equal(echoed.length, Buffer.byteLength(body));
+  t.match(text, /\{"served":"lane","url":"\/json","bytes":28\}$/, 'the next request, read from the rest of the last part');
 });
 
 t.test('a chunked request body goes to Node, which reads it for the lane', async (t) => {

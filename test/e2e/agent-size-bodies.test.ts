@@ -5,7 +5,7 @@
 // the model JSON.parse would read.
 import t from 'tap';
 import { startRelay, seedRoute } from '../../core/testing.ts';
-import { startFakeUpstream } from '../support/fake-upstream.ts';
+import { faults, startFakeUpstream } from '../support/fake-upstream.ts';
 import { routeLive, usageRecord, viaRelay } from '../support/relay-client.ts';
 import { claudeCodeBody, codexBody } from '../bench/agent-bodies.ts';
 
@@ -35,6 +35,32 @@ for (const [name, path, seeded, raw, done] of [
     t.match(record, { status: 200, model_requested: seeded.modelSlug, stream: true, relay_key_id: seeded.relayKeyId });
   });
 }
+
+t.test('a Claude Code turn refused by its first host key goes to the next with the same bytes', async (t) => {
+  const twoKeys = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'agent-claude-keys', hostKeys: ['sk-first', 'sk-second'] });
+  await routeLive(relay, twoKeys);
+  const raw = claudeCodeBody(400_000, 'agent-claude-keys');
+  up.enqueue(faults.rateLimit({ vendor: 'anthropic' }));
+  const seen = up.requests.length;
+  const res = await viaRelay(relay, '/vendor-b/v1/messages', twoKeys.relayKey, raw.toString('utf8'));
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  t.match(res.text, 'message_stop');
+  const [first, second] = up.requests.slice(seen);
+  t.equal(up.requests.length, seen + 2, 'two attempts');
+  t.same([first!.headers['x-api-key'], second!.headers['x-api-key']].sort(), ['sk-first', 'sk-second'], 'one attempt per key');
+  t.ok(first!.body.equals(raw) && second!.body.equals(raw), 'both got the bytes the client sent');
+});
+
+t.test('a Claude Code turn to a binding that renames the model: only the model value changes', async (t) => {
+  const renamed = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'agent-claude-alias', upstreamModel: 'claude-upstream-name' });
+  await routeLive(relay, renamed);
+  const raw = claudeCodeBody(400_000, 'agent-claude-alias');
+  const res = await viaRelay(relay, '/vendor-b/v1/messages', renamed.relayKey, raw.toString('utf8'));
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  const expected = raw.toString('utf8').replace('"model":"agent-claude-alias"', '"model":"claude-upstream-name"');
+  t.not(expected, raw.toString('utf8'));
+  t.equal(up.requests.at(-1)!.body.toString('utf8'), expected);
+});
 
 t.test('a Claude Code turn to a model on an OpenAI host is translated from the parsed body', async (t) => {
   const raw = claudeCodeBody(200_000, 'agent-gpt');

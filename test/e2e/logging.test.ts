@@ -140,6 +140,20 @@ t.test('truncation at maxBytes for a request body and a streamed response', asyn
   t.ok(Buffer.byteLength(detail.response_body) <= 200);
 });
 
+t.test('a request body that came in many reads is captured whole, in order', async (t) => {
+  const optIn = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: 'openai', model: 'model-a', relayKey: { payloadLoggingEnabled: true } });
+  await relay.api('PUT', '/api/settings/payload-logging', { enabled: true, backend: 'file', maxBytes: 1_000_000 });
+  await eventually(() => relay.relay.settings.get('payload-logging').maxBytes === 1_000_000);
+  // Over 200 KB of distinct lines: a part left out or out of order changes the text.
+  const content = Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n');
+  const id = await chat(optIn.relayKey, 'model-a', false, content);
+  await eventually(async () => (await logged(id)).request_body !== undefined, 5_000, 50);
+  const detail = await logged(id);
+  t.equal(detail.request_truncated, false);
+  t.equal(JSON.parse(detail.request_body).messages[0].content, content);
+  t.equal(upstream.requests.at(-1)!.body.toString('utf8'), detail.request_body, 'what was captured is what went upstream');
+});
+
 t.test('requests refused before the pipeline are logged too', async (t) => {
   await relay.api('PUT', '/api/settings/usage-logging', { backend: 'file' });
   const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {

@@ -10,7 +10,8 @@
 // and hears of the outermost object's members through an import; their keys are matched here.
 // Where WebAssembly or its SIMD is missing (`node --jitless`), topLevelScanner() answers the
 // JavaScript scanner, which accepts exactly the same bodies.
-import { memberKeyIndex, TopLevelScanner, type MemberScanner, type ValueSpan } from '../json-scan.ts';
+import { BodyBytes } from '../body-bytes.ts';
+import { memberKeyIndex, TopLevelScanner, type BodyScan, type MemberScanner, type ValueSpan } from '../json-scan.ts';
 import { SCANNER_WASM_BASE64 } from './scanner-binary.ts';
 
 const PAGE_BYTES = 65536;
@@ -68,15 +69,23 @@ export class WasmTopLevelScanner implements MemberScanner {
   }
 
   scan(body: Buffer): Array<ValueSpan | null> | null {
+    return this.scanBody(BodyBytes.of(body))?.spans ?? null;
+  }
+
+  /** Copies the parts into the module's memory one after the other: the body is never joined outside it. */
+  scanBody(body: BodyBytes): BodyScan | null {
     const n = body.length;
     // The body, sixteen zero bytes, then a stack of up to one byte per body byte (scanner.wat).
-    if (!this.reserve(2 * n + 32)) return this.fallback.scan(body);
-    body.copy(this.bytes, 0, 0, n);
+    if (!this.reserve(2 * n + 32)) return this.fallback.scanBody(body);
+    const memory = this.bytes;
+    let at = 0;
+    for (const part of body.parts) at += part.copy(memory, at);
     const found: Array<ValueSpan | null> = this.keys.map(() => null);
     this.found = found;
     const ok = this.exports.scan(n) === 1;
-    if (this.bytes.length > KEPT_MEMORY_BYTES) this.instantiate();
-    return ok ? found : null;
+    // A memory given back stays readable through `memory` (its buffer is dropped, not detached).
+    if (memory.length > KEPT_MEMORY_BYTES) this.instantiate();
+    return ok ? { spans: found, whole: memory.subarray(0, n) } : null;
   }
 
   /** scanner.wat's import: one member of the outermost object. */

@@ -5,6 +5,7 @@
 import { OutboundRequest, requestHead, type OutboundOptions } from './outbound-request.ts';
 import { UpstreamConnection, type ConnectionOwner, type Origin } from './upstream-connection.ts';
 import type { UpstreamResponse } from '../../hooks.ts';
+import { wireLength } from '../body-bytes.ts';
 
 export interface Cancellation {
   signal?: AbortSignal;
@@ -32,8 +33,7 @@ export class LeanPool implements ConnectionOwner {
   /** Sends one request; resolves when the answer's head has come. */
   send(options: OutboundOptions, cancellation: Cancellation): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
-      const body = options.body;
-      const bodyLength = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+      const bodyLength = options.body === undefined ? 0 : wireLength(options.body);
       const request = new OutboundRequest(options, requestHead(options, this.origin.host, bodyLength), bodyLength, resolve, reject);
       request.listen(cancellation.onAbort, cancellation.signal, (err) => this.cancel(request, err));
       if (request.settled) return;

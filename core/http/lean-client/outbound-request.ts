@@ -10,7 +10,8 @@ export interface OutboundOptions {
   method: 'POST' | 'GET' | 'HEAD';
   path: string;
   headers: Record<string, string>;
-  body?: Buffer | string;
+  /** Parts are written one after the other, in the head's writev. */
+  body?: Buffer | string | readonly Buffer[];
   /** Bound on waiting for the answer's head, and between body reads (ms). */
   timeoutMs: number;
 }

@@ -107,7 +107,11 @@ export class UpstreamConnection {
     // One writev for head and body.
     this.socket.cork();
     this.socket.write(request.head, 'latin1');
-    if (request.bodyLength > 0) this.socket.write(request.options.body!);
+    if (request.bodyLength > 0) {
+      const body = request.options.body!;
+      if (typeof body === 'string' || Buffer.isBuffer(body)) this.socket.write(body);
+      else for (const part of body) this.socket.write(part);
+    }
     this.socket.uncork();
     request.sent(Date.now());
   }

@@ -7,6 +7,7 @@
 import type { Socket } from 'node:net';
 import type { InboundHttpRequest } from '../../hooks.ts';
 import type { InferenceLane, LaneRoute } from '../inference-lane.ts';
+import { BodyBytes } from '../body-bytes.ts';
 import { LeanResponse, type LeanResponseOwner } from './lean-response.ts';
 import { readRequestHead } from './request-head.ts';
 
@@ -130,7 +131,7 @@ export class LeanConnection implements LeanResponseOwner {
       if (this.phase === 'head') {
         if (this.discard > 0) {
           const skip = Math.min(this.discard, this.size);
-          this.take(skip);
+          this.drop(skip);
           this.discard -= skip;
           if (this.discard > 0) return;
           this.since = Date.now();
@@ -139,7 +140,7 @@ export class LeanConnection implements LeanResponseOwner {
         if (!this.startRequest()) return;
       }
       if (this.phase !== 'body' || this.size < this.bodyLength) return;
-      const body = this.bodyLength === 0 ? Buffer.alloc(0) : this.take(this.bodyLength);
+      const body = this.takeParts(this.bodyLength);
       this.phase = 'answering';
       this.host.lane.serveBody(this.request!, this.response!, this.route!, body);
       return;
@@ -152,14 +153,16 @@ export class LeanConnection implements LeanResponseOwner {
     // (a head sent a byte at a time would otherwise cost a copy of all of it per byte).
     const last = this.chunks[this.chunks.length - 1]!;
     if (this.chunks.length > 1 && this.size <= this.host.maxHeadBytes && !last.includes(0x0a)) return false;
-    const head = readRequestHead(this.joined(), this.host.maxHeadBytes);
+    // Most heads come whole in the first chunk: read there, the bytes after them are not joined.
+    let head = readRequestHead(this.chunks[0]!, this.host.maxHeadBytes);
+    if (head === 'incomplete' && this.chunks.length > 1) head = readRequestHead(this.joined(), this.host.maxHeadBytes);
     if (head === 'incomplete') return false;
     const route = head === 'handover' ? undefined : this.host.lane.routeFor('POST', head.url);
     if (head === 'handover' || !route) {
       this.handOver();
       return false;
     }
-    this.take(head.headEnd);
+    this.drop(head.headEnd);
     const lane = this.host.lane;
     const request = lane.request(head.url, head.headers);
     const response = new LeanResponse(this.socket, this, head.keepAlive);
@@ -205,11 +208,33 @@ export class LeanConnection implements LeanResponseOwner {
     return this.chunks[0]!;
   }
 
-  /** Removes and returns the first `n` received bytes. */
-  private take(n: number): Buffer {
-    const all = this.joined();
+  /**
+   * Removes the first `n` received bytes and returns them as the chunks they came in, the last one
+   * cut where they end (no copy: see body-bytes.ts for why a body is not joined).
+   */
+  private takeParts(n: number): BodyBytes {
+    const parts: Buffer[] = [];
+    const chunks = this.chunks;
+    let i = 0;
+    for (let need = n; need > 0;) {
+      const chunk = chunks[i]!;
+      if (chunk.length <= need) {
+        parts.push(chunk);
+        need -= chunk.length;
+        i++;
+      } else {
+        parts.push(chunk.subarray(0, need));
+        chunks[i] = chunk.subarray(need);
+        need = 0;
+      }
+    }
+    if (i > 0) this.chunks = chunks.slice(i);
     this.size -= n;
-    this.chunks = this.size > 0 ? [all.subarray(n)] : [];
-    return all.subarray(0, n);
+    return new BodyBytes(parts, n);
+  }
+
+  /** Removes the first `n` received bytes. */
+  private drop(n: number): void {
+    this.takeParts(n);
   }
 }
