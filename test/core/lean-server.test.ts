@@ -200,6 +200,23 @@ t.test('a body that comes in several reads reaches the route as those parts, cut
   t.match(text, /\{"served":"lane","url":"\/json","bytes":28\}$/, 'the next request, read from the rest of the last part');
 });
 
+t.test('a pipelined request whose head and body came as separate reads while the one before was answered', async (t) => {
+  const h = await start(t);
+  const second = post('/json', BODY, 'Connection: close\r\n');
+  const head = second.slice(0, second.length - BODY.length);
+  const started = Date.now();
+  const text = await exchange(h.port, async (socket) => {
+    socket.write(post('/stream'));
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    socket.write(head);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    socket.write(BODY); // no LF in it: the head before it is whole all the same
+  });
+  t.match(text, /data: end/, 'the first answer');
+  t.match(text, /\{"served":"lane","url":"\/json","bytes":28\}$/, 'then the second');
+  t.ok(Date.now() - started < 1000, 'at once, not after a timeout');
+});
+
 t.test('a chunked request body goes to Node, which reads it for the lane', async (t) => {
   const h = await start(t);
   const text = await exchange(h.port, (socket) => {

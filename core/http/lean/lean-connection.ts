@@ -33,6 +33,8 @@ export class LeanConnection implements LeanResponseOwner {
   /** Bytes received and not yet taken. */
   private chunks: Buffer[] = [];
   private size = 0;
+  /** The bytes received so far were read as a head and found incomplete. */
+  private headIncomplete = false;
   /** Body bytes of a refused request still to skip. */
   private discard = 0;
   private request: InboundHttpRequest | null = null;
@@ -149,13 +151,15 @@ export class LeanConnection implements LeanResponseOwner {
 
   /** Reads the head; false when it is incomplete, was handed over, or was refused. */
   private startRequest(): boolean {
-    // A head ends with an LF: until a chunk brings one, the bytes are not joined and read again
-    // (a head sent a byte at a time would otherwise cost a copy of all of it per byte).
+    // A head ends with an LF: once the bytes were read as an incomplete head, until a chunk brings
+    // one they are not joined and read again (a head sent a byte at a time would otherwise cost a
+    // copy of all of it per byte). Bytes that came while an answer was written have not been read.
     const last = this.chunks[this.chunks.length - 1]!;
-    if (this.chunks.length > 1 && this.size <= this.host.maxHeadBytes && !last.includes(0x0a)) return false;
+    if (this.headIncomplete && this.chunks.length > 1 && this.size <= this.host.maxHeadBytes && !last.includes(0x0a)) return false;
     // Most heads come whole in the first chunk: read there, the bytes after them are not joined.
     let head = readRequestHead(this.chunks[0]!, this.host.maxHeadBytes);
     if (head === 'incomplete' && this.chunks.length > 1) head = readRequestHead(this.joined(), this.host.maxHeadBytes);
+    this.headIncomplete = head === 'incomplete';
     if (head === 'incomplete') return false;
     const route = head === 'handover' ? undefined : this.host.lane.routeFor('POST', head.url);
     if (head === 'handover' || !route) {
