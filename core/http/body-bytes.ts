@@ -9,6 +9,7 @@
 /** A body as its parts, in order; `length` bytes in all. */
 export class BodyBytes {
   private chunks: readonly Buffer[];
+  private released = false;
 
   constructor(parts: readonly Buffer[], readonly length: number) {
     this.chunks = parts;
@@ -25,11 +26,22 @@ export class BodyBytes {
 
   /** The body as one Buffer: the parts joined on the first call (a copy), kept from then on. */
   joined(): Buffer {
+    if (this.released) throw new Error('the request body was let go once its answer began (BodyBytes.release)');
     const parts = this.chunks;
     if (parts.length === 1) return parts[0]!;
     const one = parts.length === 0 ? Buffer.alloc(0) : Buffer.concat(parts, this.length);
     this.chunks = [one];
     return one;
+  }
+
+  /**
+   * Lets go of the parts. The pipeline calls it at the answer's first byte, after which nothing is
+   * sent again: an agent's stream lasts seconds to minutes, and its turn's body (hundreds of KB)
+   * would stay in memory as long. Reading the body afterwards throws.
+   */
+  release(): void {
+    this.released = true;
+    this.chunks = [];
   }
 }
 

@@ -174,7 +174,12 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     let requestCapture: BodyCapture | null = null;
     let responseCapture: BodyCapture | null = null;
     let responseHeaders: Record<string, string | string[] | undefined> = {};
-    const writer = new ClientWriter(res, request.id, () => record.markFirstByte(), (chunk) => responseCapture?.add(chunk));
+    const writer = new ClientWriter(res, request.id, () => {
+      if (record.ttfbMs !== null) return;
+      record.markFirstByte();
+      // No failover past the first byte: the request body is not needed again (body-bytes.ts).
+      bytesOf(call).release();
+    }, (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
 
     try {

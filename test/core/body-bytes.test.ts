@@ -19,6 +19,16 @@ t.test('joined once, on the first ask; the parts are then that one Buffer', asyn
   t.equal(BodyBytes.of(one).joined(), one, 'a body of one part is that part, not a copy');
 });
 
+t.test('released: the parts are let go, and reading the body after says why it cannot', async (t) => {
+  const bytes = new BodyBytes(parts(), whole.length);
+  bytes.release();
+  t.same(bytes.parts, []);
+  t.throws(() => bytes.joined(), /let go once its answer began/);
+  const one = BodyBytes.of(Buffer.from('{}'));
+  one.release();
+  t.throws(() => one.joined(), /let go/, 'a body of one part too');
+});
+
 t.test('an upstream request given parts: written as them, read, spread and assigned as one body', async (t) => {
   const request: { body: Buffer | string; headers: Record<string, string> } = { body: '', headers: { a: '1' } };
   const bytes = new BodyBytes(parts(), whole.length);

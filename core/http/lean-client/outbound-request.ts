@@ -110,8 +110,12 @@ export class OutboundRequest implements ResponseEvents {
     }
   }
 
-  /** The head went out: the wait for the answer starts. */
+  /**
+   * The head and body went out: the wait for the answer starts, and the body is let go (the
+   * socket keeps what it has yet to flush).
+   */
   sent(now: number): void {
+    this.options.body = undefined;
     this.phase = 'head';
     this.deadline = this.options.timeoutMs > 0 ? now + this.options.timeoutMs : 0;
   }
