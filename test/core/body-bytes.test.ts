@@ -21,9 +21,12 @@ t.test('joined once, on the first ask; the parts are then that one Buffer', asyn
 
 t.test('released: the parts are let go, and reading the body after says why it cannot', async (t) => {
   const bytes = new BodyBytes(parts(), whole.length);
+  const request = { body: '' as Buffer | string };
+  attachBody(request, bytes);
   bytes.release();
-  t.same(bytes.parts, []);
+  t.throws(() => bytes.parts, /let go once its answer began/);
   t.throws(() => bytes.joined(), /let go once its answer began/);
+  t.throws(() => wireBody(request), /let go/, 'nothing is sent from a body let go (not an empty one)');
   const one = BodyBytes.of(Buffer.from('{}'));
   one.release();
   t.throws(() => one.joined(), /let go/, 'a body of one part too');
