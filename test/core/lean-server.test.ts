@@ -190,7 +190,7 @@ t.test('a body that comes in several reads reaches the route as those parts, cut
     // Cut inside a two-byte character, and once more past the body's end, inside the next head.
     for (const [from, to] of [[0, 200], [200, 401], [401, bodyEnd + 10], [bodyEnd + 10, bytes.length]] as const) {
       socket.write(bytes.subarray(from, to));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   });
   const echoed = JSON.parse(text.slice(text.indexOf('{'), text.indexOf('}HTTP/1.1') + 1)) as { parts: number; text: string; length: number };
