@@ -218,27 +218,32 @@ export class LeanConnection implements LeanResponseOwner {
    */
   private takeParts(n: number): BodyBytes {
     const parts: Buffer[] = [];
+    this.remove(n, parts);
+    return new BodyBytes(parts, n);
+  }
+
+  /** Removes the first `n` received bytes (every request's head: nothing is allocated to hold them). */
+  private drop(n: number): void {
+    this.remove(n, null);
+  }
+
+  /** Removes the first `n` received bytes, cutting the chunk they end in; into `parts` when given. */
+  private remove(n: number, parts: Buffer[] | null): void {
     const chunks = this.chunks;
     let i = 0;
     for (let need = n; need > 0;) {
       const chunk = chunks[i]!;
       if (chunk.length <= need) {
-        parts.push(chunk);
+        parts?.push(chunk);
         need -= chunk.length;
         i++;
       } else {
-        parts.push(chunk.subarray(0, need));
+        parts?.push(chunk.subarray(0, need));
         chunks[i] = chunk.subarray(need);
         need = 0;
       }
     }
     if (i > 0) this.chunks = chunks.slice(i);
     this.size -= n;
-    return new BodyBytes(parts, n);
-  }
-
-  /** Removes the first `n` received bytes. */
-  private drop(n: number): void {
-    this.takeParts(n);
   }
 }
