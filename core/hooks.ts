@@ -212,6 +212,11 @@ export interface UsageRequest {
 
 // ---------------------------------------------------------------- wire codecs
 
+/**
+ * What an encoder knows of the request. `request` and `inbound` are let go at the answer's first
+ * byte (core/pipeline/translation-source.ts): a stream encoder reads what it echoes when it is made
+ * or with its first event, which comes before the first byte; reading them later throws.
+ */
 export interface EncodeContext {
   requestId: string;
   /** The model name the client asked for (responses echo it). */

@@ -10,11 +10,15 @@ import type { ValueSpan } from './json-scan.ts';
 import { topLevelScanner } from './json-scan-wasm/wasm-scanner.ts';
 
 export interface InferenceBody {
-  /** The parsed body; where the body was scanned, parsed on first read. */
+  /** The parsed body; where the body was scanned, parsed on first read. Throws once released. */
   readonly json: Record<string, unknown>;
   readonly model: string;
   readonly stream: boolean;
+  /** Lets go of the parsed body (the pipeline, at the answer's first byte: see body-bytes.ts). */
+  release(): void;
 }
+
+const RELEASED_JSON = 'the parsed request was let go once its answer began (InferenceBody.release)';
 
 /** application/json, with or without parameters. */
 export function isJsonContentType(value: string | undefined): boolean {
@@ -43,7 +47,24 @@ export function checkInferenceBody(json: unknown): InferenceBody {
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
     throw new RelayError('RELAY_ERR_BAD_REQUEST', "'stream' must be a boolean", { field: '/stream' });
   }
-  return { json: body, model: body.model, stream: body.stream === true };
+  return new ParsedBody(body, body.model, body.stream === true);
+}
+
+class ParsedBody implements InferenceBody {
+  private parsed: Record<string, unknown> | null;
+
+  constructor(json: Record<string, unknown>, readonly model: string, readonly stream: boolean) {
+    this.parsed = json;
+  }
+
+  get json(): Record<string, unknown> {
+    if (this.parsed === null) throw new Error(RELEASED_JSON);
+    return this.parsed;
+  }
+
+  release(): void {
+    this.parsed = null;
+  }
 }
 
 const MODEL = 0;
@@ -84,13 +105,20 @@ function stringValue(raw: Buffer, span: ValueSpan): string | null {
 
 class ScannedBody implements InferenceBody {
   private parsed: Record<string, unknown> | undefined;
+  private released = false;
 
   constructor(private readonly raw: BodyBytes, readonly model: string, readonly stream: boolean) {}
 
   get json(): Record<string, unknown> {
+    if (this.released) throw new Error(RELEASED_JSON);
     // The scan accepted it: JSON.parse does too, and it is an object.
     this.parsed ??= JSON.parse(this.raw.joined().toString('utf8')) as Record<string, unknown>;
     return this.parsed;
+  }
+
+  release(): void {
+    this.released = true;
+    this.parsed = undefined;
   }
 }
 

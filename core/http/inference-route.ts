@@ -73,10 +73,10 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
 
 /**
  * An inference request as the pipeline gets it. `json` is the body's, read when first asked for:
- * passthrough never asks unless it must rewrite the body, so an agent's big body is not parsed,
- * nor held parsed while its stream lasts (inference-body.ts); nor does it ask for `body`, the
- * bytes as one Buffer, but forwards `bytes`, the chunks they came in (body-bytes.ts). A class: an
- * object literal with a getter is slow to make (see AttemptUpstreamRequest in attempt.ts).
+ * passthrough never asks unless it must rewrite the body, so an agent's big body is not parsed
+ * (inference-body.ts); nor does it ask for `body`, the bytes as one Buffer, but forwards `bytes`,
+ * the chunks they came in (body-bytes.ts). Both are let go at the answer's first byte (releaseCall).
+ * A class: an object literal with a getter is slow to make (see AttemptUpstreamRequest in attempt.ts).
  */
 class RouteCall implements InferenceCall {
   readonly model: string;
@@ -100,6 +100,20 @@ class RouteCall implements InferenceCall {
   get json(): Record<string, unknown> {
     return this.parsed.json;
   }
+
+  release(): void {
+    this.bytes.release();
+    this.parsed.release();
+  }
+}
+
+/**
+ * Lets go of what a call's request holds, its bytes and its parsed JSON; reading `body` or `json`
+ * after it throws. The pipeline calls it at the answer's first byte, past which nothing is sent
+ * again (no failover): an agent's stream lasts seconds to minutes (body-bytes.ts).
+ */
+export function releaseCall(call: InferenceCall): void {
+  if (call instanceof RouteCall) call.release();
 }
 
 /**

@@ -5,7 +5,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { RelayError } from '../errors.ts';
-import type { CanonicalRequest } from '../canonical/types.ts';
 import type { InboundHttpRequest, InboundRequest, Principal, ShapeId } from '../hooks.ts';
 import type { InferenceCall, Pipeline } from '../plugins/context.ts';
 import type { Hooks } from '../plugins/registry.ts';
@@ -20,6 +19,7 @@ import { ScrapeTimeHistogram } from '../server/scrape-time-histogram.ts';
 import { Attempt, ClientGone } from './attempt.ts';
 import { Cancellation } from '../http/cancellation.ts';
 import { bytesOf } from '../http/body-bytes.ts';
+import { releaseCall } from '../http/inference-route.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
 import type { KeyHealth } from './key-health.ts';
@@ -29,6 +29,7 @@ import { RequestRecord } from './request-record.ts';
 import { AnsweredRequests } from './answered-requests.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
+import { TranslationSource } from './translation-source.ts';
 
 export interface PipelineDeps {
   hooks: Hooks;
@@ -174,11 +175,14 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     let requestCapture: BodyCapture | null = null;
     let responseCapture: BodyCapture | null = null;
     let responseHeaders: Record<string, string | string[] | undefined> = {};
+    let translation: TranslationSource | null = null;
     const writer = new ClientWriter(res, request.id, () => {
       if (record.ttfbMs !== null) return;
       record.markFirstByte();
-      // No failover past the first byte: the request body is not needed again (body-bytes.ts).
-      bytesOf(call).release();
+      // No failover past the first byte: the request, as bytes, parsed or canonical, is not needed
+      // again, and an agent's stream lasts minutes (body-bytes.ts, translation-source.ts).
+      releaseCall(call);
+      translation?.release();
     }, (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
 
@@ -200,10 +204,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const routes = (hooks.resolver ?? defaultResolver)(principal, call.model, { shape: call.shape });
 
       const codec = hooks.codecs.get(call.shape);
-      let canonical: CanonicalRequest | null = null;
       if (routes.some((r) => !r.shapes.includes(call.shape))) {
         if (!codec) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${call.model}\` is not served in this API's shape.`);
-        canonical = codec.decodeRequest(call.json);
+        translation = TranslationSource.decode(codec, call);
       }
 
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, log);
@@ -223,7 +226,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
         const result = route.shapes.includes(call.shape)
           ? await passthrough(attempt, route, credential)
-          : await translate(attempt, route, credential, codec!, canonical!);
+          : await translate(attempt, route, credential, codec!, translation!);
         if (result.kind === 'done') break;
       }
       if (!writer.isCommitted && !res.headersSent) {

@@ -1,14 +1,15 @@
 // Translation through the canonical shape, for a route whose upstream speaks another shape:
 // inbound codec -> canonical -> the adapter's upstream shape, and back, chunk by chunk.
 import { SseParser } from '../http/sse.ts';
-import type { CanonicalRequest, CanonicalResponse, StreamEvent } from '../canonical/types.ts';
-import type { EncodeContext, InboundCodec, Route, StreamDecoder, UpstreamBody } from '../hooks.ts';
+import type { CanonicalResponse, StreamEvent } from '../canonical/types.ts';
+import type { EncodeContext, InboundCodec, Route, StreamDecoder, UpstreamBody, UpstreamRequest } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
 import { resume } from './hold.ts';
 import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
 import { redactCredentialText } from './upstream-error.ts';
+import type { TranslationSource } from './translation-source.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -18,18 +19,11 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, canonical: CanonicalRequest): Promise<AttemptResult> {
+export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, source: TranslationSource): Promise<AttemptResult> {
   const upstreamShape = route.adapter.translationShape(route.shapes, attempt.call.shape);
   if (!upstreamShape) return { kind: 'retry' };
-  // Object.assign, not `{ ...canonical, model, stream }`: V8's slow path for a literal that starts with a spread (core/http/upstream.ts).
-  const request: CanonicalRequest = Object.assign({}, canonical, { model: route.upstreamModel, stream: attempt.call.stream });
-  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, request, route));
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: attempt.call.stream ? 'text/event-stream' : 'application/json' };
-  if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
-  const res = await attempt.send(route, attempt.upstreamRequest({ route, shape: upstreamShape, body, headers, credential, stream: attempt.call.stream }));
+  const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source));
   if (res === null) return { kind: 'retry' };
-
-  const ctx: EncodeContext = { requestId: attempt.request.id, model: attempt.call.model, request: canonical, inbound: attempt.call.json };
 
   if (res.status >= 400) {
     const verdict = classifyStatus(res.status);
@@ -56,7 +50,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (!attempt.call.stream || !isEventStream(res.headers)) {
     let response: CanonicalResponse;
     try {
-      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body)), route, request);
+      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body)), route, source.routed(route, attempt.call.stream));
     } catch (err) {
       if (attempt.cancellation.aborted) throw err;
       if (!attempt.isLast) return { kind: 'retry' };
@@ -64,6 +58,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     }
     attempt.reportSuccess(route);
     attempt.record.usage = response.usage;
+    const ctx = source.encodeContext(attempt.request.id, attempt.call.model);
     if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response));
     attempt.record.status = 200;
     attempt.writer.commit(200, JSON_HEADERS, false);
@@ -72,14 +67,25 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     return { kind: 'done' };
   }
 
-  return translateStream(attempt, route, upstreamShape, request, codec, ctx, res.body);
+  return translateStream(attempt, route, upstreamShape, codec, source, res.body);
 }
 
+/** The upstream request for `route`: the canonical request in the adapter's shape, as JSON. */
+function translatedRequest(attempt: Attempt, route: Route, upstreamShape: string, credential: string | null, source: TranslationSource): UpstreamRequest {
+  const stream = attempt.call.stream;
+  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route));
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+  if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
+  return attempt.upstreamRequest({ route, shape: upstreamShape, body, headers, credential, stream });
+}
+
+// The source is read here only, and only before the first byte: past it, the stream's frame holds
+// no part of the request (a suspended async function keeps its locals, even those it no longer reads).
 async function translateStream(
-  attempt: Attempt, route: Route, upstreamShape: string, request: CanonicalRequest, codec: InboundCodec, ctx: EncodeContext, body: UpstreamBody,
+  attempt: Attempt, route: Route, upstreamShape: string, codec: InboundCodec, source: TranslationSource, body: UpstreamBody,
 ): Promise<AttemptResult> {
-  const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, request);
-  const encoder = codec.streamEncoder(ctx);
+  const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream));
+  const encoder = codec.streamEncoder(source.encodeContext(attempt.request.id, attempt.call.model));
   let pending: StreamEvent[] = [];
   let seen: 'opening' | 'output' | 'error' = 'opening';
   const parser = new SseParser((event, data) => {

@@ -37,10 +37,13 @@ export interface InferenceCall {
    * Raw request body as received (forwarded unchanged in passthrough). Relay's routes keep a body
    * that came in several reads as those parts and forward them; reading `body` joins them (a copy).
    * Their bodies are let go at the answer's first byte (no failover after it), and reading `body`
-   * after that throws; `json`, once read, stays.
+   * after that throws.
    */
   body: Buffer;
-  /** The parsed body; parsed when first read (passthrough reads only `model` and `stream`, from the bytes). */
+  /**
+   * The parsed body; parsed when first read (passthrough reads only `model` and `stream`, from the
+   * bytes). Let go at the answer's first byte with the body: reading it after that throws.
+   */
   readonly json: Record<string, unknown>;
   model: string;
   stream: boolean;

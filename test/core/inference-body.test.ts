@@ -60,3 +60,23 @@ t.test('what the full check refuses (or must name) is left to it', async (t) => 
     t.throws(() => checkInferenceBody(parseJsonBody(Buffer.from(text))), { code }, `${JSON.stringify(text)}: ${code}`);
   }
 });
+
+t.test('a released body lets go of its parsed JSON: reading it after throws, scanned or parsed', async (t) => {
+  const text = '{"model":"m","stream":true,"input":"hello"}';
+  const scanned = scan(text)!;
+  t.equal(scanned.json.input, 'hello', 'parsed when asked');
+  scanned.release();
+  t.throws(() => scanned.json, /let go/, 'scanned: json throws once released');
+  t.equal(scanned.model, 'm', 'model and stream stay');
+  t.equal(scanned.stream, true);
+
+  const unread = scan(text)!;
+  unread.release();
+  t.throws(() => unread.json, /let go/, 'released before it was ever parsed: throws too, instead of parsing');
+
+  const full = checkInferenceBody(parseJsonBody(Buffer.from(text)));
+  t.equal(full.json.input, 'hello');
+  full.release();
+  t.throws(() => full.json, /let go/, 'parsed by the full check: json throws once released');
+  t.equal(full.model, 'm');
+});
