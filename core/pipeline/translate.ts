@@ -1,6 +1,7 @@
 // Translation through the canonical shape, for a route whose upstream speaks another shape:
 // inbound codec -> canonical -> the adapter's upstream shape, and back, chunk by chunk.
 import { SseParser } from '../http/sse.ts';
+import { stringifyToParts } from '../http/json-parts.ts';
 import type { CanonicalResponse, StreamEvent } from '../canonical/types.ts';
 import type { EncodeContext, InboundCodec, Route, StreamDecoder, UpstreamBody, UpstreamRequest } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
@@ -70,10 +71,10 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   return translateStream(attempt, route, upstreamShape, codec, source, res.body);
 }
 
-/** The upstream request for `route`: the canonical request in the adapter's shape, as JSON. */
+/** The upstream request for `route`: the canonical request in the adapter's shape, as JSON (in parts: json-parts.ts). */
 function translatedRequest(attempt: Attempt, route: Route, upstreamShape: string, credential: string | null, source: TranslationSource): UpstreamRequest {
   const stream = attempt.call.stream;
-  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route));
+  const body = stringifyToParts(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route));
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   return attempt.upstreamRequest({ route, shape: upstreamShape, body, headers, credential, stream });

@@ -1,0 +1,46 @@
+// Microbench of writing a translated upstream request: JSON.stringify then Buffer.from (one string
+// and one Buffer the size of the request) against core/http/json-parts.ts (the same bytes as parts
+// of ~32 K characters). The requests are what translation sends upstream for agent-sized turns:
+// a Codex Responses turn encoded for a Messages upstream, a Claude Code turn for Chat Completions.
+// Prints microseconds per request.
+//   npx tsx test/bench/json-parts.ts [SECONDS_PER_CASE=1]
+import { stringifyToParts } from '../../core/http/json-parts.ts';
+import { responsesCodec } from '../../plugins/wire-vendor-a/codec/index.ts';
+import { messagesCodec } from '../../plugins/wire-vendor-b/codec/index.ts';
+import { encodeRequest as encodeForMessages } from '../../plugins/vendor-anthropic/codec/index.ts';
+import { encodeRequest as encodeForChat } from '../../plugins/vendor-openai/codec/index.ts';
+import type { CanonicalRequest, Route } from '../../core/plugin-api.ts';
+import { claudeCodeBody, codexBody } from './agent-bodies.ts';
+
+const seconds = Number(process.argv[2] ?? 1);
+
+function timePerCall(fn: () => unknown): number {
+  for (let i = 0; i < 30; i++) fn(); // warm up
+  let calls = 0;
+  const start = process.hrtime.bigint();
+  const until = start + BigInt(Math.round(seconds * 1e9));
+  let now = start;
+  while (now < until) {
+    fn();
+    calls++;
+    now = process.hrtime.bigint();
+  }
+  return Number(now - start) / calls / 1000;
+}
+
+const route = { upstreamModel: 'upstream-model' } as Route;
+const routed = (canonical: CanonicalRequest): CanonicalRequest => Object.assign({}, canonical, { model: 'upstream-model', stream: true });
+const cases: Array<[string, unknown]> = [
+  ['Codex turn -> Messages', encodeForMessages('anthropic.messages', routed(responsesCodec.decodeRequest(JSON.parse(codexBody(400_000).toString()))), route)],
+  ['Claude Code turn -> Chat', encodeForChat('openai.chat', routed(messagesCodec.decodeRequest(JSON.parse(claudeCodeBody(400_000).toString()))), route)],
+];
+
+console.log('request                     KB   JSON.stringify+Buffer.from   parts   parts');
+for (const [name, request] of cases) {
+  const whole = Buffer.from(JSON.stringify(request));
+  const parts = stringifyToParts(request);
+  if (!Buffer.concat(parts.parts).equals(whole)) throw new Error(`${name}: the parts differ from JSON.stringify`);
+  const before = timePerCall(() => Buffer.from(JSON.stringify(request)));
+  const after = timePerCall(() => stringifyToParts(request));
+  console.log(`${name.padEnd(26)} ${String(Math.round(whole.length / 1024)).padStart(4)}   ${before.toFixed(0).padStart(20)} us   ${after.toFixed(0).padStart(5)} us   ${parts.parts.length}`);
+}
