@@ -1,6 +1,6 @@
 // The benchmark cases: what a client sends, what the upstream is asked when there is no gateway
 // (the "direct" baseline), and how to tell a complete, successful answer.
-import { claudeCodeBody } from './agent-bodies.ts';
+import { claudeCodeBody, codexBody } from './agent-bodies.ts';
 
 export type Vendor = 'openai' | 'anthropic';
 export type Shape = 'chat' | 'responses' | 'embeddings' | 'messages';
@@ -37,6 +37,8 @@ const embeddingsBody = { model: BENCH_MODELS.embeddings, input: 'The quick brown
 // A coding agent's turn deep into a session, as Claude Code sends it (agent-bodies.ts): what a
 // gateway in front of agents mostly reads.
 const agentTurnBody = JSON.parse(claudeCodeBody(400_000, BENCH_MODELS.anthropic).toString('utf8')) as object;
+// Codex's turn of the same size, to a Messages upstream: translated both ways.
+const codexTurnBody = JSON.parse(codexBody(400_000, BENCH_MODELS.anthropic).toString('utf8')) as object;
 // A real model's size (text-embedding-3-small): a ~30 KB answer instead of the 8-dimension one.
 const embeddings1536Body = { ...embeddingsBody, dimensions: 1536 };
 
@@ -97,6 +99,14 @@ export const CASES: BenchCase[] = [
     title: 'anthropic messages, streaming passthrough of a Claude Code turn (a ~400 KB request, 20 chunks)',
     stream: true,
     client: { shape: 'messages', vendor: 'anthropic', body: agentTurnBody, expect: 'message_stop' },
+    direct: { path: '/v1/messages', vendor: 'anthropic', body: agentTurnBody, expect: 'message_stop' },
+  },
+  {
+    id: 'agent-turn-translated',
+    title: 'responses in, anthropic messages upstream: a Codex turn (a ~400 KB request, 20 chunks), translated',
+    stream: true,
+    client: { shape: 'responses', vendor: 'anthropic', body: codexTurnBody, expect: 'response.completed' },
+    // Direct baseline: a Messages turn of the same size, as the upstream is asked for one.
     direct: { path: '/v1/messages', vendor: 'anthropic', body: agentTurnBody, expect: 'message_stop' },
   },
 ];

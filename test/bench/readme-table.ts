@@ -36,6 +36,7 @@ const TITLES: Record<string, string> = {
   'chat-stream': 'chat, streamed (20 chunks)',
   'messages-stream': 'messages, streamed (20 chunks)',
   'agent-turn-stream': 'messages, streamed, a Claude Code turn (~400 KB request)',
+  'agent-turn-translated': 'Responses -> Anthropic, translated, a Codex turn (~400 KB request)',
   'responses-to-messages': 'Responses -> Anthropic, translated stream',
   embeddings: 'embeddings',
   'embeddings-1536': 'embeddings, 1536 dimensions',
