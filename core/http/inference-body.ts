@@ -8,6 +8,7 @@ import { RelayError } from '../errors.ts';
 import type { BodyBytes } from './body-bytes.ts';
 import type { ValueSpan } from './json-scan.ts';
 import { topLevelScanner } from './json-scan-wasm/wasm-scanner.ts';
+import { parseInPieces } from './json-pieces.ts';
 
 export interface InferenceBody {
   /** The parsed body; where the body was scanned, parsed on first read. Throws once released. */
@@ -111,8 +112,8 @@ class ScannedBody implements InferenceBody {
 
   get json(): Record<string, unknown> {
     if (this.released) throw new Error(RELEASED_JSON);
-    // The scan accepted it: JSON.parse does too, and it is an object.
-    this.parsed ??= JSON.parse(this.raw.joined().toString('utf8')) as Record<string, unknown>;
+    // The scan accepted it: JSON.parse does too, and it is an object. In pieces: json-pieces.ts.
+    this.parsed ??= parseInPieces(this.raw.joined()) as Record<string, unknown>;
     return this.parsed;
   }
 
