@@ -5,6 +5,7 @@ import { RelayError } from '../errors.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
 import { bytesOf, type BodyBytes } from '../http/body-bytes.ts';
 import { replaceTopLevelValue } from '../http/json-top-level.ts';
+import { stringifyToParts } from '../http/json-parts.ts';
 import type { Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
@@ -31,7 +32,7 @@ function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null
   // A spread alone, then the member: `{ ...body, model }` takes V8's slow path (see upstream.ts).
   const body = { ...(usage?.body ?? call.json) };
   body.model = route.upstreamModel;
-  return JSON.stringify(body);
+  return stringifyToParts(body); // an agent's turn is hundreds of KB: never one string (json-parts.ts)
 }
 
 export async function passthrough(attempt: Attempt, route: Route, credential: string | null): Promise<AttemptResult> {

@@ -129,6 +129,12 @@ t.test('injectStreamUsage: a streamed chat without include_usage still logs its 
   await eventually(async () => (await withInjection.api('GET', `/api/logs/${requestId}`)).status === 200, 5_000, 50);
   const log = (await withInjection.api('GET', `/api/logs/${requestId}`)).body;
   t.ok(log.input_tokens > 0 && log.output_tokens > 0, 'tokens are recorded');
+
+  // An agent-sized chat rewritten for usage goes up in parts (json-parts.ts): the same JSON whole.
+  const big = { model: 'gpt-test', messages: Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i} caf\u00e9 ${'x'.repeat(5_000)}` })), stream: true };
+  const bigRes = await post(`${withInjection.inferenceUrl}/vendor-a/v1/chat/completions`, { authorization: `Bearer ${seeded.relayKey}` }, big);
+  t.equal(bigRes.status, 200, bigRes.bytes.toString().slice(0, 300));
+  t.same(openaiUp.lastRequest()!.json, { ...big, stream_options: { include_usage: true } }, 'a 200 KB body rewritten for usage arrives whole');
 });
 
 t.test('usage is read from the passthrough tap into the request log', async (t) => {
