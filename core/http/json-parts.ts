@@ -1,10 +1,10 @@
-// JSON.stringify(value) as UTF-8 parts of about 32 K characters each, never as one string. A translated
-// agent turn is a ~400 KB upstream request, and V8 puts any string over 128 KB in a space of its
-// own, mapped for it alone and unmapped when it dies: fresh pages, faulted in every time. Measured
-// on a Firecracker VM: making a 130 KB string took ~1 ms against 16 µs for a 120 KB one, and
-// JSON.stringify of a 336 KB request then Buffer.from of it ~3.2 ms; this, the same bytes, see
-// test/bench/json-parts.ts. Containers near the top are written member by member; below
-// SPLIT_DEPTH, and for anything with toJSON, JSON.stringify writes the value whole.
+// JSON.stringify(value) as UTF-8 parts of about 32 K characters each, never as one string. A
+// translated agent turn is a ~400 KB upstream request, and V8 puts any string over 128 KB in a
+// space of its own, mapped for it alone and unmapped when it dies: fresh pages, faulted in every
+// time. Measured on a Firecracker VM: making a 130 KB string took ~1 ms against 16 µs for a 120 KB
+// one; JSON.stringify of a 335 KB request then Buffer.from of it 3.0 ms, these parts of the same
+// bytes 0.9 ms (test/bench/json-parts.ts). Containers near the top are written member by member;
+// below SPLIT_DEPTH, and for anything with toJSON, JSON.stringify writes the value whole.
 import { BodyBytes } from './body-bytes.ts';
 
 // In characters: a join stays under 2 x 32 K characters, under 128 KB even as a two-byte string.
@@ -66,7 +66,7 @@ function splits(value: unknown, depth: number): value is object {
     && typeof (value as { toJSON?: unknown }).toJSON !== 'function' && !isBoxed(value);
 }
 
-/** Writes `value`, an array's item, as JSON.stringify writes it there. */
+/** Writes `value` as JSON.stringify writes it under `key` (what it leaves out is null: only an array's item can be). */
 function writeValue(writer: PartsWriter, value: unknown, key: string, depth: number): void {
   if (!splits(value, depth)) {
     writer.add(wholeText(value, key) ?? 'null'); // in an array, what JSON.stringify leaves out is null

@@ -1,7 +1,8 @@
 // JSON.parse of a body that the scanner accepted, without making its text one string. V8 gives
 // every string over 128 KB pages of its own, mapped for it and unmapped when it dies, and on a
 // Firecracker VM touching fresh pages is slow: the text of a 400 KB Codex turn took ~1.9 ms to
-// make, against 0.7 ms to parse (test/bench/json-parts.ts measures its sibling). A translated
+// make, against 0.7 ms to parse it (json-parts.ts is the same for writing; test/bench/json-parts.ts
+// measures both: reading such a turn 2.3 -> 1.0 ms). A translated
 // agent turn parses its request, so the text is made in pieces of at most PIECE_BYTES: the body
 // is walked once to find where its values lie, any value that fits a piece is parsed whole by
 // JSON.parse, and the containers around them are built here. A single string value bigger than a
