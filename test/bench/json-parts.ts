@@ -13,22 +13,9 @@ import { encodeRequest as encodeForMessages } from '../../plugins/vendor-anthrop
 import { encodeRequest as encodeForChat } from '../../plugins/vendor-openai/codec/index.ts';
 import type { CanonicalRequest, Route } from '../../core/plugin-api.ts';
 import { claudeCodeBody, codexBody } from './agent-bodies.ts';
+import { timePerCall } from './time-per-call.ts';
 
 const seconds = Number(process.argv[2] ?? 1);
-
-function timePerCall(fn: () => unknown): number {
-  for (let i = 0; i < 30; i++) fn(); // warm up
-  let calls = 0;
-  const start = process.hrtime.bigint();
-  const until = start + BigInt(Math.round(seconds * 1e9));
-  let now = start;
-  while (now < until) {
-    fn();
-    calls++;
-    now = process.hrtime.bigint();
-  }
-  return Number(now - start) / calls / 1000;
-}
 
 const route = { upstreamModel: 'upstream-model' } as Route;
 const routed = (canonical: CanonicalRequest): CanonicalRequest => Object.assign({}, canonical, { model: 'upstream-model', stream: true });
@@ -40,8 +27,8 @@ const cases: Array<[string, unknown]> = [
 console.log('reading                     KB   toString+JSON.parse   in pieces');
 for (const [name, raw] of [['Codex turn', codexBody(400_000)], ['Claude Code turn', claudeCodeBody(400_000)]] as const) {
   if (JSON.stringify(parseInPieces(raw)) !== JSON.stringify(JSON.parse(raw.toString('utf8')))) throw new Error(`${name}: parsed differently`);
-  const before = timePerCall(() => JSON.parse(raw.toString('utf8')));
-  const after = timePerCall(() => parseInPieces(raw));
+  const before = timePerCall(() => JSON.parse(raw.toString('utf8')), seconds, 1);
+  const after = timePerCall(() => parseInPieces(raw), seconds, 1);
   console.log(`${name.padEnd(26)} ${String(Math.round(raw.length / 1024)).padStart(4)}   ${before.toFixed(0).padStart(16)} us   ${after.toFixed(0).padStart(6)} us`);
 }
 
@@ -50,7 +37,7 @@ for (const [name, request] of cases) {
   const whole = Buffer.from(JSON.stringify(request));
   const parts = stringifyToParts(request);
   if (!Buffer.concat(parts.parts).equals(whole)) throw new Error(`${name}: the parts differ from JSON.stringify`);
-  const before = timePerCall(() => Buffer.from(JSON.stringify(request)));
-  const after = timePerCall(() => stringifyToParts(request));
+  const before = timePerCall(() => Buffer.from(JSON.stringify(request)), seconds, 1);
+  const after = timePerCall(() => stringifyToParts(request), seconds, 1);
   console.log(`${name.padEnd(26)} ${String(Math.round(whole.length / 1024)).padStart(4)}   ${before.toFixed(0).padStart(20)} us   ${after.toFixed(0).padStart(5)} us   ${parts.parts.length}`);
 }

@@ -12,25 +12,12 @@ import { scanInferenceBody } from '../../core/http/inference-body.ts';
 import { TopLevelScanner } from '../../core/http/json-scan.ts';
 import { topLevelScanner } from '../../core/http/json-scan-wasm/wasm-scanner.ts';
 import { agentBodies } from './agent-bodies.ts';
+import { timePerCall } from './time-per-call.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const seconds = Number(process.argv[2] ?? 1);
-
-function timePerCall(fn: () => unknown): number {
-  for (let i = 0; i < 50; i++) fn(); // warm up
-  let calls = 0;
-  const start = process.hrtime.bigint();
-  const until = start + BigInt(Math.round(seconds * 1e9));
-  let now = start;
-  while (now < until) {
-    for (let i = 0; i < 10; i++) fn();
-    calls += 10;
-    now = process.hrtime.bigint();
-  }
-  return Number(now - start) / calls / 1000;
-}
 
 const parseWhole = (raw: Buffer) => {
   const json = JSON.parse(raw.toString('utf8')) as { model: string; stream?: boolean };
@@ -60,10 +47,10 @@ function heapHeld(raw: Buffer): number {
 
 const rows: string[] = [];
 for (const [name, raw] of agentBodies()) {
-  const parse = timePerCall(() => parseWhole(raw));
-  const scan = timePerCall(() => scanInPlace(raw));
-  const js = timePerCall(() => jsScanner.scan(raw));
-  const wasm = timePerCall(() => wasmScanner.scan(raw));
+  const parse = timePerCall(() => parseWhole(raw), seconds);
+  const scan = timePerCall(() => scanInPlace(raw), seconds);
+  const js = timePerCall(() => jsScanner.scan(raw), seconds);
+  const wasm = timePerCall(() => wasmScanner.scan(raw), seconds);
   rows.push(`${name.padEnd(24)} ${(raw.length / 1024).toFixed(1).padStart(7)} KB  JSON.parse ${parse.toFixed(2).padStart(8)} us  scan ${scan.toFixed(2).padStart(8)} us  ${(parse / scan).toFixed(1).padStart(4)}x  (scanner alone: JavaScript ${js.toFixed(2).padStart(8)} us, WebAssembly ${wasm.toFixed(2).padStart(8)} us)  parsed copy holds ${heapHeld(raw).toFixed(1).padStart(6)} KB of heap`);
 }
 process.stdout.write(`Reading an inference request body (model, stream), microseconds per body, ${seconds} s per case\n${rows.join('\n')}\n`);
