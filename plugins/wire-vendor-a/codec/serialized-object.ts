@@ -8,32 +8,52 @@
 // Only the serialized fields are kept, not the object: a stream lasts minutes, and the echoed tools
 // as objects were 22 of the 125 KB a translated Codex stream (16 tools) held past its first byte.
 export class SerializedObject {
-  private readonly fields: Array<{ key: string; json: string | undefined }> = [];
+  private readonly keys: string[];
+  /** `"key":value` for each key, or undefined where the value serializes to nothing. */
+  private readonly members: Array<string | undefined>;
+  /** with() without changes, made on its first call (the created and in_progress frames share it). */
+  private unchanged: string | undefined;
 
   constructor(base: Record<string, unknown>) {
-    for (const key of Object.keys(base)) this.fields.push({ key, json: JSON.stringify(base[key]) });
+    this.keys = Object.keys(base);
+    this.members = this.keys.map((key) => member(key, base[key]));
   }
 
   /** The same text as JSON.stringify({ ...base, ...changes }), serializing only `changes` anew. */
-  with(changes: Record<string, unknown> = {}): string {
-    const added = Object.keys(changes).filter((key) => !this.fields.some((field) => field.key === key));
-    // A new array-index key would sort before the others in the spread: not worth mimicking.
-    if (added.some((key) => ARRAY_INDEX.test(key))) return JSON.stringify({ ...this.rebuilt(), ...changes });
-    const parts: string[] = [];
-    const add = (key: string, json: string | undefined) => {
-      if (json !== undefined) parts.push(`${JSON.stringify(key)}:${json}`);
-    };
-    for (const { key, json } of this.fields) add(key, Object.hasOwn(changes, key) ? JSON.stringify(changes[key]) : json);
-    for (const key of added) add(key, JSON.stringify(changes[key]));
-    return `{${parts.join(',')}}`;
+  with(changes?: Record<string, unknown>): string {
+    if (changes === undefined) return (this.unchanged ??= `{${this.members.filter((m) => m !== undefined).join(',')}}`);
+    // Members joined by hand, no array or closure per call: with the unchanged text kept, a
+    // translated stream went from 47 to 42.5 us per stream (test/bench/translated-stream.ts).
+    let out = '';
+    for (let i = 0; i < this.keys.length; i++) {
+      const key = this.keys[i]!;
+      const m = Object.hasOwn(changes, key) ? member(key, changes[key]) : this.members[i];
+      if (m !== undefined) out = out === '' ? m : `${out},${m}`;
+    }
+    for (const key of Object.keys(changes)) {
+      if (this.keys.includes(key)) continue;
+      // A new array-index key would sort before the others in the spread: not worth mimicking.
+      if (ARRAY_INDEX.test(key)) return JSON.stringify({ ...this.rebuilt(), ...changes });
+      const m = member(key, changes[key]);
+      if (m !== undefined) out = out === '' ? m : `${out},${m}`;
+    }
+    return `{${out}}`;
   }
 
   /** The base object again, from its serialized fields (keys in order, undefined ones included). */
   private rebuilt(): Record<string, unknown> {
     const object: Record<string, unknown> = {};
-    for (const { key, json } of this.fields) object[key] = json === undefined ? undefined : JSON.parse(json);
+    this.keys.forEach((key, i) => {
+      const m = this.members[i];
+      object[key] = m === undefined ? undefined : JSON.parse(`{${m}}`)[key];
+    });
     return object;
   }
+}
+
+function member(key: string, value: unknown): string | undefined {
+  const json = JSON.stringify(value);
+  return json === undefined ? undefined : `${JSON.stringify(key)}:${json}`;
 }
 
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
