@@ -5,7 +5,7 @@
 // wake, and a request through a gateway crosses between the two cores four times: at one
 // connection the bare Node proxy added +0.25 ms over direct halting and +0.05 ms polling, so
 // most of that figure was the hypervisor's, not the gateway's. BENCH_IDLE=halt measures with the
-// machine's default instead; the README reports both.
+// machine's default instead; test/bench/RESULTS.md reports both (bd4cc12).
 import { closeSync, openSync, writeSync } from 'node:fs';
 
 export type IdleMode = 'poll' | 'halt';

@@ -6,7 +6,7 @@
 //
 // Measured reason: on the bench's chat case a bare proxy cost 71 us of CPU a request on node:http
 // and 60 us reading and writing the socket itself; Node's request and response objects are the
-// difference (Relay: see the README's figures for the lean server on and off).
+// difference (Relay: see test/bench/RESULTS.md for the lean server on and off).
 //
 // Timeouts as Node's server has them: an idle connection closes after keepAliveTimeout, a head not
 // complete after headersTimeout gets 408. Like the server Fastify sets up (requestTimeout 0), a
