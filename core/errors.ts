@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   RELAY_ERR_INVALID_JSON: { status: 400, type: 'invalid_request', description: 'The request body is not valid JSON.' },
   RELAY_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request', description: 'The request content type is not accepted.' },
   RELAY_ERR_BODY_TOO_LARGE: { status: 413, type: 'payload_too_large', description: 'The request body exceeds the configured limit.' },
+  RELAY_ERR_BODY_TIMEOUT: { status: 408, type: 'timeout', description: 'The request body did not arrive within the configured time.' },
+  RELAY_ERR_OVERLOADED: { status: 503, type: 'unavailable', description: 'Relay holds as many request bodies as it may; retry shortly.' },
   RELAY_ERR_HEADERS_TOO_LARGE: { status: 431, type: 'invalid_request', description: 'The request headers exceed what the server accepts.' },
   RELAY_ERR_UNAUTHENTICATED: { status: 401, type: 'authentication', description: 'Credentials are missing or invalid.' },
   RELAY_ERR_RELAY_KEY_INVALID: { status: 401, type: 'authentication', description: 'The relay key is missing, unknown, disabled or expired.' },
