@@ -57,6 +57,27 @@ export function parseJsonBody(raw: Buffer): unknown {
   }
 }
 
+/** Arrays and objects nested deeper than this are refused: codecs and JSON.stringify recurse. */
+export const MAX_NESTING = 128;
+
+/** Parses a body the scan accepted, refusing nesting past MAX_NESTING (400). */
+export function parseInferenceJson(raw: Buffer): Record<string, unknown> {
+  const json = parseJsonBody(raw) as Record<string, unknown>;
+  // Iterative, so that the check itself cannot overflow the stack.
+  const stack: Array<[unknown, number]> = [[json, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (depth > MAX_NESTING) {
+      throw new RelayError('RELAY_ERR_BAD_REQUEST', `the request body nests arrays and objects deeper than ${MAX_NESTING} levels`);
+    }
+    if (value === null || typeof value !== 'object') continue;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return json;
+}
+
 /** `true`, `false` or `null` as written; undefined for any other value. */
 function literalValue(raw: Buffer, span: ValueSpan): boolean | null | undefined {
   if (span.end - span.start > 5) return undefined;

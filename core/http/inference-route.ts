@@ -7,7 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
 import type { Attribution, InferenceCall, RelayContext } from '../plugins/context.ts';
-import { parseJsonBody, readInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
+import { parseInferenceJson, readInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface InferenceRouteOptions {
   url: string;
@@ -82,8 +82,7 @@ export class RouteCall implements InferenceCall {
   }
 
   json(): Record<string, unknown> {
-    // The scan accepted it, so JSON.parse does too, and it is an object.
-    this.parsed ??= parseJsonBody(this.body) as Record<string, unknown>;
+    this.parsed ??= parseInferenceJson(this.body);
     return this.parsed;
   }
 }

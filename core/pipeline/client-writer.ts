@@ -1,10 +1,15 @@
 // Writes a committed response to the client: head once, then chunks with backpressure.
 import type { ServerResponse } from 'node:http';
+import { connectionListed } from '../http/headers.ts';
 
-// Upstream headers never copied to the client: hop-by-hop ones, ones Node sets itself, and
-// x-request-id (the client gets Relay's).
-// content-encoding stays: it describes the bytes, which pass unchanged.
-const SKIP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'date', 'x-request-id']);
+// Upstream headers never copied to the client: hop-by-hop ones (and those the upstream's
+// Connection header names), ones Node sets itself, x-request-id (the client gets Relay's), and
+// cookies (an upstream's session is not the caller's to hold). content-encoding stays: it
+// describes the bytes, which pass unchanged.
+const SKIP = new Set([
+  'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authenticate',
+  'date', 'x-request-id', 'set-cookie', 'set-cookie2',
+]);
 
 export class ClientWriter {
   private committed = false;
@@ -33,9 +38,10 @@ export class ClientWriter {
     if (this.committed) return;
     this.committed = true;
     const headers: Record<string, string | string[]> = {};
+    const listed = connectionListed(upstreamHeaders);
     for (const name in upstreamHeaders) {
       const value = upstreamHeaders[name];
-      if (value === undefined || SKIP.has(name) || (!keepLength && name === 'content-length')) continue;
+      if (value === undefined || SKIP.has(name) || listed?.has(name) || (!keepLength && name === 'content-length')) continue;
       headers[name] = value;
     }
     headers['x-request-id'] = this.requestId;

@@ -57,6 +57,13 @@ function answerMalformedConnection(err: Error & { code?: string }, socket: impor
     socket.destroy();
     return;
   }
+  // Garbage after a request whose answer is still going out (a stream, say): never write into that
+  // answer; close the connection once it is finished.
+  const inProgress = (socket as { _httpMessage?: import('node:http').ServerResponse | null })._httpMessage;
+  if (inProgress && !inProgress.writableFinished) {
+    inProgress.once('close', () => socket.destroy());
+    return;
+  }
   const error = err.code === 'HPE_HEADER_OVERFLOW'
     ? new RelayError('RELAY_ERR_HEADERS_TOO_LARGE', 'request headers are larger than the server accepts')
     : new RelayError('RELAY_ERR_BAD_REQUEST', 'the request is not valid HTTP');
