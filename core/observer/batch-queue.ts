@@ -41,8 +41,6 @@ export interface BatchQueueOptions<T> {
   maxQueued?: number;
   retry?: RetryOptions;
   onDropped?: (count: number, reason: DropReason) => void;
-  /** The dropped items themselves (after onDropped): a refused push's item, or items that were held. */
-  onDroppedItems?: (items: T[], reason: DropReason) => void;
   /** After each successful write. */
   onWritten?: (count: number, durationMs: number) => void;
   /** After each failed write that will be retried. */
@@ -137,7 +135,6 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     unreportedDrops[reason] += count;
     try {
       options.onDropped?.(count, reason);
-      options.onDroppedItems?.(dropped, reason);
     } catch {
       // A metrics callback must not break the queue.
     }
