@@ -57,6 +57,9 @@ export interface Observer {
   /** The selected usage backend (for reads), or null when it is not loaded. */
   usageBackend(): UsageBackend | null;
   payloadBackend(): PayloadBackend | null;
+  /** Every loaded backend, for reads that cover data written before a switch. */
+  loadedUsageBackends(): UsageBackend[];
+  loadedPayloadBackends(): PayloadBackend[];
   /** Ids of the loaded backends. */
   backends(): { usage: string[]; payload: string[] };
   stats(): ObserverStats;
@@ -164,6 +167,8 @@ export function createObserver(options: ObserverOptions): Observer {
     payloadMaxBytes: () => settings.get('payload-logging').maxBytes,
     usageBackend: () => usageLanes.get(settings.get('usage-logging').backend)?.backend ?? null,
     payloadBackend: () => payloadLanes.get(settings.get('payload-logging').backend)?.backend ?? null,
+    loadedUsageBackends: () => [...usageLanes.values()].map((lane) => lane.backend),
+    loadedPayloadBackends: () => [...payloadLanes.values()].map((lane) => lane.backend),
     backends: () => ({ usage: [...usageLanes.keys()], payload: [...payloadLanes.keys()] }),
 
     stats() {
