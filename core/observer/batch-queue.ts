@@ -9,9 +9,10 @@
 //    with exponential backoff (with jitter); items pushed meanwhile wait behind it, within the bound.
 //  - A batch whose retry budget (`maxAttempts` or `maxRetryMs`) runs out is dropped and counted
 //    (`retries_exhausted`); close() drops what it could not write before its deadline (`close_deadline`).
+//  - A queue that yields (`yieldWhile`) drops its batch instead of writing or retrying it (`yielded`).
 //  - Every drop reaches onDropped (metrics) and the log, coalesced to one line per `dropLogIntervalMs`.
 
-export type DropReason = 'queue_full' | 'retries_exhausted' | 'close_deadline' | 'closed';
+export type DropReason = 'queue_full' | 'retries_exhausted' | 'close_deadline' | 'closed' | 'yielded';
 
 export interface BatchQueueLog {
   warn(obj: object, msg: string): void;
@@ -41,6 +42,11 @@ export interface BatchQueueOptions<T> {
   maxQueued?: number;
   retry?: RetryOptions;
   onDropped?: (count: number, reason: DropReason) => void;
+  /**
+   * While this returns true, a batch due to be written or retried is dropped instead (`yielded`):
+   * another queue's items come first (payloads give way to usage records on a failing disk).
+   */
+  yieldWhile?: () => boolean;
   /** After each successful write. */
   onWritten?: (count: number, durationMs: number) => void;
   /** After each failed write that will be retried. */
@@ -115,9 +121,9 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
   const stats = {
     written: 0,
     retries: 0,
-    droppedByReason: { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0 } as Record<DropReason, number>,
+    droppedByReason: { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0, yielded: 0 } as Record<DropReason, number>,
   };
-  const unreportedDrops: Record<DropReason, number> = { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0 };
+  const unreportedDrops: Record<DropReason, number> = { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0, yielded: 0 };
   let dropLogTimer: NodeJS.Timeout | null = null;
 
   function reportDrops(): void {
@@ -180,6 +186,11 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     let attempt = 0;
     let firstFailureAt = 0;
     for (;;) {
+      if (options.yieldWhile?.()) {
+        backingOff = false;
+        drop(batch, 'yielded');
+        return;
+      }
       attempt += 1;
       const started = performance.now();
       try {

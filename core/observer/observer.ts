@@ -12,6 +12,9 @@ import { createBatchQueue, type BatchQueue, type BatchQueueLog, type BatchQueueS
 import { createObserverMetrics, type BackendKind } from './metrics.ts';
 import type { PayloadBackend, UsageBackend } from './types.ts';
 
+/** Longest a usage event waits in its queue before it is written. */
+export const USAGE_MAX_DELAY_MS = 100;
+
 export interface ObserverLog extends BatchQueueLog {
   info(obj: object, msg: string): void;
 }
@@ -91,10 +94,18 @@ export function createObserver(options: ObserverOptions): Observer {
     ...[...payloadLanes].map(([backend, lane]) => ({ kind: 'payload' as const, backend, queue: lane.queue, recorded: lane.recorded })),
   ]);
 
+  /** True while a usage backend's batch is failing: payload writes then give way (its disk, its retries). */
+  const usageFailing = (): boolean => {
+    for (const lane of usageLanes.values()) if (lane.queue.stats().backingOff) return true;
+    return false;
+  };
+
   function makeQueue<T>(kind: BackendKind, id: string, write: (batch: T[]) => Promise<void>): BatchQueue<T> {
     return createBatchQueue<T>({
       name: `${kind}:${id}`,
       write,
+      // Usage records are written within 100 ms, which bounds what a crash (kill -9) can lose.
+      ...(kind === 'usage' ? { maxDelayMs: USAGE_MAX_DELAY_MS } : { yieldWhile: usageFailing }),
       ...options.queue,
       log,
       onDropped: (count, reason) => metrics.dropped(kind, id, count, reason),

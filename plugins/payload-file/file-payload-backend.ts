@@ -34,8 +34,14 @@ export class FilePayloadBackend implements PayloadBackend {
       const file = path.join(dayDir, fileNameOf(payload.request_id));
       // Written whole, then renamed: a reader never sees half a file.
       const temp = `${file}.${process.pid}.tmp`;
-      await writeFile(temp, JSON.stringify(payload));
-      await rename(temp, file);
+      try {
+        await writeFile(temp, JSON.stringify(payload));
+        await rename(temp, file);
+      } catch (err) {
+        // A failed write (a full disk) must not leave its partial file taking space.
+        await rm(temp, { force: true }).catch(() => {});
+        throw err;
+      }
     }));
     await this.removeExpired();
   }

@@ -1,6 +1,12 @@
 import t from 'tap';
 import { Registry } from 'prom-client';
-import { createObserver } from '../../core/observer/observer.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { eventually } from '../../core/testing.ts';
+import { USAGE_MAX_DELAY_MS, createObserver } from '../../core/observer/observer.ts';
+import { FileUsageBackend } from '../../plugins/log-file/file-usage-backend.ts';
+import { FilePayloadBackend } from '../../plugins/payload-file/file-payload-backend.ts';
 import type { PayloadBackend, UsageBackend } from '../../core/observer/types.ts';
 import type { CapturedPayload, UsageEvent } from '../../core/hooks.ts';
 import { capturedPayload, silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
@@ -135,4 +141,53 @@ t.test('close flushes every queue and closes the backends', async (t) => {
   await observer.close();
   t.equal(events.length, 5);
   t.equal(closed, 1);
+});
+
+t.test('usage records win: while a usage write fails, payload batches give way instead of being written or retried', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-observer-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const usageDir = path.join(dir, 'usage');
+  const payloadDir = path.join(dir, 'payloads');
+  await writeFile(usageDir, 'in the way'); // a file where the segments' directory should be: every usage write fails
+  const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'file', maxBytes: 1000 } });
+  const observer = createObserver({
+    settings, log: silentLog, metrics: new Registry(),
+    queue: { maxDelayMs: 5, retry: { initialBackoffMs: 20, maxBackoffMs: 20 } },
+  });
+  observer.addUsageBackend(new FileUsageBackend({ dir: usageDir, maxFileBytes: 1 << 20, rotateDaily: true, retentionDays: 30, maxScanBytes: 1 << 30, orderSkewMs: 5000 }));
+  const payloads = new FilePayloadBackend({ dir: payloadDir, retentionDays: 30 });
+  observer.addPayloadBackend(payloads);
+
+  const during = usageEvent({ request_id: 'during-outage' });
+  observer.record(during, null);
+  await eventually(() => observer.stats().usage.file!.backingOff, 2_000, 5);
+  const later = usageEvent({ request_id: 'while-failing' });
+  observer.record(later, capturedPayload(later.request_id));
+  await eventually(() => observer.stats().payload.file!.dropped === 1, 2_000, 5);
+  t.same(observer.stats().payload.file!.droppedByReason.yielded, 1, 'the payload gave way');
+  t.equal(observer.stats().payload.file!.written, 0);
+  t.equal(await payloads.get('while-failing'), null, 'no payload took the disk while usage records could not be written');
+
+  await rm(usageDir);
+  await eventually(() => observer.stats().usage.file!.written === 2, 5_000, 10);
+  const after = usageEvent({ request_id: 'after-outage' });
+  observer.record(after, capturedPayload(after.request_id));
+  await observer.flush();
+  t.ok(await payloads.get('after-outage'), 'once usage writes succeed, payloads are written again');
+  const reader = new FileUsageBackend({ dir: usageDir, maxFileBytes: 1 << 20, rotateDaily: true, retentionDays: 30, maxScanBytes: 1 << 30, orderSkewMs: 5000 });
+  t.ok(await reader.get('during-outage') && await reader.get('while-failing'), 'the usage records held through the outage are written');
+  await observer.close();
+  await reader.close();
+});
+
+t.test('usage events are written within 100 ms by default (the loss window of a crash)', async (t) => {
+  const observer = createObserver({ settings: testSettings({ 'usage-logging': { backend: 'mem' } }), log: silentLog, metrics: new Registry() });
+  const mem = memoryUsage('mem');
+  observer.addUsageBackend(mem);
+  t.equal(USAGE_MAX_DELAY_MS, 100);
+  observer.record(usageEvent(), null);
+  const started = Date.now();
+  await eventually(() => mem.events.length === 1, 2_000, 5);
+  t.ok(Date.now() - started < 400, `written after ${Date.now() - started} ms`);
+  await observer.close();
 });
