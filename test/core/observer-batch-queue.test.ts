@@ -157,3 +157,25 @@ t.test('yieldWhile: a failing batch stops retrying and new batches are dropped, 
   t.same(sink.written, [4], 'written again once nothing comes first');
   await q.close();
 });
+
+t.test('a write that throws retryable: false drops its batch at once, without retries', async (t) => {
+  let calls = 0;
+  const drops: Array<[number, DropReason]> = [];
+  const q = createBatchQueue<number>({
+    name: 't', maxBatchSize: 2, maxDelayMs: 5, retry: { initialBackoffMs: 5, maxBackoffMs: 5 },
+    write: async (b) => {
+      calls += 1;
+      if (b.includes(1)) throw Object.assign(new Error('no room'), { retryable: false });
+    },
+    onDropped: (n, r) => drops.push([n, r]),
+  });
+  q.push(1);
+  q.push(2);
+  q.push(3);
+  await q.flush();
+  t.same(drops, [[2, 'rejected']]);
+  t.equal(calls, 2, 'one attempt for the refused batch, one for the next');
+  t.equal(q.stats().retries, 0);
+  t.equal(q.stats().written, 1);
+  await q.close();
+});

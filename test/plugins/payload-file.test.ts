@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, statfs, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { FilePayloadBackend, fileNameOf } from '../../plugins/payload-file/file-payload-backend.ts';
@@ -18,7 +18,7 @@ t.test('day folders, unsafe ids, retention', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-payload-file-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const backends: FilePayloadBackend[] = [];
-  await plugin.register({ dataDir: dir, hooks: { addPayloadBackend: (b: FilePayloadBackend) => backends.push(b) } } as never, { dir: 'payloads', retentionDays: 2 });
+  await plugin.register({ dataDir: dir, hooks: { addPayloadBackend: (b: FilePayloadBackend) => backends.push(b) } } as never, { dir: 'payloads', retentionDays: 2, minFreeBytes: 0 });
   const backend = backends[0];
   const old = capturedPayload('old', { captured_at: new Date(Date.now() - 5 * 86_400_000).toISOString() });
   await backend.write([capturedPayload('first')]); // runs the hourly retention check, with nothing to do
@@ -47,4 +47,17 @@ t.test('a write that fails on a full disk leaves no temporary file behind', asyn
   t.equal(await backend.get('full-disk'), null);
   await backend.write([payload]);
   t.same(await backend.get('full-disk'), payload, 'the retry writes it once there is room');
+});
+
+t.test('payloads leave a reserve of free space to usage records: a batch that would go below it is refused, not retried', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-payload-file-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const { bavail, bsize } = await statfs(dir);
+  const free = bavail * bsize;
+  const short = new FilePayloadBackend({ dir, retentionDays: 30, minFreeBytes: free + 2 ** 40 });
+  await t.rejects(short.write([capturedPayload('over-reserve')]), { code: 'RELAY_PAYLOAD_DISK_RESERVE', retryable: false, message: /reserve kept for usage records/ });
+  t.equal(await short.get('over-reserve'), null, 'nothing written');
+  const roomy = new FilePayloadBackend({ dir, retentionDays: 30, minFreeBytes: 1 });
+  await roomy.write([capturedPayload('within-reserve')]);
+  t.ok(await roomy.get('within-reserve'), 'written while the disk has room above the reserve');
 });
