@@ -34,6 +34,8 @@ export {
   emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
   SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
 } from './observer/usage-query.ts';
+// Money in whole micro-units, so backends' cost totals agree to the last digit.
+export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from './observer/money.ts';
 export { PACKAGE_ROOT } from './package-root.ts';
 export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';
 export {
