@@ -163,7 +163,8 @@ export class KeyHealth {
     const ownBlocks = own && !this.passable('key', key.metadata.id, key, now);
     const hostBlocks = host && !this.passable('host', key.spec.hostId, null, now);
     if (ownBlocks && hostBlocks) {
-      return untilOf(own) >= untilOf(host) ? { state: own.state, until: untilOf(own), host: false } : { state: host.state, until: untilOf(host), host: true };
+      // The later one decides when the key is back; on a tie the host's circuit says more.
+      return untilOf(own) > untilOf(host) ? { state: own.state, until: untilOf(own), host: false } : { state: host.state, until: untilOf(host), host: true };
     }
     if (ownBlocks) return { state: own.state, until: untilOf(own), host: false };
     if (hostBlocks) return { state: host.state, until: untilOf(host), host: true };
@@ -248,7 +249,7 @@ export class KeyHealth {
       this.log.warn({ [scope === 'key' ? 'hostKeyId' : 'hostId']: id, reason }, `${what} circuit reopened: the probe failed`);
       return;
     }
-    if (!this.runs[scope].add(id, now)) return;
+    if (!this.runs[scope].add(id, now) || mark?.state === 'invalid') return; // an invalid key is out already, until edited
     const within = Math.round(this.breaker.windowMs / 1000);
     this.setMark(scope, id, { state: 'open', until: now + this.breaker.openMs, reason: `${this.breaker.failures} failures in a row within ${within}s, the last: ${reason}`, failures: 0 });
     this.log.warn({ [scope === 'key' ? 'hostKeyId' : 'hostId']: id, reason }, `${what} circuit opened after ${this.breaker.failures} failures in a row`);
