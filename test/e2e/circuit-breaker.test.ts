@@ -4,7 +4,7 @@
 // probe's success closes it. A 4xx the caller's body causes never counts.
 import t from 'tap';
 import { startRelay, seedRoute, eventually, type Seeded, type TestRelay } from '../../core/testing.ts';
-import { startFakeUpstream, faults, openai, type FakeUpstream } from '../support/fake-upstream.ts';
+import { startFakeUpstream, faults, openai, refusingUrl, type FakeUpstream } from '../support/fake-upstream.ts';
 import { viaRelay, hostKeyHealth, settled, routeLive } from '../support/relay-client.ts';
 
 const BREAKER = { failures: 3, windowMs: 10_000, openMs: 1_000 };
@@ -136,6 +136,34 @@ t.test('a half-open circuit lets one probe through while others wait', async (t)
   t.equal(waiting.headers.get('retry-after'), '1');
   t.equal(up.count, seen + 1, 'one request reached the upstream');
   t.equal((await hostKeyHealth(relay)).get(s.hostKeyIds[0]!)?.state, 'healthy');
+});
+
+t.test('a probe answered with a 4xx (the caller\'s error) decides nothing: the next request probes', async (t) => {
+  const up = await fake();
+  const s = await seed(relay, up, ['sk-probe-4xx']);
+  up.script(() => faults.serverError({ vendor: 'openai', status: 500 }));
+  for (let i = 0; i < 3; i++) await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug));
+  await eventually(async () => (await hostKeyHealth(relay)).get(s.hostKeyIds[0]!)?.state === 'half-open', 3_000, 50);
+  up.script(() => ({ status: 400, body: openai.error("Invalid value for 'temperature'", 'invalid_request_error', 'invalid_value', 'temperature') }));
+  t.equal((await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug))).status, 400, "the probe's 400 reaches its caller");
+  t.equal((await hostKeyHealth(relay)).get(s.hostKeyIds[0]!)?.state, 'half-open', 'still half-open, the probe released');
+  up.script(undefined);
+  t.equal((await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug))).status, 200, 'the next request is the probe, and is served');
+  t.equal((await hostKeyHealth(relay)).get(s.hostKeyIds[0]!)?.state, 'healthy');
+});
+
+t.test('refused connections count toward the host circuit too', async (t) => {
+  const s = await seedRoute(relay, { baseUrl: `${await refusingUrl()}/v1`, adapter: 'openai', model: `breaker-${++seq}`, hostKeys: ['sk-refused'] });
+  await routeLive(relay, s);
+  for (let i = 0; i < 3; i++) {
+    const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug));
+    t.equal(got.status, 502, `attempt ${i + 1}: the upstream could not be reached`);
+    if (i < 2) t.equal((await hostKeyHealth(relay)).get(s.hostKeyIds[0]!)?.state, 'healthy', `after ${i + 1}: still in rotation`);
+  }
+  t.match((await hostKeyHealth(relay)).get(s.hostKeyIds[0]!), { state: 'open', reason: /could not be reached/ });
+  const refused = await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug));
+  t.equal(refused.status, 503, 'then the circuit refuses at once');
+  t.equal(refused.headers.get('retry-after'), '1');
 });
 
 t.test("a run of failures on one key opens that key's circuit only; the host's other key serves", async (t) => {
