@@ -49,6 +49,14 @@ export const RelayConfigSchema = Type.Object({
     /** Redis/Valkey URL for shared rate limits and key health; overridden by VALKEY_URL. */
     url: Type.Optional(Type.String()),
   }, { additionalProperties: false, default: {} }),
+  health: Type.Object({
+    /** Upstream 5xx, timeouts and refused connections take a host or host key out of rotation only after a run of them (DESIGN.md "Health and states"). */
+    circuitBreaker: Type.Object({
+      failures: Type.Integer({ minimum: 1, maximum: 1000, default: 5, description: 'Failures in a row, with no success between them, that open the circuit.' }),
+      windowMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000, description: 'Only failures this recent count toward the run.' }),
+      openMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 15_000, description: 'How long an open circuit refuses requests before one probe request is let through (half-open).' }),
+    }, { additionalProperties: false, default: {} }),
+  }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),
     /** Mark the session cookie Secure (set when Relay is served over TLS or behind a TLS proxy). */

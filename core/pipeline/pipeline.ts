@@ -20,11 +20,13 @@ import { Attempt, ClientGone } from './attempt.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
-import type { KeyHealth } from './key-health.ts';
+import type { AttemptResult } from './attempt.ts';
+import { ADMITTED, REFUSED, type KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
 import { AnsweredRequests } from './answered-requests.ts';
+import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
 import { TranslationSource } from './translation-source.ts';
@@ -178,6 +180,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         const route = routes[i];
         attempt.isLast = i === routes.length - 1;
         let credential: string | null = null;
+        let probe = ADMITTED;
         if (route.hostKey) {
           const resolved = credentials.resolve(route.hostKey);
           if ('error' in resolved) {
@@ -186,11 +189,23 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
             continue;
           }
+          // A half-open circuit lets one request through: this one, unless another already is.
+          probe = health.admit(route.hostKey);
+          if (probe === REFUSED) {
+            if (attempt.isLast) throw circuitRefusal(call.model, route.hostKey, health);
+            continue;
+          }
           credential = resolved.value;
         }
-        const result = route.shapes.includes(call.shape)
-          ? await passthrough(attempt, route, credential)
-          : await translate(attempt, route, credential, codec!, translation!);
+        let result: AttemptResult;
+        try {
+          result = route.shapes.includes(call.shape)
+            ? await passthrough(attempt, route, credential)
+            : await translate(attempt, route, credential, codec!, translation!);
+        } finally {
+          // A probe answered with a success or failure already closed or reopened the circuit.
+          if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+        }
         if (result.kind === 'done') break;
       }
       if (!writer.isCommitted && !res.headersSent) {

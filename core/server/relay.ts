@@ -115,7 +115,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     const observer = createObserver({ settings, log, metrics });
     const hooks = new Hooks(observer);
-    const health = new KeyHealth({ redis, log });
+    const health = new KeyHealth({ redis, log, breaker: config.health.circuitBreaker });
     await health.loadShared();
     closers.push(() => health.close());
     const rateLimiter = createRateLimiter({ redis, log });
