@@ -7,6 +7,7 @@
 //
 // Wire plugins sit at the edges and register an InboundCodec for their shape.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { TSchema } from '@sinclair/typebox';
 import type { CanonicalRequest, CanonicalResponse, StreamEvent, Usage } from './canonical/types.ts';
 import type { Host, HostKey, Model, ModelBinding, Policy, Provider, RelayKey } from './catalog/kinds.ts';
 import type { RelayErrorBody } from './errors.ts';
@@ -149,6 +150,12 @@ export interface VendorAdapter {
   id: string;
   /** Shapes the vendor's upstream speaks natively. */
   shapes: readonly ShapeId[];
+  /**
+   * Optional: the schema of a host's `spec.options` for this vendor (an API version, a region),
+   * checked when a host is written (a 400 naming the option) and shown in the dashboard's host
+   * form. The adapter reads them as `req.route.host.spec.options`.
+   */
+  hostOptions?: TSchema;
   /** The native shape to translate through, from the shapes a route allows, or null if none fits. */
   translationShape(routeShapes: readonly ShapeId[], inbound: ShapeId): ShapeId | null;
   /** Sends a request in `shape`; resolves when response headers arrive. */

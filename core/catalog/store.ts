@@ -128,8 +128,12 @@ const POLICY_TIER_FOR: Partial<Record<KindName, 'relay' | 'host'>> = { 'relay-ke
 
 export type AfterWrite = (kind: KindName, id: string) => Promise<void>;
 
+/** Checks a host's `spec.options` against its provider's adapter; a problem's pointer is relative to the options. */
+export type HostOptionsCheck = (adapterId: string, options: Record<string, unknown>) => { pointer: string; message: string } | null;
+
 export class CatalogStore {
   private afterWrite: AfterWrite | null = null;
+  private hostOptionsCheck: HostOptionsCheck | null = null;
 
   constructor(private readonly db: Database) {}
 
@@ -139,6 +143,11 @@ export class CatalogStore {
    */
   setAfterWrite(fn: AfterWrite): void {
     this.afterWrite = fn;
+  }
+
+  /** Set by the kernel: vendor plugins declare the schema of their hosts' options. */
+  setHostOptionsCheck(fn: HostOptionsCheck): void {
+    this.hostOptionsCheck = fn;
   }
 
   /** Every entity of every kind, for a full snapshot build. */
@@ -204,6 +213,7 @@ export class CatalogStore {
     const full = this.validateSpec(kind, spec);
     const created = await this.db.transaction(async (tx) => {
       await this.checkReferences(tx, kind, full);
+      if (kind === 'hosts') await this.checkHostOptions(tx, full);
       const slug = await this.chooseSlug(tx, kind, metadata.displayName, metadata.slug);
       if (kind === 'pricings') await this.checkPricingPairFree(tx, full, null);
       const id = randomUUID();
@@ -225,6 +235,7 @@ export class CatalogStore {
       if (!row) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
       const merged = this.validateSpec(kind, withoutCleared(kind, { ...row.spec, ...(patch.spec ?? {}) }));
       await this.checkReferences(tx, kind, merged);
+      if (kind === 'hosts') await this.checkHostOptions(tx, merged);
       if (kind === 'pricings' && pricingPair(merged) !== pricingPair(row.spec)) await this.checkPricingPairFree(tx, merged, id);
       if (kind === 'policies' && (merged.tier ?? 'relay') !== (row.spec.tier ?? 'relay')) await this.checkTierUnused(tx, id);
       const sets = ['spec = $3', 'updated_at = now()', "revision = nextval('catalog_revision')"];
@@ -296,6 +307,18 @@ export class CatalogStore {
     if (refused) throw new RelayError('RELAY_ERR_BAD_REQUEST', `/spec${refused.pointer}: ${refused.message}`, { field: `/spec${refused.pointer}` });
     const stored = def.normalize ? def.normalize(withDefaults) : withDefaults;
     return { ...stored, ...Object.fromEntries(def.serverFields.filter((f) => spec[f] !== undefined).map((f) => [f, spec[f]])) };
+  }
+
+  private async checkHostOptions(tx: Queryable, spec: Record<string, unknown>): Promise<void> {
+    if (!this.hostOptionsCheck) return;
+    const res = await tx.query<{ adapter: string }>("SELECT spec->>'adapter' AS adapter FROM catalog_entities WHERE id = $1", [spec.providerId]);
+    const adapter = res.rows[0]?.adapter;
+    if (!adapter) return;
+    const problem = this.hostOptionsCheck(adapter, (spec.options ?? {}) as Record<string, unknown>);
+    if (problem) {
+      const pointer = `/spec/options${problem.pointer}`;
+      throw new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: ${problem.message}`, { field: pointer });
+    }
   }
 
   private async checkReferences(tx: Queryable, kind: KindName, spec: Record<string, unknown>): Promise<void> {

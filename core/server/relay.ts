@@ -29,6 +29,7 @@ import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
 import { registerControlPlane, ensureInitialAdmin } from '../control/index.ts';
 import { UpstreamClient } from '../http/upstream-client.ts';
 import { BodyGuard } from '../http/body-guard.ts';
+import { firstProblem } from '../http/validate.ts';
 import type { RelayError } from '../errors.ts';
 import { createListener } from './listeners.ts';
 import { registerHeapMetrics } from './heap-metrics.ts';
@@ -198,6 +199,14 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       }, { name: plugin.name, dependencies: plugin.dependencies, fastify: '5.x' });
       inference.register(wrapped);
     }
+    store.setHostOptionsCheck((adapterId, options) => {
+      const adapter = hooks.adapters.get(adapterId);
+      if (!adapter) return null;
+      if (!adapter.hostOptions) {
+        return Object.keys(options).length === 0 ? null : { pointer: '', message: `the ${adapterId} adapter takes no host options` };
+      }
+      return firstProblem(adapter.hostOptions, options, '');
+    });
     await inference.ready();
     await control.ready();
 
