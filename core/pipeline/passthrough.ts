@@ -52,16 +52,12 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
     }
     attempt.record.errorCode = `upstream_${res.status}`;
     // Errors pass through unmodified (clients match on their wording), but for Relay's own key.
-    if (route.hostKey === null || credential === null) await pipeAll(attempt, res, null);
-    else await sendOwnKeyError(attempt, res, credential);
+    if (route.hostKey === null || credential === null) return pipeAll(attempt, res, null);
+    await sendOwnKeyError(attempt, res, credential);
     return { kind: 'done' };
   }
 
-  if (!isEventStream(res.headers)) {
-    attempt.reportSuccess(route);
-    await pipeAll(attempt, res, route);
-    return { kind: 'done' };
-  }
+  if (!isEventStream(res.headers)) return pipeAll(attempt, res, route);
   return streamWithHold(attempt, route, res, usage);
 }
 
@@ -90,24 +86,38 @@ async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credenti
   attempt.writer.end();
 }
 
-/** Non-streamed body: sent as it arrives; a copy (usage-copy.ts) is read for usage at the end. */
-async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | null): Promise<void> {
+/**
+ * Non-streamed body: sent as it arrives, once its first bytes came (a body misframed from its start
+ * is still a failure before the first byte: it fails over, or is a 502). A copy (usage-copy.ts) is
+ * read for usage at the end.
+ */
+async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | null): Promise<AttemptResult> {
+  const iterator = res.body[Symbol.asyncIterator]();
+  let first: IteratorResult<Buffer>;
+  try {
+    first = await iterator.next();
+  } catch (err) {
+    if (attempt.clientGone) throw err;
+    return attempt.networkFailure(route ?? attempt.record.route!, err);
+  }
   const copy = route ? new UsageCopy() : null;
   const writer = attempt.writer;
   writer.commit(res.status, res.headers, true);
   attempt.record.status = res.status;
+  if (route) attempt.reportSuccess(route);
   try {
-    for await (const chunk of res.body) {
-      copy?.add(chunk);
-      const full = writer.write(chunk);
+    for (let step = first; !step.done; step = await iterator.next()) {
+      copy?.add(step.value);
+      const full = writer.write(step.value);
       if (full) await full;
     }
     writer.end();
   } catch (err) {
     attempt.failAfterCommit(err);
-    return;
+    return { kind: 'done' };
   }
   if (route && copy) attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
+  return { kind: 'done' };
 }
 
 async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse, usage: UsageRequest | null): Promise<AttemptResult> {
