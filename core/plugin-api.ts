@@ -18,6 +18,7 @@ export type {
   ReasoningEffort, CustomTool, FunctionTool, Role, CanonicalErrorBody,
 } from './canonical/types.ts';
 export { emptyUsage } from './canonical/types.ts';
+export { estimateInputTokens } from './canonical/input-token-estimate.ts';
 export { dispatchByShape, type ShapeCodec, type TranslationHooks } from './canonical/shape-dispatch.ts';
 
 export { RelayError, relayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
