@@ -35,10 +35,15 @@ export class TranslationSource {
     return this.call.json;
   }
 
-  /** The canonical request as sent to `route`: its upstream model and the call's `stream`. */
+  /**
+   * The canonical request as sent to `route`: its upstream model and the call's `stream`, and no
+   * `reasoning` for a model the catalog marks `reasoning: false`, whatever the client asked.
+   */
   routed(route: Route, stream: boolean): CanonicalRequest {
     // Object.assign, not `{ ...canonical, model, stream }`: V8's slow path for a literal that starts with a spread (core/http/upstream.ts).
-    return Object.assign({}, this.request, { model: route.upstreamModel, stream });
+    const routed = Object.assign({}, this.request, { model: route.upstreamModel, stream });
+    if (routed.reasoning !== undefined && route.model?.spec.reasoning === false) delete routed.reasoning;
+    return routed;
   }
 
   /** What an encoder reads about the request, holding nothing once the source lets go. */
