@@ -10,6 +10,7 @@ import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
 import { redactCredentialText } from './upstream-error.ts';
+import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import type { TranslationSource } from './translation-source.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -33,11 +34,10 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     // Vendors quote a refused key back: Relay's own never reaches the caller.
     const text = route.hostKey && credential !== null ? redactCredentialText(read, credential) : read;
     if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
-    // Same status and meaning, in the caller's shape. A host key the upstream refused is the
-    // gateway's problem, not the caller's: that is a 502, never a 401/403 the caller would
-    // take for a verdict on its own relay key.
+    // Same status and meaning, in the caller's shape; a refused host key is a 502 (host-key-refused.ts).
     const error = route.adapter.decodeError(upstreamShape, res.status, text);
-    const status = route.hostKey && (res.status === 401 || res.status === 403) ? 502 : res.status;
+    if (refusesHostKey(route, res.status)) throw hostKeyRefused(res.status, error.message);
+    const status = res.status;
     const rendered = codec.renderError({ ...error, status });
     const retryAfter = res.headers['retry-after'];
     attempt.record.status = status;
