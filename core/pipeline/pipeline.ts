@@ -26,6 +26,7 @@ import type { KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
+import { refusedRelayKeyOf } from './relay-key-auth.ts';
 import { AnsweredRequests } from './answered-requests.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
@@ -137,7 +138,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
   function sendError(reply: FastifyReply, shape: ShapeId, err: unknown): void {
     const relayErr = toRelayError(err);
-    answered.noteError(reply.request, shape, relayErr.code);
+    answered.noteError(reply.request, shape, relayErr.code, refusedRelayKeyOf(relayErr));
     const rendered = renderError(shape, relayErr);
     void reply.code(rendered.status).headers(rendered.headers).type('application/json').send(rendered.body);
   }
@@ -241,6 +242,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         const relayErr = toRelayError(err);
         if (relayErr.status >= 500 && relayErr.code === 'RELAY_ERR_INTERNAL') log.error({ err }, 'inference request failed');
         record.errorCode = relayErr.code;
+        record.refusedKey = refusedRelayKeyOf(relayErr);
         if (writer.isCommitted) {
           writer.cut();
         } else {
@@ -272,6 +274,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     const model = typeof body?.model === 'string' ? body.model : null;
     const record = new RequestRecord(requestId, shape, model, body?.stream === true);
     record.principal = principal;
+    record.refusedKey = refusedRelayKeyOf(err);
     record.status = err.status;
     record.errorCode = err.code;
     countRequest(shape, err.status);
