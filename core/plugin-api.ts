@@ -36,6 +36,9 @@ export {
 } from './observer/usage-query.ts';
 export { PACKAGE_ROOT } from './package-root.ts';
 export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';
+export { codexAttribution, isCodex, CODEX_CLIENT, ATTRIBUTION_HEADERS as CODEX_ATTRIBUTION_HEADERS } from './attribution/codex.ts';
+export { claudeCodeAttribution, isClaudeCode, CLAUDE_CODE_CLIENT, CLAUDE_CODE_SESSION_HEADER } from './attribution/claude-code.ts';
+export { knownClientAttribution } from './attribution/known-clients.ts';
 export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
 } from './canonical/custom-tools.ts';

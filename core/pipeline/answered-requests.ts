@@ -10,6 +10,7 @@ import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, ShapeId, UsageEvent } from '../hooks.ts';
 import { RequestRecord } from './request-record.ts';
+import { knownClientAttribution } from '../attribution/known-clients.ts';
 
 interface Note {
   principal: Principal | null;
@@ -54,12 +55,13 @@ export class AnsweredRequests {
     const record = new RequestRecord(request.id, shape, null, false, reply.elapsedTime);
     record.principal = note?.principal ?? null;
     record.refusedKey = note?.refusedKey ?? null;
-    if (record.principal?.client) record.client = record.principal.client;
+    const known = knownClientAttribution(request.headers);
+    record.client = known?.client ?? record.principal?.client ?? null;
     record.status = reply.statusCode;
     record.errorCode = note?.errorCode ?? null;
     record.clientAborted = !reply.raw.writableFinished;
     const path = request.routeOptions.url ?? request.url.split('?')[0]!.slice(0, MAX_PATH_CHARS);
-    record.extras = { ...record.principal?.extras, endpoint: `${request.method} ${path}` };
+    record.extras = { ...record.principal?.extras, ...known?.extras, endpoint: `${request.method} ${path}` };
     return record.toEvent(snapshot);
   }
 }

@@ -27,6 +27,8 @@ import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
 import { refusedRelayKeyOf } from './relay-key-auth.ts';
+import { knownClientAttribution } from '../attribution/known-clients.ts';
+import type { Attribution } from '../plugins/context.ts';
 import { AnsweredRequests } from './answered-requests.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
@@ -53,7 +55,7 @@ export interface KernelPipeline extends Pipeline {
    * Records a request refused before the pipeline ran (malformed JSON, wrong content type, body
    * too large, a missing model): every request is logged, these included.
    */
-  recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError): void;
+  recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal?: Principal | null, headers?: InboundHttpRequest['headers']): void;
   /** Renders an error in the shape's codec and writes it to a raw response. */
   writeError(res: ClientResponse, requestId: string, shape: ShapeId, err: unknown): void;
   /**
@@ -163,9 +165,11 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
   async function handle(request: InboundHttpRequest, res: ClientResponse, call: InferenceCall): Promise<void> {
     const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
-    if (call.attribution) {
-      record.client = call.attribution.client ?? null;
-      record.extras = { ...(call.attribution.extras ?? {}) };
+    // The route's own attribution (an agent's endpoint), else known clients by their headers.
+    const attribution = call.attribution ?? knownClientAttribution(request.headers);
+    if (attribution) {
+      record.client = attribution.client ?? null;
+      record.extras = { ...(attribution.extras ?? {}) };
     }
     const cancellation = new Cancellation();
     const onClose = () => {
@@ -269,12 +273,17 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     }
   }
 
-  function recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal: Principal | null = null): void {
+  function recordRejected(
+    requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal: Principal | null = null, headers?: InboundHttpRequest['headers'],
+  ): void {
     const body = json !== null && typeof json === 'object' ? json as { model?: unknown; stream?: unknown } : undefined;
     const model = typeof body?.model === 'string' ? body.model : null;
     const record = new RequestRecord(requestId, shape, model, body?.stream === true);
     record.principal = principal;
     record.refusedKey = refusedRelayKeyOf(err);
+    const attribution: Attribution | undefined = (headers && knownClientAttribution(headers)) ?? (principal?.client ? { client: principal.client } : undefined);
+    if (attribution) record.client = attribution.client ?? null;
+    record.extras = Object.assign({}, principal?.extras, attribution?.extras);
     record.status = err.status;
     record.errorCode = err.code;
     countRequest(shape, err.status);
@@ -297,7 +306,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         refusal = toRelayError(authErr);
       }
     }
-    recordRejected(request.id, json, shape, refusal, principal);
+    recordRejected(request.id, json, shape, refusal, principal, request.headers);
     writeError(res, request.id, shape, refusal);
   }
 

@@ -129,7 +129,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
       const config = request.routeOptions.config;
       const shape = config?.shape;
-      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, request.body, shape, err);
+      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, request.body, shape, err, null, request.headers);
       pipeline.sendError(reply, shape ?? 'canonical', err);
     };
     const renderControl = (_request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
