@@ -18,6 +18,7 @@ export type {
   ReasoningEffort, CustomTool, FunctionTool, Role, CanonicalErrorBody,
 } from './canonical/types.ts';
 export { emptyUsage } from './canonical/types.ts';
+export { estimateInputTokens } from './canonical/input-token-estimate.ts';
 export { dispatchByShape, type ShapeCodec, type TranslationHooks } from './canonical/shape-dispatch.ts';
 
 export { RelayError, relayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
@@ -38,6 +39,9 @@ export {
 export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from './observer/money.ts';
 export { PACKAGE_ROOT } from './package-root.ts';
 export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';
+export { codexAttribution, isCodex, CODEX_CLIENT, ATTRIBUTION_HEADERS as CODEX_ATTRIBUTION_HEADERS } from './attribution/codex.ts';
+export { claudeCodeAttribution, isClaudeCode, CLAUDE_CODE_CLIENT, CLAUDE_CODE_SESSION_HEADER } from './attribution/claude-code.ts';
+export { knownClientAttribution } from './attribution/known-clients.ts';
 export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
 } from './canonical/custom-tools.ts';

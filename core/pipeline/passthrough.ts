@@ -12,6 +12,7 @@ import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
 import { StreamTap } from './stream-tap.ts';
 import { readErrorBody, redactCredential } from './upstream-error.ts';
+import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 
 /**
  * The body to send: the client's bytes as received. When the binding maps the model name, only the
@@ -53,7 +54,7 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
     attempt.record.errorCode = `upstream_${res.status}`;
     // Errors pass through unmodified (clients match on their wording), but for Relay's own key.
     if (route.hostKey === null || credential === null) return pipeAll(attempt, res, null);
-    await sendOwnKeyError(attempt, res, credential);
+    await sendOwnKeyError(attempt, route, res, credential);
     return { kind: 'done' };
   }
 
@@ -63,11 +64,11 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
 
 /**
  * An error answer to Relay's own host key: the same body without the key (vendors quote a refused
- * key back), and a key the upstream refused is a 502, the gateway's problem, never a 401/403 the
- * caller would take for a verdict on its own relay key (as translate.ts does).
+ * key back); a key the upstream refused is Relay's own 502 (host-key-refused.ts), the gateway's
+ * problem, never a 401/403 or an authentication error the caller would take for its own.
  */
-async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credential: string): Promise<void> {
-  const status = res.status === 401 || res.status === 403 ? 502 : res.status;
+async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string): Promise<void> {
+  const status = res.status;
   const encoding = res.headers['content-encoding'];
   let redacted: { body: Buffer; encoding: string | undefined };
   try {
@@ -76,6 +77,11 @@ async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credenti
     // Nothing reached the client yet: a 502 in its shape (or the client's own abort).
     if (attempt.clientGone) throw err;
     throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's error answer could not be read: ${(err as Error).message}`);
+  }
+  // Refused: Relay's own 502 in the caller's shape, not the vendor's authentication error (host-key-refused.ts).
+  if (refusesHostKey(route, status)) {
+    const words = redacted.encoding === undefined ? route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).message : undefined;
+    throw hostKeyRefused(status, words);
   }
   const headers: Record<string, string | string[] | undefined> = { ...res.headers, 'content-length': String(redacted.body.length) };
   if (redacted.encoding === undefined) delete headers['content-encoding'];

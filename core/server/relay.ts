@@ -133,7 +133,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
       const config = request.routeOptions.config;
       const shape = config?.shape;
-      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, null, shape, err, request.principal ?? null);
+      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, null, shape, err, request.principal ?? null, request.headers);
       pipeline.sendError(reply, shape ?? 'canonical', err);
     };
     const renderControl = (_request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
