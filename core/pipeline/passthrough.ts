@@ -138,7 +138,7 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   writer.commit(res.status, res.headers, false);
   attempt.record.status = res.status;
   // The bytes go out as they came, unless frames the client did not ask for must be hidden.
-  const filter = usage ? new SseFrameFilter((event, data) => usage.hideFrame(event, data)) : null;
+  const filter = usage ? new SseFrameFilter((event, data) => usage.clientFrame(event, data)) : null;
   const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
   // forward() returns a promise only when the client's socket is full.
   try {
