@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   RELAY_ERR_MODEL_NOT_GRANTED: { status: 403, type: 'permission', description: "The relay key's policy does not grant the requested model." },
   RELAY_ERR_CSRF: { status: 403, type: 'permission', description: 'A cookie-authenticated change came without the same-origin proof.' },
   RELAY_ERR_NOT_FOUND: { status: 404, type: 'not_found', description: 'No such resource.' },
+  RELAY_ERR_METHOD_NOT_ALLOWED: { status: 405, type: 'invalid_request', description: 'The path is served, but not with this method.' },
   RELAY_ERR_MODEL_NOT_FOUND: { status: 404, type: 'not_found', description: 'The model is unknown or has no enabled binding.' },
   RELAY_ERR_NO_USABLE_HOST_KEY: { status: 404, type: 'not_found', description: "The model's hosts have no host key that may serve it: none, every one disabled, or excluded by its host-tier policy." },
   RELAY_ERR_CONFLICT: { status: 409, type: 'conflict', description: 'The change conflicts with existing state.' },
