@@ -1,7 +1,8 @@
 // Codex CLI (agent-a): the Responses endpoint Codex calls, routed to whatever upstream each model
 // is bound to (passthrough to a Responses upstream, translation to Messages or Chat Completions
 // otherwise), the model-catalog document for its picker, and attribution of every request.
-import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, codexAttribution } from '../../core/plugin-api.ts';
+import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound } from '../../core/plugin-api.ts';
+import { codexAttribution } from '../../core/plugin-api/clients.ts';
 import { mountModelsRoute } from './models-route.ts';
 
 export default definePlugin({

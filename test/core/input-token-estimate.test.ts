@@ -3,7 +3,7 @@
 // count per image; reasoning from earlier turns is left out.
 import t from 'tap';
 import { estimateInputTokens, IMAGE_TOKENS } from '../../core/canonical/input-token-estimate.ts';
-import type { CanonicalRequest } from '../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../core/plugin-api/canonical.ts';
 
 const text = (s: string) => ({ type: 'text' as const, text: s });
 

@@ -4,7 +4,8 @@
 // whitespace-only stop sequences; a max_tokens above Claude's output limit.
 import t from 'tap';
 import { encodeMessagesRequest } from '../../plugins/vendor-anthropic/codec/messages-request.ts';
-import type { CanonicalRequest, Route } from '../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../core/plugin-api/canonical.ts';
+import type { Route } from '../../core/plugin-api.ts';
 
 const route = (reasoning?: boolean, maxOutputTokens?: number) =>
   ({ upstreamModel: 'claude', ...(reasoning === undefined && maxOutputTokens === undefined ? {} : { model: { spec: { reasoning: reasoning ?? false, maxOutputTokens } } }) }) as unknown as Route;

@@ -1,6 +1,7 @@
 // Canonical request -> Anthropic Messages request (Relay speaking to the upstream).
-import type { CanonicalRequest, ContentPart, ImagePart, Route, Tool, ToolChoice } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import type { Route } from '../../../core/plugin-api.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api/canonical.ts';
 import { thinkingFor } from './thinking-budget.ts';
 
 /** Adapter-independent origin of reasoning that Anthropic made (see ReasoningPart.origin). */

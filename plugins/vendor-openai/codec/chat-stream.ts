@@ -5,9 +5,10 @@
 // send deltas for tool_calls[0], then [1], then [0] again, so their canonical parts may
 // interleave (every event names its part's index). The stream ends at `data: [DONE]` (or when the
 // upstream closes after a finish_reason), after the usage chunk that stream_options.include_usage adds.
-import type { CanonicalRequest } from '../../../core/plugin-api.ts';
-import { emptyUsage, type Route, type StopReason, type StreamDecoder, type StreamEvent, type Usage } from '../../../core/plugin-api.ts';
-import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
+import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { usageFromChat } from './usage.ts';

@@ -6,7 +6,8 @@
 // Errors are an `event: error` frame. The upstream's usage is known only at the end: message_start
 // carries Relay's estimate of the input tokens (clients read context use from it), and
 // message_delta the upstream's exact totals (input and cache counts included).
-import { emptyUsage, estimateInputTokens, sseFrame, type EncodeContext, type StreamEncoder, type StreamEvent } from '../../../core/plugin-api.ts';
+import { emptyUsage, estimateInputTokens, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { sseFrame, type EncodeContext, type StreamEncoder } from '../../../core/plugin-api.ts';
 import { anthropicErrorBody } from './errors.ts';
 import { anthropicStopReason, anthropicUsage, messageId } from './messages-response.ts';
 import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
