@@ -8,6 +8,7 @@ import { installAuthGuard } from './auth-guard.ts';
 import { registerAuthRoutes } from './auth-routes.ts';
 import { registerCatalogRoutes } from './catalog-routes.ts';
 import { registerConfigJson } from './config-json.ts';
+import { registerHealthDetailRoute } from './health-detail-route.ts';
 import { hostKeyWriter, registerHostKeyHealthRoute } from './host-key-routes.ts';
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
@@ -55,5 +56,6 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerRelayKeyRoutes(api, { store: deps.store });
     registerSettingsRoutes(api, { settings: deps.settings, observer: deps.observer });
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
+    registerHealthDetailRoute(api, { db: deps.db, sync: deps.sync });
   });
 }
