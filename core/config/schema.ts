@@ -34,6 +34,10 @@ export const RelayConfigSchema = Type.Object({
   valkey: Type.Object({
     /** Redis/Valkey URL for shared rate limits and key health; overridden by VALKEY_URL. */
     url: Type.Optional(Type.String()),
+    /** Deadline of one rate-limit command; past it the request is served without counting (fail open). */
+    commandTimeoutMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
+    /** After 3 failures in a row rate limits skip Valkey for this long, then probe it again. */
+    breakerOpenMs: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
   }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),

@@ -117,7 +117,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const health = new KeyHealth({ redis, log });
     await health.loadShared();
     closers.push(() => health.close());
-    const rateLimiter = createRateLimiter({ redis, log });
+    const rateLimiter = createRateLimiter({ redis, log, metrics, valkeyCommandTimeoutMs: config.valkey.commandTimeoutMs, valkeyBreakerOpenMs: config.valkey.breakerOpenMs });
     const hostKeyEnv = new HostKeyEnvironment(env, loaded.envNames);
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, hostKeyEnv, log, metrics });
 
