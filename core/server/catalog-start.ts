@@ -127,11 +127,9 @@ function keepSaved(file: LocalSnapshotFile, deps: CatalogStartDeps): { stop(): P
   return {
     async stop() {
       stopped = true;
-      if (timer) {
-        clearTimeout(timer);
-        save();
-      }
-      await file.save(deps.sync.snapshot(), deps.settings.current()).catch(() => undefined);
+      if (timer) clearTimeout(timer);
+      // Last word on close: what this instance read from the database (a seeded one is already on disk).
+      if (deps.sync.source === 'database') await file.save(deps.sync.snapshot(), deps.settings.current());
     },
   };
 }

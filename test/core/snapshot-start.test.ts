@@ -2,7 +2,7 @@
 // directory (sealed host keys still sealed, readable by the owner only), serves inference with
 // it, reports the outage only to credentialed callers, and catches up once Postgres returns.
 import t from 'tap';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -100,4 +100,13 @@ t.test('once Postgres returns, the instance catches up', async (t) => {
   t.equal(detail.body.database.status, 'ok');
   await eventually(() => readFileSync(snapshotFile, 'utf8').includes(id), 10_000, 50);
   t.pass('the local snapshot is saved again from the database');
+});
+
+t.test('an unreadable snapshot is not served: with Postgres down that is a start-up failure', async (t) => {
+  const otherDir = mkdtempSync(path.join(os.tmpdir(), 'relay-snapshot-bad-'));
+  t.teardown(() => rmSync(otherDir, { recursive: true, force: true }));
+  writeFileSync(path.join(otherDir, LOCAL_SNAPSHOT_FILE), '{"format":1,"entities":[{"kind":"nonsense"}]');
+  cluster.stop();
+  t.teardown(() => cluster.start());
+  await t.rejects(startRelay({ database: cluster.url, dataDir: otherDir, masterKey, plugins }), { name: 'StartupError', message: /unreachable .* no local catalog snapshot/ });
 });

@@ -78,3 +78,11 @@ t.test('database unreachable and no local snapshot: exits 1 naming the database,
   t.notMatch(run.stderr, /hunter2/, 'the password is not printed');
   oneLineNoStack(t, run.stderr);
 });
+
+t.test('a database that answers but refuses Relay: exits 1 naming it (no snapshot fallback)', { timeout: 120_000 }, async (t) => {
+  const run = await start({ DATABASE_URL: 'postgres://root@127.0.0.1:5432/relay_no_such_database', RELAY_PORT: String(await freePort()), RELAY_CONTROL_PORT: String(await freePort()) }, 60_000);
+  t.equal(run.signal, null, 'exited by itself');
+  t.equal(run.code, 1);
+  t.match(run.stderr, 'relay: the database at 127.0.0.1:5432 refused Relay: database "relay_no_such_database" does not exist');
+  oneLineNoStack(t, run.stderr);
+});
