@@ -78,6 +78,7 @@ t.test('with Postgres down, a new instance starts from the snapshot and serves',
   t.equal(detail.status, 200);
   t.equal(detail.body.database.status, 'unreachable');
   t.equal(detail.body.catalog.source, 'local-snapshot');
+  t.match((await second.api('GET', '/metrics')).body, /^relay_catalog_from_local_snapshot 1$/m, '/metrics says the local snapshot serves');
 
   const write = await second.api('POST', '/api/providers', { metadata: { displayName: 'during' }, spec: { adapter: 'openai' } });
   t.equal(write.status, 503, 'a write while the database is down is refused');
@@ -98,6 +99,7 @@ t.test('once Postgres returns, the instance catches up', async (t) => {
   t.equal((await chat(second!, relayKey)).status, 401, 'and refused');
   const detail = await second!.api('GET', '/api/health');
   t.equal(detail.body.database.status, 'ok');
+  t.match((await second!.api('GET', '/metrics')).body, /^relay_catalog_from_local_snapshot 0$/m, '/metrics: the database\'s catalog again');
   await eventually(() => readFileSync(snapshotFile, 'utf8').includes(id), 10_000, 50);
   t.pass('the local snapshot is saved again from the database');
 });
