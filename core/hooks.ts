@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { CanonicalRequest, CanonicalResponse, StreamEvent, Usage } from './canonical/types.ts';
 import type { Host, HostKey, Model, ModelBinding, Policy, Provider, RelayKey } from './catalog/kinds.ts';
 import type { RelayErrorBody } from './errors.ts';
+import type { UpstreamClient } from './http/upstream-client.ts';
 
 /**
  * A wire shape. Built-in ids: openai.chat, openai.responses, openai.embeddings,
@@ -26,6 +27,8 @@ export interface InboundHttpRequest {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
+  /** Set by the kernel once the request was authenticated from its headers (before its body is read). */
+  principal?: Principal;
 }
 
 export interface InboundRequest extends InboundHttpRequest {
@@ -85,11 +88,7 @@ export interface UpstreamRequest {
   route: Route;
   /** The upstream shape the body is in. */
   shape: ShapeId;
-  /**
-   * The body to send. On passthrough, a body that came in several reads is kept as those parts and
-   * sendToHost writes them as they are; reading `body` joins them into one Buffer (a copy), so an
-   * adapter that only forwards the request should hand it to sendToHost without reading it.
-   */
+  /** The body to send. */
   body: Buffer | string;
   /**
    * Headers to forward. In passthrough this is what the client sent minus hop-by-hop
@@ -104,16 +103,10 @@ export interface UpstreamRequest {
   /** Query string to append to the shape's endpoint, e.g. `?beta=true`. */
   search?: string;
   stream: boolean;
-  /**
-   * Aborts when the client goes away. A getter that makes the signal on first read: pass it on
-   * as `req.signal` (a copy of the request made with `{ ...req }` would lose it).
-   */
+  /** Aborts when the client goes away. */
   signal: AbortSignal;
-  /**
-   * The same cancellation as `signal` without making one: calls `fn` once on abort and returns
-   * the unsubscribe (sendToHost uses it; an AbortSignal per request costs allocations).
-   */
-  onAbort?(fn: () => void): () => void;
+  /** The Relay instance's upstream HTTP client: send with sendToHost or sendUpstream, which use it. */
+  client: UpstreamClient;
 }
 
 /**
@@ -125,8 +118,6 @@ export interface UpstreamBody extends AsyncIterable<Buffer> {
   resume(): unknown;
   /** Stops reading and aborts the upstream request. */
   destroy(err?: Error): unknown;
-  /** Optional: the bytes already received and not yet read, without a promise; null when none. */
-  readNow?(): Buffer | null;
 }
 
 export interface UpstreamResponse {
@@ -144,21 +135,6 @@ export interface StreamInspector {
   inspect(event: string | undefined, data: string): 'opening' | 'output' | 'error';
   /** Usage seen so far (final once the stream ended). */
   usage(): Usage | null;
-  /**
-   * Event names whose frames are `output` and carry no usage, told by the name alone: the tap
-   * neither decodes their data nor calls inspect() for them (most frames of a named stream).
-   */
-  readonly outputEvents?: ReadonlySet<string>;
-  /**
-   * Optional, for a stream whose usage is final in the last frame that carries it (Chat
-   * Completions' usage chunk, Anthropic's message_delta). With it, the tap stops framing the
-   * stream once output flowed and, when the stream is over, hands this its last frames, newest
-   * first, until one is decisive: `usage` (the frame's usage is now in usage()), `error` (an
-   * in-stream error ended the stream), or `more` (read the frame before it). A frame may be
-   * handed over twice, and one inspect() already saw may come again: reading one must be
-   * idempotent.
-   */
-  inspectFromEnd?(event: string | undefined, data: string): 'usage' | 'error' | 'more';
 }
 
 /** Turns upstream SSE frames in the adapter's shape into canonical stream events. */
@@ -186,23 +162,16 @@ export interface VendorAdapter {
   decodeError(shape: ShapeId, status: number, body: string): RelayErrorBody;
   /** Usage from a non-streamed response body (passthrough tap). */
   usageFromBody(shape: ShapeId, body: unknown): Usage | null;
-  /**
-   * Optional: the one top-level member of a non-streamed JSON answer that usageFromBody reads
-   * (e.g. `usage`). The kernel then parses only that member and passes `{ [member]: value }`
-   * instead of the whole parsed body, which for a large answer (embeddings) costs more than the
-   * rest of the request. Leave it out when usageFromBody reads anything else.
-   */
-  usageMember?(shape: ShapeId): string | null;
   streamInspector(shape: ShapeId): StreamInspector;
   /**
    * Passthrough, optional: a change to the client's request that makes the upstream report
    * usage the client did not ask for (e.g. stream_options.include_usage on Chat Completions),
    * and which of the upstream's frames to hide so the client gets what it asked for. Null when
    * the request already yields usage. Called for every streamed passthrough request:
-   * `request.json` parses the client's body when first read (passthrough itself reads only
-   * `model` and `stream`, from the bytes), so read it only for a shape you may rewrite.
+   * `request.json()` parses the client's body (passthrough itself reads only `model` and
+   * `stream`), so call it only for a shape you may rewrite.
    */
-  usageRequest?(shape: ShapeId, request: { readonly json: Record<string, unknown> }): UsageRequest | null;
+  usageRequest?(shape: ShapeId, request: { json(): Record<string, unknown> }): UsageRequest | null;
 }
 
 export interface UsageRequest {
@@ -212,11 +181,7 @@ export interface UsageRequest {
 
 // ---------------------------------------------------------------- wire codecs
 
-/**
- * What an encoder knows of the request. `request` and `inbound` are let go at the answer's first
- * byte (core/pipeline/translation-source.ts): a stream encoder reads what it echoes when it is made
- * or with its first event, which comes before the first byte; reading them later throws.
- */
+/** What an encoder knows of the request. */
 export interface EncodeContext {
   requestId: string;
   /** The model name the client asked for (responses echo it). */

@@ -22,7 +22,8 @@ export { dispatchByShape, type ShapeCodec, type TranslationHooks } from './canon
 
 export { RelayError, relayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
 export { sseFrame, SseParser } from './http/sse.ts';
-export { upstreamPool, sendUpstream, sendToHost, joinUrl, type SendOptions } from './http/upstream.ts';
+export { sendUpstream, sendToHost, joinUrl, type SendOptions } from './http/upstream.ts';
+export type { UpstreamClient } from './http/upstream-client.ts';
 export { filterForwardHeaders, CREDENTIAL_HEADERS } from './http/headers.ts';
 export { validateBody } from './http/validate.ts';
 export { createBatchQueue, type BatchQueue, type BatchQueueOptions } from './observer/batch-queue.ts';
@@ -33,6 +34,8 @@ export {
   emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
   SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
 } from './observer/usage-query.ts';
+// Money in whole micro-units, so backends' cost totals agree to the last digit.
+export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from './observer/money.ts';
 export { PACKAGE_ROOT } from './package-root.ts';
 export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';
 export {

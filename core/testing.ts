@@ -11,6 +11,7 @@ import { createRelay, type Relay } from './server/relay.ts';
 import { LOG_REDACT_PATHS } from './server/redact.ts';
 import { generateMasterKey } from './crypto/sealing.ts';
 
+import { UpstreamClient } from './http/upstream-client.ts';
 export const DEFAULT_TEST_PLUGINS = [
   { use: 'auth-bearer' },
   { use: 'wire-vendor-a' },
@@ -253,4 +254,9 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** An upstream client as a Relay instance makes one, for an adapter's own tests (close it after). */
+export function createTestUpstreamClient(): UpstreamClient {
+  return new UpstreamClient({ maxConnectionsPerOrigin: 16, connectTimeoutMs: 5_000, keepAliveTimeoutMs: 5_000 });
 }

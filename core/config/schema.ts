@@ -18,12 +18,26 @@ export const RelayConfigSchema = Type.Object({
     /** How long in-flight requests and streams may take to finish at shutdown. */
     drainTimeoutMs: Type.Integer({ minimum: 0, default: 30_000 }),
     trustProxy: Type.Boolean({ default: false }),
-    /** Inference POSTs read and answered by Relay's own HTTP/1.1 code (core/http/lean); false: Node's http server for all. */
-    leanHttp: Type.Boolean({ default: true }),
+    /** Open connections the inference port keeps at once; past it new ones are closed (the control port has its own). */
+    maxConnections: Type.Integer({ minimum: 1, default: 10_000 }),
+    /** Idle time before a keep-alive connection is closed. */
+    keepAliveTimeoutMs: Type.Integer({ minimum: 1, default: 72_000 }),
+    /** Bound on receiving a request's headers. */
+    headersTimeoutMs: Type.Integer({ minimum: 1_000, default: 30_000 }),
+    /** Bound on receiving a whole request body (a slow client's 32 MiB at 1 Mbit/s takes ~4.5 min). */
+    bodyTimeoutMs: Type.Integer({ minimum: 1_000, default: 300_000 }),
+    /** Bound on the gap between two reads of a request body. */
+    bodyIdleTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
+    /** Request-body bytes held in memory at once across every request; past it a request gets 503. */
+    bodyMemoryLimitBytes: Type.Integer({ minimum: 1024, default: 512 * 1024 * 1024 }),
   }, { additionalProperties: false, default: {} }),
   upstream: Type.Object({
-    /** Upstream requests sent by Relay's own HTTP/1.1 client (core/http/lean-client); false: undici's Pool. For the whole process. */
-    leanHttp: Type.Boolean({ default: true }),
+    /** Connections per upstream origin, unless a host sets its own (spec.maxConnections). */
+    maxConnectionsPerOrigin: Type.Integer({ minimum: 1, default: 1024 }),
+    /** Bound on opening a TCP/TLS connection to an upstream (the host's timeoutMs bounds the whole wait for headers). */
+    connectTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+    /** Idle upstream connections are closed after this long. */
+    keepAliveTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
   }, { additionalProperties: false, default: {} }),
   database: Type.Object({
     /** Overridden by DATABASE_URL. Unset: embedded PGlite under dataDir. */
@@ -38,6 +52,14 @@ export const RelayConfigSchema = Type.Object({
     commandTimeoutMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
     /** After 3 failures in a row rate limits skip Valkey for this long, then probe it again. */
     breakerOpenMs: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
+  }, { additionalProperties: false, default: {} }),
+  health: Type.Object({
+    /** Upstream 5xx, timeouts and refused connections take a host or host key out of rotation only after a run of them (DESIGN.md "Health and states"). */
+    circuitBreaker: Type.Object({
+      failures: Type.Integer({ minimum: 1, maximum: 1000, default: 5, description: 'Failures in a row, with no success between them, that open the circuit.' }),
+      windowMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000, description: 'Only failures this recent count toward the run.' }),
+      openMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 15_000, description: 'How long an open circuit refuses requests before one probe request is let through (half-open).' }),
+    }, { additionalProperties: false, default: {} }),
   }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),

@@ -60,8 +60,10 @@ export function hostKeyWriter(sealer: Sealer, env: HostKeyEnvironment): SpecWrit
 
 const HealthItem = Type.Object({
   hostKeyId: Type.String({ format: 'uuid' }),
-  state: Type.Union([Type.Literal('healthy'), Type.Literal('cooling'), Type.Literal('invalid'), Type.Literal('disabled')]),
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'When a cooling key is tried again.' })),
+  state: Type.Union([Type.Literal('healthy'), Type.Literal('cooling'), Type.Literal('open'), Type.Literal('half-open'), Type.Literal('invalid'), Type.Literal('disabled')], {
+    description: "cooling: after the upstream's 429, until retry-after. open: its own or its host's circuit opened after repeated 5xx, timeouts or refused connections; half-open: the next request probes it.",
+  }),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'When a cooling key is tried again, or an open circuit lets a probe through.' })),
   reason: Type.Optional(Type.String()),
 });
 

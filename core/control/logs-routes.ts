@@ -1,6 +1,7 @@
 // GET /api/logs, /api/logs/:requestId and /api/usage/{events,summary,timeseries}: reads over the
-// selected usage backend (and the payload backend for captured bodies). Authentication is the
-// control plane's; errors are RelayErrors rendered by its error handler.
+// selected usage backend and every other loaded one (log-sources.ts), and the payload backends for
+// captured bodies. Authentication is the control plane's; errors are RelayErrors rendered by its
+// error handler.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RelayError } from '../errors.ts';
 import type { Observer } from '../observer/observer.ts';
@@ -10,10 +11,13 @@ import {
   TimeseriesQuerySchema, TimeseriesResponseSchema,
 } from '../observer/schemas.ts';
 import { emptyTotals } from '../observer/usage-query.ts';
+import { mergePages, mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
+import type { CapturedPayload } from '../hooks.ts';
 import type { SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
+import { askBackend, readEach, sourcesOf, type SkippedBackend, type Source } from './log-sources.ts';
 
 /** The part of the observer these routes read through. */
-export type LogReader = Pick<Observer, 'usageBackend' | 'payloadBackend'>;
+export type LogReader = Pick<Observer, 'usageBackend' | 'payloadBackend' | 'loadedUsageBackends' | 'loadedPayloadBackends'>;
 
 export interface LogRoutesOptions {
   /** Most points one timeseries may return. Default 1000. */
@@ -37,10 +41,33 @@ function rejectInvalid(request: FastifyRequest): void {
   throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: ${first?.message ?? error.message}`, { field });
 }
 
-function usageBackend(reader: LogReader): UsageBackend {
+/** The selected usage backend, which must answer `method`, then every other loaded one. */
+function usageSources(reader: LogReader, method: 'list' | 'get' | 'summary' | 'timeseries', what: string): Array<Source<UsageBackend>> {
   const backend = reader.usageBackend();
   if (!backend) throw new RelayError('RELAY_ERR_BACKEND_NOT_LOADED', 'the selected usage-logging backend is not loaded; load its plugin or select another');
-  return backend;
+  if (!backend[method]) throw unsupported(backend, what);
+  return sourcesOf(backend, reader.loadedUsageBackends());
+}
+
+/** `skipped` is in an answer only when a backend was left out. */
+const withSkipped = <T extends object>(answer: T, skipped: SkippedBackend[]): T => (skipped.length > 0 ? { ...answer, skipped } : answer);
+
+/** The captured payload from the selected payload backend, else from another loaded one. */
+async function findPayload(reader: LogReader, requestId: string, skipped: SkippedBackend[]): Promise<CapturedPayload | null> {
+  const selected = reader.payloadBackend();
+  const loaded = reader.loadedPayloadBackends();
+  const ordered = selected ? [selected, ...loaded.filter((b) => b !== selected)] : loaded;
+  for (const backend of ordered) {
+    if (!backend.get) continue;
+    try {
+      const payload = await askBackend('payload', backend.id, () => backend.get!(requestId));
+      if (payload) return payload;
+    } catch (err) {
+      const e = err as RelayError;
+      skipped.push({ backend: backend.id, code: e.code, message: e.message });
+    }
+  }
+  return null;
 }
 
 function unsupported(backend: UsageBackend, what: string): RelayError {
@@ -65,9 +92,10 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
   async function listEvents(request: FastifyRequest) {
     rejectInvalid(request);
     const params = request.query as ListParams;
-    const backend = usageBackend(observer);
-    if (!backend.list) throw unsupported(backend, 'a list of events');
-    return backend.list({ ...parseFilter(params), limit: params.limit ?? 50, cursor: params.cursor || undefined });
+    const query = { ...parseFilter(params), limit: params.limit ?? 50, cursor: params.cursor || undefined };
+    const sources = usageSources(observer, 'list', 'a list of events');
+    const { results, skipped } = await readEach('usage', sources, (b) => b.list?.(query) ?? null);
+    return withSkipped(mergePages(results, query.limit), skipped);
   }
 
   const listSchema = (summary: string) => ({
@@ -83,14 +111,18 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
   }, async (request) => {
     rejectInvalid(request);
     const { requestId } = request.params as { requestId: string };
-    const backend = usageBackend(observer);
-    if (!backend.get) throw unsupported(backend, 'a lookup by request id');
-    const event = await backend.get(requestId);
-    if (!event) throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request with id ${JSON.stringify(requestId)}`, { field: 'requestId' });
-    const payloads = observer.payloadBackend();
-    const payload = payloads?.get ? await payloads.get(requestId) : null;
-    if (!payload) return event;
-    return {
+    const sources = usageSources(observer, 'get', 'a lookup by request id');
+    const { results, skipped } = await readEach('usage', sources, (b) => b.get?.(requestId) ?? null);
+    const event = results.find((found) => found !== null);
+    if (!event) {
+      // Not found, but a backend that could hold it did not answer: say that, not 404.
+      const down = skipped.find((s) => s.code === 'RELAY_ERR_LOG_BACKEND_UNAVAILABLE');
+      if (down) throw new RelayError(down.code, `no request ${JSON.stringify(requestId)} in the backends that answered; ${down.message}`);
+      throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request with id ${JSON.stringify(requestId)}`, { field: 'requestId' });
+    }
+    const payload = await findPayload(observer, requestId, skipped);
+    if (!payload) return withSkipped(event, skipped);
+    return withSkipped({
       ...event,
       request_body: payload.request_body,
       response_body: payload.response_body,
@@ -98,7 +130,7 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
       response_truncated: payload.response_truncated,
       request_headers: payload.request_headers,
       response_headers: payload.response_headers,
-    };
+    }, skipped);
   });
 
   app.get('/api/usage/summary', {
@@ -108,10 +140,10 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     rejectInvalid(request);
     const params = request.query as SummaryParams;
     const filter = parseFilter(params);
-    const backend = usageBackend(observer);
-    if (!backend.summary) throw unsupported(backend, 'a summary');
-    const summary = await backend.summary({ ...filter, groupBy: params.groupBy });
-    return { from: filter.from?.toISOString() ?? null, to: filter.to?.toISOString() ?? null, ...summary };
+    const query = { ...filter, groupBy: params.groupBy };
+    const sources = usageSources(observer, 'summary', 'a summary');
+    const { results, skipped } = await readEach('usage', sources, (b) => b.summary?.(query) ?? null);
+    return withSkipped({ from: filter.from?.toISOString() ?? null, to: filter.to?.toISOString() ?? null, ...mergeSummaries(results) }, skipped);
   });
 
   app.get('/api/usage/timeseries', {
@@ -129,14 +161,15 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     if (points > maxPoints) {
       throw new RelayError('RELAY_ERR_BAD_REQUEST', `bucket: ${points} buckets in this window; at most ${maxPoints}: choose a larger bucket or a shorter window`, { field: 'bucket' });
     }
-    const backend = usageBackend(observer);
-    if (!backend.timeseries) throw unsupported(backend, 'a timeseries');
-    const series = await backend.timeseries({ ...filter, bucketSeconds, groupBy: params.groupBy });
-    return {
+    const query = { ...filter, bucketSeconds, groupBy: params.groupBy };
+    const sources = usageSources(observer, 'timeseries', 'a timeseries');
+    const { results, skipped } = await readEach('usage', sources, (b) => b.timeseries?.(query) ?? null);
+    const series = mergeTimeseries(results);
+    return withSkipped({
       from: filter.from.toISOString(),
       to: new Date(toMs).toISOString(),
       bucketSeconds,
       points: params.groupBy ? series : fillGaps(series, filter.from.getTime(), toMs, bucketSeconds),
-    };
+    }, skipped);
   });
 }

@@ -1,5 +1,4 @@
 // Which request headers go on to an upstream in passthrough.
-import { HeaderNameVerdicts } from './header-name-verdicts.ts';
 
 /** Headers that carry a credential: never forwarded as-is, never logged or captured. */
 export const CREDENTIAL_HEADERS = new Set([
@@ -12,32 +11,30 @@ const NOT_FORWARDED = new Set([
   'content-length', 'expect', 'accept-encoding',
 ]);
 
+/** Header names a `Connection` header lists: hop-by-hop for this connection only (RFC 9110 7.6.1). */
+export function connectionListed(headers: Record<string, string | string[] | undefined>): Set<string> | null {
+  const value = headers.connection ?? headers.Connection;
+  if (value === undefined) return null;
+  const names = (Array.isArray(value) ? value.join(',') : value).split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '');
+  return names.length > 0 ? new Set(names) : null;
+}
+
 /**
- * The client's headers minus hop-by-hop, credentials and Relay's own `x-gw-*` headers.
- * accept-encoding is dropped so the upstream answers uncompressed and the usage tap can read it.
+ * The client's headers minus hop-by-hop ones (those a `Connection` header names included),
+ * credentials and Relay's own `x-gw-*` headers. accept-encoding is dropped so the upstream answers
+ * uncompressed and the usage tap can read it.
  */
 export function filterForwardHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const listed = connectionListed(headers);
   const out: Record<string, string> = {};
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
-    const lower = forwardedName(name);
-    if (lower === null) continue;
+    const lower = name.toLowerCase();
+    if (NOT_FORWARDED.has(lower) || CREDENTIAL_HEADERS.has(lower) || lower.startsWith('x-gw-') || listed?.has(lower)) continue;
     out[lower] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-/** A name as forwarded (lower case), or null for one that is not. */
-const forwardedNames = new HeaderNameVerdicts<string | null>();
-
-function forwardedName(name: string): string | null {
-  const known = forwardedNames.get(name);
-  if (known !== undefined) return known;
-  const lower = name.toLowerCase();
-  const forwarded = NOT_FORWARDED.has(lower) || CREDENTIAL_HEADERS.has(lower) || lower.startsWith('x-gw-') ? null : lower;
-  forwardedNames.remember(name, forwarded);
-  return forwarded;
 }
 
 /** Removes credentials from a header map (for captured payloads and logs). */

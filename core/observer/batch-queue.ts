@@ -9,9 +9,11 @@
 //    with exponential backoff (with jitter); items pushed meanwhile wait behind it, within the bound.
 //  - A batch whose retry budget (`maxAttempts` or `maxRetryMs`) runs out is dropped and counted
 //    (`retries_exhausted`); close() drops what it could not write before its deadline (`close_deadline`).
+//  - A write that throws an error with `retryable: false` drops its batch at once (`rejected`).
+//  - A queue that yields (`yieldWhile`) drops its batch instead of writing or retrying it (`yielded`).
 //  - Every drop reaches onDropped (metrics) and the log, coalesced to one line per `dropLogIntervalMs`.
 
-export type DropReason = 'queue_full' | 'retries_exhausted' | 'close_deadline' | 'closed';
+export type DropReason = 'queue_full' | 'retries_exhausted' | 'close_deadline' | 'closed' | 'yielded' | 'rejected';
 
 export interface BatchQueueLog {
   warn(obj: object, msg: string): void;
@@ -41,8 +43,11 @@ export interface BatchQueueOptions<T> {
   maxQueued?: number;
   retry?: RetryOptions;
   onDropped?: (count: number, reason: DropReason) => void;
-  /** The dropped items themselves (after onDropped): a refused push's item, or items that were held. */
-  onDroppedItems?: (items: T[], reason: DropReason) => void;
+  /**
+   * While this returns true, a batch due to be written or retried is dropped instead (`yielded`):
+   * another queue's items come first (payloads give way to usage records on a failing disk).
+   */
+  yieldWhile?: () => boolean;
   /** After each successful write. */
   onWritten?: (count: number, durationMs: number) => void;
   /** After each failed write that will be retried. */
@@ -117,9 +122,9 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
   const stats = {
     written: 0,
     retries: 0,
-    droppedByReason: { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0 } as Record<DropReason, number>,
+    droppedByReason: { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0, yielded: 0, rejected: 0 } as Record<DropReason, number>,
   };
-  const unreportedDrops: Record<DropReason, number> = { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0 };
+  const unreportedDrops: Record<DropReason, number> = { queue_full: 0, retries_exhausted: 0, close_deadline: 0, closed: 0, yielded: 0, rejected: 0 };
   let dropLogTimer: NodeJS.Timeout | null = null;
 
   function reportDrops(): void {
@@ -137,7 +142,6 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     unreportedDrops[reason] += count;
     try {
       options.onDropped?.(count, reason);
-      options.onDroppedItems?.(dropped, reason);
     } catch {
       // A metrics callback must not break the queue.
     }
@@ -183,6 +187,11 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     let attempt = 0;
     let firstFailureAt = 0;
     for (;;) {
+      if (options.yieldWhile?.()) {
+        backingOff = false;
+        drop(batch, 'yielded');
+        return;
+      }
       attempt += 1;
       const started = performance.now();
       try {
@@ -197,11 +206,12 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
         return;
       } catch (error) {
         if (firstFailureAt === 0) firstFailureAt = Date.now();
+        const rejected = (error as { retryable?: unknown } | null)?.retryable === false;
         const exhausted = attempt >= retry.maxAttempts || Date.now() - firstFailureAt >= retry.maxRetryMs;
-        if (exhausted || deadlinePassed) {
+        if (rejected || exhausted || deadlinePassed) {
           backingOff = false;
           log.error({ queue: options.name, err: error, attempts: attempt, batch: batch.length }, `log queue ${options.name}: giving up on a batch`);
-          drop(batch, deadlinePassed ? 'close_deadline' : 'retries_exhausted');
+          drop(batch, deadlinePassed ? 'close_deadline' : rejected ? 'rejected' : 'retries_exhausted');
           return;
         }
         stats.retries += 1;

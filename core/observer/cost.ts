@@ -3,9 +3,11 @@
 // Canonical usage counts every prompt token in input_tokens, cache reads included
 // (cache_read_tokens is a subset). Cache reads are priced at cachedInputPerMillion when the
 // pricing sets it, else at the input rate; cache writes are priced as input. Reasoning tokens are
-// part of output_tokens, so they are not priced again.
+// part of output_tokens, so they are not priced again. A cost is a whole number of micro-units
+// (0.000001), rounded per request.
 import type { Usage } from '../canonical/types.ts';
 import type { Pricing, PricingSpec } from '../catalog/kinds.ts';
+import { fromMicros } from './money.ts';
 
 export interface Cost {
   cost: number;
@@ -16,9 +18,9 @@ export function costOf(usage: Usage, pricing: Pick<PricingSpec, 'inputPerMillion
   const cached = Math.min(usage.cache_read_tokens, usage.input_tokens);
   const uncached = usage.input_tokens - cached;
   const cachedRate = pricing.cachedInputPerMillion ?? pricing.inputPerMillion;
-  const micro = uncached * pricing.inputPerMillion + cached * cachedRate + usage.output_tokens * pricing.outputPerMillion;
-  // Rounded to 1e-10 so sums do not show float noise (0.30000000000000004).
-  return Math.round((micro / 1_000_000) * 1e10) / 1e10;
+  // A price per million tokens times tokens is the cost in micro-units; kept whole (money.ts).
+  const micros = uncached * pricing.inputPerMillion + cached * cachedRate + usage.output_tokens * pricing.outputPerMillion;
+  return fromMicros(Math.round(micros));
 }
 
 /** The pricing for a model on a host: one naming the host wins over one for the model alone. */

@@ -8,10 +8,12 @@
 import type { Registry } from 'prom-client';
 import type { CapturedPayload, Recorder, UsageEvent } from '../hooks.ts';
 import type { Settings } from '../settings/types.ts';
-import { createBatchQueue, type BatchQueue, type BatchQueueLog, type BatchQueueStats, type DropReason, type RetryOptions } from './batch-queue.ts';
+import { createBatchQueue, type BatchQueue, type BatchQueueLog, type BatchQueueStats, type RetryOptions } from './batch-queue.ts';
 import { createObserverMetrics, type BackendKind } from './metrics.ts';
 import type { PayloadBackend, UsageBackend } from './types.ts';
-import { createLineLane } from './line-lane.ts';
+
+/** Longest a usage event waits in its queue before it is written. */
+export const USAGE_MAX_DELAY_MS = 100;
 
 export interface ObserverLog extends BatchQueueLog {
   info(obj: object, msg: string): void;
@@ -48,8 +50,8 @@ export interface Observer {
   addRecorder(name: string, fn: Recorder): void;
   /**
    * Enqueues one finished request. Synchronous, never throws, never waits for a backend. The event
-   * and payload are the observer's from then on (a line lane serializes the event at the end of
-   * the turn): the caller must not change them.
+   * and payload are the observer's from then on (queued until a batch is written): the caller must
+   * not change them.
    */
   record(event: UsageEvent, payload: CapturedPayload | null): void;
   /** The spec's payload gate: global switch on, and the policy or the relay key opted in. */
@@ -58,6 +60,9 @@ export interface Observer {
   /** The selected usage backend (for reads), or null when it is not loaded. */
   usageBackend(): UsageBackend | null;
   payloadBackend(): PayloadBackend | null;
+  /** Every loaded backend, for reads that cover data written before a switch. */
+  loadedUsageBackends(): UsageBackend[];
+  loadedPayloadBackends(): PayloadBackend[];
   /** Ids of the loaded backends. */
   backends(): { usage: string[]; payload: string[] };
   stats(): ObserverStats;
@@ -70,12 +75,8 @@ export interface Observer {
 interface Lane<B> {
   backend: B;
   queue: BatchQueue<unknown>;
-  /** Events handed to this lane; read when /metrics is scraped (a labelled counter update per event was ~0.5 us in a profile). */
+  /** Events handed to this lane; a plain count read when /metrics is scraped, cheaper than a labelled counter per event. */
   recorded: number;
-  /** Takes an item in place of queue.push (a backend with writeLineBuffers: see line-lane.ts). */
-  push?: (item: unknown) => void;
-  /** Hands the queue what push() holds, before a flush or a close. */
-  encodePending?: () => void;
 }
 
 export function createObserver(options: ObserverOptions): Observer {
@@ -93,14 +94,21 @@ export function createObserver(options: ObserverOptions): Observer {
     ...[...payloadLanes].map(([backend, lane]) => ({ kind: 'payload' as const, backend, queue: lane.queue, recorded: lane.recorded })),
   ]);
 
-  function makeQueue<T>(kind: BackendKind, id: string, write: (batch: T[]) => Promise<void>, onDroppedItems?: (items: T[], reason: DropReason) => void): BatchQueue<T> {
+  /** True while a usage backend's batch is failing: payload writes then give way (its disk, its retries). */
+  const usageFailing = (): boolean => {
+    for (const lane of usageLanes.values()) if (lane.queue.stats().backingOff) return true;
+    return false;
+  };
+
+  function makeQueue<T>(kind: BackendKind, id: string, write: (batch: T[]) => Promise<void>): BatchQueue<T> {
     return createBatchQueue<T>({
       name: `${kind}:${id}`,
       write,
+      // Usage records are written within 100 ms, which bounds what a crash (kill -9) can lose.
+      ...(kind === 'usage' ? { maxDelayMs: USAGE_MAX_DELAY_MS } : { yieldWhile: usageFailing }),
       ...options.queue,
       log,
       onDropped: (count, reason) => metrics.dropped(kind, id, count, reason),
-      onDroppedItems,
       onWritten: (count, ms) => metrics.written(kind, id, count, ms / 1000),
       onRetry: () => metrics.retried(kind, id),
     });
@@ -110,22 +118,6 @@ export function createObserver(options: ObserverOptions): Observer {
     if (lanes.has(backend.id)) throw new Error(`a ${kind} backend with id ${JSON.stringify(backend.id)} is already registered`);
     const queue = makeQueue<never>(kind, backend.id, (batch) => backend.write(batch));
     lanes.set(backend.id, { backend, queue: queue as BatchQueue<unknown>, recorded: 0 });
-  }
-
-  function addUsageLane(backend: UsageBackend): void {
-    const writeLineBuffers = backend.writeLineBuffers?.bind(backend);
-    if (!writeLineBuffers) return addLane('usage', usageLanes, backend);
-    if (usageLanes.has(backend.id)) throw new Error(`a usage backend with id ${JSON.stringify(backend.id)} is already registered`);
-    const lines = createLineLane(
-      writeLineBuffers,
-      (write, onDroppedItems) => makeQueue<number>('usage', backend.id, write, onDroppedItems),
-      (err) => log.error({ err, backend: backend.id }, 'a usage event could not be serialized; it was left out'),
-    );
-    usageLanes.set(backend.id, {
-      backend, queue: lines.queue as BatchQueue<unknown>, recorded: 0,
-      push: (event) => lines.push(event as UsageEvent),
-      encodePending: lines.encodePending,
-    });
   }
 
   function noteUnroutable(kind: BackendKind, id: string): void {
@@ -142,8 +134,7 @@ export function createObserver(options: ObserverOptions): Observer {
     const lane = lanes.get(id);
     if (!lane) return noteUnroutable(kind, id);
     lane.recorded++;
-    if (lane.push) lane.push(item);
-    else lane.queue.push(item);
+    lane.queue.push(item);
   }
 
   function runRecorders(event: UsageEvent, payload: CapturedPayload | null): void {
@@ -158,7 +149,7 @@ export function createObserver(options: ObserverOptions): Observer {
   }
 
   return {
-    addUsageBackend: (backend) => addUsageLane(backend),
+    addUsageBackend: (backend) => addLane('usage', usageLanes, backend),
     addPayloadBackend: (backend) => addLane('payload', payloadLanes, backend),
 
     addRecorder(name, fn) {
@@ -187,6 +178,8 @@ export function createObserver(options: ObserverOptions): Observer {
     payloadMaxBytes: () => settings.get('payload-logging').maxBytes,
     usageBackend: () => usageLanes.get(settings.get('usage-logging').backend)?.backend ?? null,
     payloadBackend: () => payloadLanes.get(settings.get('payload-logging').backend)?.backend ?? null,
+    loadedUsageBackends: () => [...usageLanes.values()].map((lane) => lane.backend),
+    loadedPayloadBackends: () => [...payloadLanes.values()].map((lane) => lane.backend),
     backends: () => ({ usage: [...usageLanes.keys()], payload: [...payloadLanes.keys()] }),
 
     stats() {
@@ -195,20 +188,14 @@ export function createObserver(options: ObserverOptions): Observer {
     },
 
     async flush() {
-      await Promise.all([...usageLanes.values(), ...payloadLanes.values()].map((lane) => {
-        lane.encodePending?.();
-        return lane.queue.flush();
-      }));
+      await Promise.all([...usageLanes.values(), ...payloadLanes.values()].map((lane) => lane.queue.flush()));
     },
 
     async close() {
       if (closing) return;
       closing = true;
       const lanes: Array<Lane<{ id: string; close?(): Promise<void> }>> = [...usageLanes.values(), ...payloadLanes.values()];
-      await Promise.all(lanes.map((lane) => {
-        lane.encodePending?.();
-        return lane.queue.close(options.closeDeadlineMs ?? 10_000);
-      }));
+      await Promise.all(lanes.map((lane) => lane.queue.close(options.closeDeadlineMs ?? 10_000)));
       await Promise.all(lanes.map(async (lane) => {
         try {
           await lane.backend.close?.();

@@ -39,6 +39,12 @@ export const UsageEventSchema = Type.Object({
   extras: Type.Record(Type.String(), Type.String()),
 }, { description: 'One finished request.' });
 
+const SkippedSchema = Type.Optional(Type.Array(Type.Object({
+  backend: Type.String(),
+  code: Type.String(),
+  message: Type.String(),
+}), { description: 'Loaded log backends this answer could not cover (not the selected one, whose failure fails the read), and why. Absent when every backend answered.' }));
+
 export const LogDetailSchema = Type.Intersect([
   UsageEventSchema,
   Type.Object({
@@ -48,6 +54,7 @@ export const LogDetailSchema = Type.Intersect([
     response_truncated: Type.Optional(Type.Boolean({ description: 'True when the response body exceeded maxBytes.' })),
     request_headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     response_headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    skipped: SkippedSchema,
   }),
 ], { description: 'One request, with its captured payload when payload logging captured it.' });
 
@@ -81,6 +88,7 @@ export const ListQuerySchema = Type.Object({
 export const ListResponseSchema = Type.Object({
   items: Type.Array(UsageEventSchema),
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Cursor of the next (older) page; null on the last page.' }),
+  skipped: SkippedSchema,
 });
 
 export const SummaryQuerySchema = Type.Object({
@@ -93,6 +101,7 @@ export const SummaryResponseSchema = Type.Object({
   to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   totals: UsageTotalsSchema,
   groups: Type.Optional(Type.Array(Type.Object({ key: NullableString, totals: UsageTotalsSchema }))),
+  skipped: SkippedSchema,
 });
 
 export const TimeseriesQuerySchema = Type.Object({
@@ -110,6 +119,7 @@ export const TimeseriesResponseSchema = Type.Object({
     key: Type.Optional(NullableString),
     totals: UsageTotalsSchema,
   })),
+  skipped: SkippedSchema,
 });
 
 export const RequestIdParamsSchema = Type.Object({ requestId: Type.String({ minLength: 1, maxLength: 200 }) });

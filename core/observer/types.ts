@@ -77,15 +77,6 @@ export interface UsageBackend {
   /** The setting value that selects it: file, postgres, clickhouse, valkey, or an in-house id. */
   id: string;
   write(events: UsageEvent[]): Promise<void>;
-  /**
-   * Optional, for backends that store JSON lines: the observer then serializes each event at the
-   * end of the turn that recorded it, into UTF-8 outside the JS heap (line-lane.ts, line-arena.ts),
-   * and calls this instead of write() with buffers that together hold the batch's lines in order,
-   * each ending with a newline. The buffers are reused once the returned promise settles. Measured
-   * with log-file: queueing the line instead of the event object took logging from 9.0% to 7.0% of
-   * throughput (npm run bench:logging); line-arena.ts says why the line is not kept as a string.
-   */
-  writeLineBuffers?(buffers: Buffer[]): Promise<void>;
   /** Read side; a backend that cannot answer leaves these out and Relay says so with a 400. */
   list?(query: ListQuery): Promise<ListPage>;
   get?(requestId: string): Promise<UsageEvent | null>;

@@ -1,6 +1,7 @@
 // Answers the usage read queries over events held in memory. Backends without a query engine
 // (log-file, log-valkey) share it, and the backend conformance suite holds every backend to it.
 import type { UsageEvent } from '../hooks.ts';
+import { addMoney } from './money.ts';
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfterCursor } from './cursor.ts';
 import type {
   ListPage, ListQuery, StatusFilter, Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageFilter, UsageTotals,
@@ -21,7 +22,7 @@ export function addToTotals(totals: UsageTotals, event: UsageEvent): void {
   totals.cache_read_tokens += event.cache_read_tokens;
   totals.cache_write_tokens += event.cache_write_tokens;
   totals.reasoning_tokens += event.reasoning_tokens;
-  totals.cost += event.cost ?? 0;
+  if (event.cost !== null) totals.cost = addMoney(totals.cost, event.cost);
 }
 
 export function matchesStatus(status: number, filter: StatusFilter): boolean {

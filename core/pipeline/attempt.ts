@@ -9,11 +9,10 @@ import { classifyNetworkError } from './failure.ts';
 import type { FailureKind, KeyHealth } from './key-health.ts';
 import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
-import type { Cancellation } from '../http/cancellation.ts';
-import { attachBody, BodyBytes } from '../http/body-bytes.ts';
+import type { UpstreamClient } from '../http/upstream-client.ts';
 
-/** What the pipeline gives for an UpstreamRequest; a body as BodyBytes is sent as its parts. */
-export type UpstreamRequestFields = Omit<UpstreamRequest, 'signal' | 'onAbort' | 'body'> & { body: Buffer | string | BodyBytes };
+/** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
+export type UpstreamRequestFields = Omit<UpstreamRequest, 'signal' | 'client'>;
 
 export interface HeldStream extends HoldResult {
   kind: 'held';
@@ -41,15 +40,20 @@ export class Attempt {
     readonly record: RequestRecord,
     readonly writer: ClientWriter,
     /** Aborts when the client goes away. */
-    readonly cancellation: Cancellation,
+    readonly cancellation: AbortController,
     readonly holdBounds: HoldBounds,
     private readonly health: KeyHealth,
     private readonly log: Logger,
+    private readonly client: UpstreamClient,
   ) {}
 
-  /** What an adapter is asked to send: `fields` plus this request's cancellation; a body given as BodyBytes goes upstream as its parts (attachBody). */
+  /** What an adapter is asked to send: `fields` plus this request's cancellation and the instance's client. */
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
-    return new AttemptUpstreamRequest(fields, this.cancellation);
+    return { ...fields, signal: this.cancellation.signal, client: this.client };
+  }
+
+  get clientGone(): boolean {
+    return this.cancellation.signal.aborted;
   }
 
   /** Sends upstream. A network failure returns null (try the next) or, on the last candidate, throws. */
@@ -60,7 +64,7 @@ export class Attempt {
     try {
       return await route.adapter.send(req);
     } catch (err) {
-      if (this.cancellation.aborted) throw new ClientGone();
+      if (this.cancellation.signal.aborted) throw new ClientGone();
       const result = this.networkFailure(route, err);
       if (result.kind === 'retry') return null;
       throw new Error('unreachable');
@@ -69,7 +73,7 @@ export class Attempt {
 
   /** A failure before any byte reached the client. */
   networkFailure(route: Route, err: unknown): AttemptResult {
-    if (this.cancellation.aborted) throw new ClientGone();
+    if (this.cancellation.signal.aborted) throw new ClientGone();
     const { failure, message } = classifyNetworkError(err);
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
@@ -84,17 +88,9 @@ export class Attempt {
    */
   async holdStream(route: Route, body: UpstreamBody, inspect: (chunk: Buffer) => 'opening' | 'output' | 'error'): Promise<HeldStream | AttemptResult> {
     const iterator = body[Symbol.asyncIterator]();
-    // The body's first bytes most often came in the same socket read as its headers: read and
-    // inspected without a promise, they usually decide the hold at once (holdOpening's await and
-    // Promise.race cost more than the read itself: bench:compare against ded976b, +8.2% on the
-    // chat stream and +5.9% on the messages stream at 16 connections).
     let hold;
     try {
-      const queued = body.readNow?.() ?? null;
-      const seen = queued === null ? 'opening' : inspect(queued);
-      hold = seen === 'opening'
-        ? await holdOpening(iterator, { maxMs: this.holdBounds.maxMs, maxBytes: this.holdBounds.maxBytes, inspect }, queued)
-        : { verdict: seen, held: [queued!], pending: null };
+      hold = await holdOpening(iterator, { maxMs: this.holdBounds.maxMs, maxBytes: this.holdBounds.maxBytes, inspect });
     } catch (err) {
       return this.networkFailure(route, err);
     }
@@ -124,7 +120,7 @@ export class Attempt {
 
   /** The upstream failed (or the client left) after bytes reached the client: cut, no failover. */
   failAfterCommit(err: unknown): void {
-    if (this.cancellation.aborted) {
+    if (this.cancellation.signal.aborted) {
       this.record.clientAborted = true;
       this.record.errorCode = 'client_aborted';
     } else {
@@ -132,39 +128,6 @@ export class Attempt {
       this.log.warn({ err: (err as Error)?.message }, 'upstream failed mid-response; cutting the client stream');
     }
     this.writer.cut();
-  }
-}
-
-/**
- * An UpstreamRequest whose AbortSignal is made only for an adapter that reads it. A class with
- * the getter on its prototype: the object literal with a getter, spread from the fields, that it
- * replaces took ~3 us to create, this ~0.06 us (microbenchmark, Node 20).
- */
-class AttemptUpstreamRequest implements UpstreamRequest {
-  readonly route: Route;
-  readonly shape: UpstreamRequest['shape'];
-  body!: Buffer | string;
-  readonly headers: Record<string, string>;
-  readonly credential: string | null;
-  readonly search: string | undefined;
-  readonly stream: boolean;
-  /** An own property, not a method: adapters pass it on detached (`options.onAbort = req.onAbort`). */
-  readonly onAbort: (fn: () => void) => () => void;
-
-  constructor(fields: UpstreamRequestFields, private readonly cancellation: Cancellation) {
-    this.route = fields.route;
-    this.shape = fields.shape;
-    if (fields.body instanceof BodyBytes) attachBody(this, fields.body);
-    else this.body = fields.body;
-    this.headers = fields.headers;
-    this.credential = fields.credential;
-    this.search = fields.search;
-    this.stream = fields.stream;
-    this.onAbort = (fn) => cancellation.onAbort(fn);
-  }
-
-  get signal(): AbortSignal {
-    return this.cancellation.signal;
   }
 }
 

@@ -19,7 +19,10 @@ export function classifyStatus(status: number): StatusVerdict {
 /** Network errors from undici before response headers. */
 export function classifyNetworkError(err: unknown): { failure: FailureKind; message: string } {
   const code = (err as { code?: string })?.code ?? '';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return { failure: 'timeout', message: 'the upstream did not answer in time' };
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'RELAY_UPSTREAM_HEADERS_TIMEOUT') return { failure: 'timeout', message: 'the upstream did not answer in time' };
+  if (code === 'RELAY_UPSTREAM_BAD_RESPONSE' || code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return { failure: 'server', message: `the upstream's answer is not valid HTTP (${(err as Error).message})` };
+  }
   return { failure: 'connect', message: `the upstream could not be reached (${code || (err as Error)?.message || 'error'})` };
 }
 

@@ -1,25 +1,33 @@
 // Host-key health (DESIGN.md "Health and states"):
-//   healthy -> cooling   on 429, 5xx or timeout; until retry-after or an exponential backoff
-//   healthy -> invalid   when the upstream answered 401/403; until an operator edits the key
-//                        (its updatedAt changes) or a trial request after PROBE_AFTER_MS succeeds
-//   healthy -> invalid   on this instance only, when its value cannot be had here (reportUnusable)
-//   disabled             spec.enabled is false (operator)
-// Kept in memory per instance (the hot path reads a Map); shared through Valkey pub/sub when
-// one is configured, so every instance stops using a failing key.
+//   healthy -> cooling    on a 429 (a rate limit is about the key): until retry-after, or an
+//                         exponential backoff when the upstream gives none
+//   healthy -> open       a circuit per host and per host key: after `failures` 5xx, timeouts or
+//                         refused connections in a row within `windowMs` (one failing request
+//                         never does); for `openMs`, then half-open: one probe request is let
+//                         through, and its success closes the circuit, its failure reopens it
+//   healthy -> invalid    when the upstream answered 401/403; until an operator edits the key
+//                         (its updatedAt changes) or a trial request after PROBE_AFTER_MS succeeds
+//   healthy -> invalid    on this instance only, when its value cannot be had here (reportUnusable)
+//   disabled              spec.enabled is false (operator)
+// A 4xx the caller's body causes (400, 404, 413, 422) says nothing about the key and is not counted.
+// Kept in memory per instance (the hot path reads a Map); marks are shared through Valkey pub/sub
+// when one is configured, so every instance stops using a failing key. Failure runs and probes
+// are per instance: each instance lets its own probe through.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { HostKey } from '../catalog/kinds.ts';
+import { DEFAULT_BREAKER, FailureRuns, type BreakerSettings } from './failure-runs.ts';
 
-export type KeyState = 'healthy' | 'cooling' | 'invalid' | 'disabled';
+export type KeyState = 'healthy' | 'cooling' | 'open' | 'half-open' | 'invalid' | 'disabled';
 
 export type FailureKind = 'rate_limit' | 'server' | 'timeout' | 'connect' | 'auth';
 
 interface Mark {
-  state: 'cooling' | 'invalid';
+  state: 'cooling' | 'open' | 'invalid';
   until: number;
   reason: string;
-  /** Consecutive failures, for the backoff. */
+  /** Consecutive rate limits, for the backoff. */
   failures: number;
   /** updatedAt of the key when it was marked invalid. */
   keyVersion?: string;
@@ -32,22 +40,53 @@ export interface KeyHealthItem {
   reason?: string;
 }
 
+/** Why a key may not be tried now (for the answer when no key is left). */
+export interface Blocker {
+  state: 'cooling' | 'open' | 'invalid';
+  /** When the key may be tried again (ms). */
+  until: number;
+  /** The host's circuit, not the key's own mark. */
+  host: boolean;
+}
+
+type Scope = 'key' | 'host';
+
+interface Claim {
+  no: number;
+  at: number;
+}
+
 const BASE_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 60_000;
 const PROBE_AFTER_MS = 5 * 60_000;
+/** A probe whose outcome never came (its client left) frees the half-open circuit after this. */
+const PROBE_CLAIM_MS = 60_000;
 const CHANNEL = 'relay:key-health';
-const STORE_PREFIX = 'relay:key-health:mark:';
+const STORE_ROOT = 'relay:key-health:';
+const STORE_PREFIX: Record<Scope, string> = { key: `${STORE_ROOT}mark:`, host: `${STORE_ROOT}host:` };
+
+/** admit(): the key may not be tried now (its half-open circuit's probe is in flight). */
+export const REFUSED = -1;
+/** admit(): the key may be tried, and nothing is to be released afterwards. */
+export const ADMITTED = 0;
 
 export class KeyHealth {
-  private readonly marks = new Map<string, Mark>();
+  private readonly marks: Record<Scope, Map<string, Mark>> = { key: new Map(), host: new Map() };
+  private readonly runs: Record<Scope, FailureRuns>;
+  /** Half-open circuits' probes in flight on this instance. */
+  private readonly probes: Record<Scope, Map<string, Claim>> = { key: new Map(), host: new Map() };
+  private claims = 0;
+  private readonly breaker: BreakerSettings;
   private readonly redis: Redis | null;
   private subscriber: Redis | null = null;
   private readonly log: Logger;
   private readonly instance = Math.random().toString(36).slice(2);
 
-  constructor(options: { redis: Redis | null; log: Logger }) {
+  constructor(options: { redis: Redis | null; log: Logger; breaker?: BreakerSettings }) {
     this.redis = options.redis;
     this.log = options.log;
+    this.breaker = options.breaker ?? DEFAULT_BREAKER;
+    this.runs = { key: new FailureRuns(this.breaker), host: new FailureRuns(this.breaker) };
     if (this.redis) this.subscribe(this.redis);
   }
 
@@ -62,7 +101,7 @@ export class KeyHealth {
       const keys: string[] = [];
       let cursor = '0';
       do {
-        const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${STORE_PREFIX}*`, 'COUNT', 500);
+        const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${STORE_ROOT}*`, 'COUNT', 500);
         cursor = next;
         keys.push(...batch);
       } while (cursor !== '0' && keys.length < 100_000);
@@ -71,54 +110,98 @@ export class KeyHealth {
       const now = Date.now();
       keys.forEach((key, i) => {
         const value = values[i];
-        if (!value) return;
+        const scope: Scope | null = key.startsWith(STORE_PREFIX.key) ? 'key' : key.startsWith(STORE_PREFIX.host) ? 'host' : null;
+        if (!value || !scope) return;
         const mark = JSON.parse(value) as Mark;
-        if (mark.until > now) this.marks.set(key.slice(STORE_PREFIX.length), mark);
+        if (mark.until > now) this.marks[scope].set(key.slice(STORE_PREFIX[scope].length), mark);
       });
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'could not load shared key health');
     }
   }
 
-  /** True when the key may be tried now. */
+  /** True when the key may be tried now: enabled, not cooling or invalid, its own and its host's circuits not open. */
   isAvailable(key: HostKey, now = Date.now()): boolean {
     if (!key.spec.enabled) return false;
-    const mark = this.marks.get(key.metadata.id);
-    if (!mark) return true;
-    if (mark.state === 'invalid' && mark.keyVersion !== key.metadata.updatedAt) {
-      this.marks.delete(key.metadata.id); // the operator edited it
-      return true;
-    }
-    return now >= mark.until;
+    return this.passable('key', key.metadata.id, key, now) && this.passable('host', key.spec.hostId, null, now);
   }
 
-  /** Earliest time (ms) one of these keys becomes available again, or null. */
-  soonestAvailable(keys: readonly HostKey[]): number | null {
-    let soonest: number | null = null;
-    for (const key of keys) {
-      const mark = this.marks.get(key.metadata.id);
-      if (mark && key.spec.enabled && (soonest === null || mark.until < soonest)) soonest = mark.until;
+  /**
+   * Called just before a request is sent with the key: a half-open circuit (the key's or its
+   * host's) lets one probe through. REFUSED when another request is that probe or the circuit
+   * is open; ADMITTED; or a claim number (> 0) to give to releaseProbe once the attempt is over.
+   */
+  admit(key: HostKey, now = Date.now()): number {
+    const keyMark = this.marks.key.get(key.metadata.id);
+    const hostMark = this.marks.host.get(key.spec.hostId);
+    if (!keyMark && !hostMark) return ADMITTED;
+    // Opened since the routes were chosen (an earlier attempt of this request completed the run).
+    if ((keyMark?.state === 'open' && now < keyMark.until) || (hostMark?.state === 'open' && now < hostMark.until)) return REFUSED;
+    const keyHalfOpen = keyMark?.state === 'open';
+    const hostHalfOpen = hostMark?.state === 'open';
+    if (!keyHalfOpen && !hostHalfOpen) return ADMITTED;
+    if ((keyHalfOpen && this.claimed('key', key.metadata.id, now)) || (hostHalfOpen && this.claimed('host', key.spec.hostId, now))) return REFUSED;
+    const claim = { no: ++this.claims, at: now };
+    if (keyHalfOpen) this.probes.key.set(key.metadata.id, claim);
+    if (hostHalfOpen) this.probes.host.set(key.spec.hostId, claim);
+    return claim.no;
+  }
+
+  /** The probe's attempt is over without a verdict (a 4xx, the client left): the next request probes. */
+  releaseProbe(key: HostKey, claim: number): void {
+    if (this.probes.key.get(key.metadata.id)?.no === claim) this.probes.key.delete(key.metadata.id);
+    if (this.probes.host.get(key.spec.hostId)?.no === claim) this.probes.host.delete(key.spec.hostId);
+  }
+
+  /** Why an enabled key may not be tried now, or null when it may. */
+  blocker(key: HostKey, now = Date.now()): Blocker | null {
+    if (this.isAvailable(key, now)) return null;
+    const own = this.marks.key.get(key.metadata.id);
+    const host = this.marks.host.get(key.spec.hostId);
+    // A half-open circuit whose probe is in flight: the answer comes within a request's time.
+    const untilOf = (mark: Mark) => (mark.until > now ? mark.until : now + 1_000);
+    const ownBlocks = own && !this.passable('key', key.metadata.id, key, now);
+    const hostBlocks = host && !this.passable('host', key.spec.hostId, null, now);
+    if (ownBlocks && hostBlocks) {
+      // The later one decides when the key is back; on a tie the host's circuit says more.
+      return untilOf(own) > untilOf(host) ? { state: own.state, until: untilOf(own), host: false } : { state: host.state, until: untilOf(host), host: true };
     }
-    return soonest;
+    if (ownBlocks) return { state: own.state, until: untilOf(own), host: false };
+    if (hostBlocks) return { state: host.state, until: untilOf(host), host: true };
+    return null;
   }
 
   reportSuccess(key: HostKey): void {
-    if (this.marks.delete(key.metadata.id)) this.broadcast(key.metadata.id, null);
+    const id = key.metadata.id;
+    const hostId = key.spec.hostId;
+    this.runs.key.clear(id);
+    this.runs.host.clear(hostId);
+    if (this.marks.key.delete(id)) {
+      this.probes.key.delete(id);
+      this.broadcast('key', id, null);
+    }
+    // The host answered: its circuit closes, whichever of its keys was used.
+    if (this.marks.host.delete(hostId)) {
+      this.probes.host.delete(hostId);
+      this.broadcast('host', hostId, null);
+    }
   }
 
   reportFailure(key: HostKey, kind: FailureKind, retryAfterMs: number | null, reason: string): void {
     const id = key.metadata.id;
-    const previous = this.marks.get(id);
-    const failures = (previous?.failures ?? 0) + 1;
-    let mark: Mark;
+    const now = Date.now();
     if (kind === 'auth') {
-      mark = { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures, keyVersion: key.metadata.updatedAt };
-    } else {
+      const failures = (this.marks.key.get(id)?.failures ?? 0) + 1;
+      this.setMark('key', id, { state: 'invalid', until: now + PROBE_AFTER_MS, reason, failures, keyVersion: key.metadata.updatedAt });
+    } else if (kind === 'rate_limit') {
+      const previous = this.marks.key.get(id);
+      const failures = (previous?.state === 'cooling' ? previous.failures : 0) + 1;
       const backoff = Math.min(BASE_BACKOFF_MS * 2 ** (failures - 1), MAX_BACKOFF_MS);
-      mark = { state: 'cooling', until: Date.now() + (retryAfterMs ?? backoff), reason, failures };
+      this.setMark('key', id, { state: 'cooling', until: now + (retryAfterMs ?? backoff), reason, failures });
+    } else {
+      this.countTowardCircuit('key', id, now, reason);
+      this.countTowardCircuit('host', key.spec.hostId, now, reason);
     }
-    this.marks.set(id, mark);
-    this.broadcast(id, mark);
   }
 
   /**
@@ -127,7 +210,7 @@ export class KeyHealth {
    * the key's health, so it is not shared: other instances keep using the key.
    */
   reportUnusable(key: HostKey, reason: string): void {
-    this.marks.set(key.metadata.id, { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures: 1, keyVersion: key.metadata.updatedAt });
+    this.marks.key.set(key.metadata.id, { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures: 1, keyVersion: key.metadata.updatedAt });
   }
 
   /** Every host key of the snapshot with its state (for the admin API and dashboard). */
@@ -138,12 +221,12 @@ export class KeyHealth {
         out.push({ hostKeyId: key.metadata.id, state: 'disabled' });
         continue;
       }
-      const mark = this.marks.get(key.metadata.id);
-      if (!mark || (mark.state === 'cooling' && now >= mark.until) || (mark.state === 'invalid' && mark.keyVersion !== key.metadata.updatedAt)) {
-        out.push({ hostKeyId: key.metadata.id, state: 'healthy' });
-      } else {
-        out.push({ hostKeyId: key.metadata.id, state: mark.state, until: new Date(mark.until).toISOString(), reason: mark.reason });
-      }
+      const own = this.marks.key.get(key.metadata.id);
+      const host = this.marks.host.get(key.spec.hostId);
+      const ownShown = own && !(own.state === 'cooling' && now >= own.until) && !(own.state === 'invalid' && own.keyVersion !== key.metadata.updatedAt);
+      if (ownShown) out.push(item(key.metadata.id, own, own.reason, now));
+      else if (host) out.push(item(key.metadata.id, host, `its host's circuit: ${host.reason}`, now));
+      else out.push({ hostKeyId: key.metadata.id, state: 'healthy' });
     }
     return out;
   }
@@ -154,13 +237,54 @@ export class KeyHealth {
     if (sub) await sub.quit().catch(() => sub.disconnect());
   }
 
+  /** A 5xx, timeout or refused connection: opens the circuit after a run of them, or reopens a half-open one. */
+  private countTowardCircuit(scope: Scope, id: string, now: number, reason: string): void {
+    const mark = this.marks[scope].get(id);
+    const what = scope === 'key' ? 'host key' : 'host';
+    if (mark?.state === 'open') {
+      // A failure while open came from a request sent before it opened; only a probe's reopens it.
+      if (now < mark.until) return;
+      this.probes[scope].delete(id);
+      this.setMark(scope, id, { state: 'open', until: now + this.breaker.openMs, reason: `the half-open probe failed: ${reason}`, failures: 0 });
+      this.log.warn({ [scope === 'key' ? 'hostKeyId' : 'hostId']: id, reason }, `${what} circuit reopened: the probe failed`);
+      return;
+    }
+    if (!this.runs[scope].add(id, now) || mark?.state === 'invalid') return; // an invalid key is out already, until edited
+    const within = Math.round(this.breaker.windowMs / 1000);
+    this.setMark(scope, id, { state: 'open', until: now + this.breaker.openMs, reason: `${this.breaker.failures} failures in a row within ${within}s, the last: ${reason}`, failures: 0 });
+    this.log.warn({ [scope === 'key' ? 'hostKeyId' : 'hostId']: id, reason }, `${what} circuit opened after ${this.breaker.failures} failures in a row`);
+  }
+
+  /** True when the mark (if any) lets a request through now. */
+  private passable(scope: Scope, id: string, key: HostKey | null, now: number): boolean {
+    const mark = this.marks[scope].get(id);
+    if (!mark) return true;
+    if (key && mark.state === 'invalid' && mark.keyVersion !== key.metadata.updatedAt) {
+      this.marks[scope].delete(id); // the operator edited it
+      return true;
+    }
+    if (now < mark.until) return false;
+    return mark.state !== 'open' || !this.claimed(scope, id, now);
+  }
+
+  private claimed(scope: Scope, id: string, now: number): boolean {
+    const claim = this.probes[scope].get(id);
+    return claim !== undefined && now - claim.at < PROBE_CLAIM_MS;
+  }
+
+  private setMark(scope: Scope, id: string, mark: Mark): void {
+    this.marks[scope].set(id, mark);
+    this.broadcast(scope, id, mark);
+  }
+
   /** Tells the running instances (pub/sub) and stores the mark for those that start later. */
-  private broadcast(id: string, mark: Mark | null): void {
+  private broadcast(scope: Scope, id: string, mark: Mark | null): void {
     if (!this.redis) return;
+    const key = `${STORE_PREFIX[scope]}${id}`;
     const store = mark
-      ? this.redis.set(`${STORE_PREFIX}${id}`, JSON.stringify(mark), 'PX', Math.max(1, mark.until - Date.now()))
-      : this.redis.del(`${STORE_PREFIX}${id}`);
-    Promise.all([store, this.redis.publish(CHANNEL, JSON.stringify({ from: this.instance, id, mark }))]).catch((err: Error) => {
+      ? this.redis.set(key, JSON.stringify(mark), 'PX', Math.max(1, mark.until - Date.now()))
+      : this.redis.del(key);
+    Promise.all([store, this.redis.publish(CHANNEL, JSON.stringify({ from: this.instance, scope, id, mark }))]).catch((err: Error) => {
       this.log.debug({ err: err.message }, 'could not share key health');
     });
   }
@@ -171,14 +295,20 @@ export class KeyHealth {
     sub.on('error', (err) => this.log.debug({ err: err.message }, 'key health subscriber error'));
     sub.on('message', (_channel: string, message: string) => {
       try {
-        const { from, id, mark } = JSON.parse(message) as { from: string; id: string; mark: Mark | null };
-        if (from === this.instance) return;
-        if (mark) this.marks.set(id, mark);
-        else this.marks.delete(id);
+        const { from, scope = 'key', id, mark } = JSON.parse(message) as { from: string; scope?: Scope; id: string; mark: Mark | null };
+        if (from === this.instance || (scope !== 'key' && scope !== 'host')) return;
+        this.probes[scope].delete(id);
+        if (mark) this.marks[scope].set(id, mark);
+        else this.marks[scope].delete(id);
       } catch {
         /* a malformed message from another version: ignore */
       }
     });
     sub.subscribe(CHANNEL).catch((err: Error) => this.log.warn({ err: err.message }, 'could not subscribe to key health'));
   }
+}
+
+function item(hostKeyId: string, mark: Mark, reason: string, now: number): KeyHealthItem {
+  if (mark.state === 'open' && now >= mark.until) return { hostKeyId, state: 'half-open', reason };
+  return { hostKeyId, state: mark.state, until: new Date(mark.until).toISOString(), reason };
 }

@@ -3,9 +3,7 @@
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { RelayError } from '../errors.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
-import { bytesOf, type BodyBytes } from '../http/body-bytes.ts';
-import { replaceTopLevelValue } from '../http/json-top-level.ts';
-import { stringifyToParts } from '../http/json-parts.ts';
+import { RouteCall } from '../http/inference-route.ts';
 import type { Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
@@ -19,20 +17,17 @@ import { readErrorBody, redactCredential } from './upstream-error.ts';
  * The body to send: the client's bytes as received. When the binding maps the model name, only the
  * top-level model value is replaced in those bytes (passthrough forwards verbatim: re-serialising
  * would change escapes, key order and whitespace); the body is re-serialised only when the
- * adapter asks the upstream for usage the client did not request, or when the model member cannot
- * be placed for sure (e.g. written twice).
+ * adapter asks the upstream for usage the client did not request.
  */
-function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null): BodyBytes | Buffer | string {
+function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null): Buffer | string {
   const { call } = attempt;
-  if (route.upstreamModel === call.model && !usage) return bytesOf(call);
-  if (!usage) {
-    const renamed = replaceTopLevelValue(call.body, 'model', JSON.stringify(route.upstreamModel));
-    if (renamed) return renamed;
+  if (usage) return JSON.stringify({ ...usage.body, model: route.upstreamModel });
+  if (route.upstreamModel === call.model) return call.body;
+  if (call instanceof RouteCall) {
+    const { start, end } = call.read.modelSpan;
+    return Buffer.concat([call.body.subarray(0, start), Buffer.from(JSON.stringify(route.upstreamModel)), call.body.subarray(end)]);
   }
-  // A spread alone, then the member: `{ ...body, model }` takes V8's slow path (see upstream.ts).
-  const body = { ...(usage?.body ?? call.json) };
-  body.model = route.upstreamModel;
-  return stringifyToParts(body); // an agent's turn is hundreds of KB: never one string (json-parts.ts)
+  return JSON.stringify({ ...call.json(), model: route.upstreamModel });
 }
 
 export async function passthrough(attempt: Attempt, route: Route, credential: string | null): Promise<AttemptResult> {
@@ -83,7 +78,7 @@ async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credenti
     redacted = redactCredential(await readErrorBody(res.body), typeof encoding === 'string' ? encoding : undefined, credential);
   } catch (err) {
     // Nothing reached the client yet: a 502 in its shape (or the client's own abort).
-    if (attempt.cancellation.aborted) throw err;
+    if (attempt.clientGone) throw err;
     throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's error answer could not be read: ${(err as Error).message}`);
   }
   const headers: Record<string, string | string[] | undefined> = { ...res.headers, 'content-length': String(redacted.body.length) };

@@ -1,6 +1,6 @@
 // The request pipeline: parse (done by the wire plugin) -> authenticate -> rate limits ->
 // resolveModel -> dispatch with failover (passthrough or translation) -> render -> record.
-import type { ClientResponse } from '../http/client-response.ts';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
@@ -17,16 +17,16 @@ import { BodyCapture, buildCapturedPayload } from '../observer/capture.ts';
 import { toRelayError } from '../server/errors.ts';
 import { ScrapeTimeHistogram } from '../server/scrape-time-histogram.ts';
 import { Attempt, ClientGone } from './attempt.ts';
-import { Cancellation } from '../http/cancellation.ts';
-import { bytesOf } from '../http/body-bytes.ts';
-import { releaseCall } from '../http/inference-route.ts';
+import type { UpstreamClient } from '../http/upstream-client.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
-import type { KeyHealth } from './key-health.ts';
+import type { AttemptResult } from './attempt.ts';
+import { ADMITTED, REFUSED, type KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
 import { AnsweredRequests } from './answered-requests.ts';
+import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
 import { TranslationSource } from './translation-source.ts';
@@ -45,6 +45,7 @@ export interface PipelineDeps {
   /** Bounds on holding a stream's opening frames (DESIGN.md "the first byte"). */
   holdMaxMs?: number;
   holdMaxBytes?: number;
+  upstream: UpstreamClient;
 }
 
 export interface KernelPipeline extends Pipeline {
@@ -52,14 +53,7 @@ export interface KernelPipeline extends Pipeline {
    * Records a request refused before the pipeline ran (malformed JSON, wrong content type, body
    * too large, a missing model): every request is logged, these included.
    */
-  recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError): void;
-  /** Renders an error in the shape's codec and writes it to a raw response. */
-  writeError(res: ClientResponse, requestId: string, shape: ShapeId, err: unknown): void;
-  /**
-   * Answers and records a request refused before the pipeline ran (see refuse() below): the relay
-   * key is checked first, so a request without a valid one gets the 401 whatever else is wrong.
-   */
-  refuse(request: InboundHttpRequest, res: ClientResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void>;
+  recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal?: Principal | null): void;
   /**
    * Records a request that a Fastify route of the inference listener answered itself (a model
    * list, the HEAD probe, an unknown path), once its answer is sent: see answered-requests.ts.
@@ -98,22 +92,11 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registry: deps.metrics,
   });
 
-  /** The first authenticator that knows the request. Synchronous ones are not awaited (one microtask less per request). */
-  function authenticateNow(request: InboundHttpRequest, shape: ShapeId): Principal | Promise<Principal> {
+  /** The first authenticator that knows the request. */
+  async function authenticateNow(request: InboundHttpRequest, shape: ShapeId): Promise<Principal> {
     const inbound: InboundRequest = { id: request.id, method: request.method, url: request.url, headers: request.headers, shape };
-    const authenticators = hooks.authenticators;
-    for (let i = 0; i < authenticators.length; i++) {
-      const result = authenticators[i].fn(inbound);
-      if (result instanceof Promise) return result.then((principal) => principal ?? authenticateFrom(i + 1, inbound));
-      if (result) return result;
-    }
-    throw missingKey();
-  }
-
-  async function authenticateFrom(start: number, inbound: InboundRequest): Promise<Principal> {
-    const authenticators = hooks.authenticators;
-    for (let i = start; i < authenticators.length; i++) {
-      const principal = await authenticators[i].fn(inbound);
+    for (const { fn } of hooks.authenticators) {
+      const principal = await fn(inbound);
       if (principal) return principal;
     }
     throw missingKey();
@@ -143,32 +126,22 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   }
 
   /** Writes a JSON answer in one go; returns the headers sent (for payload capture). */
-  function writeJson(res: ClientResponse, requestId: string, status: number, headers: Record<string, string>, text: string): Record<string, string> {
-    // A spread alone, then the members: `{ ...headers, key: v }` takes V8's slow path (upstream.ts).
-    const sent = { ...headers };
-    sent['content-type'] = 'application/json';
-    sent['content-length'] = String(Buffer.byteLength(text));
-    sent['x-request-id'] = requestId;
+  function writeJson(res: ServerResponse, requestId: string, status: number, headers: Record<string, string>, text: string): Record<string, string> {
+    const sent = { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'x-request-id': requestId };
     res.writeHead(status, sent);
     res.end(text);
     return sent;
   }
 
-  function writeError(res: ClientResponse, requestId: string, shape: ShapeId, err: unknown): void {
-    if (res.headersSent) return;
-    const rendered = renderError(shape, toRelayError(err));
-    writeJson(res, requestId, rendered.status, rendered.headers, JSON.stringify(rendered.body));
-  }
-
-  async function handle(request: InboundHttpRequest, res: ClientResponse, call: InferenceCall): Promise<void> {
+  async function handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void> {
     const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
     if (call.attribution) {
       record.client = call.attribution.client ?? null;
       record.extras = { ...(call.attribution.extras ?? {}) };
     }
-    const cancellation = new Cancellation();
+    const cancellation = new AbortController();
     const onClose = () => {
-      if (!res.writableFinished) cancellation.abort();
+      if (!res.writableEnded) cancellation.abort();
     };
     res.on('close', onClose);
 
@@ -177,26 +150,19 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     let responseHeaders: Record<string, string | string[] | undefined> = {};
     let translation: TranslationSource | null = null;
     const writer = new ClientWriter(res, request.id, () => {
-      if (record.ttfbMs !== null) return;
-      record.markFirstByte();
-      // No failover past the first byte: the request, as bytes, parsed or canonical, is not needed
-      // again, and an agent's stream lasts minutes (body-bytes.ts, translation-source.ts).
-      releaseCall(call);
-      translation?.release();
+      if (record.ttfbMs === null) record.markFirstByte();
     }, (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
 
     try {
-      const authenticated = authenticateNow(request, call.shape);
-      const principal = authenticated instanceof Promise ? await authenticated : authenticated;
+      const principal = request.principal ?? await authenticateNow(request, call.shape);
       record.principal = principal;
       if (principal.client && !record.client) record.client = principal.client;
-      // Not `{ ...a, ...b }`: V8's slow path for a literal that starts with a spread (core/http/upstream.ts).
-      if (principal.extras) record.extras = Object.assign({}, principal.extras, record.extras);
+      if (principal.extras) record.extras = { ...principal.extras, ...record.extras };
       if (observer.shouldCapture(principal.policy.spec.payloadLoggingEnabled, principal.relayKey.spec.payloadLoggingEnabled)) {
         const max = observer.payloadMaxBytes();
         requestCapture = new BodyCapture(max);
-        for (const part of bytesOf(call).parts) requestCapture.add(part);
+        requestCapture.add(call.body);
         responseCapture = new BodyCapture(max);
       }
       const limited = deps.rateLimiter.acquire(principal, sync.snapshot());
@@ -209,11 +175,12 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         translation = TranslationSource.decode(codec, call);
       }
 
-      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, log);
+      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, log, deps.upstream);
       for (let i = 0; i < routes.length; i++) {
         const route = routes[i];
         attempt.isLast = i === routes.length - 1;
         let credential: string | null = null;
+        let probe = ADMITTED;
         if (route.hostKey) {
           const resolved = credentials.resolve(route.hostKey);
           if ('error' in resolved) {
@@ -222,18 +189,30 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
             continue;
           }
+          // A half-open circuit lets one request through: this one, unless another already is.
+          probe = health.admit(route.hostKey);
+          if (probe === REFUSED) {
+            if (attempt.isLast) throw circuitRefusal(call.model, route.hostKey, health);
+            continue;
+          }
           credential = resolved.value;
         }
-        const result = route.shapes.includes(call.shape)
-          ? await passthrough(attempt, route, credential)
-          : await translate(attempt, route, credential, codec!, translation!);
+        let result: AttemptResult;
+        try {
+          result = route.shapes.includes(call.shape)
+            ? await passthrough(attempt, route, credential)
+            : await translate(attempt, route, credential, codec!, translation!);
+        } finally {
+          // A probe answered with a success or failure already closed or reopened the circuit.
+          if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+        }
         if (result.kind === 'done') break;
       }
       if (!writer.isCommitted && !res.headersSent) {
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
       }
     } catch (err) {
-      if (err instanceof ClientGone || cancellation.aborted) {
+      if (err instanceof ClientGone || cancellation.signal.aborted) {
         record.clientAborted = true;
         record.errorCode = 'client_aborted';
         if (!record.status) record.status = 499;
@@ -253,7 +232,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       }
     } finally {
       res.off('close', onClose);
-      if (cancellation.aborted && writer.isCommitted && !res.writableFinished) record.clientAborted = true;
+      if (cancellation.signal.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
       const usage = record.usage;
       permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
       const snapshot = sync.snapshot();
@@ -278,33 +257,11 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     observer.record(record.toEvent(sync.snapshot()), null);
   }
 
-  /**
-   * A request refused before the pipeline ran (wrong content type, body too large or not JSON, no
-   * model): its relay key is checked first, as on any request, so that a caller without a valid
-   * key learns only that (401), and the record of one with a valid key names the key and policy.
-   * Only the error path pays for it. A Relay shutting down answers 503 to everyone.
-   */
-  async function refuse(request: InboundHttpRequest, res: ClientResponse, shape: ShapeId, err: RelayError, json: unknown): Promise<void> {
-    let refusal = err;
-    let principal: Principal | null = null;
-    if (err.code !== 'RELAY_ERR_SHUTTING_DOWN') {
-      try {
-        principal = await authenticateNow(request, shape);
-      } catch (authErr) {
-        refusal = toRelayError(authErr);
-      }
-    }
-    recordRejected(request.id, json, shape, refusal, principal);
-    writeError(res, request.id, shape, refusal);
-  }
-
   return {
     handle,
     authenticate,
     sendError,
-    writeError,
     recordRejected,
-    refuse,
     recordAnswered(request, reply) {
       observer.record(answered.toEvent(request, reply, sync.snapshot()), null);
     },

@@ -1,12 +1,13 @@
 // The kernel's default resolveModel: from the snapshot only (no query per request).
 // A model is reachable when the key's policy grants it and it has an enabled binding whose
 // host is enabled, whose provider's adapter is loaded and can serve the inbound shape, and
-// which has a healthy host key allowed by that key's host-tier policy.
+// which has a healthy host key allowed by that key's host-tier policy (no-route-error.ts says why not).
 import { RelayError } from '../errors.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Host, HostKey, Model, Policy, Provider } from '../catalog/kinds.ts';
 import type { ModelResolver, Principal, Route, ShapeId, VendorAdapter } from '../hooks.ts';
 import type { KeyHealth } from './key-health.ts';
+import { noRouteError } from './no-route-error.ts';
 
 export interface ResolverDeps {
   snapshot: () => CatalogSnapshot;
@@ -114,7 +115,6 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
       throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` has no enabled binding that serves this API.`);
     }
     const routes: Route[] = [];
-    const unavailable: HostKey[] = [];
     for (const c of candidates) {
       if (principal.passthroughCredential) {
         // Proxy mode: the caller's own credential goes only to upstreams of the inbound shape
@@ -127,7 +127,6 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
       let healthy: Array<{ route: Route; weight: number }> | null = null;
       for (const k of c.keyed) {
         if (deps.health.isAvailable(k.route.hostKey!)) (healthy ??= []).push(k);
-        else unavailable.push(k.route.hostKey!);
       }
       if (healthy) for (const k of weightedOrder(healthy, (x) => x.weight)) routes.push(k.route);
     }
@@ -137,11 +136,7 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
           ? `The model \`${name}\` has no enabled binding on host \`${principal.explicitHost}\` that serves this API.`
           : `The model \`${name}\` has no enabled binding that serves this API in proxy mode.`);
       }
-      const soonest = deps.health.soonestAvailable(unavailable);
-      const retryAfter = soonest ? Math.max(1, Math.ceil((soonest - Date.now()) / 1000)) : null;
-      throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY',
-        `No healthy host key is available for the model \`${name}\`${retryAfter ? `; try again in ${retryAfter}s` : ''}.`,
-        retryAfter ? { headers: { 'retry-after': String(retryAfter) } } : {});
+      throw noRouteError({ name, hosts: candidates.map((c) => c.binding.host), snapshot, health: deps.health, allowed: (k) => keyAllowed(k, model, snapshot) });
     }
     return routes;
   };
@@ -151,7 +146,7 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
  * Models the principal is served: granted, with a servable binding and an enabled key its policy
  * allows. A key's momentary health is not looked at: a model whose only key is cooling down (a
  * 429) stays listed, since a client that saves the list then (Codex's models document) would lose
- * the model until it fetched the list again; requests meanwhile get the 503 with retry-after.
+ * the model until it fetched the list again; requests meanwhile get the 429 (or 503) with retry-after.
  */
 export function reachableModels(principal: Principal, snapshot: CatalogSnapshot, deps: ResolverDeps, shape?: ShapeId): Model[] {
   const out: Model[] = [];

@@ -1,7 +1,6 @@
 // Translation through the canonical shape, for a route whose upstream speaks another shape:
 // inbound codec -> canonical -> the adapter's upstream shape, and back, chunk by chunk.
 import { SseParser } from '../http/sse.ts';
-import { stringifyToParts } from '../http/json-parts.ts';
 import type { CanonicalResponse, StreamEvent } from '../canonical/types.ts';
 import type { EncodeContext, InboundCodec, Route, StreamDecoder, UpstreamBody, UpstreamRequest } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
@@ -53,7 +52,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     try {
       response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body)), route, source.routed(route, attempt.call.stream));
     } catch (err) {
-      if (attempt.cancellation.aborted) throw err;
+      if (attempt.clientGone) throw err;
       if (!attempt.isLast) return { kind: 'retry' };
       throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${(err as Error).message}`);
     }
@@ -71,17 +70,15 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   return translateStream(attempt, route, upstreamShape, codec, source, res.body);
 }
 
-/** The upstream request for `route`: the canonical request in the adapter's shape, as JSON (in parts: json-parts.ts). */
+/** The upstream request for `route`: the canonical request in the adapter's shape, as JSON. */
 function translatedRequest(attempt: Attempt, route: Route, upstreamShape: string, credential: string | null, source: TranslationSource): UpstreamRequest {
   const stream = attempt.call.stream;
-  const body = stringifyToParts(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route));
+  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route));
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   return attempt.upstreamRequest({ route, shape: upstreamShape, body, headers, credential, stream });
 }
 
-// The source is read here only, and only before the first byte: past it, the stream's frame holds
-// no part of the request (a suspended async function keeps its locals, even those it no longer reads).
 async function translateStream(
   attempt: Attempt, route: Route, upstreamShape: string, codec: InboundCodec, source: TranslationSource, body: UpstreamBody,
 ): Promise<AttemptResult> {
@@ -151,7 +148,7 @@ async function translateStream(
     await writer.write(take() + encoder.finish());
     writer.end();
   } catch (err) {
-    if (attempt.cancellation.aborted || writer.clientGone) {
+    if (attempt.clientGone || writer.clientGone) {
       attempt.failAfterCommit(err);
     } else {
       // The upstream broke mid-stream: end the client's stream in its own shape (an error event,

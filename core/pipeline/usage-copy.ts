@@ -1,38 +1,36 @@
 // The copy of a non-streamed answer that passthrough keeps to read usage from once it has been
-// sent: the whole body up to WHOLE_MAX_BYTES, past that only its last TAIL_BYTES. Keeping every
-// byte of a large answer (a batch of embeddings runs to tens of MB) doubled the memory it took.
+// sent. An answer up to WHOLE_PARSE_BYTES is parsed whole; a larger one (a batch of embeddings runs
+// to tens of MB) has only its top-level `usage` member read, through the request scanner, so that
+// reading a bill never builds tens of MB of objects.
 import type { Usage } from '../canonical/types.ts';
 import type { ShapeId, VendorAdapter } from '../hooks.ts';
-import { topLevelMember } from '../http/json-top-level.ts';
+import { TopLevelMembers } from '../http/json-scan-wasm/wasm-scanner.ts';
 
-/** Answers up to this size are kept whole (and parsed whole if their usage member is not found). */
-export const WHOLE_MAX_BYTES = 8 * 1024 * 1024;
-/** Past WHOLE_MAX_BYTES, this much of the end is kept: vendors put usage last or nearly. */
-export const TAIL_BYTES = 256 * 1024;
+export const WHOLE_PARSE_BYTES = 8 * 1024 * 1024;
+/** Past this, the copy is dropped and usage is not read (the answer still reaches the client whole). */
+export const MAX_COPY_BYTES = 256 * 1024 * 1024;
+
+let usageMember: TopLevelMembers | undefined;
 
 export class UsageCopy {
   private chunks: Buffer[] = [];
   private bytes = 0;
-  /** True once the start of the body was let go. */
-  private tailOnly = false;
 
   add(chunk: Buffer): void {
-    this.chunks.push(chunk);
+    if (this.bytes > MAX_COPY_BYTES) return;
     this.bytes += chunk.length;
-    if (!this.tailOnly && this.bytes <= WHOLE_MAX_BYTES) return;
-    this.tailOnly = true;
-    while (this.chunks.length > 1 && this.bytes - this.chunks[0]!.length >= TAIL_BYTES) this.bytes -= this.chunks.shift()!.length;
+    if (this.bytes > MAX_COPY_BYTES) this.chunks = [];
+    else this.chunks.push(chunk);
   }
 
-  /** Usage from what was kept: the adapter's usage member, else (whole bodies only) the parsed body. */
   usage(adapter: VendorAdapter, shape: ShapeId): Usage | null {
+    if (this.bytes > MAX_COPY_BYTES) return null;
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     try {
-      const member = adapter.usageMember?.(shape);
-      const found = member ? topLevelMember(body, member, { isTail: this.tailOnly }) : undefined;
-      if (found) return adapter.usageFromBody(shape, { [member!]: found.value });
-      if (this.tailOnly) return null; // the start is gone: nothing more to read
-      return adapter.usageFromBody(shape, JSON.parse(body.toString('utf8')));
+      if (body.length <= WHOLE_PARSE_BYTES) return adapter.usageFromBody(shape, JSON.parse(body.toString('utf8')));
+      usageMember ??= new TopLevelMembers(['usage']);
+      const span = usageMember.scan(body)?.spans[0];
+      return span ? adapter.usageFromBody(shape, { usage: JSON.parse(body.toString('utf8', span.start, span.end)) }) : null;
     } catch {
       return null; // not JSON: no usage to read
     }

@@ -1,6 +1,6 @@
 // What a plugin's register function receives: the two listeners, the hook registry,
 // read access to the catalog snapshot and settings, and the request pipeline.
-import type { ClientResponse } from '../http/client-response.ts';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -33,18 +33,10 @@ export interface Attribution {
 export interface InferenceCall {
   /** The inbound wire shape. */
   shape: ShapeId;
-  /**
-   * Raw request body as received (forwarded unchanged in passthrough). Relay's routes keep a body
-   * that came in several reads as those parts and forward them; reading `body` joins them (a copy).
-   * Their bodies are let go at the answer's first byte (no failover after it), and reading `body`
-   * after that throws.
-   */
+  /** The request body as received (forwarded unchanged in passthrough). */
   body: Buffer;
-  /**
-   * The parsed body; parsed when first read (passthrough reads only `model` and `stream`, from the
-   * bytes). Let go at the answer's first byte with the body: reading it after that throws.
-   */
-  readonly json: Record<string, unknown>;
+  /** The parsed body, parsed on the first call (passthrough reads only `model` and `stream`). */
+  json(): Record<string, unknown>;
   model: string;
   stream: boolean;
   /** Query string to forward to a passthrough upstream, e.g. `?beta=true`. */
@@ -61,7 +53,7 @@ export interface Pipeline {
    * dispatch with failover (passthrough or translation), render, record.
    * Errors are rendered in the inbound shape's codec.
    */
-  handle(request: InboundHttpRequest, res: ClientResponse, call: InferenceCall): Promise<void>;
+  handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void>;
   /** Authenticates only (for routes such as GET /v1/models). Throws RelayError 401. */
   authenticate(request: InboundHttpRequest, shape: ShapeId): Promise<import('../hooks.ts').Principal>;
   /** Models the principal can reach, from the snapshot. */
@@ -73,8 +65,6 @@ export interface Pipeline {
 export interface RelayContext {
   readonly log: Logger;
   readonly inference: FastifyInstance;
-  /** The inference listener's fast lane (mountInferenceRoute registers its endpoints there). */
-  readonly inferenceLane: import('../http/inference-lane.ts').InferenceLane;
   readonly control: FastifyInstance;
   readonly hooks: HookRegistry;
   readonly pipeline: Pipeline;

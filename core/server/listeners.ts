@@ -1,21 +1,20 @@
 // The two Fastify listeners with the options both share: request ids, body limits,
 // error rendering, and OpenAPI generation registered before any route.
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { RelayConfig } from '../config/schema.ts';
 import { RelayError } from '../errors.ts';
+import type { Principal } from '../hooks.ts';
 import { toRelayError } from './errors.ts';
-import { parseJsonBody } from '../http/inference-body.ts';
-import type { InferenceLane } from '../http/inference-lane.ts';
-import { installLeanServer } from '../http/lean/lean-server.ts';
+import type { BodyGuard } from '../http/body-guard.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The body bytes as received (inference listener, JSON routes). */
-    rawBody?: Buffer;
+    /** The caller, once an inference route authenticated it from the headers. */
+    principal?: Principal;
   }
   interface FastifyContextConfig {
     /** Wire shape of an inference route; errors there render in this shape. */
@@ -35,11 +34,12 @@ export interface ListenerOptions {
   title: string;
   version: string;
   renderError: ErrorRenderer;
-  /** Keep the raw body beside the parsed JSON (inference listener). */
-  keepRawBody: boolean;
+  /**
+   * The inference listener: JSON bodies arrive as raw bytes (parsed by the pipeline only where it
+   * must), under the guard's deadlines and memory bound, with the config's connection limits.
+   */
+  inference?: { bodyGuard: BodyGuard };
   securitySchemes?: Record<string, unknown>;
-  /** Requests this lane serves never reach Fastify (the inference listener's hot endpoints). */
-  lane?: InferenceLane;
 }
 
 function frameworkError(err: { code?: string }): RelayError {
@@ -57,29 +57,18 @@ function answerMalformedConnection(err: Error & { code?: string }, socket: impor
     socket.destroy();
     return;
   }
+  // Garbage after a request whose answer is still going out (a stream, say): never write into that
+  // answer; close the connection once it is finished.
+  const inProgress = (socket as { _httpMessage?: import('node:http').ServerResponse | null })._httpMessage;
+  if (inProgress && !inProgress.writableFinished) {
+    inProgress.once('close', () => socket.destroy());
+    return;
+  }
   const error = err.code === 'HPE_HEADER_OVERFLOW'
     ? new RelayError('RELAY_ERR_HEADERS_TOO_LARGE', 'request headers are larger than the server accepts')
     : new RelayError('RELAY_ERR_BAD_REQUEST', 'the request is not valid HTTP');
   const body = JSON.stringify({ error: error.toBody() });
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-}
-
-/**
- * node:http server whose requests go to the lane first, then to Fastify (as Fastify would set it
- * up); with `lean`, the lean server reads connections before Node's does (core/http/lean).
- */
-function laneServerFactory(lane: InferenceLane, lean: boolean) {
-  return (fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void, opts: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number }) => {
-    const server = createServer((req, res) => {
-      if (!lane.tryServe(req, res)) fastifyHandler(req, res);
-    });
-    if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
-    if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
-    if (opts.connectionTimeout) server.setTimeout(opts.connectionTimeout);
-    if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
-    if (lean) installLeanServer(server, lane);
-    return server;
-  };
 }
 
 export async function createListener(options: ListenerOptions): Promise<FastifyInstance> {
@@ -100,14 +89,25 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     // URLs the router rejects before any route or hook runs (a bad percent-encoding, a path
     // parameter over maxParamLength) get Relay's JSON error and x-request-id, not Fastify's body.
     clientErrorHandler: answerMalformedConnection,
-    ...(options.lane ? { serverFactory: laneServerFactory(options.lane, options.config.server.leanHttp) } : {}),
+    ...(options.inference ? {
+      keepAliveTimeout: options.config.server.keepAliveTimeoutMs,
+      requestTimeout: options.config.server.bodyTimeoutMs + options.config.server.headersTimeoutMs,
+      http: { headersTimeout: options.config.server.headersTimeoutMs },
+    } : {}),
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id);
       options.renderError(request, reply, frameworkError(err));
     },
   });
 
-  if (!options.keepRawBody) {
+  if (options.inference) {
+    // Inference bodies are JSON and nothing else (415 otherwise), kept as the bytes received.
+    const guard = options.inference.bodyGuard;
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    app.addHook('preParsing', async (request, reply, payload) => guard.guard(payload, reply.raw));
+    app.server.maxConnections = options.config.server.maxConnections;
+  } else {
     // An empty body sent with content-type application/json is no body, not a 400: clients and
     // shell helpers send the header on every request, DELETE and POST actions (rotate, reload)
     // included. Routes that need a body still refuse its absence through their schema.
@@ -116,19 +116,6 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       if ((body as string).trim() === '') return done(null, undefined);
       void parseJson(request, body as string, done); // calls done itself; returns nothing to wait for
-    });
-  }
-
-  if (options.keepRawBody) {
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-      const raw = body as Buffer;
-      request.rawBody = raw;
-      try {
-        done(null, parseJsonBody(raw));
-      } catch (err) {
-        done(err as RelayError);
-      }
     });
   }
 

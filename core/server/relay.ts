@@ -17,7 +17,6 @@ import { SettingsStore } from '../settings/store.ts';
 import { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
 import { warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
-import { keepTickObjectMapsAlive } from './tick-object-maps.ts';
 import { Hooks } from '../plugins/registry.ts';
 import { loadPlugins, type LoadedPlugin } from '../plugins/loader.ts';
 import type { RelayContext } from '../plugins/context.ts';
@@ -27,11 +26,11 @@ import { createPipeline } from '../pipeline/pipeline.ts';
 import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
 import { registerControlPlane } from '../control/index.ts';
-import { closeUpstreamPools, useLeanUpstreamClient } from '../http/upstream.ts';
+import { UpstreamClient } from '../http/upstream-client.ts';
+import { BodyGuard } from '../http/body-guard.ts';
 import type { RelayError } from '../errors.ts';
 import { createListener } from './listeners.ts';
 import { registerHeapMetrics } from './heap-metrics.ts';
-import { InferenceLane } from '../http/inference-lane.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import { startCatalog } from './catalog-start.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
@@ -60,8 +59,8 @@ export interface Relay {
   hooks: Hooks;
   health: KeyHealth;
   inference: FastifyInstance;
-  /** The inference listener's fast lane for the POST endpoints (see core/http/inference-lane.ts). */
-  inferenceLane: InferenceLane;
+  /** The instance's upstream HTTP client (undici). */
+  upstream: UpstreamClient;
   control: FastifyInstance;
   plugins: LoadedPlugin[];
   /** Starts listening; returns the two base URLs. */
@@ -71,7 +70,6 @@ export interface Relay {
 }
 
 export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
-  keepTickObjectMapsAlive(); // already done by the relay command; here for Relays made in-process
   const env = options.env ?? process.env;
   const inMemoryEnvNames = new Set<string>();
   const loaded: LoadedConfig = options.configFile
@@ -79,7 +77,6 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     : { config: resolveConfig(options.config ?? {}, env, '<config>', inMemoryEnvNames), file: null, envNames: inMemoryEnvNames, baseDir: options.baseDir ?? process.cwd() };
   const { config } = loaded;
   const where = loaded.file ?? '<config>';
-  useLeanUpstreamClient(config.upstream.leanHttp);
 
   const log = options.logger ?? pino({ level: config.log.level, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } });
   const dataDir = path.resolve(config.dataDir);
@@ -114,18 +111,24 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     const observer = createObserver({ settings, log, metrics });
     const hooks = new Hooks(observer);
-    const health = new KeyHealth({ redis, log });
+    const health = new KeyHealth({ redis, log, breaker: config.health.circuitBreaker });
     await health.loadShared();
     closers.push(() => health.close());
     const rateLimiter = createRateLimiter({ redis, log, metrics, valkeyCommandTimeoutMs: config.valkey.commandTimeoutMs, valkeyBreakerOpenMs: config.valkey.breakerOpenMs });
     const hostKeyEnv = new HostKeyEnvironment(env, loaded.envNames);
-    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, hostKeyEnv, log, metrics });
+    const upstream = new UpstreamClient({
+      maxConnectionsPerOrigin: config.upstream.maxConnectionsPerOrigin,
+      connectTimeoutMs: config.upstream.connectTimeoutMs,
+      keepAliveTimeoutMs: config.upstream.keepAliveTimeoutMs,
+    });
+    closers.push(() => upstream.close());
+    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, hostKeyEnv, log, metrics, upstream });
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
       const config = request.routeOptions.config;
       const shape = config?.shape;
-      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, request.body, shape, err);
+      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, null, shape, err, request.principal ?? null);
       pipeline.sendError(reply, shape ?? 'canonical', err);
     };
     const renderControl = (_request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
@@ -133,19 +136,14 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       void reply.code(err.status).type('application/json').send({ error: err.toBody() });
     };
 
-    const inferenceLane = new InferenceLane({
-      bodyLimit: config.server.bodyLimitBytes,
-      log,
-      refuse: (request, res, shape, err, json) => {
-        pipeline.refuse(request, res, shape, err, json).catch((e: unknown) => {
-          log.error({ err: e }, 'inference lane: refusing a request failed');
-          if (!res.headersSent) res.destroy();
-        });
-      },
+    const bodyGuard = new BodyGuard({
+      totalTimeoutMs: config.server.bodyTimeoutMs,
+      idleTimeoutMs: config.server.bodyIdleTimeoutMs,
+      memoryLimitBytes: config.server.bodyMemoryLimitBytes,
     });
-    const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, keepRawBody: true, lane: inferenceLane,
+    const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, inference: { bodyGuard },
       securitySchemes: { relayKey: { type: 'http', scheme: 'bearer', description: 'A relay key' } } });
-    const control = await createListener({ config, log, title: 'Relay control API', version: VERSION, renderError: renderControl, keepRawBody: false,
+    const control = await createListener({ config, log, title: 'Relay control API', version: VERSION, renderError: renderControl,
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'RELAY_ADMIN_TOKEN' },
         cookieAuth: { type: 'apiKey', in: 'cookie', name: 'relay_session' },
@@ -159,6 +157,18 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       if (config?.shape ? !config.recordedByPipeline : request.is404) pipeline.recordAnswered(request, reply);
       done();
     });
+    // Inference endpoints authenticate from the headers, before the body is read: a request
+    // without a valid key costs no body, and its connection closes with the 401.
+    inference.addHook('onRequest', async (request, reply) => {
+      const config = request.routeOptions.config;
+      if (!config?.shape || !config.recordedByPipeline) return;
+      try {
+        request.principal = await pipeline.authenticate(request, config.shape);
+      } catch (err) {
+        reply.header('connection', 'close');
+        throw err;
+      }
+    });
     registerHealthRoutes(inference, { sync });
     await registerControlPlane(control, {
       config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, version: VERSION,
@@ -168,7 +178,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     const onCloseFns: Array<() => Promise<void> | void> = [];
     const context: RelayContext = {
-      log, inference, inferenceLane, control, hooks, pipeline, settings, db, metrics, redis, dataDir,
+      log, inference, control, hooks, pipeline, settings, db, metrics, redis, dataDir,
       snapshot: () => sync.snapshot(),
       openSecret: (sealed) => sealer.open(sealed),
       principalForRelayKey: (plaintext) => principalForRelayKey(sync.snapshot(), plaintext),
@@ -189,7 +199,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     let closing: Promise<void> | null = null;
     const relay: Relay = {
-      config, log, db, store, sync, settings, observer, hooks, health, inference, inferenceLane, control, plugins,
+      config, log, db, store, sync, settings, observer, hooks, health, inference, upstream, control, plugins,
       async listen() {
         await inference.listen({ host: config.server.host, port: config.server.port });
         await control.listen({ host: config.server.host, port: config.server.controlPort });
@@ -202,7 +212,6 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     };
 
     const shutdown = async (): Promise<void> => {
-      inferenceLane.closing = true;
       const drain = Promise.allSettled([inference.close(), control.close()]);
       const bound = config.server.drainTimeoutMs;
       let timer: NodeJS.Timeout | undefined;
@@ -220,7 +229,6 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       await observer.close();
       for (const fn of onCloseFns.reverse()) await safely(fn, log);
       for (const fn of closers.reverse()) await safely(fn, log);
-      await closeUpstreamPools();
       await db.close();
     };
     return relay;

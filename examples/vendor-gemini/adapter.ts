@@ -47,8 +47,8 @@ export function createGeminiAdapter(options: GeminiAdapterOptions): VendorAdapte
       const host = req.route.host.spec;
       const headers: Record<string, string> = { ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json' };
       if (req.credential !== null) headers['x-goog-api-key'] = req.credential;
-      const res = await sendUpstream(endpointFor(host.baseUrl, req.route.upstreamModel, req.stream), {
-        headers, body: req.body, signal: req.signal, timeoutMs: host.timeoutMs,
+      const res = await sendUpstream(req, endpointFor(host.baseUrl, req.route.upstreamModel, req.stream), {
+        headers, body: req.body, timeoutMs: host.timeoutMs,
       });
       return withKeyRefusalAs401(res);
     },

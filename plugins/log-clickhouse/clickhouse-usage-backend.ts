@@ -1,7 +1,7 @@
 // Usage events in ClickHouse: JSONEachRow batch inserts, reads in SQL.
 import type { ClickHouseClient } from '@clickhouse/client';
 import {
-  decodeCursor, emptyTotals, encodeCursor,
+  decodeCursor, emptyTotals, encodeCursor, fromMicros,
   type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
   type UsageBackend, type UsageEvent, type UsageTotals,
 } from '../../core/plugin-api.ts';
@@ -59,6 +59,8 @@ function rowToEvent(row: Row): UsageEvent {
 function totalsOf(row: Row | undefined): UsageTotals {
   const totals = emptyTotals();
   if (row) for (const key of Object.keys(totals) as Array<keyof UsageTotals>) totals[key] = Number(row[key] ?? 0);
+  // Summed as whole micro-units in SQL: a sum of the doubles shows float noise.
+  totals.cost = fromMicros(Number(row?.cost_micros ?? 0));
   return totals;
 }
 

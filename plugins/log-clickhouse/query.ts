@@ -31,7 +31,7 @@ export function whereOf(filter: UsageFilter, after: CursorPosition | null = null
 export const TOTALS_SQL = `count() AS requests, countIf(status >= 400) AS errors,
   sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
   sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
-  sum(reasoning_tokens) AS reasoning_tokens, sum(ifNull(cost, 0)) AS cost`;
+  sum(reasoning_tokens) AS reasoning_tokens, sum(toInt64(round(ifNull(cost, 0) * 1000000))) AS cost_micros`;
 
 export const GROUP_EXPRESSIONS = { model: 'model_id', relay_key: 'relay_key_id', policy: 'policy_id', status: 'toString(status)' } as const;
 

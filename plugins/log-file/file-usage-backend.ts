@@ -25,12 +25,9 @@ export class FileUsageBackend implements UsageBackend {
     this.reader = new SegmentReader({ dir, maxScanBytes: options.maxScanBytes, orderSkewMs: options.orderSkewMs });
   }
 
+  // Serialized here, when the batch is written, so a request pays only for building its event.
   write(events: UsageEvent[]): Promise<void> {
     return this.writer.appendLines(events.map((e) => JSON.stringify(e)));
-  }
-
-  writeLineBuffers(buffers: Buffer[]): Promise<void> {
-    return this.writer.appendBuffers(buffers);
   }
 
   list(query: ListQuery): Promise<ListPage> {

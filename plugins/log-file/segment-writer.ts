@@ -27,20 +27,14 @@ export class SegmentWriter {
   }
 
   /** One append per batch: one line per event (each a serialized UsageEvent). */
-  appendLines(lines: string[]): Promise<void> {
-    return lines.length === 0 ? Promise.resolve() : this.appendBuffers([encodeLines(lines)]);
-  }
-
-  /** One append per batch: buffers holding whole lines, each ending with a newline, in order. */
-  async appendBuffers(buffers: Buffer[]): Promise<void> {
-    let size = 0;
-    for (const buffer of buffers) size += buffer.length;
-    if (size === 0) return;
-    const segment = await this.segmentFor(size);
+  async appendLines(lines: string[]): Promise<void> {
+    if (lines.length === 0) return;
+    const bytes = encodeLines(lines);
+    const segment = await this.segmentFor(bytes.length);
     try {
-      const { bytesWritten } = await segment.handle.writev(buffers);
+      const { bytesWritten } = await segment.handle.write(bytes);
       segment.size += bytesWritten;
-      if (bytesWritten !== size) throw new Error(`short write to ${segment.path}: ${bytesWritten} of ${size} bytes`);
+      if (bytesWritten !== bytes.length) throw new Error(`short write to ${segment.path}: ${bytesWritten} of ${bytes.length} bytes`);
     } catch (err) {
       // A partial line may be on disk: never append after it. The retry opens a new segment,
       // and readers skip the broken line.

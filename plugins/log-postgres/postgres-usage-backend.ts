@@ -1,6 +1,6 @@
 // Usage events in a Postgres (or PGlite) table: batched inserts, reads in SQL.
 import {
-  decodeCursor, emptyTotals, encodeCursor,
+  decodeCursor, emptyTotals, encodeCursor, fromMicros,
   type Database, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
   type UsageBackend, type UsageEvent, type UsageTotals,
 } from '../../core/plugin-api.ts';
@@ -17,13 +17,15 @@ const TOTALS_SQL = `count(*)::float8 AS requests,
   coalesce(sum(cache_read_tokens), 0)::float8 AS cache_read_tokens,
   coalesce(sum(cache_write_tokens), 0)::float8 AS cache_write_tokens,
   coalesce(sum(reasoning_tokens), 0)::float8 AS reasoning_tokens,
-  coalesce(sum(cost), 0)::float8 AS cost`;
+  coalesce(sum(round(cost * 1000000)), 0)::float8 AS cost_micros`;
 
 const GROUP_COLUMNS = { model: 'model_id', relay_key: 'relay_key_id', policy: 'policy_id', status: 'status' } as const;
 
 function totalsOf(row: Record<string, unknown>): UsageTotals {
   const totals = emptyTotals();
   for (const key of Object.keys(totals) as Array<keyof UsageTotals>) totals[key] = Number(row[key] ?? 0);
+  // Summed as whole micro-units in SQL: a sum of the doubles shows float noise.
+  totals.cost = fromMicros(Number(row.cost_micros ?? 0));
   return totals;
 }
 

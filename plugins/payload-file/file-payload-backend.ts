@@ -1,12 +1,14 @@
 // Captured payloads as one JSON file per request, in a folder per UTC day (for retention).
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CapturedPayload, PayloadBackend } from '../../core/plugin-api.ts';
 
 export interface FilePayloadBackendOptions {
   dir: string;
   retentionDays: number;
+  /** Free space on the payloads' file system that payloads leave to usage records; 0: none. */
+  minFreeBytes?: number;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -28,16 +30,42 @@ export class FilePayloadBackend implements PayloadBackend {
   }
 
   async write(payloads: CapturedPayload[]): Promise<void> {
+    await this.checkReserve(payloads);
     await Promise.all(payloads.map(async (payload) => {
       const dayDir = path.join(this.dir, payload.captured_at.slice(0, 10));
       await mkdir(dayDir, { recursive: true });
       const file = path.join(dayDir, fileNameOf(payload.request_id));
       // Written whole, then renamed: a reader never sees half a file.
       const temp = `${file}.${process.pid}.tmp`;
-      await writeFile(temp, JSON.stringify(payload));
-      await rename(temp, file);
+      try {
+        await writeFile(temp, JSON.stringify(payload));
+        await rename(temp, file);
+      } catch (err) {
+        // A failed write (a full disk) must not leave its partial file taking space.
+        await rm(temp, { force: true }).catch(() => {});
+        throw err;
+      }
     }));
     await this.removeExpired();
+  }
+
+  /**
+   * Refuses the batch (not retried: `retryable: false`) when writing it would leave less free
+   * space than the reserve, so payloads never take the room usage records need.
+   */
+  private async checkReserve(payloads: CapturedPayload[]): Promise<void> {
+    const reserve = this.options.minFreeBytes ?? 0;
+    if (reserve <= 0 || payloads.length === 0) return;
+    await mkdir(this.dir, { recursive: true });
+    const { bavail, bsize } = await statfs(this.dir);
+    const free = bavail * bsize;
+    let needed = 0;
+    for (const payload of payloads) needed += payload.request_body.length + payload.response_body.length; // about: UTF-16 units
+    if (free - needed >= reserve) return;
+    throw Object.assign(
+      new Error(`payload-file: ${free} bytes free, below the ${reserve}-byte reserve kept for usage records; ${payloads.length} payloads not written`),
+      { code: 'RELAY_PAYLOAD_DISK_RESERVE', retryable: false },
+    );
   }
 
   private async days(): Promise<string[]> {

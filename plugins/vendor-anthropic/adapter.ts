@@ -28,8 +28,6 @@ export function createAnthropicAdapter(id: string, anthropicVersion: string): Ve
     streamDecoder: codec.streamDecoder,
     decodeError: codec.decodeError,
     usageFromBody: codec.usageFromBody,
-    // A Messages answer carries usage as a top-level `usage`.
-    usageMember: () => 'usage',
     streamInspector: codec.streamInspector,
   };
 }

@@ -39,8 +39,6 @@ export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = 
     streamDecoder: codec.streamDecoder,
     decodeError: codec.decodeError,
     usageFromBody: codec.usageFromBody,
-    // Chat Completions, Responses and Embeddings answers all carry usage as a top-level `usage`.
-    usageMember: () => 'usage',
     streamInspector: codec.streamInspector,
     ...(options.injectStreamUsage ? { usageRequest: chatUsageRequest } : {}),
   };

@@ -6,9 +6,9 @@
 // client gets the upstream's bytes for exactly its own request.
 import type { ShapeId, UsageRequest } from '../../core/plugin-api.ts';
 
-export function chatUsageRequest(shape: ShapeId, request: { readonly json: Record<string, unknown> }): UsageRequest | null {
-  if (shape !== 'openai.chat') return null; // before request.json: that parses the body
-  const body = request.json;
+export function chatUsageRequest(shape: ShapeId, request: { json(): Record<string, unknown> }): UsageRequest | null {
+  if (shape !== 'openai.chat') return null; // before request.json(): that parses the body
+  const body = request.json();
   if (body.stream !== true) return null;
   const options = body.stream_options;
   if (options && typeof options === 'object' && (options as Record<string, unknown>).include_usage === true) return null;

@@ -1,5 +1,5 @@
 // Microbench of what an inference endpoint spends reading a request body: JSON.parse of the whole
-// body (what it did before) against core/http/json-scan.ts (the body checked as JSON in place,
+// body (what it did before) against core/http/json-scan-wasm/ (the body checked as JSON in place,
 // `model` and `stream` read from their spans), on the bench's small chat body and on agent-sized
 // Codex and Claude Code bodies (agent-bodies.ts). Prints microseconds per body, and the heap a
 // parsed body holds: the pipeline keeps its request's body until the answer ends, which for an
@@ -7,10 +7,7 @@
 //   npx tsx test/bench/json-scan.ts [SECONDS_PER_CASE=1]
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { BodyBytes } from '../../core/http/body-bytes.ts';
-import { scanInferenceBody } from '../../core/http/inference-body.ts';
-import { TopLevelScanner } from '../../core/http/json-scan.ts';
-import { topLevelScanner } from '../../core/http/json-scan-wasm/wasm-scanner.ts';
+import { readInferenceBody } from '../../core/http/inference-body.ts';
 import { agentBodies } from './agent-bodies.ts';
 import { timePerCall } from './time-per-call.ts';
 
@@ -24,14 +21,9 @@ const parseWhole = (raw: Buffer) => {
   return json.model.length + (json.stream === true ? 1 : 0);
 };
 const scanInPlace = (raw: Buffer) => {
-  const body = scanInferenceBody(BodyBytes.of(raw))!;
+  const body = readInferenceBody(raw);
   return body.model.length + (body.stream ? 1 : 0);
 };
-
-// The two scanners alone, side by side: the JavaScript one and the WebAssembly one (which
-// scanInferenceBody uses where WebAssembly runs).
-const jsScanner = new TopLevelScanner(['model', 'stream']);
-const wasmScanner = topLevelScanner(['model', 'stream']);
 
 /** Heap held by one parsed copy of `raw`, in KB (the mean over copies kept at once: about 8 MB of them). */
 function heapHeld(raw: Buffer): number {
@@ -49,8 +41,6 @@ const rows: string[] = [];
 for (const [name, raw] of agentBodies()) {
   const parse = timePerCall(() => parseWhole(raw), seconds);
   const scan = timePerCall(() => scanInPlace(raw), seconds);
-  const js = timePerCall(() => jsScanner.scan(raw), seconds);
-  const wasm = timePerCall(() => wasmScanner.scan(raw), seconds);
-  rows.push(`${name.padEnd(24)} ${(raw.length / 1024).toFixed(1).padStart(7)} KB  JSON.parse ${parse.toFixed(2).padStart(8)} us  scan ${scan.toFixed(2).padStart(8)} us  ${(parse / scan).toFixed(1).padStart(4)}x  (scanner alone: JavaScript ${js.toFixed(2).padStart(8)} us, WebAssembly ${wasm.toFixed(2).padStart(8)} us)  parsed copy holds ${heapHeld(raw).toFixed(1).padStart(6)} KB of heap`);
+  rows.push(`${name.padEnd(24)} ${(raw.length / 1024).toFixed(1).padStart(7)} KB  JSON.parse ${parse.toFixed(2).padStart(8)} us  scan ${scan.toFixed(2).padStart(8)} us  ${(parse / scan).toFixed(1).padStart(4)}x  parsed copy holds ${heapHeld(raw).toFixed(1).padStart(6)} KB of heap`);
 }
 process.stdout.write(`Reading an inference request body (model, stream), microseconds per body, ${seconds} s per case\n${rows.join('\n')}\n`);

@@ -186,7 +186,7 @@ t.test('host-key health', async (t) => {
   const res = await api('GET', '/api/host-keys/health');
   t.equal(res.status, 200);
   t.ok(res.json.items.length >= 1);
-  for (const item of res.json.items) t.match(item, { hostKeyId: /^[0-9a-f-]{36}$/, state: /^(healthy|cooling|invalid|disabled)$/ });
+  for (const item of res.json.items) t.match(item, { hostKeyId: /^[0-9a-f-]{36}$/, state: /^(healthy|cooling|open|half-open|invalid|disabled)$/ });
 });
 
 t.test('sign-in secrets stay out of answers and logs', async (t) => {

@@ -1,7 +1,7 @@
 // Holding a stream's opening frames: the verdicts and the bounds in time and bytes.
 import t from 'tap';
 import { holdOpening, resume } from '../../core/pipeline/hold.ts';
-import { DispatchBody } from '../../core/http/dispatch-body.ts';
+import { PassThrough } from 'node:stream';
 
 const b = (s: string) => Buffer.from(s);
 /** 'o' marks an opening chunk, 'x' one with output, 'e' an in-stream error. */
@@ -11,8 +11,23 @@ const inspect = (chunk: Buffer): 'opening' | 'output' | 'error' => {
 };
 const bounds = { maxMs: 200, maxBytes: 1024, inspect };
 
-function upstream(): DispatchBody {
-  return new DispatchBody(() => {}, () => {});
+/** An upstream body as undici gives one (a Readable), written to by the test. */
+class Upstream implements AsyncIterator<Buffer> {
+  private readonly stream = new PassThrough();
+  private readonly iterator = this.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  push(chunk: Buffer): void {
+    this.stream.write(chunk);
+  }
+  end(): void {
+    this.stream.end();
+  }
+  next(): Promise<IteratorResult<Buffer>> {
+    return this.iterator.next();
+  }
+}
+
+function upstream(): Upstream {
+  return new Upstream();
 }
 
 t.test('a body already here: held up to the first output, the rest left to read', async (t) => {

@@ -127,3 +127,55 @@ t.test('push never throws, even when the writer and callbacks throw', async (t) 
   t.equal(q.stats().droppedByReason.retries_exhausted, 10);
   await q.close();
 });
+
+t.test('yieldWhile: a failing batch stops retrying and new batches are dropped, not written, while another queue comes first', async (t) => {
+  const sink = flakySink();
+  sink.setDown(true);
+  let yielding = false;
+  const drops: Array<[number, DropReason]> = [];
+  const q = createBatchQueue<number>({
+    name: 't', write: (b) => sink.write(b), maxBatchSize: 2, maxDelayMs: 5,
+    retry: { initialBackoffMs: 10, maxBackoffMs: 10 }, yieldWhile: () => yielding, onDropped: (n, r) => drops.push([n, r]),
+  });
+  q.push(1);
+  q.push(2);
+  await sleep(30);
+  t.ok(q.stats().retries > 0, 'retrying while nothing else comes first');
+  yielding = true;
+  const callsThen = sink.calls;
+  await sleep(40);
+  t.same(drops, [[2, 'yielded']], 'the failing batch gives way at its next retry');
+  t.ok(sink.calls <= callsThen + 1, 'and is not retried again');
+  sink.setDown(false);
+  q.push(3);
+  await q.flush();
+  t.same(sink.written, [], 'a new batch is dropped without a write');
+  t.equal(q.stats().droppedByReason.yielded, 3);
+  yielding = false;
+  q.push(4);
+  await q.flush();
+  t.same(sink.written, [4], 'written again once nothing comes first');
+  await q.close();
+});
+
+t.test('a write that throws retryable: false drops its batch at once, without retries', async (t) => {
+  let calls = 0;
+  const drops: Array<[number, DropReason]> = [];
+  const q = createBatchQueue<number>({
+    name: 't', maxBatchSize: 2, maxDelayMs: 5, retry: { initialBackoffMs: 5, maxBackoffMs: 5 },
+    write: async (b) => {
+      calls += 1;
+      if (b.includes(1)) throw Object.assign(new Error('no room'), { retryable: false });
+    },
+    onDropped: (n, r) => drops.push([n, r]),
+  });
+  q.push(1);
+  q.push(2);
+  q.push(3);
+  await q.flush();
+  t.same(drops, [[2, 'rejected']]);
+  t.equal(calls, 2, 'one attempt for the refused batch, one for the next');
+  t.equal(q.stats().retries, 0);
+  t.equal(q.stats().written, 1);
+  await q.close();
+});

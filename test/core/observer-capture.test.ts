@@ -76,7 +76,10 @@ t.test('cost from a pricing: cached input at its own rate', async (t) => {
   const usage = { input_tokens: 1_000_000, output_tokens: 500_000, cache_read_tokens: 400_000, cache_write_tokens: 0, reasoning_tokens: 100 };
   t.equal(costOf(usage, { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5 }), 0.6 * 2 + 0.4 * 0.5 + 0.5 * 8);
   t.equal(costOf(usage, { inputPerMillion: 2, outputPerMillion: 8 }), 2 + 4, 'without a cached rate, cache reads cost input');
-  t.equal(costOf({ ...usage, input_tokens: 3, output_tokens: 0, cache_read_tokens: 0 }, { inputPerMillion: 0.1, outputPerMillion: 0 }), 0.0000003);
+  const tokens = (n: number) => ({ ...usage, input_tokens: n, output_tokens: 0, cache_read_tokens: 0 });
+  t.equal(costOf(tokens(15), { inputPerMillion: 0.1, outputPerMillion: 0 }), 0.000002, 'a cost is whole micro-units, rounded per request');
+  t.equal(costOf(tokens(4), { inputPerMillion: 0.1, outputPerMillion: 0 }), 0, 'under half a micro-unit is nothing');
+  t.equal(costOf(tokens(12_612), { inputPerMillion: 3, outputPerMillion: 0 }), 0.037836, 'no float noise: 12,612 tokens at 3 per million');
   const pricing = (id: string, hostId: string | undefined, input: number): Pricing => ({
     metadata: { id, slug: id, displayName: id, createdAt: '', updatedAt: '' },
     spec: { modelId: 'm1', ...(hostId ? { hostId } : {}), currency: 'EUR', inputPerMillion: input, outputPerMillion: 0 },

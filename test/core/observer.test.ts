@@ -1,6 +1,12 @@
 import t from 'tap';
 import { Registry } from 'prom-client';
-import { createObserver } from '../../core/observer/observer.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { eventually } from '../../core/testing.ts';
+import { USAGE_MAX_DELAY_MS, createObserver } from '../../core/observer/observer.ts';
+import { FileUsageBackend } from '../../plugins/log-file/file-usage-backend.ts';
+import { FilePayloadBackend } from '../../plugins/payload-file/file-payload-backend.ts';
 import type { PayloadBackend, UsageBackend } from '../../core/observer/types.ts';
 import type { CapturedPayload, UsageEvent } from '../../core/hooks.ts';
 import { capturedPayload, silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
@@ -137,116 +143,51 @@ t.test('close flushes every queue and closes the backends', async (t) => {
   t.equal(closed, 1);
 });
 
-/** A line-writing backend that keeps what it was given as text; `fail` makes the next writes throw. */
-function lineBackend(id: string) {
-  const backend = {
-    id, text: '', writeCalls: 0, fail: 0, hang: false,
-    async write() { backend.writeCalls++; },
-    async writeLineBuffers(buffers: Buffer[]) {
-      if (backend.hang) await new Promise(() => {});
-      if (backend.fail > 0) {
-        backend.fail--;
-        throw new Error('backend down');
-      }
-      // Copied now: the buffers are reused once this promise settles.
-      backend.text += Buffer.concat(buffers).toString('utf8');
-    },
-    lines: () => backend.text.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as UsageEvent),
-  };
-  return backend;
-}
-
-t.test('a backend with writeLineBuffers gets each event as its JSON line, serialized at the end of the turn', async (t) => {
-  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
-  const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 5 } });
-  const backend = lineBackend('lines');
-  observer.addUsageBackend(backend);
-  const event = usageEvent({ model_requested: 'modèle ✓ 🚀' });
-  observer.record(event, null);
-  for (let i = 0; i < 3; i++) observer.record(usageEvent({ request_id: `next-${i}` }), null);
-  t.equal(observer.stats().usage.lines!.queued, 0, 'nothing is serialized while the turn runs');
-  await new Promise(setImmediate);
-  t.equal(observer.stats().usage.lines!.queued, 4, 'the turn\'s events are queued as lines when it ends');
-  observer.record(usageEvent({ request_id: 'last' }), null);
-  await observer.flush();
-  t.equal(backend.writeCalls, 0, 'write() is not called');
-  t.ok(backend.text.endsWith('\n'), 'every line ends with a newline');
-  const lines = backend.lines();
-  t.equal(lines.length, 5, 'flush serializes what the turn still holds');
-  t.same(lines[0], event);
-  t.same(lines.slice(1).map((l) => l.request_id), ['next-0', 'next-1', 'next-2', 'last'], 'in order');
-  t.throws(() => observer.addUsageBackend({ id: 'lines', async write() {}, async writeLineBuffers() {} }), /already registered/);
-  await observer.close();
-});
-
-t.test('line lanes: a failed batch is retried whole, a refused line leaves no trace, batches after it are intact', async (t) => {
-  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
+t.test('usage records win: while a usage write fails, payload batches give way instead of being written or retried', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-observer-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const usageDir = path.join(dir, 'usage');
+  const payloadDir = path.join(dir, 'payloads');
+  await writeFile(usageDir, 'in the way'); // a file where the segments' directory should be: every usage write fails
+  const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'file', maxBytes: 1000 } });
   const observer = createObserver({
     settings, log: silentLog, metrics: new Registry(),
-    queue: { maxBatchSize: 3, maxQueued: 6, maxDelayMs: 1000, retry: { initialBackoffMs: 1, maxBackoffMs: 2 } },
+    queue: { maxDelayMs: 5, retry: { initialBackoffMs: 20, maxBackoffMs: 20 } },
   });
-  const backend = lineBackend('lines');
-  backend.fail = 2;
-  observer.addUsageBackend(backend);
-  // 8 events into a queue of 6 while the backend fails: the first batch is in flight and failing,
-  // so pushes 7 and 8 find the queue full and are refused.
-  for (let i = 0; i < 8; i++) observer.record(usageEvent({ request_id: `r${i}`, extras: { pad: 'é'.repeat(i * 50) } }), null);
+  observer.addUsageBackend(new FileUsageBackend({ dir: usageDir, maxFileBytes: 1 << 20, rotateDaily: true, retentionDays: 30, maxScanBytes: 1 << 30, orderSkewMs: 5000 }));
+  const payloads = new FilePayloadBackend({ dir: payloadDir, retentionDays: 30 });
+  observer.addPayloadBackend(payloads);
+
+  const during = usageEvent({ request_id: 'during-outage' });
+  observer.record(during, null);
+  await eventually(() => observer.stats().usage.file!.backingOff, 2_000, 5);
+  const later = usageEvent({ request_id: 'while-failing' });
+  observer.record(later, capturedPayload(later.request_id));
+  await eventually(() => observer.stats().payload.file!.dropped === 1, 2_000, 5);
+  t.same(observer.stats().payload.file!.droppedByReason.yielded, 1, 'the payload gave way');
+  t.equal(observer.stats().payload.file!.written, 0);
+  t.equal(await payloads.get('while-failing'), null, 'no payload took the disk while usage records could not be written');
+
+  await rm(usageDir);
+  await eventually(() => observer.stats().usage.file!.written === 2, 5_000, 10);
+  const after = usageEvent({ request_id: 'after-outage' });
+  observer.record(after, capturedPayload(after.request_id));
   await observer.flush();
-  for (let i = 8; i < 12; i++) observer.record(usageEvent({ request_id: `r${i}` }), null);
-  await observer.flush();
-  t.same(backend.lines().map((l) => l.request_id), ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r8', 'r9', 'r10', 'r11']);
-  t.same(backend.lines()[5]!.extras, { pad: 'é'.repeat(250) }, 'multi-byte lines whole');
-  const stats = observer.stats().usage.lines!;
-  t.equal(stats.droppedByReason.queue_full, 2);
-  t.equal(stats.retries, 2);
+  t.ok(await payloads.get('after-outage'), 'once usage writes succeed, payloads are written again');
+  const reader = new FileUsageBackend({ dir: usageDir, maxFileBytes: 1 << 20, rotateDaily: true, retentionDays: 30, maxScanBytes: 1 << 30, orderSkewMs: 5000 });
+  t.ok(await reader.get('during-outage') && await reader.get('while-failing'), 'the usage records held through the outage are written');
   await observer.close();
+  await reader.close();
 });
 
-t.test('line lanes: a batch out of retries is dropped, and the lines after it are written', async (t) => {
-  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
-  const observer = createObserver({
-    settings, log: silentLog, metrics: new Registry(),
-    queue: { maxBatchSize: 2, maxDelayMs: 1000, retry: { maxAttempts: 2, initialBackoffMs: 1, maxBackoffMs: 2 } },
-  });
-  const backend = lineBackend('lines');
-  backend.fail = 2;
-  observer.addUsageBackend(backend);
-  for (let i = 0; i < 4; i++) observer.record(usageEvent({ request_id: `r${i}` }), null);
-  await observer.flush();
-  t.same(backend.lines().map((l) => l.request_id), ['r2', 'r3']);
-  t.equal(observer.stats().usage.lines!.droppedByReason.retries_exhausted, 2);
-  await observer.close();
-});
-
-t.test('line lanes: a write that hangs at shutdown is given up at the deadline', async (t) => {
-  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
-  const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), closeDeadlineMs: 50, queue: { maxBatchSize: 2, maxDelayMs: 1000 } });
-  const backend = lineBackend('lines');
-  backend.hang = true;
-  observer.addUsageBackend(backend);
-  for (let i = 0; i < 5; i++) observer.record(usageEvent({ request_id: `r${i}` }), null);
-  const started = Date.now();
-  await observer.close();
-  t.ok(Date.now() - started < 2000, 'close returned');
-  t.equal(observer.stats().usage.lines!.droppedByReason.close_deadline, 5);
+t.test('usage events are written within 100 ms by default (the loss window of a crash)', async (t) => {
+  const observer = createObserver({ settings: testSettings({ 'usage-logging': { backend: 'mem' } }), log: silentLog, metrics: new Registry() });
+  const mem = memoryUsage('mem');
+  observer.addUsageBackend(mem);
+  t.equal(USAGE_MAX_DELAY_MS, 100);
   observer.record(usageEvent(), null);
-  await new Promise(setImmediate);
-  t.equal(observer.stats().usage.lines!.droppedByReason.closed, 1, 'after close a line is refused');
-});
-
-t.test('line lanes: an event that cannot be serialized is logged and left out, the others are written', async (t) => {
-  const settings = testSettings({ 'usage-logging': { backend: 'lines' } });
-  const errors: string[] = [];
-  const log = { ...silentLog, error: (_obj: object, msg: string) => { errors.push(msg); } };
-  const observer = createObserver({ settings, log, metrics: new Registry(), queue: { maxDelayMs: 5 } });
-  const backend = lineBackend('lines');
-  observer.addUsageBackend(backend);
-  observer.record(usageEvent({ request_id: 'before' }), null);
-  observer.record(usageEvent({ request_id: 'bad', extras: { n: 1n } as unknown as Record<string, string> }), null);
-  observer.record(usageEvent({ request_id: 'after' }), null);
-  await new Promise(setImmediate); // serialized here, outside record(): a throw would end the process
-  await observer.flush();
-  t.same(backend.lines().map((l) => l.request_id), ['before', 'after']);
-  t.match(errors, [/could not be serialized/]);
+  const started = Date.now();
+  await eventually(() => mem.events.length === 1, 2_000, 5);
+  t.ok(Date.now() - started < 400, `written after ${Date.now() - started} ms`);
   await observer.close();
 });

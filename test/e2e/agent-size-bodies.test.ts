@@ -91,16 +91,26 @@ t.test('a big body broken near its end is refused with 400 naming where, and not
   t.match(record, { status: 400, error_code: 'RELAY_ERR_INVALID_JSON', relay_key_id: claude.relayKeyId });
 });
 
-t.test('routing reads the model JSON.parse reads: an escaped key, the last of two', async (t) => {
+t.test('routing reads the model JSON.parse reads: an escaped key', async (t) => {
+  const text = '{"mod\\u0065l":"agent-claude","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}';
+  const res = await viaRelay(relay, '/vendor-b/v1/messages', claude.relayKey, text);
+  t.equal(res.status, 200, `${text}: ${res.text.slice(0, 200)}`);
+  t.equal(up.requests.at(-1)!.body.toString('utf8'), text, 'forwarded as sent');
+  const record = await usageRecord(relay, res.headers.get('x-request-id')!);
+  t.equal(record.model_requested, 'agent-claude');
+});
+
+t.test('a model written twice is a 400 in the wire\'s shape, and nothing is forwarded', async (t) => {
+  // Authorized as the last value, served as the first by an upstream that keeps the first key.
   for (const text of [
     '{"model":"not-granted","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"model":"agent-claude"}',
-    '{"mod\\u0065l":"agent-claude","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}',
+    '{"model":"agent-claude","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"mod\\u0065l":"not-granted"}',
   ]) {
+    const seen = up.requests.length;
     const res = await viaRelay(relay, '/vendor-b/v1/messages', claude.relayKey, text);
-    t.equal(res.status, 200, `${text}: ${res.text.slice(0, 200)}`);
-    t.equal(up.requests.at(-1)!.body.toString('utf8'), text, 'forwarded as sent');
-    const record = await usageRecord(relay, res.headers.get('x-request-id')!);
-    t.equal(record.model_requested, 'agent-claude');
+    t.equal(res.status, 400, text);
+    t.match(JSON.parse(res.text), { type: 'error', error: { type: 'invalid_request_error', message: /'model' appears more than once/ } });
+    t.equal(up.requests.length, seen, 'the upstream was not asked');
   }
 });
 

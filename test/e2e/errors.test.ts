@@ -151,7 +151,7 @@ t.test('502: every host refuses connections', async (t) => {
   }
 });
 
-t.test('503: no healthy key (every key cooling)', async (t) => {
+t.test('429: after an upstream 429 put every key on cooldown, the retry is still a rate limit with retry-after', async (t) => {
   const cooling = await startFakeUpstream();
   t.teardown(() => cooling.close());
   const s = await seed({ baseUrl: `${cooling.url}/v1`, hostKeys: ['sk-cooling-only'] });
@@ -160,12 +160,58 @@ t.test('503: no healthy key (every key cooling)', async (t) => {
   t.equal(first.status, 429, 'the upstream 429 on the last key passes through');
   for (const shape of SHAPES) {
     const got = await viaRelay(relay, PATHS[shape], s.relayKey, bodyFor(shape, s.modelSlug));
-    const message = expectError(t, shape, got, 503, 'RELAY_ERR_NO_HEALTHY_KEY', [s.relayKey, 'sk-cooling-only']);
+    const message = expectError(t, shape, got, 429, 'RELAY_ERR_UPSTREAM_RATE_LIMITED', [s.relayKey, 'sk-cooling-only']);
     const seconds = Number(got.headers.get('retry-after'));
     t.ok(seconds >= 38 && seconds <= 40, `${shape}: retry-after until the key is usable (${seconds})`);
     t.match(message, `try again in ${seconds}s`);
+    t.match(message, /rate-limited by the upstream/, `${shape}: names the cause`);
   }
   t.equal(cooling.count, 1, 'no request reached the cooling key');
+});
+
+t.test('503: no healthy key (the host circuit opened after a run of upstream failures)', async (t) => {
+  const failing = await startFakeUpstream();
+  t.teardown(() => failing.close());
+  failing.script(() => faults.serverError({ vendor: 'openai', status: 500 }));
+  const s = await seed({ baseUrl: `${failing.url}/v1`, hostKeys: ['sk-failing-only'] });
+  // The default circuit: 5 failures in a row within 30 s.
+  for (let i = 0; i < 5; i++) t.equal((await viaRelay(relay, PATHS['vendor-a'], s.relayKey, bodyFor('vendor-a', s.modelSlug))).status, 500, "the upstream's 500 passes through");
+  for (const shape of SHAPES) {
+    const got = await viaRelay(relay, PATHS[shape], s.relayKey, bodyFor(shape, s.modelSlug));
+    const message = expectError(t, shape, got, 503, 'RELAY_ERR_NO_HEALTHY_KEY', [s.relayKey, 'sk-failing-only']);
+    const seconds = Number(got.headers.get('retry-after'));
+    t.ok(seconds >= 1 && seconds <= 15, `${shape}: retry-after until the half-open probe (${seconds})`);
+    t.match(message, `try again in ${seconds}s`);
+    t.match(message, /its upstream host failed repeatedly \(circuit open\)/, `${shape}: names the cause`);
+  }
+  t.equal(failing.count, 5, 'no request reached the open host');
+});
+
+t.test('404: no usable host key (none, every one disabled, or a host-tier policy that excludes the model), naming the cause', async (t) => {
+  const none = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: `err-${++seq}`, hostKeys: [] });
+  const disabled = await seed({ hostKeys: ['sk-off-one', 'sk-off-two'] });
+  for (const id of disabled.hostKeyIds) t.equal((await relay.api('PUT', `/api/host-keys/by-id/${id}`, { spec: { enabled: false } })).status, 200);
+  const excluded = await seed({ hostKeys: ['sk-excluded'] });
+  const policy = await relay.api('POST', '/api/policies', { metadata: { displayName: 'host tier, another model' }, spec: { tier: 'host', modelIds: [main.modelId] } });
+  t.equal(policy.status, 201, JSON.stringify(policy.body));
+  t.equal((await relay.api('PUT', `/api/host-keys/by-id/${excluded.hostKeyIds[0]}`, { spec: { policyId: policy.body.metadata.id } })).status, 200);
+  await settled(relay, (snap) => snap.relayKeys.has(none.relayKeyId)
+    && disabled.hostKeyIds.every((id) => snap.hostKeys.get(id)?.spec.enabled === false)
+    && snap.hostKeys.get(excluded.hostKeyIds[0]!)?.spec.policyId === policy.body.metadata.id);
+  const cases: Array<[string, Seeded, RegExp]> = [
+    ['no key', none, /has no usable host key: host `[^`]+` has no host keys\./],
+    ['every key disabled', disabled, /has no usable host key: every host key of host `[^`]+` is disabled\./],
+    ['excluded by the host-tier policy', excluded, /has no usable host key: the host-tier policy of every host key of host `[^`]+` excludes the model\./],
+  ];
+  for (const [what, s, cause] of cases) {
+    for (const shape of SHAPES) {
+      const got = await viaRelay(relay, PATHS[shape], s.relayKey, bodyFor(shape, s.modelSlug));
+      const message = expectError(t, shape, got, 404, 'RELAY_ERR_NO_USABLE_HOST_KEY', [s.relayKey, 'sk-off-one', 'sk-excluded']);
+      t.match(message, cause, `${what}, ${shape}: the message names the cause`);
+      t.match(message, s.modelSlug, `${what}, ${shape}: and the model`);
+      t.equal(got.headers.get('retry-after'), null, `${what}, ${shape}: configuration is not transient: no retry-after`);
+    }
+  }
 });
 
 t.test('413: a body over server.bodyLimitBytes', async (t) => {

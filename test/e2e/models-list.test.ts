@@ -31,10 +31,10 @@ t.test('a model whose key is cooling down stays listed', async (t) => {
   t.equal((await hostKeyHealth(relay)).get(keyId)?.state, 'cooling');
   t.same(await listed('/agent-a/v1/models'), ['list-model'], "Codex's models document");
   t.same(await listed('/vendor-a/v1/models'), ['list-model'], 'the OpenAI model list');
-  // Meanwhile requests get the 503, and their records still name the model (per-model views).
+  // Meanwhile requests get a 429 (still the upstream's rate limit), and their records still name the model (per-model views).
   const refused = await viaRelay(relay, '/vendor-a/v1/chat/completions', seeded.relayKey, { model: 'list-model', messages: [{ role: 'user', content: 'hi' }] });
-  t.equal(refused.status, 503);
-  t.match(await usageRecord(relay, refused.headers.get('x-request-id')!), { status: 503, model_id: seeded.modelId, model_slug: 'list-model' });
+  t.equal(refused.status, 429);
+  t.match(await usageRecord(relay, refused.headers.get('x-request-id')!), { status: 429, model_id: seeded.modelId, model_slug: 'list-model' });
 });
 
 t.test('a model whose only key is disabled is left out', async (t) => {

@@ -1,9 +1,8 @@
-// What the passthrough tap reads from a stream's end (stream-tail.ts): usage from the last frames of
-// streams far longer than what it keeps, usage frames split across writes, and an in-stream error
+// What the passthrough tap reads from a stream's end: usage from the last frames of long streams,
+// usage frames split across writes, and an in-stream error
 // after output, which reaches the client as the upstream sent it and is recorded as one.
 import t from 'tap';
 import { startRelay, seedRoute } from '../../core/testing.ts';
-import { STREAM_TAIL_BYTES } from '../../core/pipeline/stream-tail.ts';
 import { anthropic, openai, sseFrame, startFakeUpstream } from '../support/fake-upstream.ts';
 import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 
@@ -14,6 +13,8 @@ t.teardown(async () => {
   await up.close();
 });
 
+/** A long stream: well past what one socket read holds. */
+const STREAM_TAIL_BYTES = 256 * 1024;
 const SSE = { 'content-type': 'text/event-stream' };
 const CHAT = 'gpt-stream-end';
 const CLAUDE = 'claude-stream-end';

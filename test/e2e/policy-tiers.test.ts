@@ -49,7 +49,9 @@ t.test('a host-tier policy limits the models its host key serves', async (t) => 
   await must('PUT', `/api/host-keys/by-id/${hostKeyId}`, { spec: { policyId: hostTierOnlyA.metadata.id } });
   await settled(relay, (s) => s.hostKeys.get(hostKeyId)?.spec.policyId === hostTierOnlyA.metadata.id);
   t.equal((await infer(a.relayKey, 'tier-a')).status, 200, 'granted model');
-  t.equal((await infer(a.relayKey, 'tier-b')).status, 503, 'no host key may serve the other model');
+  const other = await infer(a.relayKey, 'tier-b');
+  t.equal(other.status, 404, 'no host key may serve the other model: configuration, as for a model with no usable binding');
+  t.match(JSON.parse(other.text).error, { code: 'RELAY_ERR_NO_USABLE_HOST_KEY', message: /the host-tier policy of every host key of host `[^`]+` excludes the model/ });
 });
 
 t.test("a policy's tier cannot change while keys name it", async (t) => {
@@ -64,7 +66,9 @@ t.test('rows written before the checks are not honoured', async (t) => {
   // A host key naming a relay-tier policy is not used at all.
   await writeBehindTheApi('host-keys', hostKeyId, 'policyId', a.policyId);
   await settled(relay, (s) => s.hostKeys.get(hostKeyId)?.spec.policyId === a.policyId);
-  t.equal((await infer(a.relayKey, 'tier-a')).status, 503);
+  const unused = await infer(a.relayKey, 'tier-a');
+  t.equal(unused.status, 404);
+  t.match(JSON.parse(unused.text).error, { code: 'RELAY_ERR_NO_USABLE_HOST_KEY', message: /excludes the model/ });
   // A relay key naming a host-tier policy is refused.
   await writeBehindTheApi('relay-keys', a.relayKeyId, 'policyId', hostTierOnlyA.metadata.id);
   await settled(relay, (s) => s.relayKeys.get(a.relayKeyId)?.spec.policyId === hostTierOnlyA.metadata.id);

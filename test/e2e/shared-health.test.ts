@@ -1,6 +1,6 @@
 // Host-key health shared between instances through Redis (DESIGN.md "Health and states"): what
-// one instance learns from an upstream, every instance uses; what only concerns one instance (it
-// cannot open a key's value) stays with that instance.
+// one instance learns from an upstream (a key rate-limited, a host's circuit open or closed again),
+// every instance uses; what only concerns one instance (it cannot open a key's value) stays with it.
 import t from 'tap';
 import { Redis } from 'ioredis';
 import { startRelay, seedRoute, createTestDatabase, eventually } from '../../core/testing.ts';
@@ -13,7 +13,7 @@ await redis.flushdb();
 await redis.quit();
 
 const db = await createTestDatabase();
-const config = { valkey: { url: REDIS_URL } };
+const config = { valkey: { url: REDIS_URL }, health: { circuitBreaker: { failures: 2, windowMs: 10_000, openMs: 5_000 } } };
 const a = await startRelay({ database: db.url, config });
 const b = await startRelay({ database: db.url, config, masterKey: a.masterKey });
 const up = await startFakeUpstream();
@@ -74,4 +74,34 @@ t.test('an instance that starts after a key cooled down knows it', async (t) => 
   const late = await startRelay({ database: db.url, config, masterKey: a.masterKey });
   t.teardown(() => late.close());
   t.equal((await hostKeyHealth(late)).get(cooled)?.state, 'cooling', 'the late instance starts with the mark');
+});
+
+t.test("a circuit opened on one instance is open on the others, and one's successful probe closes it on all", async (t) => {
+  const failing = await startFakeUpstream();
+  t.teardown(() => failing.close());
+  failing.script(() => faults.serverError({ vendor: 'openai', status: 500 }));
+  const r = await seedRoute(a, { baseUrl: `${failing.url}/v1`, adapter: 'openai', model: 'shared-circuit', hostKeys: ['sk-circuit'] });
+  for (const relay of [a, b]) await settled(relay, (snap) => snap.relayKeys.has(r.relayKeyId) && snap.hostKeysOfHost(r.hostId).length === 1);
+  const [id] = r.hostKeyIds as [string];
+  const body = { ...chat, model: 'shared-circuit' };
+  const path = '/vendor-a/v1/chat/completions';
+  for (let i = 0; i < 2; i++) t.equal((await viaRelay(a, path, r.relayKey, body)).status, 500, "A passes the upstream's 500 on");
+  t.equal((await hostKeyHealth(a)).get(id)?.state, 'open', 'two failures in a row open the circuit on A');
+  await eventually(async () => (await hostKeyHealth(b)).get(id)?.state === 'open');
+  const onB = await viaRelay(b, path, r.relayKey, body);
+  t.equal(onB.status, 503, 'B refuses too');
+  t.match(JSON.parse(onB.text).error.message, /circuit open/);
+  t.equal(failing.count, 2, 'B sent nothing to the failing host');
+  const late = await startRelay({ database: db.url, config, masterKey: a.masterKey });
+  t.teardown(() => late.close());
+  t.equal((await hostKeyHealth(late)).get(id)?.state, 'open', 'an instance that starts meanwhile loads the open circuit');
+
+  failing.script(undefined); // the upstream recovers
+  await eventually(async () => (await hostKeyHealth(b)).get(id)?.state === 'half-open', 8_000, 50);
+  t.equal((await viaRelay(b, path, r.relayKey, body)).status, 200, "B's probe is served");
+  t.equal((await hostKeyHealth(b)).get(id)?.state, 'healthy', 'the probe closed the circuit on B');
+  await eventually(async () => (await hostKeyHealth(a)).get(id)?.state === 'healthy');
+  const seen = failing.count;
+  t.equal((await viaRelay(a, path, r.relayKey, body)).status, 200, 'A serves again');
+  t.equal(failing.count, seen + 1);
 });

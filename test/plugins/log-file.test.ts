@@ -5,7 +5,9 @@ import path from 'node:path';
 import { FileUsageBackend, type FileUsageBackendOptions } from '../../plugins/log-file/file-usage-backend.ts';
 import plugin from '../../plugins/log-file/index.ts';
 import { usageBackendSuite, makeEvents } from '../support/usage-backend-suite.ts';
-import { usageEvent } from '../support/observer-fixtures.ts';
+import { Registry } from 'prom-client';
+import { createObserver } from '../../core/observer/observer.ts';
+import { silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), 'relay-log-file-'));
@@ -80,23 +82,20 @@ t.test('the plugin registers a file backend under the data directory', async (t)
   t.equal((await readdir(path.join(dir, 'usage'))).length, 1);
 });
 
-t.test('lines with multi-byte characters are written whole, one per line, and read back', async (t) => {
+t.test('the observer hands events over and each is written as its JSON.stringify line, multi-byte text whole', async (t) => {
   const dir = await tempDir();
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const backend = new FileUsageBackend(options(dir));
+  const observer = createObserver({ settings: testSettings(), log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 5 } });
+  observer.addUsageBackend(new FileUsageBackend(options(dir)));
   const events = [
-    usageEvent({ request_id: 'multi-1', extras: { note: 'café ✓ 日本語 🚀' } }),
-    usageEvent({ request_id: 'multi-2', model_requested: 'modèle-ü' }),
+    usageEvent({ request_id: 'multi-1', extras: { note: 'café ✓ 日本語 🚀', quote: 'a "b" \\ \u0001' } }),
+    usageEvent({ request_id: 'multi-2', model_requested: 'modèle-ü', cost: 0.037838, latency_ms: 12.345, ttfb_ms: null }),
   ];
-  // As the observer hands them over: lines back to back, split across buffers anywhere between lines.
-  const bytes = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
-  const cut = bytes.indexOf('\n') + 1;
-  await backend.writeLineBuffers([bytes.subarray(0, cut), bytes.subarray(cut)]);
-  await backend.close();
+  for (const e of events) observer.record(e, null);
+  await observer.close();
   const [segment] = await readdir(dir);
   const text = await readFile(path.join(dir, segment), 'utf8');
-  t.equal(text.split('\n').length, 3, 'two lines and the final newline');
-  t.same(text.trimEnd().split('\n').map((l) => JSON.parse(l)), events);
+  t.equal(text, events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'exactly JSON.stringify of each event, one per line');
   const reader = new FileUsageBackend(options(dir));
   t.same(await reader.get('multi-1'), events[0]);
   await reader.close();

@@ -103,7 +103,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   const health = new KeyHealth({ redis: null, log });
   const adminToken = options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const app = await createListener({
-    config, log, title: 'Relay control API', version: '0.0.0-test', keepRawBody: false, securitySchemes: SECURITY_SCHEMES,
+    config, log, title: 'Relay control API', version: '0.0.0-test', securitySchemes: SECURITY_SCHEMES,
     renderError: (_request, reply, err) => {
       if (err.headers) reply.headers(err.headers);
       void reply.code(err.status).type('application/json').send({ error: err.toBody() });

@@ -38,7 +38,7 @@ export async function usageRecord(relay: TestRelay, requestId: string): Promise<
 
 export interface HealthItem {
   hostKeyId: string;
-  state: 'healthy' | 'cooling' | 'invalid' | 'disabled';
+  state: 'healthy' | 'cooling' | 'open' | 'half-open' | 'invalid' | 'disabled';
   until?: string;
   reason?: string;
 }

@@ -81,17 +81,16 @@ function totalsOf(events: UsageEvent[]): UsageTotals {
     cache_read_tokens: events.reduce((n, e) => n + e.cache_read_tokens, 0),
     cache_write_tokens: events.reduce((n, e) => n + e.cache_write_tokens, 0),
     reasoning_tokens: events.reduce((n, e) => n + e.reasoning_tokens, 0),
-    cost: events.reduce((n, e) => n + (e.cost ?? 0), 0),
+    // Money is exact in micro-units: the expected sum has no float noise (0.1 + 0.2 is 0.3).
+    cost: events.reduce((n, e) => n + Math.round((e.cost ?? 0) * 1e6), 0) / 1e6,
   };
 }
 
 function sameTotals(t: Test, actual: UsageTotals | undefined, expected: UsageTotals, msg: string): void {
   t.ok(actual, `${msg}: present`);
   if (!actual) return;
-  const { cost, ...rest } = actual;
-  const { cost: expectedCost, ...expectedRest } = expected;
-  t.same(rest, expectedRest, msg);
-  t.ok(Math.abs(cost - expectedCost) < 1e-6, `${msg}: cost ${cost} ~ ${expectedCost}`);
+  t.same(actual, expected, msg);
+  t.equal(String(actual.cost), String(expected.cost), `${msg}: cost ${actual.cost} shows no float noise`);
 }
 
 async function listAll(backend: UsageBackend, query: Omit<ListQuery, 'limit' | 'cursor'>, limit: number): Promise<UsageEvent[]> {

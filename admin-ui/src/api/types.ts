@@ -54,7 +54,7 @@ export interface PlaintextResult {
   relayKey: Entity;
 }
 
-export type HealthState = 'healthy' | 'cooling' | 'invalid' | 'disabled';
+export type HealthState = 'healthy' | 'cooling' | 'open' | 'half-open' | 'invalid' | 'disabled';
 
 export interface HostKeyHealth {
   hostKeyId: string;

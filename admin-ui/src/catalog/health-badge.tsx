@@ -1,4 +1,4 @@
-// A host key's health as the router sees it: healthy, cooling until when, invalid, disabled.
+// A host key's health as the router sees it: healthy, cooling until when, circuit open or half-open, invalid, disabled.
 import type { HostKeyHealth } from '../api/types.ts';
 import { Badge } from '../ui/badge.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
@@ -11,6 +11,10 @@ export function HealthBadge({ health }: { health: HostKeyHealth | undefined }) {
       return <Badge tone="green">healthy</Badge>;
     case 'cooling':
       return <Badge tone="amber" title={`Cooling until ${formatDateTime(health.until)}${reason}`}>cooling{health.until ? ` · ready ${formatRelative(health.until)}` : ''}</Badge>;
+    case 'open':
+      return <Badge tone="amber" title={`Circuit open until ${formatDateTime(health.until)}${reason}`}>circuit open{health.until ? ` · probe ${formatRelative(health.until)}` : ''}</Badge>;
+    case 'half-open':
+      return <Badge tone="amber" title={`The next request probes it${reason}`}>half-open</Badge>;
     case 'invalid':
       return <Badge tone="red" title={`Relay cannot use this key${reason}`}>invalid</Badge>;
     case 'disabled':
@@ -23,6 +27,8 @@ export function HealthDetail({ health }: { health: HostKeyHealth | undefined }) 
     <div class="health-detail">
       <HealthBadge health={health} />
       {health?.state === 'cooling' && health.until && <p>Cooling until {formatDateTime(health.until)} ({formatRelative(health.until)}). Requests use other keys meanwhile.</p>}
+      {health?.state === 'open' && <p>Repeated upstream failures (5xx, timeouts, refused connections) opened the circuit of this key or its host. Requests use other keys; after {health.until ? formatDateTime(health.until) : 'a while'} one request probes it, and its success closes the circuit.</p>}
+      {health?.state === 'half-open' && <p>The next request probes this key: its success closes the circuit, its failure opens it again.</p>}
       {health?.state === 'invalid' && <p>Relay cannot use this key: the upstream refused it, or its value could not be read (the reason says which). Edit the key or its value to try it again.</p>}
       {health?.reason && <p class="muted">Reason: {health.reason}</p>}
     </div>

@@ -2,6 +2,7 @@
 // SSE frames -> canonical, errors, usage; and the adapter's send against the fake upstream.
 import t from 'tap';
 import type { CanonicalRequest, Route, StreamEvent } from 'relay-gateway';
+import { createTestUpstreamClient } from 'relay-gateway/testing';
 import { createGeminiAdapter, endpointFor } from '../adapter.ts';
 import { GEMINI_REQUEST_DROPPED, decodeGeminiError, decodeGeminiResponse, encodeGeminiRequest, geminiStreamDecoder, usageFromGemini } from '../codec/index.ts';
 import { startFakeGemini } from './fake-gemini.ts';
@@ -138,7 +139,9 @@ t.test('send: the model in the URL, the key in x-goog-api-key, a refused key rep
   const r = route('gemini-2.5-flash', `${fake.url}/v1beta`);
   const hi: CanonicalRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
   const body = JSON.stringify(encodeGeminiRequest(hi, 'json-schema'));
-  const call = (credential: string) => adapter.send({ route: r, shape: 'gemini.generate', body, headers: {}, credential, stream: false, signal: AbortSignal.timeout(5_000) });
+  const client = createTestUpstreamClient();
+  t.teardown(() => client.close());
+  const call = (credential: string) => adapter.send({ route: r, shape: 'gemini.generate', body, headers: {}, credential, stream: false, signal: AbortSignal.timeout(5_000), client });
 
   const ok = await call('good-key');
   t.equal(ok.status, 200);

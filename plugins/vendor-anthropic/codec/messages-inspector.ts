@@ -3,14 +3,12 @@
 import type { StreamInspector } from '../../../core/plugin-api.ts';
 import { StreamUsage } from './usage.ts';
 
-// Named frames that carry output and no usage: classified by their name, without JSON.parse
-// (4 of the 6 parses in a stream; test/bench/sse-tap.ts), and the tap does not decode them.
+// Named frames that carry output and no usage: classified by their name, without JSON.parse.
 const OUTPUT_WITHOUT_USAGE: ReadonlySet<string> = new Set(['content_block_delta', 'content_block_start', 'content_block_stop', 'message_stop']);
 
 export function messagesStreamInspector(): StreamInspector {
   const usage = new StreamUsage();
   return {
-    outputEvents: OUTPUT_WITHOUT_USAGE,
     inspect(event, data) {
       if (event !== undefined && OUTPUT_WITHOUT_USAGE.has(event)) return 'output';
       if (event === 'ping') return 'opening';
@@ -28,23 +26,5 @@ export function messagesStreamInspector(): StreamInspector {
       return 'output';
     },
     usage: () => usage.value(),
-    // message_delta's counts are cumulative and come after the last output; an error event ends
-    // the stream. message_start was read by inspect() before any output (merging it again changes nothing).
-    inspectFromEnd(event, data) {
-      if (event !== undefined && OUTPUT_WITHOUT_USAGE.has(event)) return 'more';
-      if (event === 'ping') return 'more';
-      let frame: { type?: unknown; message?: { usage?: unknown }; usage?: unknown } | null;
-      try {
-        frame = JSON.parse(data);
-      } catch {
-        return event === 'error' ? 'error' : 'more';
-      }
-      const type = typeof frame?.type === 'string' ? frame.type : event;
-      if (type === 'error') return 'error';
-      if (type === 'message_start') usage.merge(frame?.message?.usage);
-      if (type !== 'message_delta') return 'more';
-      usage.merge(frame?.usage);
-      return 'usage';
-    },
   };
 }

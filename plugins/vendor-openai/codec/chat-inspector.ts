@@ -1,7 +1,6 @@
 // Classifies Chat Completions stream frames for the passthrough tap and reads their usage.
 // A chunk without content, refusal, reasoning, tool-call delta or finish_reason (the first
-// chunk, with only the role) is `opening`; a chunk with `error` is `error`. Once output flowed,
-// the tap reads the stream's last frames only, with inspectFromEnd.
+// chunk, with only the role) is `opening`; a chunk with `error` is `error`.
 import type { StreamInspector, Usage } from '../../../core/plugin-api.ts';
 import { usageFromChat } from './usage.ts';
 
@@ -28,21 +27,6 @@ export function chatStreamInspector(): StreamInspector {
       return kind;
     },
     usage: () => usage,
-    // The usage chunk comes last (but for [DONE]); an error chunk ends the stream.
-    inspectFromEnd(_event, data) {
-      if (!MAY_MATTER.test(data)) return 'more';
-      let chunk: { usage?: unknown; error?: unknown } | null;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        return 'more';
-      }
-      if (chunk === null || typeof chunk !== 'object') return 'more';
-      if (chunk.error !== undefined && chunk.error !== null) return 'error';
-      if (!chunk.usage) return 'more';
-      usage = usageFromChat(chunk.usage);
-      return 'usage';
-    },
   };
 
   function classify(_event: string | undefined, data: string): 'opening' | 'output' | 'error' {

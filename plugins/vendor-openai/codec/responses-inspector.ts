@@ -7,8 +7,8 @@ import { usageFromResponses } from './usage.ts';
 const OPENING = new Set(['response.created', 'response.in_progress', 'response.queued']);
 const ERROR = new Set(['response.failed', 'error']);
 const FINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
-// The bulk of a stream: output, no usage. Told by name, so the tap neither decodes nor parses them
-// (a Codex turn is mostly text, reasoning and tool-argument deltas).
+// The bulk of a stream: output, no usage. Told by name, without JSON.parse (a Codex turn is mostly
+// text, reasoning and tool-argument deltas).
 const OUTPUT_EVENTS: ReadonlySet<string> = new Set([
   'response.output_item.added', 'response.output_item.done', 'response.content_part.added', 'response.content_part.done',
   'response.output_text.delta', 'response.output_text.done', 'response.refusal.delta', 'response.refusal.done',
@@ -22,8 +22,8 @@ const OUTPUT_EVENTS: ReadonlySet<string> = new Set([
 export function responsesStreamInspector(): StreamInspector {
   let usage: Usage | null = null;
   return {
-    outputEvents: OUTPUT_EVENTS,
     inspect(event, data) {
+      if (event !== undefined && OUTPUT_EVENTS.has(event)) return 'output';
       let type = event;
       let frame: { type?: unknown; response?: { usage?: unknown } } | null = null;
       try {

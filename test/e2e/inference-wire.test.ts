@@ -1,14 +1,12 @@
-// The inference lane (core/http/inference-lane.ts) serves the hot POST endpoints ahead of
-// Fastify, on the lean server or on node:http. What Fastify used to do for them must still happen:
-// bodies in many pieces, the body limit on a chunked upload (no content-length to refuse up
-// front), 503 while shutting down, everything else handed on to Fastify, and the Fastify route
-// itself (app.inject) agreeing.
+// Inference endpoints on the wire (Fastify routes on Node's HTTP server): bodies in many pieces,
+// the body limit on a chunked upload (no content-length to refuse up front), other methods and
+// paths, app.inject agreeing, the relay key checked before the body, and one keep-alive connection
+// serving many requests.
 import t from 'tap';
 import http from 'node:http';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
 import { routeLive, usageRecord } from '../support/relay-client.ts';
-import { upstreamPoolOrigins } from '../../core/http/upstream.ts';
 
 const BODY_LIMIT = 4096;
 const relay = await startRelay({ config: { server: { host: '127.0.0.1', drainTimeoutMs: 5_000, bodyLimitBytes: BODY_LIMIT } } });
@@ -54,7 +52,6 @@ t.test('a body that arrives in several pieces is read whole and forwarded as sen
   t.match(got.headers['x-request-id'], /^[0-9a-f-]{36}$/);
   const seen = up.requests.at(-1)!;
   t.equal(seen.body.toString(), body, 'the upstream got the bytes as the client sent them');
-  t.same(upstreamPoolOrigins(), { lean: [new URL(up.url).origin], undici: [] }, 'by default through the lean upstream client');
 });
 
 t.test('a chunked body over the limit is refused with 413 once it passes the limit, and logged', async (t) => {
@@ -86,7 +83,7 @@ t.test('the query string is kept, and does not change which endpoint serves', as
   t.match(up.requests.at(-1)!.path, /\?trace=1$/, 'forwarded to the upstream');
 });
 
-t.test('the Fastify route behind the lane answers alike (app.inject)', async (t) => {
+t.test('app.inject answers alike', async (t) => {
   const body = { model: 'lane-model', messages: [{ role: 'user', content: 'inject' }] };
   const injected = await relay.relay.inference.inject({ method: 'POST', url: CHAT, headers: auth, payload: JSON.stringify(body) });
   t.equal(injected.statusCode, 200);
@@ -95,16 +92,6 @@ t.test('the Fastify route behind the lane answers alike (app.inject)', async (t)
   const refused = await relay.relay.inference.inject({ method: 'POST', url: CHAT, headers: auth, payload: JSON.stringify({ messages: [] }) });
   t.equal(refused.statusCode, 400);
   t.match(JSON.parse(refused.body), { error: { code: 'RELAY_ERR_BAD_REQUEST', param: '/model' } });
-});
-
-t.test('while shutting down, a new request on an open connection gets 503 and the connection closes', async (t) => {
-  const lane = relay.relay.inferenceLane;
-  lane.closing = true;
-  t.teardown(() => { lane.closing = false; });
-  const got = await postInPieces(CHAT, [JSON.stringify({ model: 'lane-model', messages: [{ role: 'user', content: 'late' }] })]);
-  t.equal(got.status, 503);
-  t.equal(JSON.parse(got.text).error.code, 'RELAY_ERR_SHUTTING_DOWN');
-  t.equal(got.headers.connection, 'close');
 });
 
 t.test('a refused request is checked for its relay key first', async (t) => {
@@ -128,9 +115,7 @@ t.test('a refused request is checked for its relay key first', async (t) => {
   t.match(record, { status: 400, error_code: 'RELAY_ERR_INVALID_JSON', relay_key_id: seeded.relayKeyId, policy_id: seeded.policyId });
 });
 
-t.test('one keep-alive connection: the lean server, then Node from a GET on, every request recorded', async (t) => {
-  const listeners = relay.relay.inference.server.listeners('connection').map((fn) => fn.name);
-  t.notOk(listeners.includes('connectionListener'), 'the lean server takes connections first (Node\'s listener only on handover)');
+t.test('one keep-alive connection: POSTs and a GET, every request recorded', async (t) => {
   const body = JSON.stringify({ model: 'lane-model', messages: [{ role: 'user', content: 'one connection' }] });
   const url = new URL(relay.inferenceUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -158,12 +143,3 @@ t.test('one keep-alive connection: the lean server, then Node from a GET on, eve
   t.equal(answers[0]!.headers.connection, 'keep-alive');
 });
 
-t.test('while shutting down, the lean server also answers 503 and closes', async (t) => {
-  const lane = relay.relay.inferenceLane;
-  lane.closing = true;
-  t.teardown(() => { lane.closing = false; });
-  const got = await fetch(`${relay.inferenceUrl}${CHAT}`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'lane-model', messages: [] }) });
-  t.equal(got.status, 503);
-  t.equal(got.headers.get('connection'), 'close');
-  t.equal(((await got.json()) as { error: { code: string } }).error.code, 'RELAY_ERR_SHUTTING_DOWN');
-});

@@ -1,0 +1,114 @@
+// The HTTP client every upstream call goes through: undici, one set of connection pools per Relay
+// instance, HTTP_PROXY/HTTPS_PROXY/NO_PROXY honoured (EnvHttpProxyAgent). A host may cap its
+// connections and offer HTTP/2; hosts with the same settings share one agent (and so one pool per
+// origin). Waiting for a free connection counts against the host's timeout, like connecting and
+// waiting for the head, so a saturated origin fails over like a slow one.
+import { EnvHttpProxyAgent, errors, type Dispatcher } from 'undici';
+import type { UpstreamResponse } from '../hooks.ts';
+
+export interface UpstreamClientOptions {
+  /** Connections per origin for hosts that do not set their own. */
+  maxConnectionsPerOrigin: number;
+  connectTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+/** How one host wants its connections. */
+export interface HostTransport {
+  maxConnections?: number;
+  http2?: boolean;
+}
+
+export interface SendOptions {
+  method?: 'POST' | 'GET' | 'HEAD';
+  headers: Record<string, string>;
+  body?: Buffer | string;
+  /** Aborts the request (the client went away). */
+  signal?: AbortSignal;
+  /** Bound on the wait for the response head, from the call on (queue, connect, answer), and between body chunks (ms). */
+  timeoutMs: number;
+  transport?: HostTransport;
+}
+
+/** The upstream did not send its head within the host's timeout. */
+export class UpstreamTimeoutError extends Error {
+  readonly code = 'RELAY_UPSTREAM_HEADERS_TIMEOUT';
+}
+
+/** The upstream's answer is not one an HTTP client may accept. */
+export class UpstreamProtocolError extends Error {
+  readonly code = 'RELAY_UPSTREAM_BAD_RESPONSE';
+}
+
+export class UpstreamClient {
+  private readonly agents = new Map<string, Dispatcher>();
+
+  constructor(private readonly options: UpstreamClientOptions) {}
+
+  /** Sends one request; resolves when the response head arrived. */
+  async send(url: string, options: SendOptions): Promise<UpstreamResponse> {
+    const target = new URL(url);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new UpstreamTimeoutError('the upstream did not answer in time')), options.timeoutMs);
+    const caller = options.signal;
+    const onCallerAbort = () => controller.abort(caller!.reason ?? new errors.RequestAbortedError());
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      const res = await this.dispatcher(options.transport).request({
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: options.method ?? 'POST',
+        headers: options.headers,
+        body: options.body,
+        signal: controller.signal,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      if (res.statusCode < 200 || res.statusCode > 599) {
+        res.body.destroy();
+        throw new UpstreamProtocolError(`the upstream answered with status ${res.statusCode}, which is not an HTTP status`);
+      }
+      return { status: res.statusCode, headers: res.headers, body: res.body };
+    } catch (err) {
+      caller?.removeEventListener('abort', onCallerAbort);
+      throw controller.signal.reason instanceof UpstreamTimeoutError ? controller.signal.reason : err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Connections in use and requests waiting for one, per origin (for /metrics). */
+  stats(): Array<{ origin: string; connected: number; pending: number; running: number }> {
+    const out: Array<{ origin: string; connected: number; pending: number; running: number }> = [];
+    for (const agent of this.agents.values()) {
+      const byOrigin = (agent as unknown as { stats?: Record<string, { connected: number; pending: number; running: number }> }).stats ?? {};
+      for (const [origin, s] of Object.entries(byOrigin)) out.push({ origin, connected: s.connected, pending: s.pending, running: s.running });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    const agents = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.allSettled(agents.map((a) => a.close()));
+  }
+
+  private dispatcher(transport: HostTransport = {}): Dispatcher {
+    const connections = transport.maxConnections ?? this.options.maxConnectionsPerOrigin;
+    const allowH2 = transport.http2 === true;
+    const key = `${connections}/${allowH2}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = new EnvHttpProxyAgent({
+        connections,
+        allowH2,
+        pipelining: 1,
+        keepAliveTimeout: this.options.keepAliveTimeoutMs,
+        connect: { timeout: this.options.connectTimeoutMs },
+      });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+}
