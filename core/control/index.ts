@@ -8,6 +8,7 @@ import { installAuthGuard } from './auth-guard.ts';
 import { registerAuthRoutes } from './auth-routes.ts';
 import { registerCatalogRoutes } from './catalog-routes.ts';
 import { registerConfigJson } from './config-json.ts';
+import { registerControlLiveness } from './control-liveness.ts';
 import { registerHealthDetailRoute } from './health-detail-route.ts';
 import { hostKeyWriter, registerHostKeyHealthRoute } from './host-key-routes.ts';
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
@@ -41,6 +42,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store (validator.ts).
   app.addHook('preValidation', rejectUnstorableStrings);
   registerConfigJson(app, deps);
+  registerControlLiveness(app);
   registerLogRoutes(app, deps.observer);
 
   await app.register(async (api) => {

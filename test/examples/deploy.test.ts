@@ -122,9 +122,10 @@ t.test('Kubernetes: Deployment, Services, ConfigMap, Secrets', async (t) => {
 
   const ports = Object.fromEntries((container.ports as Array<{ name: string; containerPort: number }>).map((p) => [p.name, p.containerPort]));
   t.same(ports, { inference: 8080, control: 8081 });
-  // Liveness on /livez, readiness on /readyz: neither fails while Postgres is down (the snapshot serves).
-  for (const [probe, path] of [['readinessProbe', '/readyz'], ['livenessProbe', '/livez'], ['startupProbe', '/readyz']]) {
-    t.same(container[probe!].httpGet, { path, port: 'inference' }, `${probe} on ${path}`);
+  // Liveness on the control port's /livez (reachable while the inference port is at its
+  // connection cap), readiness on /readyz: neither fails while Postgres is down (the snapshot serves).
+  for (const [probe, path, port] of [['readinessProbe', '/readyz', 'inference'], ['livenessProbe', '/livez', 'control'], ['startupProbe', '/readyz', 'inference']]) {
+    t.same(container[probe!].httpGet, { path, port }, `${probe} on ${port} ${path}`);
   }
   t.ok(container.livenessProbe.failureThreshold * container.livenessProbe.periodSeconds >= 60, 'liveness tolerates a short database outage');
   t.ok(container.resources.requests.cpu && container.resources.requests.memory && container.resources.limits.memory, 'resources');

@@ -50,8 +50,8 @@ t.test('every other control GET route needs credentials', async (t) => {
 });
 
 t.test('the public probes reveal nothing about the infrastructure', async (t) => {
-  for (const p of ['/livez', '/readyz', '/healthz']) {
-    const body = await (await fetch(relay.inferenceUrl + p)).json() as Record<string, unknown>;
-    t.same(Object.keys(body), ['status'], `${p} answers only a status`);
+  for (const url of [...['/livez', '/readyz', '/healthz'].map((p) => relay.inferenceUrl + p), `${relay.controlUrl}/livez`]) {
+    const body = await (await fetch(url)).json() as Record<string, unknown>;
+    t.same(Object.keys(body), ['status'], `${url} answers only a status`);
   }
 });
