@@ -9,10 +9,11 @@ const FAILED_START_CLOSE_MS = 500;
 export async function startService(configFile: string): Promise<void> {
   const relay = await createRelay({ configFile });
   let urls: { inferenceUrl: string; controlUrl: string };
+  const { host, port, controlPort } = relay.config.server;
+  relay.log.info({ host, port, controlPort }, 'binding the inference and control ports');
   try {
     urls = await relay.listen();
   } catch (err) {
-    const { host, port, controlPort } = relay.config.server;
     // The inference listener binds first: if it listens, the control port is the one that failed.
     const which = relay.inference.server.listening ? 'control' : 'inference';
     await closeWithin(relay, FAILED_START_CLOSE_MS);
