@@ -1,7 +1,8 @@
 // Keeps a Valkey outage off the hot path: every command gets a short deadline, a client that
 // is not connected fails at once (ioredis would queue the command through its reconnects,
 // 1.4-3.3 s measured), and a circuit breaker skips Valkey altogether for a while after
-// consecutive failures, then lets one probe through (half-open) to find out whether it is back.
+// consecutive failures; after that pause a PING in the background (half-open) finds out whether
+// it is back, so no request waits on a probe.
 // The caller decides what a failure means (rate limits fail open).
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -46,34 +47,41 @@ export class ValkeyGuard {
 
   /** Runs `command` within the deadline, or throws ValkeyUnavailable at once. */
   async run<T>(command: (redis: Redis) => Promise<T>): Promise<T> {
-    const now = Date.now();
-    let probe = false;
     if (this.openUntil > 0) {
-      // Half-open: after the pause one command probes; the others keep skipping until it answers.
-      if (now < this.openUntil || this.probing) return this.refuse('breaker-open');
-      this.probing = probe = true;
+      if (Date.now() >= this.openUntil && !this.probing) this.probe();
+      return this.refuse('breaker-open');
     }
     // Lost and reconnecting: fail now. While first connecting, the deadline bounds the wait.
-    if (LOST.has(this.redis.status)) {
-      if (probe) this.probing = false;
-      return this.fail('not-connected');
-    }
-    let timer: NodeJS.Timeout | undefined;
+    if (LOST.has(this.redis.status)) return this.fail('not-connected');
     try {
-      const result = await Promise.race([
-        command(this.redis),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ValkeyUnavailable('timeout', `no answer within ${this.options.commandTimeoutMs} ms`)), this.options.commandTimeoutMs);
-        }),
-      ]);
+      const result = await this.withinDeadline(command(this.redis));
       this.succeeded();
       return result;
     } catch (err) {
       if (err instanceof ValkeyUnavailable) return this.fail(err.reason, err);
       return this.fail('error', new ValkeyUnavailable('error', (err as Error).message));
+    }
+  }
+
+  /** Half-open: one PING off the request path; an answer closes the breaker, anything else reopens it. */
+  private probe(): void {
+    this.probing = true;
+    const probe = LOST.has(this.redis.status) ? Promise.reject(new Error('not connected')) : this.withinDeadline(this.redis.ping());
+    probe.then(() => this.succeeded(), () => { this.openUntil = Date.now() + this.options.openMs; })
+      .finally(() => { this.probing = false; });
+  }
+
+  private async withinDeadline<T>(command: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        command,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new ValkeyUnavailable('timeout', `no answer within ${this.options.commandTimeoutMs} ms`)), this.options.commandTimeoutMs);
+        }),
+      ]);
     } finally {
       clearTimeout(timer);
-      if (probe) this.probing = false;
     }
   }
 
