@@ -1,6 +1,4 @@
 // The `relay` command: start the service and the operator's chores.
-// First, before the rest of Relay loads: see core/server/tick-object-maps.ts.
-import '../core/server/tick-object-maps.ts';
 import { parseArgs } from 'node:util';
 import { StartupError } from '../core/errors.ts';
 import { runCommand, USAGE } from '../core/cli/commands.ts';

@@ -182,7 +182,11 @@ export interface VendorAdapter {
 }
 
 export interface UsageRequest {
-  body: Record<string, unknown>;
+  /**
+   * Top-level members to set in the client's body (added, or in place of the client's): the rest
+   * of the client's bytes go upstream as they came.
+   */
+  set: Record<string, unknown>;
   /**
    * What the client gets of one upstream frame: its data unchanged, changed (what the change added
    * taken out again), or null to hide the frame.

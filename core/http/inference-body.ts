@@ -10,6 +10,8 @@ export interface InferenceBody {
   readonly stream: boolean;
   /** Where the `model` value lies in the body's bytes (passthrough renames it in place). */
   readonly modelSpan: ValueSpan;
+  /** Where each top-level member Relay reads lies, when present (passthrough sets them in place). */
+  readonly spans: ReadonlyMap<string, ValueSpan>;
 }
 
 const MODEL = 0;
@@ -44,7 +46,38 @@ export function readInferenceBody(raw: Buffer): InferenceBody {
   const streamSpan = scanned.spans[STREAM];
   const stream = streamSpan ? literalValue(raw, streamSpan) : null;
   if (stream === undefined) throw new RelayError('RELAY_ERR_BAD_REQUEST', "'stream' must be a boolean", { field: '/stream' });
-  return { model, stream: stream === true, modelSpan };
+  const spans = new Map<string, ValueSpan>();
+  READ_MEMBERS.forEach((name, i) => { if (scanned.spans[i]) spans.set(name, scanned.spans[i]!); });
+  return { model, stream: stream === true, modelSpan, spans };
+}
+
+/**
+ * The body with top-level members set (JSON text per name) in its bytes: a member the body has is
+ * replaced where it lies, one it lacks is added first; every other byte stays. Null when a member
+ * to set is not one Relay reads (its place is unknown).
+ */
+export function setTopLevelMembers(raw: Buffer, read: InferenceBody, values: Record<string, string>): Buffer | null {
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  const added: string[] = [];
+  for (const [name, text] of Object.entries(values)) {
+    if (!READ_MEMBERS.includes(name)) return null;
+    const span = read.spans.get(name);
+    if (span) edits.push({ start: span.start, end: span.end, text });
+    else added.push(`${JSON.stringify(name)}:${text},`);
+  }
+  if (added.length > 0) {
+    const open = raw.indexOf(0x7b); // the scan accepted an object: its first brace opens it
+    edits.push({ start: open + 1, end: open + 1, text: added.join('') });
+  }
+  edits.sort((a, b) => a.start - b.start);
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const edit of edits) {
+    parts.push(raw.subarray(at, edit.start), Buffer.from(edit.text));
+    at = edit.end;
+  }
+  parts.push(raw.subarray(at));
+  return Buffer.concat(parts);
 }
 
 /** Parses the body bytes as JSON; a 400 naming the problem otherwise. */

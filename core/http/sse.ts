@@ -1,24 +1,10 @@
-// Server-sent events: framing out, incremental parsing in.
-//
-// The parser reads bytes, not text: lines are found with Buffer.indexOf (CR, LF and CRLF ends, as
-// the SSE spec has them) and only a data or event line's value is decoded, as a slice of the
-// chunk. Decoding whole chunks with a streaming TextDecoder and splitting the text (what
-// eventsource-parser did here) took 2-2.7x as long on a 20-chunk chat stream (9.7-12.8 against
-// 3.9-4.8 us; test/bench/sse-tap.ts).
-// UTF-8 needs no care across chunks: a line is decoded only once all of its bytes are here, and
-// no multi-byte character contains a CR or LF byte. test/core/sse-parser.test.ts checks it
-// against eventsource-parser on random splits.
-//
-// A data line is decoded when its frame is delivered, and not at all when the frame's event name is
-// in `skipData`: the passthrough tap classifies most Anthropic and Responses frames by their name
-// alone (StreamInspector.outputEvents). Event names are decoded once and then matched as bytes
-// (eventName below). On the 20-chunk Anthropic stream fed frame by frame, parser and inspector
-// together went from 20.9 to 15.1 us (medians of six rounds, old and new in one process).
-//
-// A frame is bounded (maxFrameBytes): an upstream that sends one endless line, or data lines
-// without the blank line that ends a frame, would otherwise grow memory until the request ends.
-// An oversized frame is dropped, not buffered: its bytes are skipped up to its blank line and
-// onOversize is told once.
+// Server-sent events: framing out, incremental parsing in. The one SSE parser of the gateway, kept
+// over eventsource-parser for two reasons: a frame is bounded (maxFrameBytes: an upstream that
+// sends one endless line would otherwise grow memory until the request ends; an oversized frame is
+// skipped up to its blank line and onOversize is told once), and it reads bytes, decoding only a
+// line's value (2-2.7x faster on a chat stream; test/bench/RESULTS.md). UTF-8 needs no care across
+// chunks: a line is decoded once all its bytes are here, and no multi-byte character contains a CR
+// or LF byte. test/core/sse-parser.test.ts checks it against eventsource-parser on random splits.
 
 /** One SSE frame. `event` is left out when undefined. */
 export function sseFrame(event: string | undefined, data: string): string {
@@ -40,9 +26,6 @@ export interface SseParserOptions {
   maxFrameBytes?: number;
   /** Called once per frame that grew past maxFrameBytes; the frame is skipped, never delivered. */
   onOversize?: (limit: number) => void;
-  /** Frames with one of these event names are not decoded: `onSkipped` gets their name instead of onEvent. */
-  skipData?: ReadonlySet<string>;
-  onSkipped?: (event: string) => void;
 }
 
 /** Feeds bytes, calls `onEvent` once per complete frame (a blank line after at least one data line). */
@@ -61,8 +44,6 @@ export class SseParser {
   /** The last chunk ended with CR: an LF that starts the next one ends no second line. */
   private afterCr = false;
   private first = true;
-  private readonly skipData: ReadonlySet<string> | undefined;
-  private readonly onSkipped: ((event: string) => void) | undefined;
   private event: string | undefined = undefined;
   /** The frame's only data line so far, not decoded yet (the chunk it is in, and where). */
   private dataBuf: Buffer | null = null;
@@ -71,30 +52,14 @@ export class SseParser {
   /** The data of a frame with several data lines, decoded as they come (rare). */
   private data = '';
   private dataLines = 0;
-  /** stop() was called: nothing more is read. */
-  private stopped = false;
 
   constructor(private readonly onEvent: (event: string | undefined, data: string) => void, options: SseParserOptions = {}) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_SSE_FRAME_BYTES;
     this.onOversize = options.onOversize;
-    if (options.skipData && options.skipData.size > 0) {
-      if (!options.onSkipped) throw new Error('SseParser: skipData needs onSkipped');
-      this.skipData = options.skipData;
-      this.onSkipped = options.onSkipped;
-    }
-  }
-
-  /**
-   * No more frames: the rest of the chunk being fed and every later one are ignored, end() too.
-   * For a reader that has seen what it needed (the passthrough tap, once output flowed).
-   */
-  stop(): void {
-    this.stopped = true;
   }
 
   /** A chunk's bytes may be read until the frame they belong to is delivered: do not change them after feeding. */
   feed(chunk: Buffer | Uint8Array | string): void {
-    if (this.stopped) return;
     let buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (this.first) {
       const rest = this.skipBom(buf);
@@ -128,7 +93,6 @@ export class SseParser {
       } else {
         this.line(buf, pos, end);
       }
-      if (this.stopped) return;
       pos = end + 1;
       if (buf[end] === CR) {
         if (end + 1 === buf.length) this.afterCr = true;
@@ -139,7 +103,6 @@ export class SseParser {
 
   /** Flushes a final frame that the upstream did not terminate with a blank line. */
   end(): void {
-    if (this.stopped) return;
     if (this.skipping) {
       this.skipping = false;
       this.skippedPartLine = false;
@@ -250,16 +213,14 @@ export class SseParser {
   /** Ends the frame in progress: delivers it when it has data (and `deliver` is not false). */
   private dispatch(deliver = true): void {
     const { event, dataLines } = this;
-    const skip = event !== undefined && this.skipData !== undefined && this.skipData.has(event);
-    const data = deliver && dataLines > 0 && !skip ? this.takeData() : '';
+    const data = deliver && dataLines > 0 ? this.takeData() : '';
     this.event = undefined;
     this.dataBuf = null;
     this.data = '';
     this.dataLines = 0;
     this.frameBytes = 0;
     if (!deliver || dataLines === 0) return;
-    if (skip) this.onSkipped!(event);
-    else this.onEvent(event, data);
+    this.onEvent(event, data);
   }
 }
 
@@ -268,27 +229,7 @@ function valueStart(buf: Buffer, from: number, end: number): number {
   return from < end && buf[from] === SPACE ? from + 1 : from;
 }
 
-// Event names, decoded once and shared by every parser: a vendor's stream uses a few dozen, and
-// decoding one per frame was ~0.35 us (a third of an Anthropic stream's parse). Bounded: names
-// past the first NAME_CACHE_MAX (an upstream that makes them up) are decoded every time.
-const NAME_CACHE_MAX = 64;
-const cachedNameBytes: Buffer[] = [];
-const cachedNames: string[] = [];
-
 /** The event name in `buf` from `from` to `end`, or undefined when it is empty. */
 function eventName(buf: Buffer, from: number, end: number): string | undefined {
-  const length = end - from;
-  if (length === 0) return undefined;
-  search: for (let i = 0; i < cachedNameBytes.length; i++) {
-    const bytes = cachedNameBytes[i]!;
-    if (bytes.length !== length) continue;
-    for (let k = length - 1; k >= 0; k--) if (bytes[k] !== buf[from + k]) continue search;
-    return cachedNames[i];
-  }
-  const name = buf.toString('utf8', from, end);
-  if (cachedNames.length < NAME_CACHE_MAX) {
-    cachedNameBytes.push(Buffer.from(buf.subarray(from, end))); // a copy: the chunk is not kept
-    cachedNames.push(name);
-  }
-  return name;
+  return end > from ? buf.toString('utf8', from, end) : undefined;
 }

@@ -33,9 +33,7 @@ export async function holdOpening(
   const held: Buffer[] = opening ? [opening] : [];
   let bytes = opening ? opening.length : 0;
   if (bytes >= options.maxBytes) return { verdict: 'bound', held, pending: null };
-  // The timer is started only when a read has to wait: the body often came in the same socket
-  // read as the headers, and then the hold ends without one (setTimeout and clearTimeout were
-  // ~1.5% of a streamed request's CPU).
+  // The timer is started only when a read has to wait: the body often came with the headers.
   let timer: NodeJS.Timeout | undefined;
   let timeout: Promise<'timeout'> | undefined;
   try {
@@ -71,11 +69,7 @@ export function resume(iterator: AsyncIterator<Buffer>, pending: Promise<Iterato
   return resumeAfter(iterator, pending);
 }
 
-/**
- * An iterator already started, as an AsyncIterable. A class, not `{ [Symbol.asyncIterator]: () =>
- * iterator }`: V8 builds an object literal with a computed key and a function value through a
- * runtime call that names the function, on every request (seen in a perf profile of streams).
- */
+/** An iterator already started, as an AsyncIterable. */
 class StartedIterable implements AsyncIterable<Buffer> {
   constructor(private readonly iterator: AsyncIterator<Buffer>) {}
 

@@ -4,6 +4,7 @@
 import { RelayError } from '../errors.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
 import { RouteCall } from '../http/inference-route.ts';
+import { setTopLevelMembers } from '../http/inference-body.ts';
 import type { Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
@@ -15,20 +16,18 @@ import { readErrorBody, redactCredential } from './upstream-error.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 
 /**
- * The body to send: the client's bytes as received. When the binding maps the model name, only the
- * top-level model value is replaced in those bytes (passthrough forwards verbatim: re-serialising
- * would change escapes, key order and whitespace); the body is re-serialised only when the
- * adapter asks the upstream for usage the client did not request.
+ * The body to send: the client's bytes as received. The members that change (the model name the
+ * binding maps, what the adapter sets to get usage) are replaced or added in those bytes:
+ * passthrough forwards verbatim, and re-serialising would change escapes, key order and whitespace.
  */
 function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null): Buffer | string {
   const { call } = attempt;
-  if (usage) return JSON.stringify({ ...usage.body, model: route.upstreamModel });
-  if (route.upstreamModel === call.model) return call.body;
-  if (call instanceof RouteCall) {
-    const { start, end } = call.read.modelSpan;
-    return Buffer.concat([call.body.subarray(0, start), Buffer.from(JSON.stringify(route.upstreamModel)), call.body.subarray(end)]);
-  }
-  return JSON.stringify({ ...call.json(), model: route.upstreamModel });
+  const values: Record<string, string> = {};
+  if (route.upstreamModel !== call.model) values.model = JSON.stringify(route.upstreamModel);
+  for (const [name, value] of Object.entries(usage?.set ?? {})) values[name] = JSON.stringify(value);
+  if (Object.keys(values).length === 0) return call.body;
+  const edited = call instanceof RouteCall ? setTopLevelMembers(call.body, call.read, values) : null;
+  return edited ?? JSON.stringify({ ...call.json(), ...usage?.set, model: route.upstreamModel });
 }
 
 export async function passthrough(attempt: Attempt, route: Route, credential: string | null): Promise<AttemptResult> {

@@ -4,10 +4,9 @@ import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import { costOf } from '../observer/cost.ts';
-import { isoTime } from './iso-time.ts';
 
 export class RequestRecord {
-  /** Epoch milliseconds; written as ISO text only in toEvent (see iso-time.ts). */
+  /** Epoch milliseconds; written as ISO text in toEvent. */
   readonly startedAt: number;
   private readonly t0: number;
   principal: Principal | null = null;
@@ -43,8 +42,8 @@ export class RequestRecord {
     const model = route?.model ?? (this.modelRequested === null ? undefined : snapshot.modelBySlug(this.modelRequested));
     return {
       request_id: this.requestId,
-      started_at: isoTime(this.startedAt),
-      finished_at: isoTime(Date.now()),
+      started_at: new Date(this.startedAt).toISOString(),
+      finished_at: new Date().toISOString(),
       relay_key_id: (this.principal?.relayKey ?? this.refusedKey)?.metadata.id ?? null,
       relay_key_prefix: (this.principal?.relayKey ?? this.refusedKey)?.spec.prefix ?? null,
       policy_id: this.principal?.policy.metadata.id ?? this.refusedKey?.spec.policyId ?? null,

@@ -1,5 +1,6 @@
-// What a plugin's register function receives: the two listeners, the hook registry,
-// read access to the catalog snapshot and settings, and the request pipeline.
+// What a plugin's register function receives: the two listeners, the hook registry, read access
+// to the catalog snapshot and settings, the request pipeline, and capabilities (a logger, a SQL
+// handle for its own tables, a Valkey connection of its own, a data folder), not the kernel's objects.
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
@@ -71,10 +72,15 @@ export interface RelayContext {
   /** The current catalog snapshot; call each time, never keep it (it is replaced on change). */
   snapshot(): CatalogSnapshot;
   readonly settings: Settings;
-  readonly db: Database;
+  /** Relay's database (Postgres or PGlite), for the plugin's own tables: name them after the plugin. */
+  readonly sql: Pick<Database, 'kind' | 'query' | 'exec' | 'transaction'>;
+  /** Where the plugin registers its own metrics (prom-client), served on /metrics. */
   readonly metrics: Registry;
-  /** A shared Redis/Valkey connection when `valkey.url` is configured, else null. */
-  readonly redis: Redis | null;
+  /**
+   * A Valkey (or Redis) connection of the plugin's own to the configured `valkey.url`, closed at
+   * shutdown; null when none is configured.
+   */
+  valkey(): Redis | null;
   /** Directory for plugin data (files), from RELAY_DATA_DIR. */
   readonly dataDir: string;
   /** The principal of a presented relay key (looked up by hash in the snapshot); throws 401. */

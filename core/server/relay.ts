@@ -179,7 +179,15 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     const onCloseFns: Array<() => Promise<void> | void> = [];
     const context: RelayContext = {
-      log, inference, control, hooks, pipeline, settings, db, metrics, redis, dataDir,
+      log, inference, control, hooks, pipeline, settings, metrics, dataDir,
+      sql: db,
+      valkey: () => {
+        if (!redis) return null;
+        const own = redis.duplicate();
+        own.on('error', (err) => log.warn({ err: err.message }, 'valkey connection error (a plugin\'s)'));
+        closers.push(async () => { await own.quit().catch(() => own.disconnect()); });
+        return own;
+      },
       snapshot: () => sync.snapshot(),
       openSecret: (sealed) => sealer.open(sealed),
       principalForRelayKey: (plaintext) => principalForRelayKey(sync.snapshot(), plaintext),

@@ -69,9 +69,8 @@ export class SegmentWriter {
 }
 
 /**
- * The lines as UTF-8, each followed by a newline, written straight into one buffer: joining them
- * first made a batch-sized string on the JS heap for every batch (measured: 34.0 -> 33.4 KB
- * allocated per request).
+ * The lines as UTF-8, each followed by a newline, written straight into one buffer (no
+ * batch-sized string on the heap).
  */
 function encodeLines(lines: string[]): Buffer {
   let size = lines.length;

@@ -23,7 +23,7 @@ export default definePlugin({
   options: LogPostgresOptions,
   async register(relay, options) {
     const own = options.url ? poolDatabase(options.url, options.poolSize) : null;
-    const db = own ?? relay.db;
+    const db = own ?? relay.sql;
     let stopRetention: (() => Promise<void>) | null = null;
     const backend = new PostgresUsageBackend({
       db, table: options.table,

@@ -4,7 +4,7 @@ import { Type, definePlugin } from '../../core/plugin-api.ts';
 import { ValkeyUsageBackend } from './valkey-usage-backend.ts';
 
 export const LogValkeyOptions = Type.Object({
-  url: Type.Optional(Type.String({ description: 'redis:// URL; Relay\'s shared connection (valkey.url) when unset.' })),
+  url: Type.Optional(Type.String({ description: 'redis:// URL; a connection to the config\'s valkey.url when unset.' })),
   keyPrefix: Type.String({ default: 'relay:usage:', description: 'Prefix of every key the backend writes.' }),
   maxEvents: Type.Integer({ minimum: 1, default: 50_000, description: 'Most events held; the oldest are dropped beyond it.' }),
   ttlSeconds: Type.Integer({ minimum: 1, default: 7 * 86_400, description: 'Events expire this long after they are written (and leave the history once they started longer ago).' }),
@@ -17,7 +17,7 @@ export default definePlugin({
   options: LogValkeyOptions,
   register(relay, options) {
     const own = options.url ? new Redis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
-    const redis = own ?? relay.redis;
+    const redis = own ?? relay.valkey();
     if (!redis) throw new Error('log-valkey needs a Valkey connection: set valkey.url in the config or the plugin\'s url option');
     own?.on('error', (err) => relay.log.warn({ err }, 'log-valkey: connection error'));
     relay.hooks.addUsageBackend(new ValkeyUsageBackend({

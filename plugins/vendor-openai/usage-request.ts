@@ -12,7 +12,7 @@ export function chatUsageRequest(shape: ShapeId, request: { json(): Record<strin
   const options = body.stream_options;
   if (options && typeof options === 'object' && (options as Record<string, unknown>).include_usage === true) return null;
   return {
-    body: { ...body, stream_options: { ...(options && typeof options === 'object' ? options : {}), include_usage: true } },
+    set: { stream_options: { ...(options && typeof options === 'object' ? options : {}), include_usage: true } },
     clientFrame: (_event, data) => (isUsageOnlyChunk(data) ? null : withoutNullUsage(data)),
   };
 }

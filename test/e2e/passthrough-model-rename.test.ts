@@ -32,12 +32,18 @@ async function send(path: string, headers: Record<string, string>, body: string)
   return res.status;
 }
 
-t.test('chat completions, streamed and not: only the model value changes', async (t) => {
+t.test('chat completions, streamed and not: only the model value changes (and the usage request is added)', async (t) => {
   for (const stream of ['', ', "stream": true']) {
     const status = await send('/vendor-a/v1/chat/completions', { authorization: `Bearer ${oa.relayKey}` }, bodyWith('"gpt-alias"', stream));
     t.equal(status, 200);
-    t.equal(openaiUp.lastRequest()!.body.toString(), bodyWith('"gpt-real"', stream), stream ? 'streamed' : 'not streamed');
+    // A streamed chat asks the upstream for usage (vendor-openai's injectStreamUsage): one member added first.
+    const expected = stream ? `{"stream_options":{"include_usage":true},${bodyWith('"gpt-real"', stream).slice(1)}` : bodyWith('"gpt-real"', stream);
+    t.equal(openaiUp.lastRequest()!.body.toString(), expected, stream ? 'streamed' : 'not streamed');
   }
+  // A client's own stream_options is set in place, its other members kept.
+  const own = bodyWith('"gpt-alias"', ', "stream": true, "stream_options": {"include_obfuscation":false}');
+  t.equal(await send('/vendor-a/v1/chat/completions', { authorization: `Bearer ${oa.relayKey}` }, own), 200);
+  t.equal(openaiUp.lastRequest()!.body.toString(), bodyWith('"gpt-real"', ', "stream": true, "stream_options": {"include_obfuscation":false,"include_usage":true}'));
 });
 
 t.test('messages: only the model value changes', async (t) => {

@@ -1,7 +1,6 @@
-;; The JSON scan of json-scan.ts in WebAssembly, reading string contents sixteen bytes at a time
-;; with SIMD. It accepts exactly what TopLevelScanner.scan accepts (and so what
-;; JSON.parse(body.toString('utf8')) accepts); wasm-scanner.ts is its JavaScript side and says
-;; why it exists. Compiled by `npm run build:wasm` into scanner-binary.ts (a test checks the two agree).
+;; A JSON scan in WebAssembly, reading string contents sixteen bytes at a time with SIMD. It
+;; accepts exactly what JSON.parse(body.toString('utf8')) accepts; wasm-scanner.ts is its
+;; JavaScript side and says why it exists. Compiled by `npm run build:wasm` into scanner-binary.ts (a test checks the two agree).
 ;;
 ;; Memory layout for a body of n bytes: the body at 0..n, sixteen zero bytes after it (written by
 ;; $scan: every read past the body meets a zero, which no rule accepts, so no bound is checked but

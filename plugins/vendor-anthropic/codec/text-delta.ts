@@ -2,10 +2,7 @@
 //   {"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"..."}}
 // exactly as Anthropic writes it, when its text has no escapes. Anything else (another frame,
 // another key order, whitespace, an escaped character) returns null and is parsed as JSON.
-//
-// Measured reason: JSON.parse of each frame was the largest item of a translated Anthropic stream
-// (decode: ~37 us of ~370 us per 20-chunk stream under load); this reads a text delta in about half
-// the time of JSON.parse in a micro-benchmark, and allocates only the text.
+// JSON.parse of each frame was the largest cost of a translated Anthropic stream (test/bench/RESULTS.md).
 
 const PREFIX = '{"type":"content_block_delta","index":';
 const MIDDLE = ',"delta":{"type":"text_delta","text":"';

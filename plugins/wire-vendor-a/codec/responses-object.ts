@@ -47,9 +47,7 @@ function echoedTools(tools: unknown): unknown[] {
   return tools.map((tool: unknown) => {
     if (tool === null || typeof tool !== 'object' || (tool as { type?: unknown }).type !== 'function') return tool;
     const fn = tool as Record<string, unknown>;
-    // `type` first: a literal that starts with a spread and goes on takes a slow path in Node 20's
-    // V8 (~1.2 us a tool against 0.14; core/http/upstream.ts), and `fn` is the client's own object,
-    // copied as spread copies it.
+    // `fn` is the client's own object, copied as spread copies it.
     return { type: fn.type, ...fn, parameters: fn.parameters ?? null, strict: fn.strict ?? null };
   });
 }

@@ -36,9 +36,6 @@ export function encodeResponsesResponse(response: CanonicalResponse, ctx: Encode
   }
   const { status, incomplete_details } = completion(response.stop_reason);
   const createdAt = Math.floor(Date.now() / 1000);
-  // Members set on the fresh object, not `{ ...responseObject(), ... }` (the same keys in the same
-  // order): a literal that starts with a spread and goes on takes a slow path in Node 20's V8
-  // (see core/http/upstream.ts).
   const object = responseObject(ctx, id, createdAt, status);
   if (status === 'completed') object.completed_at = createdAt;
   object.incomplete_details = incomplete_details;

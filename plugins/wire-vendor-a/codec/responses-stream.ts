@@ -147,7 +147,6 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
     if (state.kind === 'text' || state.kind === 'refusal') {
       const content = state.kind === 'text' ? outputText(state.text) : refusalContent(state.text);
       const at = { item_id: state.itemId, output_index: state.outputIndex, content_index: state.contentIndex };
-      // Object.assign, not `{ ...at, text }`: V8's slow path for a literal that starts with a spread (core/http/upstream.ts).
       const done = state.kind === 'text'
         ? emit('response.output_text.done', Object.assign({}, at, { text: state.text, logprobs: [] }))
         : emit('response.refusal.done', Object.assign({}, at, { refusal: state.text }));

@@ -1,9 +1,7 @@
 // An object serialized field by field once, for the Responses stream: every frame that carries
 // the whole response (created, in_progress, then completed, incomplete or failed) echoes the
 // request's instructions and tools, tens of KB from a coding agent, and only a few fields change
-// between them. Measured with 12 Codex-like tools (test/bench/responses-encoder.ts): the encoder
-// went from 166 to 129 us per stream (223 before the created frames shared one
-// serialization), with the same bytes.
+// between them, so it is serialized once (test/bench/RESULTS.md, the Responses encoder).
 
 // Only the serialized fields are kept, not the object: a stream lasts minutes, and the echoed tools
 // as objects were 22 of the 125 KB a translated Codex stream (16 tools) held past its first byte.
@@ -22,8 +20,7 @@ export class SerializedObject {
   /** The same text as JSON.stringify({ ...base, ...changes }), serializing only `changes` anew. */
   with(changes?: Record<string, unknown>): string {
     if (changes === undefined) return (this.unchanged ??= `{${this.members.filter((m) => m !== undefined).join(',')}}`);
-    // Members joined by hand, no array or closure per call: with the unchanged text kept, a
-    // translated stream went from 47 to 42.5 us per stream (test/bench/translated-stream.ts).
+    // Members joined by hand, the unchanged text kept (test/bench/RESULTS.md).
     let out = '';
     for (let i = 0; i < this.keys.length; i++) {
       const key = this.keys[i]!;
