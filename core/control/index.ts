@@ -13,6 +13,7 @@ import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
 import { installControlMetrics } from './metrics.ts';
 import { registerOpsRoutes } from './ops-routes.ts';
+import { providerWriter } from './provider-writer.ts';
 import { registerRelayKeyRoutes } from './relay-key-routes.ts';
 import { installRouteSecurityDocs } from './route-security.ts';
 import { SessionStore } from './sessions.ts';
@@ -49,7 +50,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync });
     registerCatalogRoutes(api, {
       store: deps.store,
-      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv) },
+      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv), providers: providerWriter(deps.hooks.adapters) },
       customCreate: ['relay-keys'],
     });
     registerRelayKeyRoutes(api, { store: deps.store });

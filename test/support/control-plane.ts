@@ -20,6 +20,8 @@ import { KeyHealth } from '../../core/pipeline/key-health.ts';
 import { Hooks } from '../../core/plugins/registry.ts';
 import { createListener } from '../../core/server/listeners.ts';
 import { SettingsStore } from '../../core/settings/store.ts';
+import { createOpenAIAdapter } from '../../plugins/vendor-openai/adapter.ts';
+import { DEFAULT_ANTHROPIC_VERSION, createAnthropicAdapter } from '../../plugins/vendor-anthropic/adapter.ts';
 
 export const ADMIN_URL = process.env.RELAY_TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 
@@ -100,6 +102,9 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   for (const id of options.usageBackends ?? ['file', 'postgres']) observer.addUsageBackend({ id, write: async () => undefined });
   for (const id of options.payloadBackends ?? ['file']) observer.addPayloadBackend({ id, write: async () => undefined });
   const hooks = new Hooks(observer);
+  // The two shipped vendor adapters: providers must name a loaded one.
+  hooks.addVendorAdapter(createOpenAIAdapter('openai'));
+  hooks.addVendorAdapter(createAnthropicAdapter('anthropic', DEFAULT_ANTHROPIC_VERSION));
   const health = new KeyHealth({ redis: null, log });
   const adminToken = options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const app = await createListener({
