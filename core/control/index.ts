@@ -47,7 +47,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     // Strict TypeBox validation for the admin API's bodies (see validator.ts).
     api.setValidatorCompiler(typeboxValidatorCompiler);
     registerAuthRoutes(api, { db: deps.db, sessions, throttle, secureCookies });
-    registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync });
+    registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv });
     registerCatalogRoutes(api, {
       store: deps.store,
       writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv), providers: providerWriter(deps.hooks.adapters) },

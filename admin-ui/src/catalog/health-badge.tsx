@@ -12,7 +12,8 @@ export function HealthBadge({ health }: { health: HostKeyHealth | undefined }) {
     case 'cooling':
       return <Badge tone="amber" title={`Cooling until ${formatDateTime(health.until)}${reason}`}>cooling{health.until ? ` · ready ${formatRelative(health.until)}` : ''}</Badge>;
     case 'invalid':
-      return <Badge tone="red" title={`Relay cannot use this key${reason}`}>invalid</Badge>;
+      // The server's reason starts with "missing value" when this instance cannot read the key's value.
+      return <Badge tone="red" title={`Relay cannot use this key${reason}`}>{health.reason?.startsWith('missing value') ? 'missing value' : 'invalid'}</Badge>;
     case 'disabled':
       return <Badge tone="gray">disabled</Badge>;
   }
@@ -23,7 +24,7 @@ export function HealthDetail({ health }: { health: HostKeyHealth | undefined }) 
     <div class="health-detail">
       <HealthBadge health={health} />
       {health?.state === 'cooling' && health.until && <p>Cooling until {formatDateTime(health.until)} ({formatRelative(health.until)}). Requests use other keys meanwhile.</p>}
-      {health?.state === 'invalid' && <p>Relay cannot use this key: the upstream refused it, or its value could not be read (the reason says which). Edit the key or its value to try it again.</p>}
+      {health?.state === 'invalid' && <p>Relay cannot use this key: the upstream refused it, or this instance cannot read its value, e.g. an environment variable that is not set here (the reason says which). Edit the key or its value, or set the variable and restart, to try it again.</p>}
       {health?.reason && <p class="muted">Reason: {health.reason}</p>}
     </div>
   );
