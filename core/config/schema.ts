@@ -17,6 +17,7 @@ export const RelayConfigSchema = Type.Object({
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
     /** How long in-flight requests and streams may take to finish at shutdown. */
     drainTimeoutMs: Type.Integer({ minimum: 0, default: 30_000 }),
+    /** Believe X-Forwarded-For / X-Forwarded-Proto from the proxy in front (client address, and https for the Secure session cookie). */
     trustProxy: Type.Boolean({ default: false }),
     /** Inference POSTs read and answered by Relay's own HTTP/1.1 code (core/http/lean); false: Node's http server for all. */
     leanHttp: Type.Boolean({ default: true }),
@@ -37,7 +38,7 @@ export const RelayConfigSchema = Type.Object({
   }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),
-    /** Mark the session cookie Secure (set when Relay is served over TLS or behind a TLS proxy). */
+    /** Always mark the session cookie Secure. Without it the cookie is Secure when the request came over TLS or a trusted proxy (server.trustProxy) says https. */
     secureCookies: Type.Boolean({ default: false }),
   }, { additionalProperties: false, default: {} }),
   log: Type.Object({

@@ -50,7 +50,7 @@ export async function authenticateControl(app: FastifyInstance, request: Fastify
   if (token !== null) {
     const user = await options.sessions.lookup(token);
     if (user) return { kind: 'user', userId: user.userId, username: user.username, sessionToken: token };
-    throw unauthenticated('the session has expired or was ended; sign in again', { 'set-cookie': clearSessionCookie(app, options.secureCookies) });
+    throw unauthenticated('the session has expired or was ended; sign in again', { 'set-cookie': clearSessionCookie(app, request, options.secureCookies) });
   }
   throw unauthenticated('sign in, or send Authorization: Bearer <RELAY_ADMIN_TOKEN>');
 }

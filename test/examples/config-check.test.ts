@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { loadConfigFile } from '../../core/config/load.ts';
 import { DUMMY_ENV, relayCheck } from '../support/relay-check.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,4 +35,12 @@ t.test('the values come from the environment', async (t) => {
   t.equal(res.code, 0, res.err);
   t.match(res.out, 'bucket: "bucket-from-env"');
   t.match(res.out, /log-clickhouse[\s\S]*ttlDays: 7\n/);
+});
+
+t.test('the scaled setup marks the session cookie Secure by default, and trusts its load balancer', async (t) => {
+  const { config } = loadConfigFile(path.join(root, 'examples/config/scaled.yaml'), DUMMY_ENV);
+  t.equal(config.admin.secureCookies, true, 'secure by default');
+  t.equal(config.server.trustProxy, true);
+  const optedOut = loadConfigFile(path.join(root, 'examples/config/scaled.yaml'), { ...DUMMY_ENV, RELAY_SECURE_COOKIES: 'false' });
+  t.equal(optedOut.config.admin.secureCookies, false, 'RELAY_SECURE_COOKIES=false turns it off');
 });

@@ -73,6 +73,8 @@ export interface StartControlOptions {
   masterKey?: string | false;
   adminToken?: string;
   config?: Partial<RelayConfig['admin']>;
+  /** server.* settings of the listener (e.g. trustProxy). */
+  server?: Partial<RelayConfig['server']>;
   control?: ControlPlaneOptions;
   /** Backend ids to load as no-op backends. Default usage [file, postgres], payload [file]. */
   usageBackends?: string[];
@@ -87,7 +89,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   const log = options.logStream
     ? pino({ level: 'trace' }, options.logStream)
     : pino({ level: process.env.RELAY_TEST_LOG ?? 'silent' });
-  const config = Value.Default(RelayConfigSchema, { admin: { ...options.config } }) as RelayConfig;
+  const config = Value.Default(RelayConfigSchema, { admin: { ...options.config }, server: { ...options.server } }) as RelayConfig;
   const masterKey = options.masterKey === false ? null : options.masterKey ?? generateMasterKey();
   const sealer = new Sealer(masterKey ? parseMasterKey(masterKey) : null);
   const db = new PostgresDatabase(options.databaseUrl, log);
