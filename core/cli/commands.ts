@@ -7,6 +7,7 @@ import { Sealer, generateMasterKey, parseMasterKey } from '../crypto/sealing.ts'
 import { resealHostKeys } from '../crypto/rekey.ts';
 import { configValuesSealedUnder } from '../crypto/config-sealed.ts';
 import { loadPlugins } from '../plugins/loader.ts';
+import { backendSelectionProblems, declaredBackends, selectedBackend } from '../observer/backend-selection.ts';
 import { upsertAdminUser } from '../control/admin-users.ts';
 import { startService } from './start.ts';
 
@@ -56,7 +57,14 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
     case 'check': {
       const loaded = loadConfigFile(options.configFile);
       const plugins = await loadPlugins(loaded.config.plugins, loaded.baseDir, loaded.file ?? options.configFile);
-      process.stdout.write(`${loaded.file}: OK\nplugins (in load order):\n`);
+      const declared = declaredBackends(plugins);
+      const problems = backendSelectionProblems(loaded.config, declared).map((p) => `${loaded.file}: ${p}`);
+      // A backend plugin that declares no backends() may provide the selected one: start-up will tell.
+      if (problems.length > 0 && declared.undeclared.length === 0) throw new StartupError(problems.join('\n'));
+      process.stdout.write(`${loaded.file}: OK\n`);
+      for (const p of problems) process.stdout.write(`note: ${p} (unless ${declared.undeclared.join(', ')} provides it: start-up checks)\n`);
+      process.stdout.write(`usage backend: ${selectedBackend(loaded.config, 'usage')}\npayload backend: ${selectedBackend(loaded.config, 'payload')}\n`);
+      process.stdout.write('plugins (in load order):\n');
       for (const p of plugins) {
         const deps = p.plugin.dependencies?.length ? ` (after ${p.plugin.dependencies.join(', ')})` : '';
         process.stdout.write(`  ${p.plugin.name} [${p.plugin.kind}] from ${p.source}${deps}\n`);

@@ -41,6 +41,18 @@ export const RelayConfigSchema = Type.Object({
     /** Always mark the session cookie Secure. Without it the cookie is Secure when the request came over TLS or a trusted proxy (server.trustProxy) says https. */
     secureCookies: Type.Boolean({ default: false }),
   }, { additionalProperties: false, default: {} }),
+  usageLogging: Type.Object({
+    backend: Type.String({
+      minLength: 1, default: 'file',
+      description: 'The usage backend selected until PUT /api/settings/usage-logging stores another: the id of a loaded one (file, postgres, clickhouse, valkey, ...). Start-up and relay check refuse one that is not loaded.',
+    }),
+  }, { additionalProperties: false, default: {} }),
+  payloadLogging: Type.Object({
+    backend: Type.String({
+      minLength: 1, default: 'file',
+      description: 'The payload backend selected until PUT /api/settings/payload-logging stores another: the id of a loaded one (file, s3, clickhouse, ...). Start-up and relay check refuse one that is not loaded.',
+    }),
+  }, { additionalProperties: false, default: {} }),
   log: Type.Object({
     level: Type.Union([
       Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent'),

@@ -15,6 +15,7 @@ import type { Database } from '../db/types.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import { CatalogSync } from '../catalog/sync.ts';
 import { SettingsStore } from '../settings/store.ts';
+import { initialSettings } from '../settings/initial.ts';
 import { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
 import { resealAtStartup, warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
@@ -34,6 +35,7 @@ import { createListener } from './listeners.ts';
 import { registerHeapMetrics } from './heap-metrics.ts';
 import { InferenceLane } from '../http/inference-lane.ts';
 import { registerHealthRoutes } from './health-routes.ts';
+import { checkSelectedBackends } from './backend-check.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 
@@ -102,7 +104,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     store.setAfterWrite((kind, id) => sync.refresh(kind, id));
     await sync.start();
     closers.push(() => sync.stop());
-    const settings = new SettingsStore(db, log);
+    const settings = new SettingsStore(db, log, initialSettings(config));
     await settings.start();
     await ensureInitialAdmin(db, env, log);
 
@@ -190,6 +192,15 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     }
     await inference.ready();
     await control.ready();
+    try {
+      checkSelectedBackends(config, where, observer.backends(), settings, log);
+    } catch (err) {
+      // The plugins are registered: close them (and their pools) the way shutdown does.
+      await Promise.allSettled([inference.close(), control.close()]);
+      await observer.close();
+      for (const fn of onCloseFns.reverse()) await safely(fn, log);
+      throw err;
+    }
 
     let closing: Promise<void> | null = null;
     const relay: Relay = {
