@@ -9,7 +9,10 @@ export const PluginEntry = Type.Object({
 
 export const RelayConfigSchema = Type.Object({
   server: Type.Object({
+    /** The inference port's bind address: every interface, for containers and load balancers. */
     host: Type.String({ default: '0.0.0.0' }),
+    /** The control port's bind address (admin API, dashboard, /metrics): loopback unless opened on purpose (0.0.0.0 in a container). */
+    controlHost: Type.String({ default: '127.0.0.1', description: "The control port's bind address (admin API, dashboard, /metrics). Loopback by default; 0.0.0.0 in a container whose control port only a private network reaches." }),
     /** Overridden by RELAY_PORT. */
     port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
     /** Overridden by RELAY_CONTROL_PORT. */

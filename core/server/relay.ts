@@ -207,7 +207,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       config, log, db, store, sync, settings, observer, hooks, health, inference, inferenceLane, control, plugins,
       async listen() {
         await inference.listen({ host: config.server.host, port: config.server.port });
-        await control.listen({ host: config.server.host, port: config.server.controlPort });
+        await control.listen({ host: config.server.controlHost, port: config.server.controlPort });
         return { inferenceUrl: baseUrl(inference), controlUrl: baseUrl(control) };
       },
       close() {
