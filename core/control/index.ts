@@ -36,7 +36,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   const throttle = new LoginThrottle(deps.db, options.loginThrottle);
 
   installRouteSecurityDocs(app);
-  installAuthGuard(app, { sessions, adminToken: deps.adminToken, secureCookies });
+  installAuthGuard(app, { sessions, adminToken: deps.adminToken, metricsToken: deps.metricsToken ?? null, secureCookies });
   installControlMetrics(app, deps.metrics, deps.sync);
   // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store (validator.ts).
   app.addHook('preValidation', rejectUnstorableStrings);

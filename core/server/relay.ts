@@ -28,7 +28,7 @@ import { KeyHealth } from '../pipeline/key-health.ts';
 import { createPipeline } from '../pipeline/pipeline.ts';
 import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
-import { registerControlPlane, ensureInitialAdmin } from '../control/index.ts';
+import { SECURITY_SCHEMES, registerControlPlane, ensureInitialAdmin } from '../control/index.ts';
 import { closeUpstreamPools, useLeanUpstreamClient } from '../http/upstream.ts';
 import type { RelayError } from '../errors.ts';
 import { createListener } from './listeners.ts';
@@ -152,10 +152,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, keepRawBody: true, lane: inferenceLane,
       securitySchemes: { relayKey: { type: 'http', scheme: 'bearer', description: 'A relay key' } } });
     const control = await createListener({ config, log, title: 'Relay control API', version: VERSION, renderError: renderControl, keepRawBody: false,
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'RELAY_ADMIN_TOKEN' },
-        cookieAuth: { type: 'apiKey', in: 'cookie', name: 'relay_session' },
-      } });
+      securitySchemes: SECURITY_SCHEMES });
 
     // Every request is logged (SPEC): what the pipeline does not record (model lists, the HEAD
     // probe, unknown paths) is recorded once answered. /healthz and /openapi.json are the
@@ -169,6 +166,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     await registerControlPlane(control, {
       config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
+      metricsToken: env.RELAY_METRICS_TOKEN ? env.RELAY_METRICS_TOKEN : null,
       plugins: () => plugins,
     });
 

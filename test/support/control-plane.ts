@@ -72,6 +72,8 @@ export interface StartControlOptions {
   /** false: no RELAY_MASTER_KEY. A string: that key. Default: a fresh key. */
   masterKey?: string | false;
   adminToken?: string;
+  /** RELAY_METRICS_TOKEN (default: none). */
+  metricsToken?: string;
   config?: Partial<RelayConfig['admin']>;
   /** server.* settings of the listener (e.g. trustProxy). */
   server?: Partial<RelayConfig['server']>;
@@ -119,7 +121,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   options.beforeControl?.(app);
   await registerControlPlane(app, {
     config, log, db, store, sync, settings, sealer, hostKeyEnv: new HostKeyEnvironment(process.env), hooks, observer, health, metrics,
-    version: '0.0.0-test', adminToken, plugins: () => [],
+    version: '0.0.0-test', adminToken, metricsToken: options.metricsToken ?? null, plugins: () => [],
   }, options.control);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address() as { port: number };
