@@ -70,4 +70,18 @@ t.test('relay check refuses the same config, and names the selection when it is 
   const ok = await relayCheck(file, {});
   t.equal(ok.code, 0, ok.err);
   t.match(ok.out, `${file}: OK\nusage backend: postgres\npayload backend: file\n`);
+
+  // An in-house backend plugin that declares no backends(): check cannot tell, so it notes it.
+  writeFileSync(path.join(dir, 'package.json'), '{"type": "module"}\n');
+  writeFileSync(path.join(dir, 'sink.ts'), [
+    `import { definePlugin, Type } from ${JSON.stringify(path.resolve(import.meta.dirname, '../../core/plugin-api.ts'))};`,
+    "export default definePlugin({ name: 'log-sink', kind: 'log', options: Type.Object({}), register(relay) {",
+    "  relay.hooks.addUsageBackend({ id: 'sink', async write() {} });",
+    '} });',
+  ].join('\n'));
+  writeFileSync(file, `usageLogging:\n  backend: sink\n${plugins}  - use: ./sink.ts\n`);
+  const noted = await relayCheck(file, {});
+  t.equal(noted.code, 0, noted.err);
+  t.match(noted.out, `note: ${file}: /usageLogging/backend: the usage backend "sink" is not loaded`);
+  t.match(noted.out, '(unless log-sink provides it: start-up checks)');
 });
