@@ -152,7 +152,11 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const inference = await createListener({ config, log, title: 'Relay inference API', version: VERSION, renderError: renderInference, keepRawBody: true, lane: inferenceLane,
       securitySchemes: { relayKey: { type: 'http', scheme: 'bearer', description: 'A relay key' } } });
     const control = await createListener({ config, log, title: 'Relay control API', version: VERSION, renderError: renderControl, keepRawBody: false,
-      securitySchemes: SECURITY_SCHEMES });
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'RELAY_ADMIN_TOKEN' },
+        cookieAuth: { type: 'apiKey', in: 'cookie', name: 'relay_session' },
+        metricsToken: SECURITY_SCHEMES.metricsToken,
+      } });
 
     // Every request is logged (SPEC): what the pipeline does not record (model lists, the HEAD
     // probe, unknown paths) is recorded once answered. /healthz and /openapi.json are the
