@@ -3,13 +3,14 @@
 // sealed_value column and never kept in the spec nor returned. Also GET /api/host-keys/health.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { HostKey, HostKeySpec } from '../catalog/kinds.ts';
+import type { HostKeySpec } from '../catalog/kinds.ts';
 import type { AnyEntity } from '../catalog/snapshot.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import type { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { RelayError } from '../errors.ts';
 import { CredentialResolver } from '../pipeline/credentials.ts';
+import { missingValueHealth } from './missing-value-health.ts';
 import type { KeyHealth } from '../pipeline/key-health.ts';
 import type { SpecToStore, SpecWriter } from './catalog-routes.ts';
 import { errorResponses } from './schemas.ts';
@@ -63,23 +64,21 @@ const HealthItem = Type.Object({
   hostKeyId: Type.String({ format: 'uuid' }),
   state: Type.Union([Type.Literal('healthy'), Type.Literal('cooling'), Type.Literal('invalid'), Type.Literal('disabled')]),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'When a cooling key is tried again.' })),
-  reason: Type.Optional(Type.String({ description: "Why; an invalid key whose value this instance cannot read (an unset environment variable) says 'missing value: ...'." })),
+  reason: Type.Optional(Type.String()),
 });
 
 export function registerHostKeyHealthRoute(
   app: FastifyInstance,
   deps: { health: KeyHealth; sync: CatalogSync; sealer: Sealer; hostKeyEnv: HostKeyEnvironment },
 ): void {
-  // The same resolution requests use, so a key with an unset variable is reported before one fails.
-  const credentials = new CredentialResolver(deps.sealer, deps.hostKeyEnv);
-  const missingValue = (key: HostKey): string | null => {
-    const resolved = credentials.resolve(key);
-    return 'error' in resolved ? resolved.error : null;
-  };
+  const withMissingValues = missingValueHealth(new CredentialResolver(deps.sealer, deps.hostKeyEnv));
   app.get('/api/host-keys/health', {
     schema: {
       summary: "Health of every host key as this instance sees it", operationId: 'host-key-health', tags: ['host-keys'],
       response: { 200: Type.Object({ items: Type.Array(HealthItem) }), ...errorResponses },
     },
-  }, async () => ({ items: deps.health.states(deps.sync.snapshot(), Date.now(), missingValue) }));
+  }, async () => {
+    const snapshot = deps.sync.snapshot();
+    return { items: withMissingValues(snapshot, deps.health.states(snapshot)) };
+  });
 }

@@ -2,8 +2,7 @@
 //   healthy -> cooling   on 429, 5xx or timeout; until retry-after or an exponential backoff
 //   healthy -> invalid   when the upstream answered 401/403; until an operator edits the key
 //                        (its updatedAt changes) or a trial request after PROBE_AFTER_MS succeeds
-//   invalid              on this instance only, when its value cannot be had here: shown as soon
-//                        as the key exists (states' missingValue), and skipped by requests (reportUnusable)
+//   healthy -> invalid   on this instance only, when its value cannot be had here (reportUnusable)
 //   disabled             spec.enabled is false (operator)
 // Kept in memory per instance (the hot path reads a Map); shared through Valkey pub/sub when
 // one is configured, so every instance stops using a failing key.
@@ -37,8 +36,6 @@ const BASE_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 60_000;
 const PROBE_AFTER_MS = 5 * 60_000;
 const CHANNEL = 'relay:key-health';
-/** How the health of a key whose value this instance cannot read begins its reason. */
-export const MISSING_VALUE = 'missing value';
 const STORE_PREFIX = 'relay:key-health:mark:';
 
 export class KeyHealth {
@@ -133,21 +130,12 @@ export class KeyHealth {
     this.marks.set(key.metadata.id, { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures: 1, keyVersion: key.metadata.updatedAt });
   }
 
-  /**
-   * Every host key of the snapshot with its state (for the admin API and dashboard).
-   * `missingValue` says why a key's value cannot be had on this instance (null when it can): such
-   * a key is invalid from the moment it exists, not only once a request has tried it.
-   */
-  states(snapshot: CatalogSnapshot, now = Date.now(), missingValue: (key: HostKey) => string | null = () => null): KeyHealthItem[] {
+  /** Every host key of the snapshot with its state (for the admin API and dashboard). */
+  states(snapshot: CatalogSnapshot, now = Date.now()): KeyHealthItem[] {
     const out: KeyHealthItem[] = [];
     for (const key of snapshot.hostKeys.values()) {
       if (!key.spec.enabled) {
         out.push({ hostKeyId: key.metadata.id, state: 'disabled' });
-        continue;
-      }
-      const missing = missingValue(key);
-      if (missing !== null) {
-        out.push({ hostKeyId: key.metadata.id, state: 'invalid', reason: `${MISSING_VALUE}: ${missing}` });
         continue;
       }
       const mark = this.marks.get(key.metadata.id);

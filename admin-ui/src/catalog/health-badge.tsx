@@ -24,7 +24,7 @@ export function HealthDetail({ health }: { health: HostKeyHealth | undefined }) 
     <div class="health-detail">
       <HealthBadge health={health} />
       {health?.state === 'cooling' && health.until && <p>Cooling until {formatDateTime(health.until)} ({formatRelative(health.until)}). Requests use other keys meanwhile.</p>}
-      {health?.state === 'invalid' && <p>Relay cannot use this key: the upstream refused it, or this instance cannot read its value, e.g. an environment variable that is not set here (the reason says which). Edit the key or its value, or set the variable and restart, to try it again.</p>}
+      {health?.state === 'invalid' && <p>Relay cannot use this key: the upstream refused it, or its value could not be read (the reason says which). Edit the key or its value to try it again.</p>}
       {health?.reason && <p class="muted">Reason: {health.reason}</p>}
     </div>
   );
