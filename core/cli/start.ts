@@ -3,15 +3,8 @@ import { createRelay } from '../server/relay.ts';
 
 export async function startService(configFile: string): Promise<void> {
   const relay = await createRelay({ configFile });
-  let urls: { inferenceUrl: string; controlUrl: string };
-  try {
-    urls = await relay.listen();
-  } catch (err) {
-    // A port in use: close what started (the other listener, pools) before the error is printed.
-    await relay.close().catch(() => undefined);
-    throw err;
-  }
-  relay.log.info({ inference: urls.inferenceUrl, control: urls.controlUrl }, 'relay is listening');
+  const { inferenceUrl, controlUrl } = await relay.listen();
+  relay.log.info({ inference: inferenceUrl, control: controlUrl }, 'relay is listening');
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
