@@ -37,10 +37,13 @@ RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache cl
 
 # --- runtime -----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
+# Both ports on the container's interfaces: what reaches them is what `-p` publishes (8081 only to
+# a private network; see the README's "Ports").
 ENV NODE_ENV=production \
     RELAY_CONFIG=/etc/relay/relay.yaml \
     RELAY_DATA_DIR=/var/lib/relay \
-    RELAY_HOST=0.0.0.0
+    RELAY_HOST=0.0.0.0 \
+    RELAY_CONTROL_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./

@@ -49,6 +49,7 @@ export const ERROR_CODES = {
   RELAY_ERR_NO_HEALTHY_KEY: { status: 503, type: 'unavailable', description: 'No healthy host key is available for the model.' },
   RELAY_ERR_MASTER_KEY_MISSING: { status: 400, type: 'invalid_request', description: 'Stored host-key values need RELAY_MASTER_KEY to be set.' },
   RELAY_ERR_BACKEND_NOT_LOADED: { status: 400, type: 'invalid_request', description: 'The selected backend plugin is not loaded.' },
+  RELAY_ERR_ADAPTER_NOT_LOADED: { status: 400, type: 'invalid_request', description: "The provider's vendor adapter is not loaded on this instance." },
   RELAY_ERR_QUERY_UNSUPPORTED: { status: 400, type: 'invalid_request', description: 'The selected log backend cannot answer this query.' },
   RELAY_ERR_LOG_BACKEND_UNAVAILABLE: { status: 503, type: 'unavailable', description: 'A usage or payload log backend did not answer; reads from it fail until it returns.' },
   RELAY_ERR_DATABASE_UNAVAILABLE: { status: 503, type: 'unavailable', description: 'The database is unreachable; writes are refused until it returns.' },

@@ -7,15 +7,18 @@ import { Sealer, generateMasterKey, parseMasterKey } from '../crypto/sealing.ts'
 import { resealHostKeys } from '../crypto/rekey.ts';
 import { configValuesSealedUnder } from '../crypto/config-sealed.ts';
 import { loadPlugins } from '../plugins/loader.ts';
-import { upsertAdminUser } from '../control/admin-users.ts';
+import { backendSelectionProblems, declaredBackends, selectedBackend } from '../observer/backend-selection.ts';
+import { checkCredentialsShape, upsertAdminUser } from '../control/admin-users.ts';
 import { startService } from './start.ts';
 
 export const USAGE = `Usage: relay [command] [--config <file>]
+       relay --version | --help
 
 Commands:
   start                     start Relay (the default)
   migrate                   apply database migrations and exit
-  check                     validate the config file and print the resolved plugin tree
+  check [file]              validate the config file (the one given, else as below) and print
+                            the selected backends and the resolved plugin tree
   master-key generate       print a new RELAY_MASTER_KEY (32 random bytes, base64)
   master-key rotate         re-encrypt stored host-key values sealed under
                             RELAY_MASTER_KEY_PREVIOUS with RELAY_MASTER_KEY, name the config
@@ -31,6 +34,8 @@ The config file is config/relay.yaml unless --config or RELAY_CONFIG says otherw
 
 export interface CommandOptions {
   configFile: string;
+  /** --config as given (undefined when the file came from RELAY_CONFIG or the default). */
+  configFlag?: string;
   username?: string;
   password?: string;
 }
@@ -38,11 +43,18 @@ export interface CommandOptions {
 /** Runs a command; returns the exit code, or null for a long-running service. */
 export async function runCommand(args: string[], options: CommandOptions): Promise<number | null> {
   const [command = 'start', sub] = args;
+  /** Refuses arguments past the `count` this command takes after its name. */
+  const takes = (count: number): void => {
+    const extra = args.slice(1 + count)[0];
+    if (extra !== undefined) throw new StartupError(`relay ${command}: unexpected argument ${JSON.stringify(extra)}\n${USAGE}`);
+  };
   switch (command) {
     case 'start':
+      takes(0);
       await startService(options.configFile);
       return null;
     case 'migrate': {
+      takes(0);
       const { config } = loadConfigFile(options.configFile);
       const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
       try {
@@ -54,9 +66,20 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
       return 0;
     }
     case 'check': {
-      const loaded = loadConfigFile(options.configFile);
+      takes(1);
+      if (sub !== undefined && options.configFlag !== undefined && sub !== options.configFlag) {
+        throw new StartupError(`relay check: two config files given (${JSON.stringify(sub)} and --config ${JSON.stringify(options.configFlag)}); give one`);
+      }
+      const loaded = loadConfigFile(sub ?? options.configFile);
       const plugins = await loadPlugins(loaded.config.plugins, loaded.baseDir, loaded.file ?? options.configFile);
-      process.stdout.write(`${loaded.file}: OK\nplugins (in load order):\n`);
+      const declared = declaredBackends(plugins);
+      const problems = backendSelectionProblems(loaded.config, declared).map((p) => `${loaded.file}: ${p}`);
+      // A backend plugin that declares no backends() may provide the selected one: start-up will tell.
+      if (problems.length > 0 && declared.undeclared.length === 0) throw new StartupError(problems.join('\n'));
+      process.stdout.write(`${loaded.file}: OK\n`);
+      for (const p of problems) process.stdout.write(`note: ${p} (unless ${declared.undeclared.join(', ')} provides it: start-up checks)\n`);
+      process.stdout.write(`usage backend: ${selectedBackend(loaded.config, 'usage')}\npayload backend: ${selectedBackend(loaded.config, 'payload')}\n`);
+      process.stdout.write('plugins (in load order):\n');
       for (const p of plugins) {
         const deps = p.plugin.dependencies?.length ? ` (after ${p.plugin.dependencies.join(', ')})` : '';
         process.stdout.write(`  ${p.plugin.name} [${p.plugin.kind}] from ${p.source}${deps}\n`);
@@ -65,6 +88,7 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
       return 0;
     }
     case 'master-key':
+      takes(1);
       if (sub === 'generate') {
         process.stdout.write(`${generateMasterKey()}\n`);
         return 0;
@@ -73,7 +97,10 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
       if (sub === 'seal') return sealFromStdin(process.env);
       throw new StartupError('usage: relay master-key generate | relay master-key rotate | relay master-key seal');
     case 'admin-user': {
+      takes(1);
       if (sub !== 'set' || !options.username || !options.password) throw new StartupError('usage: relay admin-user set --username <u> --password <p>');
+      // A short password or a bad name is refused before the database is opened (or migrated).
+      checkCredentialsShape(options.username, options.password);
       const { config } = loadConfigFile(options.configFile);
       const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
       try {

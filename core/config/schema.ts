@@ -9,7 +9,10 @@ export const PluginEntry = Type.Object({
 
 export const RelayConfigSchema = Type.Object({
   server: Type.Object({
+    /** The inference port's bind address: every interface, for containers and load balancers. */
     host: Type.String({ default: '0.0.0.0' }),
+    /** The control port's bind address (admin API, dashboard, /metrics): loopback unless opened on purpose (0.0.0.0 in a container). */
+    controlHost: Type.String({ default: '127.0.0.1', description: "The control port's bind address (admin API, dashboard, /metrics). Loopback by default; 0.0.0.0 in a container whose control port only a private network reaches." }),
     /** Overridden by RELAY_PORT. */
     port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
     /** Overridden by RELAY_CONTROL_PORT. */
@@ -17,6 +20,7 @@ export const RelayConfigSchema = Type.Object({
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
     /** How long in-flight requests and streams may take to finish at shutdown. */
     drainTimeoutMs: Type.Integer({ minimum: 0, default: 30_000 }),
+    /** Believe X-Forwarded-For / X-Forwarded-Proto from the proxy in front (client address, and https for the Secure session cookie). */
     trustProxy: Type.Boolean({ default: false }),
     /** Open connections the inference port keeps at once; past it new ones are closed (the control port has its own). */
     maxConnections: Type.Integer({ minimum: 1, default: 10_000 }),
@@ -63,8 +67,20 @@ export const RelayConfigSchema = Type.Object({
   }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),
-    /** Mark the session cookie Secure (set when Relay is served over TLS or behind a TLS proxy). */
+    /** Always mark the session cookie Secure. Without it the cookie is Secure when the request came over TLS or a trusted proxy (server.trustProxy) says https. */
     secureCookies: Type.Boolean({ default: false }),
+  }, { additionalProperties: false, default: {} }),
+  usageLogging: Type.Object({
+    backend: Type.String({
+      minLength: 1, default: 'file',
+      description: 'The usage backend selected until PUT /api/settings/usage-logging stores another: the id of a loaded one (file, postgres, clickhouse, valkey, ...). Start-up and relay check refuse one that is not loaded.',
+    }),
+  }, { additionalProperties: false, default: {} }),
+  payloadLogging: Type.Object({
+    backend: Type.String({
+      minLength: 1, default: 'file',
+      description: 'The payload backend selected until PUT /api/settings/payload-logging stores another: the id of a loaded one (file, s3, clickhouse, ...). Start-up and relay check refuse one that is not loaded.',
+    }),
   }, { additionalProperties: false, default: {} }),
   log: Type.Object({
     level: Type.Union([

@@ -1,6 +1,6 @@
 // The control plane's one authentication check: a global onRequest hook. A guarded route
 // (route-security.ts) needs `Authorization: Bearer <RELAY_ADMIN_TOKEN>` or a live session
-// cookie; a cookie-authenticated change must also pass the CSRF check. Unknown /api/* paths
+// cookie (GET /metrics also takes Bearer <RELAY_METRICS_TOKEN>, which opens nothing else); a cookie-authenticated change must also pass the CSRF check. Unknown /api/* paths
 // are guarded too, so without credentials they answer 401 and reveal nothing of the routes.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../crypto/relay-keys.ts';
@@ -12,6 +12,8 @@ import { clearSessionCookie } from './session-cookie.ts';
 
 export type ControlPrincipal =
   | { kind: 'admin-token' }
+  /** RELAY_METRICS_TOKEN: Prometheus's credential, good for GET /metrics and nothing else. */
+  | { kind: 'metrics-token' }
   | { kind: 'user'; userId: string; username: string; sessionToken: string };
 
 declare module 'fastify' {
@@ -24,7 +26,14 @@ declare module 'fastify' {
 export interface AuthGuardOptions {
   sessions: SessionStore;
   adminToken: string | null;
+  /** RELAY_METRICS_TOKEN; null when unset. */
+  metricsToken: string | null;
   secureCookies: boolean;
+}
+
+/** The one request a metrics token may make: a scrape. */
+function isMetricsScrape(request: FastifyRequest): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && request.routeOptions.url === '/metrics';
 }
 
 function unauthenticated(message: string, headers?: Record<string, string>): RelayError {
@@ -44,13 +53,17 @@ export async function authenticateControl(app: FastifyInstance, request: Fastify
     const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
     // A bearer credential is judged alone: a wrong token does not fall back to the cookie.
     if (match && options.adminToken !== null && safeEqual(match[1], options.adminToken)) return { kind: 'admin-token' };
+    if (match && options.metricsToken !== null && safeEqual(match[1], options.metricsToken)) {
+      if (isMetricsScrape(request)) return { kind: 'metrics-token' };
+      throw new RelayError('RELAY_ERR_FORBIDDEN', 'the metrics token (RELAY_METRICS_TOKEN) only reads GET /metrics');
+    }
     throw unauthenticated('the Authorization header does not carry the admin token');
   }
   const token = sessionTokenOf(app, request);
   if (token !== null) {
     const user = await options.sessions.lookup(token);
     if (user) return { kind: 'user', userId: user.userId, username: user.username, sessionToken: token };
-    throw unauthenticated('the session has expired or was ended; sign in again', { 'set-cookie': clearSessionCookie(app, options.secureCookies) });
+    throw unauthenticated('the session has expired or was ended; sign in again', { 'set-cookie': clearSessionCookie(app, request, options.secureCookies) });
   }
   throw unauthenticated('sign in, or send Authorization: Bearer <RELAY_ADMIN_TOKEN>');
 }

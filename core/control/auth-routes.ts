@@ -56,7 +56,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRoutesDeps): 
     }
     await attempt.succeeded();
     const session = await deps.sessions.create(user.id);
-    reply.header('set-cookie', sessionCookie(app, session.token, session.expiresAt, deps.secureCookies));
+    reply.header('set-cookie', sessionCookie(app, request, session.token, session.expiresAt, deps.secureCookies));
     reply.header('cache-control', 'no-store');
     return { user: { username: user.username } };
   });
@@ -66,7 +66,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRoutesDeps): 
   }, async (request, reply) => {
     const principal = request.controlPrincipal;
     if (principal?.kind === 'user') await deps.sessions.destroy(principal.sessionToken);
-    reply.header('set-cookie', clearSessionCookie(app, deps.secureCookies));
+    reply.header('set-cookie', clearSessionCookie(app, request, deps.secureCookies));
     return reply.code(204).send();
   });
 

@@ -30,6 +30,8 @@ export interface ControlDeps {
   version: string;
   /** RELAY_ADMIN_TOKEN, the break-glass credential; null when unset. */
   adminToken: string | null;
+  /** RELAY_METRICS_TOKEN, the scrape-only credential for GET /metrics; null when unset. */
+  metricsToken?: string | null;
   /** Plugins in load order (filled once loading finished). */
   plugins: () => LoadedPlugin[];
 }

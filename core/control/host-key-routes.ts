@@ -9,6 +9,8 @@ import type { CatalogSync } from '../catalog/sync.ts';
 import type { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { RelayError } from '../errors.ts';
+import { CredentialResolver } from '../pipeline/credentials.ts';
+import { missingValueHealth } from './missing-value-health.ts';
 import type { KeyHealth } from '../pipeline/key-health.ts';
 import type { SpecToStore, SpecWriter } from './catalog-routes.ts';
 import { errorResponses } from './schemas.ts';
@@ -67,11 +69,18 @@ const HealthItem = Type.Object({
   reason: Type.Optional(Type.String()),
 });
 
-export function registerHostKeyHealthRoute(app: FastifyInstance, deps: { health: KeyHealth; sync: CatalogSync }): void {
+export function registerHostKeyHealthRoute(
+  app: FastifyInstance,
+  deps: { health: KeyHealth; sync: CatalogSync; sealer: Sealer; hostKeyEnv: HostKeyEnvironment },
+): void {
+  const withMissingValues = missingValueHealth(new CredentialResolver(deps.sealer, deps.hostKeyEnv));
   app.get('/api/host-keys/health', {
     schema: {
       summary: "Health of every host key as this instance sees it", operationId: 'host-key-health', tags: ['host-keys'],
       response: { 200: Type.Object({ items: Type.Array(HealthItem) }), ...errorResponses },
     },
-  }, async () => ({ items: deps.health.states(deps.sync.snapshot()) }));
+  }, async () => {
+    const snapshot = deps.sync.snapshot();
+    return { items: withMissingValues(snapshot, deps.health.states(snapshot)) };
+  });
 }

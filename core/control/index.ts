@@ -15,6 +15,7 @@ import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
 import { installControlMetrics } from './metrics.ts';
 import { registerOpsRoutes } from './ops-routes.ts';
+import { providerWriter } from './provider-writer.ts';
 import { registerRelayKeyRoutes } from './relay-key-routes.ts';
 import { installRouteSecurityDocs } from './route-security.ts';
 import { SessionStore } from './sessions.ts';
@@ -37,7 +38,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   const throttle = new LoginThrottle(deps.db, options.loginThrottle);
 
   installRouteSecurityDocs(app);
-  installAuthGuard(app, { sessions, adminToken: deps.adminToken, secureCookies });
+  installAuthGuard(app, { sessions, adminToken: deps.adminToken, metricsToken: deps.metricsToken ?? null, secureCookies });
   installControlMetrics(app, deps.metrics, deps.sync);
   // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store (validator.ts).
   app.addHook('preValidation', rejectUnstorableStrings);
@@ -49,10 +50,10 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     // Strict TypeBox validation for the admin API's bodies (see validator.ts).
     api.setValidatorCompiler(typeboxValidatorCompiler);
     registerAuthRoutes(api, { db: deps.db, sessions, throttle, secureCookies });
-    registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync });
+    registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv });
     registerCatalogRoutes(api, {
       store: deps.store,
-      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv) },
+      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv), providers: providerWriter(deps.hooks.adapters) },
       customCreate: ['relay-keys'],
     });
     registerRelayKeyRoutes(api, { store: deps.store });

@@ -32,13 +32,28 @@ type TimeseriesParams = FilterParams & { bucket?: string; groupBy?: TimeseriesQu
 
 const errorResponses = { description: 'A RelayError: 400 names the bad parameter (`field`); RELAY_ERR_QUERY_UNSUPPORTED when the backend cannot answer.' };
 
-/** Turns a schema validation failure into a 400 that names the parameter. */
+interface AjvIssue { instancePath?: string; keyword?: string; params?: Record<string, unknown>; message?: string }
+
+/** The values a parameter may take, when its schema is a union of literals (Ajv reports each `const` branch). */
+function allowedValues(issues: AjvIssue[], path: string | undefined): unknown[] {
+  return issues.filter((e) => e.instancePath === path).flatMap((e) => {
+    if (e.keyword === 'const') return [e.params?.allowedValue];
+    if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) return e.params.allowedValues as unknown[];
+    return [];
+  });
+}
+
+/** Turns a schema validation failure into a 400 that names the parameter (and, for a choice, the choices). */
 function rejectInvalid(request: FastifyRequest): void {
-  const error = request.validationError as (Error & { validation?: Array<{ instancePath?: string; params?: Record<string, unknown>; message?: string }> }) | undefined;
+  const error = request.validationError as (Error & { validation?: AjvIssue[] }) | undefined;
   if (!error) return;
-  const first = error.validation?.[0];
+  const issues = error.validation ?? [];
+  const first = issues[0];
   const field = first?.instancePath?.replace(/^\//, '') || String(first?.params?.missingProperty ?? first?.params?.additionalProperty ?? 'query');
-  throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: ${first?.message ?? error.message}`, { field });
+  const allowed = allowedValues(issues, first?.instancePath);
+  // "must be equal to constant" names no constant: say which values are accepted instead.
+  const message = allowed.length > 0 ? `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : first?.message ?? error.message;
+  throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: ${message}`, { field });
 }
 
 /** The selected usage backend, which must answer `method`, then every other loaded one. */

@@ -56,7 +56,7 @@ export function installControlMetrics(app: FastifyInstance, registry: Registry, 
 
   app.get('/metrics', {
     schema: {
-      summary: 'Prometheus metrics (admin token or session)', operationId: 'metrics', tags: ['ops'],
+      summary: 'Prometheus metrics (RELAY_METRICS_TOKEN, the admin token or a session)', operationId: 'metrics', tags: ['ops'],
       response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses },
     },
   }, async (_request, reply) => {

@@ -8,10 +8,14 @@ import { ErrorResponse } from './schemas.ts';
 export const SECURITY_SCHEMES = {
   bearerAuth: { type: 'http', scheme: 'bearer', description: 'RELAY_ADMIN_TOKEN, the break-glass credential.' },
   cookieAuth: { type: 'apiKey', in: 'cookie', name: 'relay_session', description: 'Session cookie set by POST /api/auth/login.' },
+  metricsToken: { type: 'http', scheme: 'bearer', description: 'RELAY_METRICS_TOKEN: reads GET /metrics and nothing else (for Prometheus).' },
 } as const;
 
 /** Either credential is enough. */
 export const CONTROL_SECURITY: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { cookieAuth: [] }];
+
+/** GET /metrics also takes the scrape-only token. */
+const METRICS_SECURITY: Array<Record<string, string[]>> = [...CONTROL_SECURITY, { metricsToken: [] }];
 
 export function isGuardedPath(url: string): boolean {
   const path = url.split('?')[0];
@@ -50,7 +54,7 @@ export function installRouteSecurityDocs(app: FastifyInstance): void {
       const response = (schema.response ?? {}) as Record<string, unknown>;
       route.schema = {
         ...schema,
-        security: CONTROL_SECURITY,
+        security: route.url === '/metrics' ? METRICS_SECURITY : CONTROL_SECURITY,
         response: response['401'] || response['4xx'] ? response : { ...response, 401: ErrorResponse },
       };
     } else if (isGuardedPath(route.url)) {

@@ -14,6 +14,11 @@ export interface PluginDefinition<S extends TSchema = TSchema> {
   /** Names of plugins that must be loaded (and registered) before this one. */
   dependencies?: string[];
   register(relay: RelayContext, options: Static<S>): Promise<void> | void;
+  /**
+   * Ids of the usage and payload backends register() adds with these options, so that `relay
+   * check` (which registers nothing) can tell whether the config's selected backends are loaded.
+   */
+  backends?(options: Static<S>): { usage?: string[]; payload?: string[] };
 }
 
 export const PLUGIN_MARK = Symbol.for('relay.plugin');

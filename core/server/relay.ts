@@ -14,6 +14,8 @@ import type { Database } from '../db/types.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import { CatalogSync } from '../catalog/sync.ts';
 import { SettingsStore } from '../settings/store.ts';
+import { initialSettings } from '../settings/initial.ts';
+import { SECURITY_SCHEMES } from '../control/route-security.ts';
 import { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
 import { warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
@@ -34,6 +36,7 @@ import { createListener } from './listeners.ts';
 import { registerHeapMetrics } from './heap-metrics.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import { startCatalog } from './catalog-start.ts';
+import { checkSelectedBackends } from './backend-check.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 
@@ -96,7 +99,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const sync = new CatalogSync(db, store, log);
     store.setAfterWrite((kind, id) => sync.refresh(kind, id));
     closers.push(() => sync.stop());
-    const settings = new SettingsStore(db, log);
+    const settings = new SettingsStore(db, log, initialSettings(config));
     // Migrations, re-sealing, catalog, settings, first admin; from the local snapshot while Postgres is down.
     closers.push(await startCatalog({ db, databaseUrl: config.database.url, dataDir, store, sync, settings, sealer, env, log }));
 
@@ -148,6 +151,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'RELAY_ADMIN_TOKEN' },
         cookieAuth: { type: 'apiKey', in: 'cookie', name: 'relay_session' },
+        metricsToken: SECURITY_SCHEMES.metricsToken,
       } });
 
     // Every request is logged (SPEC): what the pipeline does not record (model lists, the HEAD
@@ -174,6 +178,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     await registerControlPlane(control, {
       config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
+      metricsToken: env.RELAY_METRICS_TOKEN ? env.RELAY_METRICS_TOKEN : null,
       plugins: () => plugins,
     });
 
@@ -213,13 +218,22 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     });
     await inference.ready();
     await control.ready();
+    try {
+      checkSelectedBackends(config, where, observer.backends(), settings, log);
+    } catch (err) {
+      // The plugins are registered: close them (and their pools) the way shutdown does.
+      await Promise.allSettled([inference.close(), control.close()]);
+      await observer.close();
+      for (const fn of onCloseFns.reverse()) await safely(fn, log);
+      throw err;
+    }
 
     let closing: Promise<void> | null = null;
     const relay: Relay = {
       config, log, db, store, sync, settings, observer, hooks, health, inference, upstream, control, plugins,
       async listen() {
         await inference.listen({ host: config.server.host, port: config.server.port });
-        await control.listen({ host: config.server.host, port: config.server.controlPort });
+        await control.listen({ host: config.server.controlHost, port: config.server.controlPort });
         return { inferenceUrl: baseUrl(inference), controlUrl: baseUrl(control) };
       },
       close() {

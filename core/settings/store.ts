@@ -5,10 +5,13 @@ import type { Database } from '../db/types.ts';
 import { DEFAULT_SETTINGS, type SettingName, type Settings, type SettingsValues } from './types.ts';
 
 export class SettingsStore implements Settings {
-  private values: SettingsValues = structuredClone(DEFAULT_SETTINGS);
+  private values: SettingsValues;
   private readonly listeners: Array<(name: SettingName) => void> = [];
 
-  constructor(private readonly db: Database, private readonly log: Logger) {}
+  /** `defaults`: the values used while none is stored (the config's, see initial.ts). */
+  constructor(private readonly db: Database, private readonly log: Logger, private readonly defaults: SettingsValues = DEFAULT_SETTINGS) {
+    this.values = structuredClone(defaults);
+  }
 
   async start(): Promise<void> {
     await this.db.listen('relay_settings', (name) => void this.reload(name as SettingName), () => void this.reloadAll());
@@ -62,7 +65,7 @@ export class SettingsStore implements Settings {
   }
 
   private apply<K extends SettingName>(name: K, value: SettingsValues[K]): void {
-    const merged = { ...DEFAULT_SETTINGS[name], ...value };
+    const merged = { ...this.defaults[name], ...value };
     if (JSON.stringify(merged) === JSON.stringify(this.values[name])) return;
     this.values = { ...this.values, [name]: merged };
     for (const fn of this.listeners) {

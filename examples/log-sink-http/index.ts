@@ -14,6 +14,7 @@ export default definePlugin({
     timeoutMs: Type.Integer({ minimum: 100, default: 5_000 }),
     headers: Type.Record(Type.String(), Type.String(), { default: {} }),
   }, { additionalProperties: false }),
+  backends: (options) => ({ usage: [options.id] }),
   register(relay, options) {
     const backend: UsageBackend = {
       id: options.id,

@@ -21,6 +21,7 @@ export default definePlugin({
   kind: 'log',
   description: 'Usage events in ClickHouse (MergeTree, partitioned by month) for analytics at volume.',
   options: LogClickHouseOptions,
+  backends: () => ({ usage: ['clickhouse'] }),
   async register(relay, options) {
     const embedded = options.embedded && {
       path: options.embedded.path === ':memory:' ? ':memory:' : path.resolve(relay.dataDir, options.embedded.path),

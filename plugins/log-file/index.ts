@@ -17,6 +17,7 @@ export default definePlugin({
   kind: 'log',
   description: 'Usage events as JSONL files under the data directory, rotated by size and day; answers the logs and usage reads by scanning.',
   options: LogFileOptions,
+  backends: () => ({ usage: ['file'] }),
   register(relay, options) {
     relay.hooks.addUsageBackend(new FileUsageBackend({ ...options, dir: path.resolve(relay.dataDir, options.dir) }));
   },

@@ -21,6 +21,7 @@ export default definePlugin({
   kind: 'log',
   description: 'Usage events in a Postgres table with indexes for the logs and usage queries.',
   options: LogPostgresOptions,
+  backends: () => ({ usage: ['postgres'] }),
   async register(relay, options) {
     const own = options.url ? poolDatabase(options.url, options.poolSize) : null;
     const db = own ?? relay.sql;

@@ -15,6 +15,7 @@ export default definePlugin({
   kind: 'log',
   description: 'Recent usage history in Valkey/Redis, capped in count and time.',
   options: LogValkeyOptions,
+  backends: () => ({ usage: ['valkey'] }),
   register(relay, options) {
     const own = options.url ? new Redis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
     const redis = own ?? relay.valkey();

@@ -17,6 +17,7 @@ export default definePlugin({
   kind: 'payload',
   description: 'Captured payloads in ClickHouse, compressed, looked up by request id.',
   options: PayloadClickHouseOptions,
+  backends: () => ({ payload: ['clickhouse'] }),
   async register(relay, options) {
     const backend = new ClickHousePayloadBackend({ client: clickHouseClient(options), table: options.table, ttlDays: options.ttlDays, ownsClient: true });
     try {

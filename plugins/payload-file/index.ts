@@ -14,6 +14,7 @@ export default definePlugin({
   kind: 'payload',
   description: 'Captured payloads as one JSON file per request under the data directory.',
   options: PayloadFileOptions,
+  backends: () => ({ payload: ['file'] }),
   register(relay, options) {
     relay.hooks.addPayloadBackend(new FilePayloadBackend({ dir: path.resolve(relay.dataDir, options.dir), retentionDays: options.retentionDays, minFreeBytes: options.minFreeBytes }));
   },

@@ -22,6 +22,7 @@ export default definePlugin({
   kind: 'payload',
   description: 'Captured payloads in S3: content-addressed body blobs plus an index object per request.',
   options: PayloadS3Options,
+  backends: () => ({ payload: ['s3'] }),
   register(relay, options) {
     const client = new S3Client({
       region: options.region,

@@ -182,6 +182,28 @@ t.test('Secure cookies when configured', async (t) => {
   t.match(res.headers.get('set-cookie'), /; Secure/);
 });
 
+t.test('Secure cookies when the browser came over TLS, as a trusted proxy says', async (t) => {
+  const login = (url: string, headers: Record<string, string> = {}) =>
+    client(url)('POST', '/api/auth/login', { username: 'ada', password: 'correct horse battery' }, headers);
+  const proxied = await startControl({ databaseUrl: database.url, server: { trustProxy: true } });
+  t.teardown(() => proxied.close());
+  const viaTls = await login(proxied.url, { 'x-forwarded-proto': 'https' });
+  t.equal(viaTls.status, 200);
+  t.match(viaTls.headers.get('set-cookie'), /; Secure/, 'a trusted proxy saying https makes the cookie Secure');
+  const signOut = await client(proxied.url, { cookie: viaTls.headers.get('set-cookie')!.split(';')[0], csrf: true })(
+    'POST', '/api/auth/logout', undefined, { 'x-forwarded-proto': 'https' },
+  );
+  t.equal(signOut.status, 204);
+  t.match(signOut.headers.get('set-cookie'), /; Secure/, 'and so is the cookie that clears it');
+  const plain = await login(proxied.url, { 'x-forwarded-proto': 'http' });
+  t.notMatch(plain.headers.get('set-cookie'), /Secure/, 'plain http through the proxy stays without Secure (the browser would drop it)');
+
+  // Without trustProxy the header is anyone's to send: it is not believed.
+  const untrusted = await login(relay.url, { 'x-forwarded-proto': 'https' });
+  t.equal(untrusted.status, 200);
+  t.notMatch(untrusted.headers.get('set-cookie'), /Secure/, 'an untrusted X-Forwarded-Proto changes nothing');
+});
+
 t.test('the first admin user and password resets', async (t) => {
   const db2 = await createTestDatabase();
   const fresh = await startControl({ databaseUrl: db2.url });

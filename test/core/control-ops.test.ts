@@ -45,7 +45,9 @@ t.test('/api/openapi.json is a valid OpenAPI document covering every route', asy
       if (isPublic) {
         t.same(op.security, [], `${method} ${route.url} is public in the document`);
       } else {
-        t.same(op.security, [{ bearerAuth: [] }, { cookieAuth: [] }], `${method} ${route.url} needs credentials`);
+        // GET /metrics also takes the scrape-only RELAY_METRICS_TOKEN.
+        const scrape = route.url === '/metrics' ? [{ metricsToken: [] }] : [];
+        t.same(op.security, [{ bearerAuth: [] }, { cookieAuth: [] }, ...scrape], `${method} ${route.url} needs credentials`);
       }
       t.ok(op.responses && Object.keys(op.responses).some((code) => /^2/.test(code)), `${method} ${route.url} documents its success response`);
       if ((method === 'POST' || method === 'PUT') && !route.url.endsWith('/rotate') && !['/api/auth/logout', '/api/reload', '/api/master-key/generate'].includes(route.url)) {

@@ -8,7 +8,7 @@ import { startRelay, eventually } from '../../core/testing.ts';
 import { startPgCluster } from '../support/pg-cluster.ts';
 
 const cluster = await startPgCluster();
-const relay = await startRelay({ database: cluster.url, plugins: [{ use: 'auth-bearer' }, { use: 'wire-canonical' }] });
+const relay = await startRelay({ database: cluster.url, plugins: [{ use: 'auth-bearer' }, { use: 'wire-canonical' }, { use: 'vendor-openai' }] });
 t.teardown(async () => {
   await relay.close();
   cluster.destroy();

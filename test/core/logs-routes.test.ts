@@ -128,6 +128,15 @@ t.test('a clear 400 naming the bad parameter', async (t) => {
   }
 });
 
+t.test('a bad groupBy names the values it may take', async (t) => {
+  const summary = await get('/api/usage/summary?groupBy=color');
+  t.equal(summary.body.error.message, 'groupBy: must be one of "model", "relay_key", "policy", "status"');
+  t.notMatch(summary.body.error.message, /constant/);
+  const series = await get('/api/usage/timeseries?groupBy=status');
+  t.equal(series.status, 400);
+  t.equal(series.body.error.message, 'groupBy: must be one of "model", "relay_key"');
+});
+
 t.test('a backend that cannot answer says so', async (t) => {
   settings.set('usage-logging', { backend: 'write-only' });
   t.teardown(() => settings.set('usage-logging', { backend: 'file' }));

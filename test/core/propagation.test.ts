@@ -4,7 +4,7 @@ import t from 'tap';
 import { createTestDatabase, startRelay, eventually } from '../../core/testing.ts';
 
 const db = await createTestDatabase();
-const plugins = [{ use: 'auth-bearer' }, { use: 'wire-canonical' }];
+const plugins = [{ use: 'auth-bearer' }, { use: 'wire-canonical' }, { use: 'vendor-openai' }];
 const a = await startRelay({ database: db.url, plugins });
 const b = await startRelay({ database: db.url, plugins });
 t.teardown(async () => {

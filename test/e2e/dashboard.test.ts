@@ -87,11 +87,14 @@ async function run(t: Test) {
   await t.test('create provider, host, model and policy through the forms', async (t) => {
     await page.click('text=New provider');
     await page.fill('#f-displayName', 'Fake OpenAI');
-    // This Relay loads vendor-openai only: an adapter it lacks is flagged, not refused (another
-    // instance may load it).
+    // This Relay loads vendor-openai only: the form says before saving that an adapter it lacks is refused.
     await page.fill('#f-adapter', 'anthropic');
     const warning = await expectVisible('#f-adapter-warning', 'adapter-warning');
     t.match(await warning.textContent(), /no adapter anthropic loaded \(it has openai\)/, 'an adapter this instance has not loaded is flagged');
+    t.match(await warning.textContent(), /Relay refuses it/, 'and the form says it will be refused');
+    await page.click('form button[type=submit]');
+    const refused = await expectVisible('[data-field="f-adapter"] .field-error', 'adapter-refused');
+    t.match(await refused.textContent(), /loaded adapters: openai/, 'the server\'s refusal sits under the field');
     await shot('02b-provider-adapter-warning', false);
     t.same(await page.$$eval('#f-adapter-options option', (options) => options.map((o) => o.getAttribute('value'))), ['openai'], 'the suggestions are the loaded adapters');
     await page.fill('#f-adapter', 'openai');
@@ -100,13 +103,13 @@ async function run(t: Test) {
     await page.waitForSelector('text=Created provider');
     t.pass('a created entity is confirmed');
 
-    const elsewhere = await relay.api('POST', '/api/providers', { metadata: { displayName: 'Served elsewhere' }, spec: { adapter: 'anthropic' } });
-    t.equal(elsewhere.status, 201);
+    // A provider stored before its plugin left this instance's config (the API refuses new ones).
+    const elsewhere = await relay.relay.store.create('providers', { displayName: 'Served elsewhere' }, { adapter: 'anthropic' });
     await page.click('nav >> text=Providers');
     const flagged = await expectVisible('tr:has-text("Served elsewhere") .badge:has-text("not loaded here")', 'adapter-badge');
     t.ok(flagged, 'the list flags a provider whose adapter this instance has not loaded');
     t.notOk(await page.isVisible('tr:has-text("Fake OpenAI") .badge:has-text("not loaded here")'), 'and not the others');
-    t.equal((await relay.api('DELETE', `/api/providers/by-id/${elsewhere.body.metadata.id}`)).status, 204);
+    t.equal((await relay.api('DELETE', `/api/providers/by-id/${elsewhere.metadata.id}`)).status, 204);
 
     await page.click('nav >> text=Hosts');
     await page.click('text=New host');

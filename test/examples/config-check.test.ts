@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { loadConfigFile } from '../../core/config/load.ts';
 import { DUMMY_ENV, relayCheck } from '../support/relay-check.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,4 +35,23 @@ t.test('the values come from the environment', async (t) => {
   t.equal(res.code, 0, res.err);
   t.match(res.out, 'bucket: "bucket-from-env"');
   t.match(res.out, /log-clickhouse[\s\S]*ttlDays: 7\n/);
+});
+
+t.test('scaled.yaml selects backends it loads: ClickHouse (or RELAY_USAGE_BACKEND) and S3', async (t) => {
+  const file = path.join(root, 'examples/config/scaled.yaml');
+  const res = await relayCheck(file, DUMMY_ENV);
+  t.match(res.out, 'usage backend: clickhouse\npayload backend: s3\n', 'not the file backend it does not load');
+  const postgres = await relayCheck(file, { ...DUMMY_ENV, RELAY_USAGE_BACKEND: 'postgres' });
+  t.match(postgres.out, 'usage backend: postgres\n');
+  const missing = await relayCheck(file, { ...DUMMY_ENV, RELAY_USAGE_BACKEND: 'file' });
+  t.equal(missing.code, 1, 'a backend the file does not load is refused');
+  t.match(missing.err, '/usageLogging/backend: the usage backend "file" is not loaded (loaded usage backends: clickhouse, postgres, valkey)');
+});
+
+t.test('the scaled setup marks the session cookie Secure by default, and trusts its load balancer', async (t) => {
+  const { config } = loadConfigFile(path.join(root, 'examples/config/scaled.yaml'), DUMMY_ENV);
+  t.equal(config.admin.secureCookies, true, 'secure by default');
+  t.equal(config.server.trustProxy, true);
+  const optedOut = loadConfigFile(path.join(root, 'examples/config/scaled.yaml'), { ...DUMMY_ENV, RELAY_SECURE_COOKIES: 'false' });
+  t.equal(optedOut.config.admin.secureCookies, false, 'RELAY_SECURE_COOKIES=false turns it off');
 });

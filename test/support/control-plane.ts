@@ -20,6 +20,8 @@ import { KeyHealth } from '../../core/pipeline/key-health.ts';
 import { Hooks } from '../../core/plugins/registry.ts';
 import { createListener } from '../../core/server/listeners.ts';
 import { SettingsStore } from '../../core/settings/store.ts';
+import { createOpenAIAdapter } from '../../plugins/vendor-openai/adapter.ts';
+import { DEFAULT_ANTHROPIC_VERSION, createAnthropicAdapter } from '../../plugins/vendor-anthropic/adapter.ts';
 
 export const ADMIN_URL = process.env.RELAY_TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 
@@ -70,7 +72,11 @@ export interface StartControlOptions {
   /** false: no RELAY_MASTER_KEY. A string: that key. Default: a fresh key. */
   masterKey?: string | false;
   adminToken?: string;
+  /** RELAY_METRICS_TOKEN (default: none). */
+  metricsToken?: string;
   config?: Partial<RelayConfig['admin']>;
+  /** server.* settings of the listener (e.g. trustProxy). */
+  server?: Partial<RelayConfig['server']>;
   control?: ControlPlaneOptions;
   /** Backend ids to load as no-op backends. Default usage [file, postgres], payload [file]. */
   usageBackends?: string[];
@@ -85,7 +91,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   const log = options.logStream
     ? pino({ level: 'trace' }, options.logStream)
     : pino({ level: process.env.RELAY_TEST_LOG ?? 'silent' });
-  const config = Value.Default(RelayConfigSchema, { admin: { ...options.config } }) as RelayConfig;
+  const config = Value.Default(RelayConfigSchema, { admin: { ...options.config }, server: { ...options.server } }) as RelayConfig;
   const masterKey = options.masterKey === false ? null : options.masterKey ?? generateMasterKey();
   const sealer = new Sealer(masterKey ? parseMasterKey(masterKey) : null);
   const db = new PostgresDatabase(options.databaseUrl, log);
@@ -100,6 +106,9 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   for (const id of options.usageBackends ?? ['file', 'postgres']) observer.addUsageBackend({ id, write: async () => undefined });
   for (const id of options.payloadBackends ?? ['file']) observer.addPayloadBackend({ id, write: async () => undefined });
   const hooks = new Hooks(observer);
+  // The two shipped vendor adapters: providers must name a loaded one.
+  hooks.addVendorAdapter(createOpenAIAdapter('openai'));
+  hooks.addVendorAdapter(createAnthropicAdapter('anthropic', DEFAULT_ANTHROPIC_VERSION));
   const health = new KeyHealth({ redis: null, log });
   const adminToken = options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const app = await createListener({
@@ -112,7 +121,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   options.beforeControl?.(app);
   await registerControlPlane(app, {
     config, log, db, store, sync, settings, sealer, hostKeyEnv: new HostKeyEnvironment(process.env), hooks, observer, health, metrics,
-    version: '0.0.0-test', adminToken, plugins: () => [],
+    version: '0.0.0-test', adminToken, metricsToken: options.metricsToken ?? null, plugins: () => [],
   }, options.control);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address() as { port: number };

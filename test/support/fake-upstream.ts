@@ -416,7 +416,7 @@ export const openai = {
       top_p: 1.0,
       truncation: 'disabled',
       // The real API also sends `"usage": null` before completion and `"user": null`; both are left
-      // out because OpenAI's published schema (reference/openai-openapi.yaml) does not allow null.
+      // out because OpenAI's published schema (test/fixtures/openai-openapi/) does not allow null.
       ...(done
         ? {
             usage: {

@@ -1,6 +1,6 @@
 // Validates values against component schemas of OpenAI's published OpenAPI description
-// (../shared/reference/openai-openapi.yaml). The document is parsed once per process; each
-// named schema is compiled on first use.
+// (test/fixtures/openai-openapi/, vendored with its MIT license so that a fresh clone's tests pass).
+// The document is parsed once per process; each named schema is compiled on first use.
 //
 // The description is OpenAPI 3.1 with some 3.0 leftovers: `nullable: true` is rewritten to
 // `anyOf [schema, null]`, and OpenAPI-only keywords (discriminator, x-*) are ignored. `oneOf`
@@ -12,7 +12,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
-const SPEC_PATH = fileURLToPath(new URL('../../../shared/reference/openai-openapi.yaml', import.meta.url));
+/** OpenAI's OpenAPI description, vendored inside the repository (never read from outside it). */
+export const OPENAI_OPENAPI_PATH = fileURLToPath(new URL('../fixtures/openai-openapi/openai-openapi.yaml', import.meta.url));
 const DOC_ID = 'openai-openapi';
 
 let ajv: Ajv2020 | null = null;
@@ -39,7 +40,7 @@ function rewriteNullable(node: unknown): unknown {
 
 function instance(): Ajv2020 {
   if (ajv) return ajv;
-  const doc = parse(readFileSync(SPEC_PATH, 'utf8')) as { components: { schemas: Record<string, unknown> } };
+  const doc = parse(readFileSync(OPENAI_OPENAPI_PATH, 'utf8')) as { components: { schemas: Record<string, unknown> } };
   const schemas = rewriteNullable(doc.components.schemas);
   const a = new Ajv2020({ strict: false, allErrors: false, validateFormats: true, discriminator: false });
   addFormats.default(a);

@@ -117,7 +117,7 @@ function TextInput(props: InputProps & { common: Record<string, unknown> }) {
       {unknown && (
         <p class="field-warning" id={`${id}-warning`} role="status">
           This instance has no adapter <code>{text.trim()}</code> loaded{loaded.length > 0 ? <> (it has <code>{loaded.join(', ')}</code>)</> : null}.
-          It can be saved, for instances that load it, but requests routed to this provider fail here.
+          Relay refuses it: add the plugin that provides it to the config first.
         </p>
       )}
     </>

@@ -16,7 +16,8 @@ export function HealthBadge({ health }: { health: HostKeyHealth | undefined }) {
     case 'half-open':
       return <Badge tone="amber" title={`The next request probes it${reason}`}>half-open</Badge>;
     case 'invalid':
-      return <Badge tone="red" title={`Relay cannot use this key${reason}`}>invalid</Badge>;
+      // The server's reason starts with "missing value" when this instance cannot read the key's value.
+      return <Badge tone="red" title={`Relay cannot use this key${reason}`}>{health.reason?.startsWith('missing value') ? 'missing value' : 'invalid'}</Badge>;
     case 'disabled':
       return <Badge tone="gray">disabled</Badge>;
   }
