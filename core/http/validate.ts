@@ -48,9 +48,23 @@ export function mostPreciseError(errors: Iterable<ValueError>): ValueError | nul
   };
   for (const e of errors) {
     consider(e);
-    if (e.type === ValueErrorType.Union) for (const variant of e.errors) for (const inner of variant) consider(inner);
+    if (e.type === ValueErrorType.Union) for (const inner of unionVariantErrors(e)) consider(inner);
   }
   return best;
+}
+
+const depth = (path: string) => (path === '' ? 0 : path.split('/').length - 1);
+
+/**
+ * The errors of a union's variants that the value does not contradict on a literal field (a
+ * discriminator such as `mode: "vertex"`): those say what is wrong in the variant meant. When
+ * the value contradicts every variant, only those literal fields are wrong.
+ */
+function unionVariantErrors(union: ValueError): ValueError[] {
+  const variants = union.errors.map((variant) => [...variant]);
+  const isDiscriminator = (e: ValueError) => e.type === ValueErrorType.Literal && depth(e.path) === depth(union.path) + 1;
+  const meant = variants.filter((errors) => !errors.some(isDiscriminator));
+  return meant.length > 0 ? meant.flat() : variants.flat().filter(isDiscriminator);
 }
 
 /** Returns the first problem as `{ pointer, message }`, or null when valid. */

@@ -1,18 +1,14 @@
-// The Gemini adapter: POST {baseUrl}/models/{model}:generateContent for JSON answers and
-// :streamGenerateContent?alt=sse for streams, the host key in `x-goog-api-key`.
+// The Google adapter for Gemini models: the Gemini API (the host key, an API key, in
+// x-goog-api-key) or Vertex AI (an OAuth token from a service-account key or workload
+// identity), chosen by the host's spec.options.mode. Both speak generateContent and
+// streamGenerateContent?alt=sse; every client shape reaches them through the canonical shape.
 import { Readable } from 'node:stream';
-import { joinUrl, sendUpstream, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from 'relay-gateway';
+import { sendUpstream, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
+import type { VertexTokens } from './access-token.ts';
 import { GEMINI_SHAPE, geminiTranslation, isInvalidApiKey, parseGeminiError, type SchemaDialect } from './codec/index.ts';
-
-/** `models/gemini-2.5-flash` and `gemini-2.5-flash` name the same model. */
-export function modelPath(upstreamModel: string): string {
-  const name = upstreamModel.replace(/^models\//, '');
-  return `/models/${encodeURIComponent(name)}`;
-}
-
-export function endpointFor(baseUrl: string, upstreamModel: string, stream: boolean): string {
-  return joinUrl(baseUrl, modelPath(upstreamModel)) + (stream ? ':streamGenerateContent?alt=sse' : ':generateContent');
-}
+import { geminiApiUrl, vertexUrl } from './endpoints.ts';
+import { GoogleHostOptions, isVertex } from './host-options.ts';
+import { sendToVertex } from './vertex-send.ts';
 
 async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -21,7 +17,7 @@ async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
 }
 
 /**
- * Gemini answers a wrong API key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID). It is
+ * The Gemini API answers a wrong API key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID):
  * reported as 401, so that the pipeline marks the host key invalid and fails over, as it does
  * for vendors that say 401. Other 400 bodies are handed on unchanged.
  */
@@ -32,22 +28,28 @@ async function withKeyRefusalAs401(res: UpstreamResponse): Promise<UpstreamRespo
   return { status, headers: res.headers, body: Readable.from([bytes]) };
 }
 
-export interface GeminiAdapterOptions {
+export interface GoogleAdapterOptions {
   id: string;
   schemaDialect: SchemaDialect;
+  tokens: VertexTokens;
 }
 
-export function createGeminiAdapter(options: GeminiAdapterOptions): VendorAdapter {
+export function createGoogleAdapter(options: GoogleAdapterOptions): VendorAdapter {
   return {
     id: options.id,
     shapes: [GEMINI_SHAPE],
+    hostOptions: GoogleHostOptions,
     translationShape: (routeShapes) => (routeShapes.includes(GEMINI_SHAPE) ? GEMINI_SHAPE : null),
     async send(req: UpstreamRequest) {
-      if (req.shape !== GEMINI_SHAPE) throw new Error(`the gemini adapter does not speak ${req.shape}`);
+      if (req.shape !== GEMINI_SHAPE) throw new Error(`the google adapter does not speak ${req.shape}`);
       const host = req.route.host.spec;
+      const hostOptions = host.options;
+      if (isVertex(hostOptions)) {
+        return sendToVertex(req, vertexUrl(host.baseUrl, hostOptions, 'google', req.route.upstreamModel, req.stream), req.body, options.tokens, hostOptions);
+      }
       const headers: Record<string, string> = { ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json' };
       if (req.credential !== null) headers['x-goog-api-key'] = req.credential;
-      const res = await sendUpstream(req, endpointFor(host.baseUrl, req.route.upstreamModel, req.stream), {
+      const res = await sendUpstream(req, geminiApiUrl(host.baseUrl, req.route.upstreamModel, req.stream), {
         headers, body: req.body, timeoutMs: host.timeoutMs,
       });
       return withKeyRefusalAs401(res);

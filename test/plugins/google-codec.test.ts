@@ -1,14 +1,19 @@
-// The Gemini codec on its own (no Relay): canonical -> generateContent request, answers and
-// SSE frames -> canonical, errors, usage; and the adapter's send against the fake upstream.
+// The vendor-google codec on its own (no Relay): canonical -> generateContent request, answers
+// and SSE frames -> canonical, errors, usage; and the adapters' send against the fake Google
+// upstream: the Gemini API's key, Vertex AI's OAuth tokens (a service-account key exchanged at a
+// token endpoint that verifies the assertion's signature), Claude on Vertex's rawPredict body.
 import t from 'tap';
-import type { CanonicalRequest, Route, StreamEvent } from 'relay-gateway';
-import { createTestUpstreamClient } from 'relay-gateway/testing';
-import { createGeminiAdapter, endpointFor } from '../adapter.ts';
-import { GEMINI_REQUEST_DROPPED, decodeGeminiError, decodeGeminiResponse, encodeGeminiRequest, geminiStreamDecoder, usageFromGemini } from '../codec/index.ts';
-import { startFakeGemini } from './fake-gemini.ts';
+import type { CanonicalRequest, Route, StreamEvent } from '../../core/plugin-api.ts';
+import { createTestUpstreamClient } from '../../core/testing.ts';
+import { VertexTokens } from '../../plugins/vendor-google/access-token.ts';
+import { createGoogleAdapter } from '../../plugins/vendor-google/adapter.ts';
+import { geminiApiUrl, vertexUrl } from '../../plugins/vendor-google/endpoints.ts';
+import { createVertexAnthropicAdapter } from '../../plugins/vendor-google/vertex-anthropic.ts';
+import { GEMINI_REQUEST_DROPPED, decodeGeminiError, decodeGeminiResponse, encodeGeminiRequest, geminiStreamDecoder, usageFromGemini } from '../../plugins/vendor-google/codec/index.ts';
+import { serviceAccountKey, startFakeGoogle } from '../support/fake-google.ts';
 
-const route = (upstreamModel = 'gemini-2.5-flash', baseUrl = 'http://127.0.0.1:1/v1beta'): Route =>
-  ({ upstreamModel, host: { spec: { baseUrl, timeoutMs: 5_000 } } }) as unknown as Route;
+const route = (upstreamModel = 'gemini-2.5-flash', baseUrl = 'http://127.0.0.1:1/v1beta', options?: Record<string, unknown>): Route =>
+  ({ upstreamModel, host: { metadata: { slug: 'google-host' }, spec: { baseUrl, timeoutMs: 5_000, ...(options ? { options } : {}) } } }) as unknown as Route;
 
 t.test('request: system, roles, tools, tool results by name, generation config', async (t) => {
   const request: CanonicalRequest = {
@@ -131,11 +136,11 @@ t.test('errors keep the message and map the status', async (t) => {
 });
 
 t.test('send: the model in the URL, the key in x-goog-api-key, a refused key reported as 401', async (t) => {
-  const fake = await startFakeGemini({ apiKey: 'good-key', text: 'ok' });
+  const fake = await startFakeGoogle({ apiKey: 'good-key', text: 'ok' });
   t.teardown(() => fake.close());
-  t.equal(endpointFor('https://generativelanguage.googleapis.com/v1beta/', 'models/gemini-2.5-pro', true),
+  t.equal(geminiApiUrl('https://generativelanguage.googleapis.com/v1beta/', 'models/gemini-2.5-pro', true),
     'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
-  const adapter = createGeminiAdapter({ id: 'gemini', schemaDialect: 'json-schema' });
+  const adapter = createGoogleAdapter({ id: 'google', schemaDialect: 'json-schema', tokens: new VertexTokens() });
   const r = route('gemini-2.5-flash', `${fake.url}/v1beta`);
   const hi: CanonicalRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
   const body = JSON.stringify(encodeGeminiRequest(hi, 'json-schema'));
@@ -151,6 +156,84 @@ t.test('send: the model in the URL, the key in x-goog-api-key, a refused key rep
   const refused = await call('bad-key');
   t.equal(refused.status, 401, "Google's 400 API_KEY_INVALID becomes 401, so the key is marked invalid and Relay fails over");
   t.match(adapter.decodeError('gemini.generate', 401, await readText(refused.body)), { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: /API key not valid/ });
+});
+
+t.test('Vertex URLs: the project, location, publisher and method', async (t) => {
+  const vertex = { mode: 'vertex' as const, project: 'acme-prod', location: 'europe-west4' };
+  t.equal(vertexUrl('https://europe-west4-aiplatform.googleapis.com/v1', vertex, 'google', 'publishers/google/models/gemini-2.5-pro', true),
+    'https://europe-west4-aiplatform.googleapis.com/v1/projects/acme-prod/locations/europe-west4/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
+  t.equal(vertexUrl('https://aiplatform.googleapis.com/v1/', { ...vertex, location: 'global' }, 'anthropic', 'claude-sonnet-4-5@20250929', false),
+    'https://aiplatform.googleapis.com/v1/projects/acme-prod/locations/global/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict');
+});
+
+t.test('Vertex send: a service-account token, cached, refreshed when Vertex refuses it', async (t) => {
+  const account = serviceAccountKey();
+  const forged = serviceAccountKey(account.clientEmail); // the same account, a key Google does not know
+  const fake = await startFakeGoogle({ serviceAccounts: [account], text: 'from vertex' });
+  t.teardown(() => fake.close());
+  const options = { mode: 'vertex', project: 'acme', location: 'us-central1', tokenUrl: `${fake.url}/token` };
+  const tokens = new VertexTokens();
+  const adapter = createGoogleAdapter({ id: 'google', schemaDialect: 'json-schema', tokens });
+  const r = route('gemini-2.5-pro', `${fake.url}/v1`, options);
+  const hi: CanonicalRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
+  const body = JSON.stringify(encodeGeminiRequest(hi, 'json-schema'));
+  const client = createTestUpstreamClient();
+  t.teardown(() => client.close());
+  const call = (credential: string) => adapter.send({ route: r, shape: 'gemini.generate', body, headers: {}, credential, stream: false, signal: AbortSignal.timeout(10_000), client });
+
+  const first = await call(account.json);
+  t.equal(first.status, 200, await readText(first.body));
+  t.equal(fake.requests[0]!.path, '/v1/projects/acme/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent');
+  t.match(fake.requests[0]!.headers.authorization, /^Bearer ya29\.fake-/);
+  t.notOk(fake.requests[0]!.headers['x-goog-api-key'], 'no API key on Vertex');
+  t.same(fake.tokenRequests, [{ accepted: true, iss: account.clientEmail }], 'one token, for a verified assertion');
+
+  t.equal((await call(account.json)).status, 200);
+  t.equal(fake.tokenRequests.length, 1, 'the token is cached');
+
+  fake.expireTokens();
+  const refreshed = await call(account.json);
+  t.equal(refreshed.status, 200, 'Vertex refused the expired token; a new one was fetched and the request sent again');
+  t.equal(fake.tokenRequests.length, 2);
+  t.equal(fake.requests.at(-2)!.headers.authorization !== fake.requests.at(-1)!.headers.authorization, true, 'with the new token');
+
+  const refused = await call(forged.json);
+  t.equal(refused.status, 401, 'an assertion Google cannot verify: the host key is refused (the pipeline fails over)');
+  const error = adapter.decodeError('gemini.generate', 401, await readText(refused.body));
+  t.match(error, { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: /token endpoint refused the service account.*invalid_grant.*Invalid JWT Signature/ });
+  t.notMatch(error.message, /PRIVATE KEY/, 'the key is never in the message');
+
+  const notJson = await call('AIza-not-a-service-account');
+  t.equal(notJson.status, 401);
+  t.match(await readText(notJson.body), /not a service-account JSON key/);
+  t.notMatch(await readText((await call('{"type":"authorized_user","client_id":"x"}')).body), /client_id/, 'the credential is not echoed');
+});
+
+t.test('Claude on Vertex: rawPredict with anthropic_version, the model in the URL, usage and errors', async (t) => {
+  const account = serviceAccountKey();
+  const fake = await startFakeGoogle({ serviceAccounts: [account], text: 'claude on vertex', usage: { promptTokenCount: 12, candidatesTokenCount: 4, cachedContentTokenCount: 3 } });
+  t.teardown(() => fake.close());
+  const adapter = createVertexAnthropicAdapter('vertex-anthropic', new VertexTokens());
+  const r = route('claude-sonnet-4-5@20250929', `${fake.url}/v1`, { mode: 'vertex', project: 'acme', location: 'us-east5', tokenUrl: `${fake.url}/token` });
+  const client = createTestUpstreamClient();
+  t.teardown(() => client.close());
+  const body = JSON.stringify({ model: 'claude-sonnet-4-5@20250929', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] });
+  const res = await adapter.send({ route: r, shape: 'anthropic.messages', body, headers: { 'anthropic-beta': 'x' }, credential: account.json, stream: false, signal: AbortSignal.timeout(10_000), client });
+  const json = JSON.parse(await readText(res.body));
+  t.equal(res.status, 200, JSON.stringify(json));
+  const sent = fake.requests.at(-1)!;
+  t.equal(sent.path, '/v1/projects/acme/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict');
+  t.same(sent.json, { anthropic_version: 'vertex-2023-10-16', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(sent.headers['anthropic-beta'], 'x', 'client headers are forwarded');
+  t.same(adapter.usageFromBody('anthropic.messages', json), { input_tokens: 15, output_tokens: 4, cache_read_tokens: 3, cache_write_tokens: 0, reasoning_tokens: 0 });
+  t.equal(adapter.translationShape(['anthropic.messages'], 'openai.chat'), null, 'other client shapes are not routed here');
+
+  const counted = await adapter.send({ route: r, shape: 'anthropic.count_tokens', body, headers: {}, credential: account.json, stream: false, signal: AbortSignal.timeout(10_000), client });
+  t.same(JSON.parse(await readText(counted.body)), { input_tokens: 21 });
+  t.match(fake.requests.at(-1)!, { path: /\/publishers\/anthropic\/models\/count-tokens:rawPredict$/, json: { model: 'claude-sonnet-4-5@20250929' } });
+
+  t.match(adapter.decodeError('anthropic.messages', 429, JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } })), { code: 'RELAY_ERR_RATE_LIMITED', message: 'slow down' });
+  t.match(adapter.decodeError('anthropic.messages', 403, JSON.stringify({ error: { code: 403, message: 'Permission denied on resource project acme.', status: 'PERMISSION_DENIED' } })), { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: /Permission denied/ });
 });
 
 async function readText(body: AsyncIterable<unknown>): Promise<string> {
