@@ -22,6 +22,8 @@ export const GEMINI_REQUEST_DROPPED = {
   'refusal parts in history': 'sent as text',
   'position of system messages inside the conversation': 'appended to systemInstruction',
   'stop sequences beyond the fifth': 'Gemini accepts at most five',
+  'tool strict flag': 'no Gemini field (function declarations have no strict mode)',
+  'reasoning effort with a budget': 'Gemini takes one thinkingBudget: an explicit budget_tokens wins over the effort',
   'custom tools': 'sent as a function with one string parameter "input" (the plugin API\'s custom-tool helpers)',
 } as const;
 
