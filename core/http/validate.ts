@@ -41,15 +41,15 @@ const TYPE_MISMATCH = new Set<ValueErrorType>([
  * a list of 6,000 ids against '*' | id[] says the list is too long, not that it is no union.
  */
 export function mostPreciseError(errors: Iterable<ValueError>): ValueError | null {
-  const rank = (e: ValueError) => (e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties ? 2 : TYPE_MISMATCH.has(e.type) ? 0 : 1);
+  // A union's own error ranks last: its variants' errors at the same path say more.
+  const rank = (e: ValueError) => (e.type === ValueErrorType.Union ? -1
+    : e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties ? 2 : TYPE_MISMATCH.has(e.type) ? 0 : 1);
   let best: ValueError | null = null;
   const consider = (e: ValueError) => {
     if (!best || e.path.length > best.path.length || (e.path.length === best.path.length && rank(e) > rank(best))) best = e;
-  };
-  for (const e of errors) {
-    consider(e);
     if (e.type === ValueErrorType.Union) for (const inner of unionVariantErrors(e)) consider(inner);
-  }
+  };
+  for (const e of errors) consider(e);
   return best;
 }
 

@@ -7,7 +7,7 @@ import { sendUpstream, type UpstreamRequest, type UpstreamResponse, type VendorA
 import type { VertexTokens } from './access-token.ts';
 import { GEMINI_SHAPE, geminiTranslation, isInvalidApiKey, parseGeminiError, type SchemaDialect } from './codec/index.ts';
 import { geminiApiUrl, vertexUrl } from './endpoints.ts';
-import { GoogleHostOptions, isVertex } from './host-options.ts';
+import { googleHostOptions, isVertex } from './host-options.ts';
 import { sendToVertex } from './vertex-send.ts';
 
 async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
@@ -32,13 +32,15 @@ export interface GoogleAdapterOptions {
   id: string;
   schemaDialect: SchemaDialect;
   tokens: VertexTokens;
+  /** Whether hosts may use the machine's own Google credentials (the config's choice, not the catalog's). */
+  workloadIdentity: boolean;
 }
 
 export function createGoogleAdapter(options: GoogleAdapterOptions): VendorAdapter {
   return {
     id: options.id,
     shapes: [GEMINI_SHAPE],
-    hostOptions: GoogleHostOptions,
+    hostOptions: googleHostOptions(options.workloadIdentity),
     translationShape: (routeShapes) => (routeShapes.includes(GEMINI_SHAPE) ? GEMINI_SHAPE : null),
     async send(req: UpstreamRequest) {
       if (req.shape !== GEMINI_SHAPE) throw new Error(`the google adapter does not speak ${req.shape}`);

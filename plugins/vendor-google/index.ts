@@ -14,11 +14,15 @@ export default definePlugin({
       default: 'json-schema',
       description: 'json-schema: parametersJsonSchema/responseJsonSchema; openapi: parameters/responseSchema (the OpenAPI subset; unknown keywords removed).',
     }),
+    workloadIdentity: Type.Boolean({
+      default: false,
+      description: "Let Vertex hosts use the machine's own Google credentials (spec.options.auth: workload-identity). Off by default: whoever edits the catalog chooses a host's base URL, and would otherwise be sent this machine's tokens.",
+    }),
   }, { additionalProperties: false }),
   register(relay, options) {
     // One token cache for both adapters: a service account serving Gemini and Claude fetches one token.
     const tokens = new VertexTokens();
-    relay.hooks.addVendorAdapter(createGoogleAdapter({ id: options.id, schemaDialect: options.schemaDialect, tokens }));
-    relay.hooks.addVendorAdapter(createVertexAnthropicAdapter(options.vertexAnthropicId, tokens));
+    relay.hooks.addVendorAdapter(createGoogleAdapter({ id: options.id, schemaDialect: options.schemaDialect, tokens, workloadIdentity: options.workloadIdentity }));
+    relay.hooks.addVendorAdapter(createVertexAnthropicAdapter(options.vertexAnthropicId, tokens, options.workloadIdentity));
   },
 });

@@ -6,7 +6,7 @@
 import { RelayError, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
 import type { VertexTokens } from './access-token.ts';
 import { vertexUrl } from './endpoints.ts';
-import { VertexAnthropicHostOptions, isVertex } from './host-options.ts';
+import { isVertex, vertexOptions } from './host-options.ts';
 import { decodeMessagesError, messagesStreamInspector, usageFromMessages } from './messages-tap.ts';
 import { refusedResponse, sendToVertex } from './vertex-send.ts';
 
@@ -24,11 +24,11 @@ function notTranslated(): never {
   throw new RelayError('RELAY_ERR_INTERNAL', 'Claude on Vertex is passed through only; it has no translation');
 }
 
-export function createVertexAnthropicAdapter(id: string, tokens: VertexTokens): VendorAdapter {
+export function createVertexAnthropicAdapter(id: string, tokens: VertexTokens, workloadIdentity: boolean): VendorAdapter {
   return {
     id,
     shapes: SHAPES,
-    hostOptions: VertexAnthropicHostOptions,
+    hostOptions: vertexOptions(workloadIdentity),
     translationShape: () => null,
     async send(req: UpstreamRequest) {
       if (!SHAPES.includes(req.shape)) throw new Error(`the ${id} adapter does not speak ${req.shape}`);

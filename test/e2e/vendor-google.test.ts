@@ -70,6 +70,9 @@ t.test('host options are checked on write: a 400 naming the option', async (t) =
   const claudeWithoutVertex = await host(vertexClaude.providerId, {});
   t.equal(claudeWithoutVertex.status, 400, 'Claude on Vertex needs the Vertex options');
   t.match(claudeWithoutVertex.body.error.field, /^\/spec\/options/);
+  const ambient = await host(vertexGemini.providerId, { mode: 'vertex', project: 'acme', location: 'us-central1', auth: 'workload-identity' });
+  t.equal(ambient.status, 400, "the machine's own Google credentials only when the config allows them (plugin option workloadIdentity)");
+  t.match(ambient.body.error, { field: '/spec/options/auth' });
   const unknown = await host(vertexGemini.providerId, { mode: 'vertex', project: 'acme', location: 'us-central1', region: 'x' });
   t.match(unknown.body.error, { field: '/spec/options/region', message: /unknown field/ });
 });

@@ -140,7 +140,7 @@ t.test('send: the model in the URL, the key in x-goog-api-key, a refused key rep
   t.teardown(() => fake.close());
   t.equal(geminiApiUrl('https://generativelanguage.googleapis.com/v1beta/', 'models/gemini-2.5-pro', true),
     'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
-  const adapter = createGoogleAdapter({ id: 'google', schemaDialect: 'json-schema', tokens: new VertexTokens() });
+  const adapter = createGoogleAdapter({ id: 'google', schemaDialect: 'json-schema', tokens: new VertexTokens(), workloadIdentity: false });
   const r = route('gemini-2.5-flash', `${fake.url}/v1beta`);
   const hi: CanonicalRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
   const body = JSON.stringify(encodeGeminiRequest(hi, 'json-schema'));
@@ -173,7 +173,7 @@ t.test('Vertex send: a service-account token, cached, refreshed when Vertex refu
   t.teardown(() => fake.close());
   const options = { mode: 'vertex', project: 'acme', location: 'us-central1', tokenUrl: `${fake.url}/token` };
   const tokens = new VertexTokens();
-  const adapter = createGoogleAdapter({ id: 'google', schemaDialect: 'json-schema', tokens });
+  const adapter = createGoogleAdapter({ id: 'google', schemaDialect: 'json-schema', tokens, workloadIdentity: false });
   const r = route('gemini-2.5-pro', `${fake.url}/v1`, options);
   const hi: CanonicalRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
   const body = JSON.stringify(encodeGeminiRequest(hi, 'json-schema'));
@@ -213,7 +213,7 @@ t.test('Claude on Vertex: rawPredict with anthropic_version, the model in the UR
   const account = serviceAccountKey();
   const fake = await startFakeGoogle({ serviceAccounts: [account], text: 'claude on vertex', usage: { promptTokenCount: 12, candidatesTokenCount: 4, cachedContentTokenCount: 3 } });
   t.teardown(() => fake.close());
-  const adapter = createVertexAnthropicAdapter('vertex-anthropic', new VertexTokens());
+  const adapter = createVertexAnthropicAdapter('vertex-anthropic', new VertexTokens(), false);
   const r = route('claude-sonnet-4-5@20250929', `${fake.url}/v1`, { mode: 'vertex', project: 'acme', location: 'us-east5', tokenUrl: `${fake.url}/token` });
   const client = createTestUpstreamClient();
   t.teardown(() => client.close());
@@ -241,3 +241,12 @@ async function readText(body: AsyncIterable<unknown>): Promise<string> {
   for await (const c of body) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
+
+t.test('host options: workload identity only when the plugin allows it', async (t) => {
+  const { firstProblem } = await import('../../core/http/validate.ts');
+  const { googleHostOptions } = await import('../../plugins/vendor-google/host-options.ts');
+  const ambient = { mode: 'vertex', project: 'acme', location: 'us-central1', auth: 'workload-identity' };
+  t.match(firstProblem(googleHostOptions(false), ambient), { pointer: '/auth' });
+  t.equal(firstProblem(googleHostOptions(true), ambient), null);
+  t.equal(firstProblem(googleHostOptions(false), {}), null, 'the Gemini API needs no options');
+});
