@@ -250,3 +250,25 @@ t.test('host options: workload identity only when the plugin allows it', async (
   t.equal(firstProblem(googleHostOptions(true), ambient), null);
   t.equal(firstProblem(googleHostOptions(false), {}), null, 'the Gemini API needs no options');
 });
+
+t.test('Vertex tokens: refreshed before they expire; an unreachable token endpoint is a network failure', async (t) => {
+  const { refusingUrl } = await import('../support/fake-upstream.ts');
+  const account = serviceAccountKey();
+  // 60 s tokens are inside the library's 5-minute refresh margin: each call fetches a fresh one.
+  const fake = await startFakeGoogle({ serviceAccounts: [account], tokenLifetimeS: 60 });
+  t.teardown(() => fake.close());
+  const client = createTestUpstreamClient();
+  t.teardown(() => client.close());
+  const hi: CanonicalRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
+  const body = JSON.stringify(encodeGeminiRequest(hi, 'json-schema'));
+  const send = (tokenUrl: string) => {
+    const adapter = createGoogleAdapter({ id: 'google', schemaDialect: 'json-schema', tokens, workloadIdentity: false });
+    const r = route('gemini-2.5-pro', `${fake.url}/v1`, { mode: 'vertex', project: 'acme', location: 'us-central1', tokenUrl });
+    return adapter.send({ route: r, shape: 'gemini.generate', body, headers: {}, credential: account.json, stream: false, signal: AbortSignal.timeout(10_000), client });
+  };
+  const tokens = new VertexTokens();
+  t.equal((await send(`${fake.url}/token`)).status, 200);
+  t.equal((await send(`${fake.url}/token`)).status, 200);
+  t.equal(fake.tokenRequests.filter((r) => r.accepted).length, 2, 'a token near its expiry is replaced before it is used');
+  await t.rejects(send(await refusingUrl()), 'no answer from the token endpoint: send rejects, so the pipeline fails over as for any unreachable upstream');
+});
