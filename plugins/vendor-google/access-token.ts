@@ -64,12 +64,16 @@ export class VertexTokens {
   private readonly clients = new Map<string, TokenSource>();
   private workloadIdentity: TokenSource | null = null;
 
+  /** `allowWorkloadIdentity`: the plugin's option, checked here too for hosts written before it was turned off. */
+  constructor(private readonly allowWorkloadIdentity = false) {}
+
   private cacheKey(credential: string, options: VertexOptions): string {
     return `${createHash('sha256').update(credential).digest('hex')} ${options.tokenUrl ?? ''}`;
   }
 
   private sourceFor(credential: string | null, options: VertexOptions): TokenSource | string {
     if (options.auth === 'workload-identity') {
+      if (!this.allowWorkloadIdentity) return "workload identity is off (the vendor-google option workloadIdentity)";
       if (!this.workloadIdentity) {
         const auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM] });
         this.workloadIdentity = { getAccessToken: async () => ({ token: await auth.getAccessToken() }) };

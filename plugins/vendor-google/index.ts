@@ -21,7 +21,7 @@ export default definePlugin({
   }, { additionalProperties: false }),
   register(relay, options) {
     // One token cache for both adapters: a service account serving Gemini and Claude fetches one token.
-    const tokens = new VertexTokens();
+    const tokens = new VertexTokens(options.workloadIdentity);
     relay.hooks.addVendorAdapter(createGoogleAdapter({ id: options.id, schemaDialect: options.schemaDialect, tokens, workloadIdentity: options.workloadIdentity }));
     relay.hooks.addVendorAdapter(createVertexAnthropicAdapter(options.vertexAnthropicId, tokens, options.workloadIdentity));
   },

@@ -272,3 +272,9 @@ t.test('Vertex tokens: refreshed before they expire; an unreachable token endpoi
   t.equal(fake.tokenRequests.filter((r) => r.accepted).length, 2, 'a token near its expiry is replaced before it is used');
   await t.rejects(send(await refusingUrl()), 'no answer from the token endpoint: send rejects, so the pipeline fails over as for any unreachable upstream');
 });
+
+t.test('a host stored with workload identity is refused once the option is off', async (t) => {
+  const tokens = new VertexTokens(false);
+  const result = await tokens.token('unused', { mode: 'vertex', project: 'acme', location: 'us-central1', auth: 'workload-identity' });
+  t.same(result, { ok: false, message: 'workload identity is off (the vendor-google option workloadIdentity)' });
+});
