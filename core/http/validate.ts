@@ -41,16 +41,30 @@ const TYPE_MISMATCH = new Set<ValueErrorType>([
  * a list of 6,000 ids against '*' | id[] says the list is too long, not that it is no union.
  */
 export function mostPreciseError(errors: Iterable<ValueError>): ValueError | null {
-  const rank = (e: ValueError) => (e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties ? 2 : TYPE_MISMATCH.has(e.type) ? 0 : 1);
+  // A union's own error ranks last: its variants' errors at the same path say more.
+  const rank = (e: ValueError) => (e.type === ValueErrorType.Union ? -1
+    : e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties ? 2 : TYPE_MISMATCH.has(e.type) ? 0 : 1);
   let best: ValueError | null = null;
   const consider = (e: ValueError) => {
     if (!best || e.path.length > best.path.length || (e.path.length === best.path.length && rank(e) > rank(best))) best = e;
+    if (e.type === ValueErrorType.Union) for (const inner of unionVariantErrors(e)) consider(inner);
   };
-  for (const e of errors) {
-    consider(e);
-    if (e.type === ValueErrorType.Union) for (const variant of e.errors) for (const inner of variant) consider(inner);
-  }
+  for (const e of errors) consider(e);
   return best;
+}
+
+const depth = (path: string) => (path === '' ? 0 : path.split('/').length - 1);
+
+/**
+ * The errors of a union's variants that the value does not contradict on a literal field (a
+ * discriminator such as `mode: "vertex"`): those say what is wrong in the variant meant. When
+ * the value contradicts every variant, only those literal fields are wrong.
+ */
+function unionVariantErrors(union: ValueError): ValueError[] {
+  const variants = union.errors.map((variant) => [...variant]);
+  const isDiscriminator = (e: ValueError) => e.type === ValueErrorType.Literal && depth(e.path) === depth(union.path) + 1;
+  const meant = variants.filter((errors) => !errors.some(isDiscriminator));
+  return meant.length > 0 ? meant.flat() : variants.flat().filter(isDiscriminator);
 }
 
 /** Returns the first problem as `{ pointer, message }`, or null when valid. */

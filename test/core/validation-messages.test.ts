@@ -19,3 +19,18 @@ t.test('unknown and missing fields, and constraints, come first at one path', as
   t.same(firstProblem(Spec, { name: 'x' }), { pointer: '/modelIds', message: 'is required' });
   t.same(firstProblem(Spec, { modelIds: '*', name: 'toolong' }), { pointer: '/name', message: 'expected string length less or equal to 5' });
 });
+
+// Host options of a vendor with two modes (vendor-google): a union discriminated by `mode`.
+const Modes = Type.Union([
+  Type.Object({ mode: Type.Optional(Type.Literal('gemini')) }, { additionalProperties: false }),
+  Type.Object({ mode: Type.Literal('vertex'), project: Type.String({ pattern: '^[a-z]+$' }), location: Type.String() }, { additionalProperties: false }),
+]);
+
+t.test('a discriminated union names what is wrong in the variant its literal field picks', async (t) => {
+  t.same(firstProblem(Modes, { mode: 'vertex', project: 'Acme!', location: 'x' }), { pointer: '/project', message: "expected string to match '^[a-z]+$'" },
+    'not "unknown field /location" from the gemini variant');
+  t.same(firstProblem(Modes, { mode: 'vertex', project: 'acme' }), { pointer: '/location', message: 'is required' });
+  t.same(firstProblem(Modes, { mode: 'gemini', project: 'acme' }), { pointer: '/project', message: 'unknown field' });
+  t.match(firstProblem(Modes, { mode: 'cloud' }), { pointer: '/mode' }, 'a value no variant has: the literal field itself');
+  t.same(firstProblem(Modes, {}), null);
+});

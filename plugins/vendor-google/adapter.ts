@@ -1,0 +1,61 @@
+// The Google adapter for Gemini models: the Gemini API (the host key, an API key, in
+// x-goog-api-key) or Vertex AI (an OAuth token from a service-account key or workload
+// identity), chosen by the host's spec.options.mode. Both speak generateContent and
+// streamGenerateContent?alt=sse; every client shape reaches them through the canonical shape.
+import { Readable } from 'node:stream';
+import { sendUpstream, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
+import type { VertexTokens } from './access-token.ts';
+import { GEMINI_SHAPE, geminiTranslation, isInvalidApiKey, parseGeminiError, type SchemaDialect } from './codec/index.ts';
+import { geminiApiUrl, vertexUrl } from './endpoints.ts';
+import { googleHostOptions, isVertex } from './host-options.ts';
+import { sendToVertex } from './vertex-send.ts';
+
+async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The Gemini API answers a wrong API key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID):
+ * reported as 401, so that the pipeline marks the host key invalid and fails over, as it does
+ * for vendors that say 401. Other 400 bodies are handed on unchanged.
+ */
+async function withKeyRefusalAs401(res: UpstreamResponse): Promise<UpstreamResponse> {
+  if (res.status !== 400) return res;
+  const bytes = await readAll(res.body);
+  const status = isInvalidApiKey(parseGeminiError(bytes.toString('utf8'))) ? 401 : 400;
+  return { status, headers: res.headers, body: Readable.from([bytes]) };
+}
+
+export interface GoogleAdapterOptions {
+  id: string;
+  schemaDialect: SchemaDialect;
+  tokens: VertexTokens;
+  /** Whether hosts may use the machine's own Google credentials (the config's choice, not the catalog's). */
+  workloadIdentity: boolean;
+}
+
+export function createGoogleAdapter(options: GoogleAdapterOptions): VendorAdapter {
+  return {
+    id: options.id,
+    shapes: [GEMINI_SHAPE],
+    hostOptions: googleHostOptions(options.workloadIdentity),
+    translationShape: (routeShapes) => (routeShapes.includes(GEMINI_SHAPE) ? GEMINI_SHAPE : null),
+    async send(req: UpstreamRequest) {
+      if (req.shape !== GEMINI_SHAPE) throw new Error(`the google adapter does not speak ${req.shape}`);
+      const host = req.route.host.spec;
+      const hostOptions = host.options;
+      if (isVertex(hostOptions)) {
+        return sendToVertex(req, vertexUrl(host.baseUrl, hostOptions, 'google', req.route.upstreamModel, req.stream), req.body, options.tokens, hostOptions);
+      }
+      const headers: Record<string, string> = { ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json' };
+      if (req.credential !== null) headers['x-goog-api-key'] = req.credential;
+      const res = await sendUpstream(req, geminiApiUrl(host.baseUrl, req.route.upstreamModel, req.stream), {
+        headers, body: req.body, timeoutMs: host.timeoutMs,
+      });
+      return withKeyRefusalAs401(res);
+    },
+    ...geminiTranslation(options.schemaDialect),
+  };
+}

@@ -1,0 +1,174 @@
+// Canonical request -> Gemini generateContent request (Relay speaking to the upstream).
+// The model is not in the body: it is part of the URL (see adapter.ts).
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import { schemaFields, schemaFor, type SchemaDialect } from './schema-dialect.ts';
+import { thinkingConfigFor } from './thinking.ts';
+import type { GeminiContent, GeminiPart } from './wire.ts';
+
+/** Origin of reasoning parts Gemini produced (see ReasoningPart.origin). */
+export const GEMINI_ORIGIN = 'gemini';
+
+/** What the request encoder drops or changes, and why (tested in test/codec.test.ts). */
+export const GEMINI_REQUEST_DROPPED = {
+  'tool call ids': 'Gemini pairs a functionResponse with its functionCall by name and order; ids are not sent',
+  'reasoning text': 'thought summaries are not sent back; only the signature of Gemini\'s own thinking is',
+  'reasoning from another origin': 'Gemini cannot read other vendors\' signed or encrypted reasoning',
+  parallel_tool_calls: 'no Gemini field',
+  'response_format json_schema name, description and strict': 'responseJsonSchema carries only the schema',
+  'image detail': 'no Gemini field',
+  metadata: 'no Gemini field',
+  user: 'no Gemini field',
+  'refusal parts in history': 'sent as text',
+  'position of system messages inside the conversation': 'appended to systemInstruction',
+  'stop sequences beyond the fifth': 'Gemini accepts at most five',
+  'tool strict flag': 'no Gemini field (function declarations have no strict mode)',
+  'reasoning effort with a budget': 'Gemini takes one thinkingBudget: an explicit budget_tokens wins over the effort',
+  'custom tools': 'sent as a function with one string parameter "input" (the plugin API\'s custom-tool helpers)',
+} as const;
+
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', heic: 'image/heic' };
+
+function image(part: ImagePart): GeminiPart {
+  if (part.source.type === 'base64') return { inlineData: { mimeType: part.source.media_type, data: part.source.data } };
+  const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(part.source.url)?.[1]?.toLowerCase() ?? '';
+  return { fileData: { mimeType: IMAGE_TYPES[ext] ?? 'image/jpeg', fileUri: part.source.url } };
+}
+
+function argsObject(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
+  if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
+  try {
+    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // not JSON: wrapped below
+  }
+  return { [CUSTOM_INPUT_PARAMETER]: args };
+}
+
+/** A function result must be an object: JSON object text is kept, anything else is wrapped. */
+function resultObject(text: string, isError: boolean | undefined): Record<string, unknown> {
+  if (!isError) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // plain text
+    }
+  }
+  return isError ? { error: text } : { output: text };
+}
+
+/** Tool names by call id, from the assistant turns of the history (results carry only the id). */
+function toolNamesById(request: CanonicalRequest): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const m of request.messages) for (const p of m.content) if (p.type === 'tool_call') names.set(p.id, p.name);
+  return names;
+}
+
+/**
+ * Parts of one message. A Gemini signature (a reasoning part of origin gemini) is attached to
+ * the next part of the message, or to the previous one when it comes last.
+ */
+function partsOf(content: ContentPart[], names: Map<string, string>): GeminiPart[] {
+  const out: GeminiPart[] = [];
+  let signature: string | undefined;
+  for (const part of content) {
+    let encoded: GeminiPart | null = null;
+    switch (part.type) {
+      case 'text':
+      case 'refusal':
+        encoded = part.text === '' ? null : { text: part.text };
+        break;
+      case 'image':
+        encoded = image(part);
+        break;
+      case 'tool_call':
+        encoded = { functionCall: { name: part.name, args: argsObject(part.arguments, part.tool_kind) } };
+        break;
+      case 'tool_result': {
+        const text = part.content.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
+        encoded = { functionResponse: { name: names.get(part.tool_call_id) ?? part.tool_call_id, response: resultObject(text, part.is_error) } };
+        break;
+      }
+      case 'reasoning':
+        if (part.origin === GEMINI_ORIGIN && part.signature) signature = part.signature;
+        break;
+    }
+    if (!encoded) continue;
+    if (signature !== undefined) {
+      encoded.thoughtSignature = signature;
+      signature = undefined;
+    }
+    out.push(encoded);
+  }
+  const last = out[out.length - 1];
+  if (signature !== undefined && last && last.thoughtSignature === undefined) last.thoughtSignature = signature;
+  return out;
+}
+
+function encodeContents(request: CanonicalRequest): { system: GeminiPart[]; contents: GeminiContent[] } {
+  const system: GeminiPart[] = (request.system ?? []).filter((p) => p.text !== '').map((p) => ({ text: p.text }));
+  const names = toolNamesById(request);
+  const contents: Array<GeminiContent & { parts: GeminiPart[] }> = [];
+  for (const message of request.messages) {
+    if (message.role === 'system') {
+      for (const part of message.content) if (part.type === 'text' && part.text !== '') system.push({ text: part.text });
+      continue;
+    }
+    const parts = partsOf(message.content, names);
+    if (parts.length === 0) continue;
+    const role = message.role === 'assistant' ? 'model' : 'user';
+    const last = contents[contents.length - 1];
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  }
+  return { system, contents };
+}
+
+function encodeTool(tool: Tool, dialect: SchemaDialect): Record<string, unknown> {
+  const field = schemaFields(dialect).parameters;
+  if (tool.type === 'custom') return { name: tool.name, description: customToolDescription(tool), [field]: schemaFor(dialect, { ...CUSTOM_INPUT_SCHEMA }) };
+  return {
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    ...(tool.parameters === undefined ? {} : { [field]: schemaFor(dialect, tool.parameters) }),
+  };
+}
+
+function encodeToolChoice(choice: ToolChoice): Record<string, unknown> {
+  if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };
+  if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
+  if (choice === 'required') return { functionCallingConfig: { mode: 'ANY' } };
+  return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.name] } };
+}
+
+function generationConfig(request: CanonicalRequest, dialect: SchemaDialect): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  if (request.max_output_tokens !== undefined) config.maxOutputTokens = request.max_output_tokens;
+  if (request.temperature !== undefined) config.temperature = request.temperature;
+  if (request.top_p !== undefined) config.topP = request.top_p;
+  if (request.stop && request.stop.length > 0) config.stopSequences = request.stop.slice(0, 5); // Gemini's maximum
+  const format = request.response_format;
+  if (format?.type === 'json_object') config.responseMimeType = 'application/json';
+  if (format?.type === 'json_schema') {
+    config.responseMimeType = 'application/json';
+    config[schemaFields(dialect).response] = schemaFor(dialect, format.schema);
+  }
+  const thinking = thinkingConfigFor(request);
+  if (thinking) config.thinkingConfig = thinking;
+  return config;
+}
+
+export function encodeGeminiRequest(request: CanonicalRequest, dialect: SchemaDialect): Record<string, unknown> {
+  const { system, contents } = encodeContents(request);
+  const body: Record<string, unknown> = { contents };
+  if (system.length > 0) body.systemInstruction = { parts: system };
+  if (request.tools && request.tools.length > 0) {
+    body.tools = [{ functionDeclarations: request.tools.map((t) => encodeTool(t, dialect)) }];
+    if (request.tool_choice !== undefined) body.toolConfig = encodeToolChoice(request.tool_choice);
+  }
+  const config = generationConfig(request, dialect);
+  if (Object.keys(config).length > 0) body.generationConfig = config;
+  return body;
+}
