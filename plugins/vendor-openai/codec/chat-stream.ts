@@ -9,7 +9,7 @@ import { emptyUsage, type Route, type StopReason, type StreamDecoder, type Strea
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
 import { reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { upstreamStreamError } from './stream-errors.ts';
-import { usageFromChat } from './usage.ts';
+import { chunkUsage, usageFromChat } from './usage.ts';
 
 type Open =
   | { kind: 'text' | 'refusal' | 'reasoning'; index: number }
@@ -70,7 +70,7 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
     decode(_event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
       if (data.trim() === '[DONE]') return end();
-      let chunk: { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; error?: unknown };
+      let chunk: { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown };
       try {
         chunk = JSON.parse(data);
       } catch {
@@ -85,7 +85,8 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
         started = true;
         out.push({ type: 'start', id: typeof chunk.id === 'string' ? chunk.id : '', model: typeof chunk.model === 'string' ? chunk.model : route.upstreamModel });
       }
-      if (chunk.usage) usage = usageFromChat(chunk.usage);
+      const reported = chunkUsage(chunk);
+      if (reported) usage = usageFromChat(reported);
       const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as { delta?: ChunkDelta; finish_reason?: unknown } | undefined) : undefined;
       const delta = choice?.delta ?? {};
       const reasoning = reasoningText(delta as Record<string, unknown>);
