@@ -170,7 +170,6 @@ t.test('Entra ID: a refused client secret is a clear error that never contains t
 });
 
 t.test('host options are checked on write: a 400 naming the option', async (t) => {
-  const host = await relay.api('GET', `/api/hosts/by-id/${keyed.hostId}`);
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ apiVersion: 'yesterday' }, '/spec/options/apiVersion'],
     [{ api: 'v2' }, '/spec/options/api'],
@@ -178,7 +177,7 @@ t.test('host options are checked on write: a 400 naming the option', async (t) =
     [{ region: 'westeurope' }, '/spec/options/region'],
   ];
   for (const [options, pointer] of cases) {
-    const res = await relay.api('PUT', `/api/hosts/by-id/${keyed.hostId}`, { spec: { ...(host.body?.spec ?? {}), options } });
+    const res = await relay.api('PUT', `/api/hosts/by-id/${keyed.hostId}`, { spec: { options } });
     t.equal(res.status, 400, `${JSON.stringify(options)}: 400`);
     t.equal(res.body?.error?.field, pointer, `${JSON.stringify(options)}: names ${pointer}`);
   }
