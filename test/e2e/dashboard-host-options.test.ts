@@ -54,7 +54,7 @@ async function run(t: Test) {
     await page.waitForSelector('#f-options-apiVersion');
     t.equal(await page.getAttribute('#f-options-apiVersion', 'placeholder'), '2024-10-21', 'the default as placeholder');
     t.ok(await page.isVisible('#f-options-entra-tenantId'), 'the Entra ID group');
-    t.same(await page.$$eval('#f-options-api option', (os) => os.map((o) => (o as HTMLOptionElement).value)), ['', 'deployments', 'v1']);
+    t.same(await page.$$eval('#f-options-api option', (os) => os.map((o) => (o as unknown as { value: string }).value)), ['', 'deployments', 'v1']);
     await page.fill('#f-baseUrl', 'https://contoso.openai.azure.com');
     await page.fill('#f-options-apiVersion', 'yesterday');
     await page.click('form button[type=submit]');
