@@ -20,6 +20,12 @@ export interface FakeAzureOptions {
   deployments?: Record<string, string>;
   /** The Entra app the token endpoint knows. */
   entra?: { tenantId: string; clientId: string; clientSecret: string; lifetimeSeconds?: number };
+  /**
+   * A fake upstream (startFakeUpstream's url) that answers for the model: a request Azure accepts
+   * is forwarded there as /v1/chat/completions, /v1/responses or /v1/embeddings (for scripted
+   * turns, e.g. an agent's tool round trip) instead of the built-in greeting.
+   */
+  backend?: string;
 }
 
 export interface AzureRequest {
@@ -114,6 +120,13 @@ function responsesAnswer(res: ServerResponse, body: Record<string, unknown>, mod
   res.end();
 }
 
+async function forward(res: ServerResponse, url: string, body: string): Promise<void> {
+  const upstream = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+  if (upstream.body) for await (const chunk of upstream.body) res.write(chunk);
+  res.end();
+}
+
 export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<FakeAzure> {
   const deployments = options.deployments ?? { 'gpt-4o-prod': 'gpt-4o-2024-11-20' };
   const requests: AzureRequest[] = [];
@@ -183,6 +196,7 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
       if (model === undefined) {
         return azureError(res, 404, 'DeploymentNotFound', 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.');
       }
+      if (options.backend) return forward(res, `${options.backend}/v1/${endpoint}`, text);
       if (endpoint === 'chat/completions') return chatAnswer(res, body, model);
       if (endpoint === 'responses') return responsesAnswer(res, body, model);
       return json(res, 200, openai.embeddings({ model, inputs: Array.isArray(body.input) ? body.input.length : 1 }));
