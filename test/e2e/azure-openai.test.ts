@@ -14,7 +14,11 @@ const TENANT = 'contoso.onmicrosoft.com';
 const CLIENT_ID = '11111111-2222-3333-4444-555555555555';
 const CLIENT_SECRET = 'entra~secret~value~0123456789';
 
-const relay = await startRelay({ plugins: [...DEFAULT_TEST_PLUGINS, { use: 'vendor-azure-openai' }] });
+const logs: string[] = [];
+const relay = await startRelay({
+  plugins: [...DEFAULT_TEST_PLUGINS, { use: 'vendor-azure-openai' }],
+  logLevel: 'debug', logStream: { write: (line: string) => { logs.push(line); } },
+});
 const azure = await startFakeAzure({
   apiKey: API_KEY,
   deployments: { 'gpt-4o-prod': 'gpt-4o-2024-11-20', 'embed-prod': 'text-embedding-3-small' },
@@ -183,4 +187,14 @@ t.test('host options are checked on write: a 400 naming the option', async (t) =
   }
   const ok = await relay.api('PUT', `/api/hosts/by-id/${keyed.hostId}`, { spec: { options: { apiVersion: '2024-06-01' } } });
   t.equal(ok.status, 200, JSON.stringify(ok.body));
+});
+
+t.test('no api-key, client secret or Entra token in a log line or a usage record', async (t) => {
+  const records = JSON.stringify((await relay.api('GET', '/api/logs?limit=200')).body);
+  t.ok(logs.length > 0 && records.length > 100, 'there is something to search');
+  const secrets = [API_KEY, CLIENT_SECRET, 'not-the-secret', ...azure.tokens.keys()];
+  for (const secret of secrets) {
+    t.notOk(logs.some((line) => line.includes(secret)), `${secret.slice(0, 12)}… is in no log line`);
+    t.notOk(records.includes(secret), `${secret.slice(0, 12)}… is in no usage record`);
+  }
 });
