@@ -21,6 +21,8 @@ export interface UpstreamCase {
 const OPENING: Record<UpstreamShape, number> = { 'openai.chat': 1, 'openai.responses': 2, 'anthropic.messages': 2 };
 
 const azure = createAzureOpenAIAdapter('azure-openai', createOpenAIAdapter('openai'));
+/** The vendors built on another's codec, for tests that pick their own fixtures. */
+export const UPSTREAM_CASE_VENDORS: Record<string, VendorCodec> = { 'azure-openai': azure };
 const AZURE_SHAPES = ['openai.chat', 'openai.responses'] as const;
 
 export const UPSTREAM_CASES: UpstreamCase[] = [
