@@ -6,6 +6,7 @@
 import t from 'tap';
 import { DEFAULT_TEST_PLUGINS, seedRoute, startRelay } from '../../core/testing.ts';
 import { startFakeAzure } from '../support/fake-azure.ts';
+import { refusingUrl } from '../support/fake-upstream.ts';
 import { settled, viaRelay } from '../support/relay-client.ts';
 import { sseFrames } from '../support/sse-frames.ts';
 
@@ -171,6 +172,19 @@ t.test('Entra ID: a refused client secret is a clear error that never contains t
   t.equal(res.status, 502);
   t.match(res.text, /Microsoft Entra ID refused the client credentials \(invalid_client: AADSTS7000215: Invalid client secret provided\.\)/);
   t.notMatch(res.text, /not-the-secret/);
+});
+
+t.test('Entra ID: an unreachable token endpoint is a 502 naming it unreachable, not a 500', async (t) => {
+  const seeded = await seedRoute(relay, {
+    baseUrl: azure.url, adapter: 'azure-openai', model: 'gpt-4o-no-entra', upstreamModel: 'gpt-4o-prod', hostKeys: [CLIENT_SECRET], policy,
+    hostOptions: { entra: entraOptions({ tokenUrl: `${await refusingUrl()}/${TENANT}/oauth2/v2.0/token` }) },
+  });
+  await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId));
+  const served = azure.requests.length;
+  const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', seeded.relayKey, chat('gpt-4o-no-entra'));
+  t.equal(res.status, 502, res.text);
+  t.match(JSON.parse(res.text).error.code, /RELAY_ERR_UPSTREAM_UNREACHABLE/);
+  t.equal(azure.requests.length, served, 'nothing was sent to the resource without a token');
 });
 
 t.test('host options are checked on write: a 400 naming the option', async (t) => {
