@@ -3,7 +3,11 @@
 // codec maps that stop reason, and this adds a refusal part naming the filtered categories, so a
 // client whose shape has no such stop reason (Anthropic's: "refusal") still learns why.
 // Passthrough leaves Azure's annotations in the body untouched.
-import type { CanonicalResponse, StreamDecoder, StreamEvent, StreamInspector } from '../../core/plugin-api.ts';
+import type { StreamDecoder, StreamInspector, VendorAdapter } from '../../core/plugin-api.ts';
+
+// Named through the adapter contract, which every version of the plugin API exports.
+type CanonicalResponse = ReturnType<VendorAdapter['decodeResponse']>;
+type StreamEvent = ReturnType<StreamDecoder['decode']>[number];
 
 type FilterResults = Record<string, { filtered?: unknown; severity?: unknown; detected?: unknown } | undefined>;
 
