@@ -20,6 +20,7 @@ import { registerRelayKeyRoutes } from './relay-key-routes.ts';
 import { installRouteSecurityDocs } from './route-security.ts';
 import { SessionStore } from './sessions.ts';
 import { registerSettingsRoutes } from './settings-routes.ts';
+import { registerVendorAdapterRoutes } from './vendor-adapter-routes.ts';
 import { rejectUnstorableStrings, typeboxValidatorCompiler } from './validator.ts';
 
 export { ensureInitialAdmin, upsertAdminUser } from './admin-users.ts';
@@ -60,5 +61,6 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerSettingsRoutes(api, { settings: deps.settings, observer: deps.observer });
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
     registerHealthDetailRoute(api, { db: deps.db, sync: deps.sync });
+    registerVendorAdapterRoutes(api, { hooks: deps.hooks });
   });
 }

@@ -18,6 +18,11 @@ export interface HookRegistry {
   /** Replaces the kernel's catalog resolver. */
   setModelResolver(fn: ModelResolver): void;
   addVendorAdapter(adapter: VendorAdapter): void;
+  /**
+   * A vendor adapter registered so far (by a plugin this one depends on), so a vendor that
+   * speaks another's wire (Azure OpenAI, OpenAI's) can build on its codec; undefined if none.
+   */
+  vendorAdapter(id: string): VendorAdapter | undefined;
   addInboundCodec(codec: InboundCodec): void;
   addUsageBackend(backend: UsageBackend): void;
   addPayloadBackend(backend: PayloadBackend): void;

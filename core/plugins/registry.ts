@@ -32,6 +32,10 @@ export class Hooks implements HookRegistry {
     this.adapters.set(adapter.id, adapter);
   }
 
+  vendorAdapter(id: string): VendorAdapter | undefined {
+    return this.adapters.get(id);
+  }
+
   addInboundCodec(codec: InboundCodec): void {
     if (this.codecs.has(codec.shape)) throw new Error(`an inbound codec for shape "${codec.shape}" is already registered`);
     this.codecs.set(codec.shape, codec);

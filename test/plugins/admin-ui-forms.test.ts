@@ -28,3 +28,39 @@ t.test('an error inside a list field says which entry', async (t) => {
   t.equal(placeInField('headers', '/spec/headers/x~1a'), 'x/a', 'pointer escapes undone');
   t.equal(placeInField('valueFrom.env', '/spec/valueFrom/env'), '');
 });
+
+t.test("a host's vendor options: the adapter's schema drawn as fields, emptied groups left out", async (t) => {
+  const { hostOptionFields, pruneOptions } = await import('../../admin-ui/src/catalog/host-options.ts');
+  const { AzureHostOptions } = await import('../../plugins/vendor-azure-openai/host-options.ts');
+  // What GET /api/vendor-adapters sends: the schema as JSON.
+  const fields = hostOptionFields(JSON.parse(JSON.stringify(AzureHostOptions)));
+  const byKey = new Map(fields.map((f) => [f.key, f]));
+  t.same([...byKey.keys()], ['options.api', 'options.apiVersion', 'options.entra.tenantId', 'options.entra.clientId', 'options.entra.tokenUrl', 'options.entra.scope']);
+  const api = byKey.get('options.api')!;
+  t.equal(api.type, 'select');
+  t.same(api.type === 'select' && api.options.map((o) => o.value), ['', 'deployments', 'v1'], 'a choice, blank for the default');
+  const version = byKey.get('options.apiVersion')!;
+  t.equal(version.type === 'text' && version.placeholder, '2024-10-21', 'the default as placeholder');
+  t.equal(byKey.get('options.entra.tenantId')!.required, false, 'Entra fields are not required while Entra is optional');
+  t.equal(byKey.get('options.entra.tenantId')!.label, 'Entra: Tenant Id');
+  t.same(hostOptionFields(null), [], 'an adapter without host options draws none');
+
+  const { fieldForPointer } = await import('../../admin-ui/src/catalog/fields.ts');
+  t.equal(fieldForPointer(fields, '/spec/options/entra/clientId'), 'options.entra.clientId', "the server's 400 lands on its field");
+
+  t.same(pruneOptions({ api: '', apiVersion: '2025-03-01-preview', entra: { tenantId: '', clientId: undefined } }), { apiVersion: '2025-03-01-preview' });
+  t.equal(pruneOptions({ entra: {} }), undefined);
+  const stored = { providerId: 'p', baseUrl: 'https://x.test', options: { entra: { tenantId: 't', clientId: 'c' } } };
+  t.same(specPayload('hosts', { ...stored, options: { entra: { tenantId: '', clientId: '' } } }, stored).options, null, 'clearing the group clears the options');
+});
+
+t.test('presets for OpenAI-compatible servers fill the provider and the host', async (t) => {
+  const { UPSTREAM_PRESETS, applyPreset } = await import('../../admin-ui/src/catalog/presets.ts');
+  t.same(UPSTREAM_PRESETS.map((p) => p.id), ['openrouter', 'groq', 'mistral', 'deepseek', 'together', 'fireworks', 'vllm', 'ollama', 'lm-studio']);
+  const groq = UPSTREAM_PRESETS.find((p) => p.id === 'groq')!;
+  t.same(applyPreset('providers', groq, { adapter: '' }), { adapter: 'openai', shapes: ['openai.chat'] });
+  t.same(applyPreset('hosts', groq, { providerId: 'p', timeoutMs: 1000 }), { providerId: 'p', timeoutMs: 1000, baseUrl: 'https://api.groq.com/openai/v1' });
+  const openrouter = UPSTREAM_PRESETS.find((p) => p.id === 'openrouter')!;
+  t.same(applyPreset('hosts', openrouter, {}).headers, { 'http-referer': 'https://relay.example.com', 'x-title': 'Relay' });
+  for (const p of UPSTREAM_PRESETS) t.match(p.baseUrl, /^https?:\/\/[^/]+\/.*v1$/, `${p.id}: a base URL with its version path`);
+});

@@ -8,6 +8,8 @@ import { fakeRoute } from '../support/fake-route.ts';
 import { openapiProblems } from '../support/openapi-schemas.ts';
 import { sseFrames, sseText } from '../support/sse-frames.ts';
 import { context, decodeStream, encodeStream, streamProblems, vendorFor, type UpstreamShape } from './harness.ts';
+import { UPSTREAM_CASE_VENDORS } from './upstream-cases.ts';
+import { PROMPT_FILTER_RESULTS, azureChatStream } from './fixtures/azure.ts';
 import { APPLY_PATCH_GRAMMAR } from './fixtures/requests.ts';
 
 const PATCH = '*** Begin Patch\n*** Add File: hello.txt\n+Hello "world"\\n\n*** End Patch\n';
@@ -47,7 +49,16 @@ const CODEX_REQUEST = {
   client_metadata: { a: 'b' },
 };
 
-const UPSTREAMS: UpstreamShape[] = ['anthropic.messages', 'openai.chat'];
+const AS_SENT = { stream: (sse: string) => sse, body: (json: unknown) => json };
+/** Each upstream without custom tools, and Azure OpenAI (OpenAI's chat wire with its content-filter annotations). */
+const UPSTREAM_CASES = [
+  { label: 'anthropic.messages', shape: 'anthropic.messages' as UpstreamShape, vendor: vendorFor('anthropic.messages'), wire: AS_SENT },
+  { label: 'openai.chat', shape: 'openai.chat' as UpstreamShape, vendor: vendorFor('openai.chat'), wire: AS_SENT },
+  {
+    label: 'azure-openai openai.chat', shape: 'openai.chat' as UpstreamShape, vendor: UPSTREAM_CASE_VENDORS['azure-openai'],
+    wire: { stream: azureChatStream, body: (json: unknown) => ({ ...(json as object), prompt_filter_results: PROMPT_FILTER_RESULTS }) },
+  },
+];
 
 t.test('Codex request decodes: custom tool kept, namespace flattened, server tools dropped', async (t) => {
   const request = responsesCodec.decodeRequest(CODEX_REQUEST);
@@ -84,19 +95,19 @@ function historyPatchInput(shape: UpstreamShape, body: unknown): unknown {
 
 t.test('upstreams without custom tools see apply_patch as a tool with one string "input"', async (t) => {
   const request = responsesCodec.decodeRequest(CODEX_REQUEST);
-  for (const upstream of UPSTREAMS) {
-    const body = vendorFor(upstream).encodeRequest(upstream, request, fakeRoute());
+  for (const { label, shape: upstream, vendor, wire } of UPSTREAM_CASES) {
+    const body = vendor.encodeRequest(upstream, request, fakeRoute());
     const tools = upstreamTools(upstream, body);
     const patch = tools.find((tool) => tool.name === 'apply_patch')!;
-    t.same(patch.schema.required, ['input'], `${upstream}: input is required`);
-    t.same(Object.keys(patch.schema.properties as object), ['input'], `${upstream}: the only parameter`);
+    t.same(patch.schema.required, ['input'], `${label}: input is required`);
+    t.same(Object.keys(patch.schema.properties as object), ['input'], `${label}: the only parameter`);
     t.equal((patch.schema.properties as { input: { type: string } }).input.type, 'string');
-    t.match(patch.description, /Use the apply_patch tool/, `${upstream}: keeps the description`);
-    t.match(patch.description, /lark grammar/, `${upstream}: says what the grammar is`);
-    t.ok(patch.description.includes(APPLY_PATCH_GRAMMAR), `${upstream}: includes the grammar definition`);
-    t.ok(tools.some((tool) => tool.name === 'multi_agent_v1__spawn_agent'), `${upstream}: namespace member flattened`);
-    t.notOk(tools.some((tool) => /web_search|tool_search/.test(tool.name)), `${upstream}: server tools dropped`);
-    t.same(historyPatchInput(upstream, body), { input: PATCH }, `${upstream}: the previous custom call is wrapped as {"input": ...}`);
+    t.match(patch.description, /Use the apply_patch tool/, `${label}: keeps the description`);
+    t.match(patch.description, /lark grammar/, `${label}: says what the grammar is`);
+    t.ok(patch.description.includes(APPLY_PATCH_GRAMMAR), `${label}: includes the grammar definition`);
+    t.ok(tools.some((tool) => tool.name === 'multi_agent_v1__spawn_agent'), `${label}: namespace member flattened`);
+    t.notOk(tools.some((tool) => /web_search|tool_search/.test(tool.name)), `${label}: server tools dropped`);
+    t.same(historyPatchInput(upstream, body), { input: PATCH }, `${label}: the previous custom call is wrapped as {"input": ...}`);
   }
 });
 
@@ -180,72 +191,72 @@ function checkOutput(t: Asserts, items: OutputItem[], label: string): void {
 }
 
 t.test('non-streamed: the client gets its custom and namespaced calls back', async (t) => {
-  for (const upstream of UPSTREAMS) {
+  for (const { label, shape: upstream, vendor, wire } of UPSTREAM_CASES) {
     const request = responsesCodec.decodeRequest(CODEX_REQUEST);
     const route = fakeRoute();
-    vendorFor(upstream).encodeRequest(upstream, request, route);
-    const canonical = vendorFor(upstream).decodeResponse(upstream, upstreamResponse(upstream), route, request);
+    vendor.encodeRequest(upstream, request, route);
+    const canonical = vendor.decodeResponse(upstream, wire.body(upstreamResponse(upstream)), route, request);
     const patch = canonical.content.find((p) => p.type === 'tool_call' && p.name === 'apply_patch');
-    t.same(patch, { type: 'tool_call', id: 'toolu_patch', name: 'apply_patch', arguments: PATCH, tool_kind: 'custom' }, `${upstream}: unwrapped by the adapter`);
+    t.same(patch, { type: 'tool_call', id: 'toolu_patch', name: 'apply_patch', arguments: PATCH, tool_kind: 'custom' }, `${label}: unwrapped by the adapter`);
     const body = responsesCodec.encodeResponse(canonical, context(request, CODEX_REQUEST, 'claude-sonnet')) as { output: OutputItem[] };
-    t.same(openapiProblems('Response', body), [], `${upstream}: a valid Response`);
-    checkOutput(t, body.output, upstream);
+    t.same(openapiProblems('Response', body), [], `${label}: a valid Response`);
+    checkOutput(t, body.output, label);
   }
 });
 
 t.test('streamed: custom_tool_call_input events carry the raw patch', async (t) => {
-  for (const upstream of UPSTREAMS) {
+  for (const { label, shape: upstream, vendor, wire } of UPSTREAM_CASES) {
     const request = responsesCodec.decodeRequest(CODEX_REQUEST);
     const route = fakeRoute();
-    vendorFor(upstream).encodeRequest(upstream, request, route);
-    const events = decodeStream(upstream, upstreamStream(upstream), route, request);
+    vendor.encodeRequest(upstream, request, route);
+    const events = decodeStream(upstream, wire.stream(upstreamStream(upstream)), route, request, vendor);
     const sse = encodeStream('openai.responses', context(request, CODEX_REQUEST, 'claude-sonnet'), events);
-    t.same(await streamProblems('openai.responses', sse), [], `${upstream}: every event matches the OpenAPI description`);
+    t.same(await streamProblems('openai.responses', sse), [], `${label}: every event matches the OpenAPI description`);
     const frames = sseFrames(sse).map((f) => JSON.parse(f.data) as Record<string, unknown>);
     const deltas = frames.filter((f) => f.type === 'response.custom_tool_call_input.delta').map((f) => f.delta as string).join('');
-    t.equal(deltas, PATCH, `${upstream}: input deltas add up to the patch`);
+    t.equal(deltas, PATCH, `${label}: input deltas add up to the patch`);
     const done = frames.find((f) => f.type === 'response.custom_tool_call_input.done');
-    t.equal(done?.input, PATCH, `${upstream}: .done carries the patch`);
+    t.equal(done?.input, PATCH, `${label}: .done carries the patch`);
     const argsDone = frames.find((f) => f.type === 'response.function_call_arguments.done');
     t.equal(argsDone?.arguments, SPAWN_ARGS);
     const items = frames.filter((f) => f.type === 'response.output_item.done').map((f) => f.item as OutputItem);
-    checkOutput(t, items, `${upstream} stream`);
+    checkOutput(t, items, `${label} stream`);
     const completed = frames.at(-1) as { type: string; response: { id: string; output: OutputItem[]; usage: Record<string, unknown> } };
     t.equal(completed.type, 'response.completed');
     t.ok(completed.response.id, 'response.completed carries response.id');
     t.match(completed.response.usage, { input_tokens: 100, output_tokens: 5, total_tokens: 105, input_tokens_details: { cached_tokens: 90 }, output_tokens_details: { reasoning_tokens: 0 } });
-    checkOutput(t, completed.response.output, `${upstream} response.completed`);
+    checkOutput(t, completed.response.output, `${label} response.completed`);
   }
 });
 
 t.test('the next turn sends the call back the way the upstream saw it', async (t) => {
-  for (const upstream of UPSTREAMS) {
+  for (const { label, shape: upstream, vendor, wire } of UPSTREAM_CASES) {
     const request = responsesCodec.decodeRequest(CODEX_REQUEST);
     const route = fakeRoute();
-    vendorFor(upstream).encodeRequest(upstream, request, route);
-    const body = responsesCodec.encodeResponse(vendorFor(upstream).decodeResponse(upstream, upstreamResponse(upstream), route), context(request, CODEX_REQUEST)) as { output: unknown[] };
+    vendor.encodeRequest(upstream, request, route);
+    const body = responsesCodec.encodeResponse(vendor.decodeResponse(upstream, wire.body(upstreamResponse(upstream)), route), context(request, CODEX_REQUEST)) as { output: unknown[] };
     const next = { ...CODEX_REQUEST, input: [...CODEX_REQUEST.input, ...body.output, { type: 'custom_tool_call_output', call_id: 'toolu_patch', output: 'Success' }] };
     const nextRequest = responsesCodec.decodeRequest(next);
     const calls = nextRequest.messages.flatMap((m) => m.content).filter((p) => p.type === 'tool_call');
-    t.same(calls.slice(-2).map((c) => (c as { name: string }).name), ['apply_patch', 'multi_agent_v1__spawn_agent'], `${upstream}: names restored to canonical`);
-    const upstreamBody = vendorFor(upstream).encodeRequest(upstream, nextRequest, fakeRoute());
+    t.same(calls.slice(-2).map((c) => (c as { name: string }).name), ['apply_patch', 'multi_agent_v1__spawn_agent'], `${label}: names restored to canonical`);
+    const upstreamBody = vendor.encodeRequest(upstream, nextRequest, fakeRoute());
     const text = JSON.stringify(upstreamBody);
-    t.ok(text.includes(JSON.stringify(JSON.stringify({ input: PATCH })).slice(1, -1)) || text.includes(JSON.stringify({ input: PATCH })), `${upstream}: the new call is wrapped again`);
+    t.ok(text.includes(JSON.stringify(JSON.stringify({ input: PATCH })).slice(1, -1)) || text.includes(JSON.stringify({ input: PATCH })), `${label}: the new call is wrapped again`);
   }
 });
 
 t.test('safety net: a wrapped call the adapter did not unwrap is unwrapped for the client', async (t) => {
   const request = responsesCodec.decodeRequest(CODEX_REQUEST);
-  for (const upstream of UPSTREAMS) {
+  for (const { label, shape: upstream, vendor, wire } of UPSTREAM_CASES) {
     // A route object the encoder never saw: the adapter cannot know apply_patch is custom.
-    const canonical = vendorFor(upstream).decodeResponse(upstream, upstreamResponse(upstream), fakeRoute());
+    const canonical = vendor.decodeResponse(upstream, wire.body(upstreamResponse(upstream)), fakeRoute());
     t.equal(canonical.content.find((p) => p.type === 'tool_call' && p.name === 'apply_patch')?.type, 'tool_call');
     const body = responsesCodec.encodeResponse(canonical, context(request, CODEX_REQUEST)) as { output: OutputItem[] };
-    checkOutput(t, body.output, `${upstream} non-streamed`);
-    const sse = encodeStream('openai.responses', context(request, CODEX_REQUEST), decodeStream(upstream, upstreamStream(upstream), fakeRoute()));
+    checkOutput(t, body.output, `${label} non-streamed`);
+    const sse = encodeStream('openai.responses', context(request, CODEX_REQUEST), decodeStream(upstream, wire.stream(upstreamStream(upstream)), fakeRoute(), undefined, vendor));
     t.same(await streamProblems('openai.responses', sse), []);
     const frames = sseFrames(sse).map((f) => JSON.parse(f.data) as Record<string, unknown>);
-    t.equal(frames.find((f) => f.type === 'response.custom_tool_call_input.done')?.input, PATCH, `${upstream} streamed`);
+    t.equal(frames.find((f) => f.type === 'response.custom_tool_call_input.done')?.input, PATCH, `${label} streamed`);
   }
 });
 

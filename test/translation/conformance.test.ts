@@ -13,12 +13,13 @@ import { fakeRoute } from '../support/fake-route.ts';
 import { openapiProblems } from '../support/openapi-schemas.ts';
 import { sseFrames } from '../support/sse-frames.ts';
 import {
-  INBOUND, INBOUND_SHAPES, UPSTREAM_SHAPES, canonicalProblems, context, decodeStream, encodeStream, readBackResponse, readBackStream,
+  INBOUND, INBOUND_SHAPES, canonicalProblems, context, decodeStream, encodeStream, readBackResponse, readBackStream,
   responseProblems, responseSemantics, streamProblems, vendorFor, type InboundShape, type UpstreamShape,
 } from './harness.ts';
 import { REQUEST_FIXTURES } from './fixtures/requests.ts';
-import { ANSWER, CALLS, ERROR_STREAM_FIXTURES, FIXTURE_USAGE, RATE_LIMIT_MESSAGE, RESPONSE_FIXTURES, STREAM_FIXTURES, THOUGHT } from './fixtures/responses.ts';
+import { ANSWER, CALLS, FIXTURE_USAGE, RATE_LIMIT_MESSAGE, STREAM_FIXTURES, THOUGHT } from './fixtures/responses.ts';
 import { lostFeatures } from './request-probes.ts';
+import { UPSTREAM_CASES } from './upstream-cases.ts';
 
 // ------------------------------------------------------------------ requests
 
@@ -57,16 +58,17 @@ t.test('requests: every inbound shape through every upstream shape', async (t) =
     for (const fixture of REQUEST_FIXTURES[inbound]) {
       const request = INBOUND[inbound].decodeRequest(fixture.body);
       t.same(canonicalProblems('request', request), [], `${inbound} [${fixture.name}] decodes to a valid canonical request`);
-      for (const upstream of UPSTREAM_SHAPES) {
+      for (const { label, shape: upstream, vendor } of UPSTREAM_CASES) {
         const pair = `${inbound} -> ${upstream}` as const;
+        const named = `${inbound} -> ${label}`;
         const route = fakeRoute('upstream-model');
-        const body = vendorFor(upstream).encodeRequest(upstream, request, route);
-        t.equal((body as { model: string }).model, 'upstream-model', `${pair} [${fixture.name}] uses the route's upstream model`);
-        t.same(upstreamRequestProblems(upstream, body), [], `${pair} [${fixture.name}] request matches the OpenAPI description`);
+        const body = vendor.encodeRequest(upstream, request, route);
+        t.equal((body as { model: string }).model, 'upstream-model', `${named} [${fixture.name}] uses the route's upstream model`);
+        t.same(upstreamRequestProblems(upstream, body), [], `${named} [${fixture.name}] request matches the OpenAPI description`);
         const back = INBOUND[upstream].decodeRequest(body);
         const lost = lostFeatures(request, back);
-        if (fixture.name === 'kitchen sink') t.same(lost, REQUEST_DROPS[pair], `${pair} drops exactly what the table says`);
-        else t.same(lost.filter((f) => !REQUEST_DROPS[pair].includes(f)), [], `${pair} [${fixture.name}] drops nothing outside the table`);
+        if (fixture.name === 'kitchen sink') t.same(lost, REQUEST_DROPS[pair], `${named} drops exactly what the table says`);
+        else t.same(lost.filter((f) => !REQUEST_DROPS[pair].includes(f)), [], `${named} [${fixture.name}] drops nothing outside the table`);
       }
     }
   }
@@ -75,9 +77,9 @@ t.test('requests: every inbound shape through every upstream shape', async (t) =
 t.test('requests: the kitchen sink keeps the essentials on every pair', async (t) => {
   for (const inbound of INBOUND_SHAPES) {
     const request = INBOUND[inbound].decodeRequest(REQUEST_FIXTURES[inbound][0].body);
-    for (const upstream of UPSTREAM_SHAPES) {
-      const back = INBOUND[upstream].decodeRequest(vendorFor(upstream).encodeRequest(upstream, request, fakeRoute()));
-      const pair = `${inbound} -> ${upstream}`;
+    for (const { label, shape: upstream, vendor } of UPSTREAM_CASES) {
+      const back = INBOUND[upstream].decodeRequest(vendor.encodeRequest(upstream, request, fakeRoute()));
+      const pair = `${inbound} -> ${label}`;
       t.match(back.system?.map((p) => p.text).join('\n'), /You are terse\./, `${pair}: system prompt`);
       t.ok(back.messages.some((m) => m.content.some((p) => p.type === 'image')), `${pair}: image`);
       t.ok(back.messages.some((m) => m.content.some((p) => p.type === 'tool_result')), `${pair}: tool results`);
@@ -137,19 +139,19 @@ function expectedSemantics(upstream: UpstreamShape, inbound: InboundShape) {
 }
 
 t.test('responses: each upstream shape decodes to canonical', async (t) => {
-  for (const upstream of UPSTREAM_SHAPES) {
-    const response = vendorFor(upstream).decodeResponse(upstream, RESPONSE_FIXTURES[upstream], fakeRoute());
-    t.same(canonicalProblems('response', response), [], `${upstream}: a valid canonical response`);
-    t.same(responseSemantics(response), expectedSemantics(upstream, 'canonical'), `${upstream}: content, calls, stop reason and usage`);
-    t.same(vendorFor(upstream).usageFromBody(upstream, RESPONSE_FIXTURES[upstream]), response.usage, `${upstream}: usageFromBody`);
+  for (const { label, shape: upstream, vendor, response: fixture } of UPSTREAM_CASES) {
+    const response = vendor.decodeResponse(upstream, fixture, fakeRoute());
+    t.same(canonicalProblems('response', response), [], `${label}: a valid canonical response`);
+    t.same(responseSemantics(response), expectedSemantics(upstream, 'canonical'), `${label}: content, calls, stop reason and usage`);
+    t.same(vendor.usageFromBody(upstream, fixture), response.usage, `${label}: usageFromBody`);
   }
 });
 
 t.test('responses: every upstream shape to every inbound shape', async (t) => {
-  for (const upstream of UPSTREAM_SHAPES) {
-    const response = vendorFor(upstream).decodeResponse(upstream, RESPONSE_FIXTURES[upstream], fakeRoute());
+  for (const { label, shape: upstream, vendor, response: fixture } of UPSTREAM_CASES) {
+    const response = vendor.decodeResponse(upstream, fixture, fakeRoute());
     for (const inbound of INBOUND_SHAPES) {
-      const pair = `${upstream} -> ${inbound}`;
+      const pair = `${label} -> ${inbound}`;
       const body = INBOUND[inbound].encodeResponse(response, context(TOOLS_REQUEST));
       t.same(responseProblems(inbound, body), [], `${pair}: valid in the client's shape`);
       t.same(responseSemantics(readBackResponse(inbound, body)), expectedSemantics(upstream, inbound), `${pair}: same answer`);
@@ -192,19 +194,20 @@ t.test('responses: refusals and max tokens', async (t) => {
 // ------------------------------------------------------------------ streams
 
 t.test('streams: each upstream shape decodes to valid canonical events', async (t) => {
-  for (const upstream of UPSTREAM_SHAPES) {
-    const events = decodeStream(upstream, STREAM_FIXTURES[upstream]);
-    for (const event of events) t.same(canonicalProblems('event', event), [], `${upstream}: ${event.type} is a canonical event`);
-    t.equal(events[0].type, 'start', `${upstream}: starts with start`);
-    t.equal(events.at(-1)?.type, 'end', `${upstream}: ends with end`);
+  for (const { label, shape: upstream, vendor, stream } of UPSTREAM_CASES) {
+    const events = decodeStream(upstream, stream, fakeRoute(), undefined, vendor);
+    for (const event of events) t.same(canonicalProblems('event', event), [], `${label}: ${event.type} is a canonical event`);
+    t.equal(events[0].type, 'start', `${label}: starts with start`);
+    t.ok(events[0].type === 'start' && events[0].id !== '', `${label}: the start event carries the response id`);
+    t.equal(events.at(-1)?.type, 'end', `${label}: ends with end`);
   }
 });
 
 t.test('streams: every upstream shape to every inbound shape', async (t) => {
-  for (const upstream of UPSTREAM_SHAPES) {
-    const events = decodeStream(upstream, STREAM_FIXTURES[upstream]);
+  for (const { label, shape: upstream, vendor, stream } of UPSTREAM_CASES) {
+    const events = decodeStream(upstream, stream, fakeRoute(), undefined, vendor);
     for (const inbound of INBOUND_SHAPES) {
-      const pair = `${upstream} -> ${inbound}`;
+      const pair = `${label} -> ${inbound}`;
       const sse = encodeStream(inbound, context(TOOLS_REQUEST, inbound === 'openai.chat' ? CHAT_INBOUND_WITH_USAGE : {}), events);
       t.same(await streamProblems(inbound, sse), [], `${pair}: a valid stream in the client's shape`);
       t.same(responseSemantics(readBackStream(inbound, sse)), expectedSemantics(upstream, inbound), `${pair}: same answer as the non-streamed response`);
@@ -226,17 +229,17 @@ t.test('streams: Chat usage chunk only when the client asked for it', async (t) 
 });
 
 t.test('streams: an upstream error after the opening frames reaches every client shape', async (t) => {
-  for (const upstream of UPSTREAM_SHAPES) {
-    const events = decodeStream(upstream, ERROR_STREAM_FIXTURES[upstream]);
+  for (const { label, shape: upstream, vendor, errorStream } of UPSTREAM_CASES) {
+    const events = decodeStream(upstream, errorStream, fakeRoute(), undefined, vendor);
     const error = events.at(-1);
-    t.equal(error?.type, 'error', `${upstream}: ends with an error event`);
+    t.equal(error?.type, 'error', `${label}: ends with an error event`);
     if (error?.type !== 'error') continue;
-    t.equal(error.error.code, 'RELAY_ERR_RATE_LIMITED', `${upstream}: a rate limit`);
-    t.equal(error.error.message, RATE_LIMIT_MESSAGE, `${upstream}: the upstream's words`);
+    t.equal(error.error.code, 'RELAY_ERR_RATE_LIMITED', `${label}: a rate limit`);
+    t.equal(error.error.message, RATE_LIMIT_MESSAGE, `${label}: the upstream's words`);
     for (const inbound of INBOUND_SHAPES) {
       const sse = encodeStream(inbound, context(TOOLS_REQUEST), events);
-      t.same(await streamProblems(inbound, sse), [], `${upstream} -> ${inbound}: valid`);
-      t.match(sse, /try again in 2s/, `${upstream} -> ${inbound}: the message survives`);
+      t.same(await streamProblems(inbound, sse), [], `${label} -> ${inbound}: valid`);
+      t.match(sse, /try again in 2s/, `${label} -> ${inbound}: the message survives`);
     }
     const responses = sseFrames(encodeStream('openai.responses', context(TOOLS_REQUEST), events));
     const failed = JSON.parse(responses.at(-1)!.data) as { type: string; response: { error: { code: string } } };
@@ -246,35 +249,31 @@ t.test('streams: an upstream error after the opening frames reaches every client
 });
 
 t.test('streams: an upstream that stops early ends the client stream with an error', async (t) => {
-  for (const upstream of UPSTREAM_SHAPES) {
-    const cut = STREAM_FIXTURES[upstream].split('\n\n').slice(0, 4).join('\n\n') + '\n\n';
-    const events = decodeStream(upstream, cut);
-    t.equal(events.at(-1)?.type, 'error', `${upstream}: error at the end`);
-    for (const inbound of INBOUND_SHAPES) t.same(await streamProblems(inbound, encodeStream(inbound, context(TOOLS_REQUEST), events)), [], `${upstream} -> ${inbound}`);
+  for (const { label, shape: upstream, vendor, stream } of UPSTREAM_CASES) {
+    const cut = stream.split('\n\n').slice(0, 4).join('\n\n') + '\n\n';
+    const events = decodeStream(upstream, cut, fakeRoute(), undefined, vendor);
+    t.equal(events.at(-1)?.type, 'error', `${label}: error at the end`);
+    for (const inbound of INBOUND_SHAPES) t.same(await streamProblems(inbound, encodeStream(inbound, context(TOOLS_REQUEST), events)), [], `${label} -> ${inbound}`);
   }
 });
 
 // ------------------------------------------------------------------ inspectors
 
 t.test('stream inspectors classify frames and read usage', async (t) => {
-  const expected: Record<UpstreamShape, { opening: number; error: number }> = {
-    'openai.chat': { opening: 1, error: 0 },
-    'openai.responses': { opening: 2, error: 0 },
-    'anthropic.messages': { opening: 2, error: 0 },
-  };
-  for (const upstream of UPSTREAM_SHAPES) {
-    const inspector = vendorFor(upstream).streamInspector(upstream);
-    const kinds = sseFrames(STREAM_FIXTURES[upstream]).map((f) => inspector.inspect(f.event, f.data));
+  for (const { label, shape: upstream, vendor, stream, errorStream, openingFrames } of UPSTREAM_CASES) {
+    const inspector = vendor.streamInspector(upstream);
+    const kinds = sseFrames(stream).map((f) => inspector.inspect(f.event, f.data));
     const firstOutput = kinds.indexOf('output');
-    t.equal(firstOutput, expected[upstream].opening, `${upstream}: opening frames come first`);
-    t.ok(kinds.slice(firstOutput).every((k) => k === 'output'), `${upstream}: then output`);
+    t.equal(firstOutput, openingFrames, `${label}: opening frames come first`);
+    t.ok(kinds.slice(firstOutput).every((k) => k === 'output'), `${label}: then output`);
     const usage = inspector.usage();
-    t.equal(usage?.input_tokens, 100, `${upstream}: usage input`);
-    t.equal(usage?.output_tokens, 20, `${upstream}: usage output`);
-    t.equal(usage?.cache_read_tokens, 40, `${upstream}: cached`);
-    const errors = vendorFor(upstream).streamInspector(upstream);
-    const errorKinds = sseFrames(ERROR_STREAM_FIXTURES[upstream]).map((f) => errors.inspect(f.event, f.data));
-    t.same(errorKinds, upstream === 'openai.chat' ? ['opening', 'error'] : ['opening', 'error'], `${upstream}: error frames`);
+    t.equal(usage?.input_tokens, 100, `${label}: usage input`);
+    t.equal(usage?.output_tokens, 20, `${label}: usage output`);
+    t.equal(usage?.cache_read_tokens, 40, `${label}: cached`);
+    const errors = vendor.streamInspector(upstream);
+    const errorFrames = sseFrames(errorStream);
+    const errorKinds = errorFrames.map((f) => errors.inspect(f.event, f.data));
+    t.same(errorKinds, [...Array<string>(errorFrames.length - 1).fill('opening'), 'error'], `${label}: error frames`);
   }
 });
 
@@ -300,15 +299,15 @@ t.test('upstream errors map by status and keep the upstream message', async (t) 
     [504, 'RELAY_ERR_UPSTREAM_TIMEOUT', 502],
     [529, 'RELAY_ERR_UPSTREAM_UNREACHABLE', 502],
   ];
-  for (const upstream of UPSTREAM_SHAPES) {
+  for (const { label, shape: upstream, vendor } of UPSTREAM_CASES) {
     for (const [status, code, relayStatus] of table) {
-      const error = vendorFor(upstream).decodeError(upstream, status, bodies[upstream](`upstream says ${status}`));
-      t.equal(error.code, code, `${upstream} ${status} -> ${code}`);
+      const error = vendor.decodeError(upstream, status, bodies[upstream](`upstream says ${status}`));
+      t.equal(error.code, code, `${label} ${status} -> ${code}`);
       t.equal(error.status, relayStatus);
-      t.equal(error.message, `upstream says ${status}`, `${upstream} ${status}: message kept`);
+      t.equal(error.message, `upstream says ${status}`, `${label} ${status}: message kept`);
     }
-    t.equal(vendorFor(upstream).decodeError(upstream, 502, '<html>Bad Gateway</html>').message, '<html>Bad Gateway</html>', `${upstream}: non-JSON body kept as text`);
-    t.equal(vendorFor(upstream).decodeError(upstream, 500, '').message, 'the upstream answered HTTP 500', `${upstream}: empty body`);
+    t.equal(vendor.decodeError(upstream, 502, '<html>Bad Gateway</html>').message, '<html>Bad Gateway</html>', `${label}: non-JSON body kept as text`);
+    t.equal(vendor.decodeError(upstream, 500, '').message, 'the upstream answered HTTP 500', `${label}: empty body`);
   }
 });
 
@@ -341,4 +340,45 @@ t.test('every codec documents what it drops', async (t) => {
   t.match(Object.keys(RESPONSES_UPSTREAM_DROPPED).join(' '), /stop/, 'Responses has no stop sequences');
   t.match(Object.keys(CHAT_UPSTREAM_DROPPED).join(' '), /metadata/, 'Chat upstream drops metadata');
   t.match(Object.keys(MESSAGES_UPSTREAM_DROPPED).join(' '), /temperature/, 'Anthropic drops sampling while thinking');
+});
+
+// ------------------------------------------------------------------ Azure's content filter
+
+t.test("Azure's content filter becomes a refusal naming the categories, in every client shape", async (t) => {
+  const azure = UPSTREAM_CASES.find((c) => c.label === 'azure-openai openai.chat')!.vendor;
+  const filtered = { filtered: true, severity: 'high' };
+  const body = {
+    id: 'chatcmpl-f', object: 'chat.completion', created: 1, model: 'gpt-4o',
+    prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } }],
+    choices: [{ index: 0, finish_reason: 'content_filter', message: { role: 'assistant', content: null }, content_filter_results: { violence: filtered } }],
+    usage: { prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 },
+  };
+  const response = azure.decodeResponse('openai.chat', body, fakeRoute());
+  t.equal(response.stop_reason, 'content_filter');
+  t.match(responseSemantics(response).refusal, /content filter: violence \(high\)/, 'the refusal names the category');
+  const sse = [
+    { choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: body.prompt_filter_results },
+    { id: 'chatcmpl-f', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { role: 'assistant', content: 'Here is how to' } }] },
+    { id: 'chatcmpl-f', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: {}, finish_reason: 'content_filter', content_filter_results: { violence: filtered } }] },
+  ].map((d) => `data: ${JSON.stringify(d)}\n\n`).join('') + 'data: [DONE]\n\n';
+  const events = decodeStream('openai.chat', sse, fakeRoute(), undefined, azure);
+  for (const event of events) t.same(canonicalProblems('event', event), [], `${event.type} is a canonical event`);
+  for (const inbound of INBOUND_SHAPES) {
+    const rendered = INBOUND[inbound].encodeResponse(response, context(TOOLS_REQUEST));
+    t.same(responseProblems(inbound, rendered), [], `filtered -> ${inbound}: valid`);
+    const back = responseSemantics(readBackResponse(inbound, rendered));
+    t.match(`${back.text}${back.refusal}`, /violence/, `filtered -> ${inbound}: the client reads why`);
+    const stream = encodeStream(inbound, context(TOOLS_REQUEST), events);
+    t.same(await streamProblems(inbound, stream), [], `filtered stream -> ${inbound}: valid`);
+    const streamed = responseSemantics(readBackStream(inbound, stream));
+    t.match(`${streamed.text}${streamed.refusal}`, /Here is how to[^]*violence/, `filtered stream -> ${inbound}: the text so far, then why it stopped`);
+    if (inbound === 'anthropic.messages') t.equal(streamed.stop, 'refusal', 'Anthropic clients read stop_reason refusal');
+  }
+  const promptFiltered = JSON.stringify({ error: {
+    message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.", type: null, param: 'prompt', code: 'content_filter', status: 400,
+    innererror: { code: 'ResponsibleAIPolicyViolation', content_filter_result: { hate: { filtered: false, severity: 'safe' }, self_harm: { filtered: true, severity: 'medium' } } },
+  } });
+  const error = azure.decodeError('openai.chat', 400, promptFiltered);
+  t.equal(error.code, 'RELAY_ERR_BAD_REQUEST');
+  t.match(error.message, /content management policy.*filtered: self_harm \(medium\)/, 'a filtered prompt names the category');
 });

@@ -28,7 +28,7 @@ export const INBOUND: Record<InboundShape, InboundCodec> = {
 export const INBOUND_SHAPES = Object.keys(INBOUND) as InboundShape[];
 export const UPSTREAM_SHAPES: UpstreamShape[] = ['openai.chat', 'openai.responses', 'anthropic.messages'];
 
-interface VendorCodec {
+export interface VendorCodec {
   encodeRequest(shape: string, request: CanonicalRequest, route: Route): unknown;
   decodeResponse(shape: string, body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse;
   streamDecoder(shape: string, route: Route, request?: CanonicalRequest): StreamDecoder;
@@ -50,8 +50,8 @@ export function canonicalProblems(kind: 'request' | 'response' | 'event', value:
 }
 
 /** Upstream SSE text -> canonical events through the vendor's stream decoder. */
-export function decodeStream(shape: UpstreamShape, sse: string, route: Route = fakeRoute(), request?: CanonicalRequest): StreamEvent[] {
-  const decoder = vendorFor(shape).streamDecoder(shape, route, request);
+export function decodeStream(shape: UpstreamShape, sse: string, route: Route = fakeRoute(), request?: CanonicalRequest, vendor: VendorCodec = vendorFor(shape)): StreamEvent[] {
+  const decoder = vendor.streamDecoder(shape, route, request);
   const events: StreamEvent[] = [];
   for (const frame of sseFrames(sse)) events.push(...decoder.decode(frame.event, frame.data));
   events.push(...decoder.finish());
@@ -132,7 +132,8 @@ export async function streamProblems(shape: InboundShape, sse: string): Promise<
     });
     const last = frames.at(-1);
     const lastType = last ? (JSON.parse(last.data) as { type: string }).type : 'none';
-    if (lastType !== 'response.completed' && lastType !== 'response.failed') problems.push(`last event is ${lastType}`);
+    // response.incomplete ends a stream cut short (max_output_tokens, a content filter), as OpenAI's do.
+    if (!['response.completed', 'response.failed', 'response.incomplete'].includes(lastType)) problems.push(`last event is ${lastType}`);
     if (frames[0] && (JSON.parse(frames[0].data) as { type: string }).type !== 'response.created') problems.push('first event is not response.created');
   } else if (shape === 'anthropic.messages') {
     const failed = frames.some((f) => f.event === 'error');

@@ -18,6 +18,8 @@ import { KIND_INFO, referencedKinds } from './kinds.ts';
 import { PlaintextDialog } from './plaintext-dialog.tsx';
 import { missingRequired, specPayload } from './spec-payload.ts';
 import { useReferences } from './use-references.ts';
+import { useHostOptionFields } from './use-host-options.ts';
+import { PresetPicker } from './preset-picker.tsx';
 
 export function EntityPage({ kind, entityRef }: { kind: KindName; entityRef: string }) {
   const isNew = entityRef === 'new';
@@ -54,6 +56,8 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
   const [dialogError, setDialogError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [plaintext, setPlaintext] = useState<{ value: string; prefix?: string; rotated: boolean; goTo?: string } | null>(null);
+  const optionFields = useHostOptionFields(kind, spec, refs.data);
+  const allFields = [...info.fields, ...optionFields];
 
   useEffect(() => {
     if (!notice) return;
@@ -96,7 +100,7 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
       }
     } catch (err) {
       if (err instanceof ApiError && err.field) {
-        const key = fieldForPointer(info.fields, err.field);
+        const key = fieldForPointer(allFields, err.field);
         if (key) {
           // The API prefixes its message with the pointer ("/spec/baseUrl: must match ..."); beside the field it is noise.
           const message = err.message.startsWith(`${err.field}: `) ? err.message.slice(err.field.length + 2) : err.message;
@@ -151,7 +155,7 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
   };
 
   const title = existing ? existing.metadata.displayName : `New ${info.singular}`;
-  const visibleFields = info.fields.filter((f) => !f.when || f.when(spec));
+  const visibleFields = allFields.filter((f) => !f.when || f.when(spec));
 
   return (
     <>
@@ -178,8 +182,9 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
                 onInput={(e) => setSlug(e.currentTarget.value)} />
             </FieldRow>
           )}
+          {!existing && (kind === 'providers' || kind === 'hosts') && <PresetPicker kind={kind} spec={spec} onApply={setSpec} />}
           {visibleFields.map((field) => (
-            <FieldInput key={field.key} field={field} id={`f-${field.key.replace('.', '-')}`} value={getPath(spec, field.key)} spec={spec}
+            <FieldInput key={field.key} field={field} id={`f-${field.key.replace(/\./g, '-')}`} value={getPath(spec, field.key)} spec={spec}
               refs={refs.data} error={errors[field.key]} existing={existing} onChange={(v) => update(field.key, v)} />
           ))}
           <div class="form-actions">

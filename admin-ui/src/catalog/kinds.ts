@@ -21,7 +21,7 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
     name: 'providers', title: 'Providers', singular: 'provider',
     description: 'A provider names the vendor adapter that speaks to a family of upstreams: openai for OpenAI and OpenAI-compatible servers, anthropic for Anthropic.',
     fields: [
-      { key: 'adapter', label: 'Adapter', type: 'text', required: true, placeholder: 'openai', monospace: true, suggestions: ['openai', 'anthropic'], loaded: 'adapters', help: 'Id of a vendor adapter loaded on this instance (others are refused): openai (OpenAI, vLLM, Ollama, LM Studio, llama.cpp), anthropic, or an in-house one.' },
+      { key: 'adapter', label: 'Adapter', type: 'text', required: true, placeholder: 'openai', monospace: true, suggestions: ['openai', 'anthropic'], loaded: 'adapters', help: 'Id of a loaded vendor adapter: openai (OpenAI and OpenAI-compatible servers: see the presets above), anthropic, azure-openai (Azure OpenAI deployments), or an in-house one.' },
       { key: 'shapes', label: 'Wire shapes', type: 'list', placeholder: 'openai.chat, openai.responses', help: 'Optional. Narrows which wire shapes the upstreams speak; empty means every shape the adapter speaks.' },
     ],
     defaults: () => ({ adapter: '' }),

@@ -3,6 +3,7 @@
 import type { KindName } from '../api/types.ts';
 import { KIND_INFO } from './kinds.ts';
 import { getPath, type Field } from './fields.ts';
+import { pruneOptions } from './host-options.ts';
 
 const SERVER_FIELDS = ['hasValue', 'prefix'];
 
@@ -13,6 +14,8 @@ const SERVER_FIELDS = ['hasValue', 'prefix'];
 export function specPayload(kind: KindName, draft: Record<string, unknown>, stored?: Record<string, unknown>): Record<string, unknown> {
   const spec: Record<string, unknown> = { ...draft };
   for (const key of SERVER_FIELDS) delete spec[key];
+  // Vendor options: cleared fields and emptied groups left out (an empty Entra group is no Entra).
+  if ('options' in spec) spec.options = pruneOptions(spec.options);
   for (const [key, value] of Object.entries(spec)) {
     if (value === '' || value === undefined) delete spec[key];
   }

@@ -3,7 +3,7 @@
 // chunk, with only the role) is `opening`; a chunk with `error` is `error`.
 import type { StreamInspector } from '../../../core/plugin-api.ts';
 import type { Usage } from '../../../core/plugin-api/canonical.ts';
-import { usageFromChat } from './usage.ts';
+import { chunkUsage, usageFromChat } from './usage.ts';
 
 function carriesOutput(choice: { delta?: Record<string, unknown>; finish_reason?: unknown } | undefined): boolean {
   if (!choice) return true; // the usage chunk (choices: []) comes after the output
@@ -33,7 +33,7 @@ export function chatStreamInspector(): StreamInspector {
   function classify(_event: string | undefined, data: string): 'opening' | 'output' | 'error' {
     if (sawOutput && !MAY_MATTER.test(data)) return 'output';
     if (data.trim() === '[DONE]') return 'output';
-    let chunk: { choices?: unknown; usage?: unknown; error?: unknown } | null;
+    let chunk: { choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown } | null;
     try {
       chunk = JSON.parse(data);
     } catch {
@@ -41,7 +41,8 @@ export function chatStreamInspector(): StreamInspector {
     }
     if (chunk === null || typeof chunk !== 'object') return 'output'; // `data: null` is no chunk
     if (chunk.error !== undefined && chunk.error !== null) return 'error';
-    if (chunk.usage) usage = usageFromChat(chunk.usage);
+    const reported = chunkUsage(chunk);
+    if (reported) usage = usageFromChat(reported);
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     return carriesOutput(choice) ? 'output' : 'opening';
   }

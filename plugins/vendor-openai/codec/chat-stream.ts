@@ -11,7 +11,7 @@ import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { upstreamStreamError } from './stream-errors.ts';
-import { usageFromChat } from './usage.ts';
+import { chunkUsage, usageFromChat } from './usage.ts';
 
 interface OpenText { kind: 'text' | 'refusal' | 'reasoning'; index: number }
 interface OpenCall { index: number; chatIndex: number; id: string; buffer: string | null }
@@ -85,7 +85,7 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
     decode(_event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
       if (data.trim() === '[DONE]') return end();
-      let chunk: { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; error?: unknown };
+      let chunk: { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown };
       try {
         chunk = JSON.parse(data);
       } catch {
@@ -100,7 +100,8 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
         started = true;
         out.push({ type: 'start', id: typeof chunk.id === 'string' ? chunk.id : '', model: typeof chunk.model === 'string' ? chunk.model : route.upstreamModel });
       }
-      if (chunk.usage) usage = usageFromChat(chunk.usage);
+      const reported = chunkUsage(chunk);
+      if (reported) usage = usageFromChat(reported);
       const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as { delta?: ChunkDelta; finish_reason?: unknown } | undefined) : undefined;
       const delta = choice?.delta ?? {};
       const reasoning = reasoningText(delta as Record<string, unknown>);

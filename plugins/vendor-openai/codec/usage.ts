@@ -20,10 +20,16 @@ export function usageFromChat(raw: unknown): Usage | null {
   return {
     input_tokens: count(u.prompt_tokens),
     output_tokens: count(u.completion_tokens),
-    cache_read_tokens: count(prompt?.cached_tokens),
+    // DeepSeek reports cache hits as prompt_cache_hit_tokens (prompt_tokens includes them).
+    cache_read_tokens: count(prompt?.cached_tokens ?? u.prompt_cache_hit_tokens),
     cache_write_tokens: count(prompt?.cache_write_tokens),
     reasoning_tokens: count(completion?.reasoning_tokens),
   };
+}
+
+/** A stream chunk's usage: `usage`, or Groq's `x_groq.usage` on the last chunk. */
+export function chunkUsage(chunk: { usage?: unknown; x_groq?: unknown }): unknown {
+  return chunk.usage ?? object(chunk.x_groq)?.usage;
 }
 
 /** Responses `usage`. */
