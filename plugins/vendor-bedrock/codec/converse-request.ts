@@ -17,13 +17,14 @@ export const CONVERSE_REQUEST_DROPPED = {
   'top_p when temperature is set': 'newer Claude models accept only one of them',
   'temperature above 1': 'clamped to 1, the Converse maximum',
   'thinking when tool_choice forces a tool': 'Claude rejects forced tool use with extended thinking',
+  'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Claude requires that turn to open with a thinking block',
   'tool_choice none': 'Converse has no "none": the tools stay (history with tool blocks needs them) and the model chooses',
   parallel_tool_calls: 'no Converse field',
   'stop sequences of whitespace only': 'Claude refuses them',
   'response_format json_object; json_schema strict': 'outputConfig.textFormat carries a JSON schema (name and description kept)',
   'image detail': 'no Converse field',
   'image URLs other than data: and s3://': 'Converse takes image bytes or an S3 location only; the URL is sent as text',
-  user: 'no Converse field (metadata goes to requestMetadata)',
+  'user and metadata': 'sent as requestMetadata (user as its `user` entry): Bedrock logs them, the model does not see them',
   'refusal parts in history': 'sent as text',
   'position of system messages inside the conversation': 'appended to the top-level system prompt',
   'tool call ids outside [a-zA-Z0-9_-]': 'other characters become "_" (in toolUse and toolResult alike)',
@@ -129,13 +130,26 @@ function toolChoice(choice: CanonicalRequest['tool_choice']): Record<string, unk
 
 const forcesTool = (choice: CanonicalRequest['tool_choice']): boolean => choice === 'required' || typeof choice === 'object';
 
+/**
+ * With thinking on, Claude requires the assistant turn whose tool calls the request answers to
+ * open with its signed thinking: a client that cannot carry it (Chat, or a conversation begun on
+ * another vendor) would get a 400 on every turn of a tool loop, so thinking is off for that turn.
+ */
+function continuesTurnWithoutThinking(messages: ConverseMessage[]): boolean {
+  const last = messages.at(-1);
+  const previous = messages.at(-2);
+  if (last?.role !== 'user' || previous?.role !== 'assistant' || !last.content.some((b) => b.toolResult)) return false;
+  return !previous.content[0]?.reasoningContent;
+}
+
 export function encodeConverseRequest(request: CanonicalRequest, route: Route): Record<string, unknown> {
   const { system, messages } = encodeMessages(request);
   const body: Record<string, unknown> = { messages };
   if (system.length > 0) body.system = system;
   const hasTools = request.tools !== undefined && request.tools.length > 0;
   const claude = isClaudeModel(route.upstreamModel);
-  const reasoning = claude && !(hasTools && forcesTool(request.tool_choice)) ? request.reasoning : undefined;
+  const thinkingAllowed = claude && !(hasTools && forcesTool(request.tool_choice)) && !continuesTurnWithoutThinking(messages);
+  const reasoning = thinkingAllowed ? request.reasoning : undefined;
   const { thinking, maxTokens } = thinkingFor({ ...request, reasoning }, route.model?.spec.maxOutputTokens, route.model?.spec.reasoning === true);
   const inference: Record<string, unknown> = {};
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
@@ -160,6 +174,7 @@ export function encodeConverseRequest(request: CanonicalRequest, route: Route): 
       },
     };
   }
-  if (request.metadata && Object.keys(request.metadata).length > 0) body.requestMetadata = request.metadata;
+  const metadata = { ...(request.metadata ?? {}), ...(request.user === undefined ? {} : { user: request.user }) };
+  if (Object.keys(metadata).length > 0) body.requestMetadata = metadata;
   return body;
 }
