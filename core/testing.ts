@@ -186,6 +186,8 @@ export interface SeedOptions {
   relayKey?: Record<string, unknown>;
   /** Narrow the provider's shapes. */
   shapes?: string[];
+  /** The host's spec.options (its adapter's hostOptions: a region, an API version). */
+  hostOptions?: Record<string, unknown>;
   model_spec?: Record<string, unknown>;
 }
 
@@ -214,7 +216,7 @@ export async function seedRoute(relay: Pick<TestRelay, 'api'>, options: SeedOpti
     metadata: { displayName: `${options.adapter} ${tag}` }, spec: { adapter: options.adapter, ...(options.shapes ? { shapes: options.shapes } : {}) },
   }), 'provider');
   const host = await must<any>(relay.api('POST', '/api/hosts', {
-    metadata: { displayName: `host ${tag}` }, spec: { providerId: provider.metadata.id, baseUrl: options.baseUrl, timeoutMs: 5_000 },
+    metadata: { displayName: `host ${tag}` }, spec: { providerId: provider.metadata.id, baseUrl: options.baseUrl, timeoutMs: 5_000, ...(options.hostOptions ? { options: options.hostOptions } : {}) },
   }), 'host');
   const existing = await relay.api<any>('GET', `/api/models/${slug}`);
   let model: any;
