@@ -174,3 +174,20 @@ t.test('an exception inside the stream ends it with an error the client shape ca
   const anthropicFrames = sseFrames(await text(invoke));
   t.same(anthropicFrames.map((f) => [f.event, JSON.parse(f.data)]), [['error', { type: 'error', error: { type: 'overloaded_error', message: 'model broke' } }]]);
 });
+
+t.test('credentials: chain signs with the AWS credential chain of the process (here: the environment)', async (t) => {
+  process.env.AWS_ACCESS_KEY_ID = TEMP.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = TEMP.secretAccessKey;
+  process.env.AWS_SESSION_TOKEN = TEMP.sessionToken;
+  t.teardown(() => {
+    delete process.env.AWS_ACCESS_KEY_ID;
+    delete process.env.AWS_SECRET_ACCESS_KEY;
+    delete process.env.AWS_SESSION_TOKEN;
+  });
+  const before = fake.requests.length;
+  const res = await adapter.send(request({ route: route({ region: 'eu-west-3', endpoint: fake.url, credentials: 'chain' }), credential: 'unused' }));
+  t.equal(res.status, 200);
+  await text(res);
+  t.equal(fake.requests[before].principal, TEMP.accessKeyId, 'signed with the environment\'s keys, the host key value unused');
+  t.equal(fake.requests[before].headers['x-amz-security-token'], TEMP.sessionToken);
+});
