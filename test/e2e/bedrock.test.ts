@@ -177,3 +177,18 @@ t.test('the last candidate: Bedrock throttling reaches a Chat client as a 429 in
   t.equal(res.status, 429);
   t.match(JSON.parse(res.text).error.message, /Too many tokens/);
 });
+
+t.test('a throttling exception inside the stream, before any output, fails over like a 429', async (t) => {
+  const s = await seedBedrock();
+  const other = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: s.modelSlug, hostKeys: [`sk-ant-${++seq}`] });
+  await setBindingWeights(relay, s.modelId, { [s.hostId]: 1000, [other.hostId]: 1 });
+  await settled(relay, (snap) => snap.models.get(s.modelId)?.spec.bindings.find((x) => x.hostId === s.hostId)?.weight === 1000);
+  once({ kind: 'events', messages: [{ event: 'messageStart', payload: { role: 'assistant' } }, { exception: 'throttlingException', message: 'Too many tokens, please wait.' }] });
+  const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug, true));
+  t.equal(res.status, 200);
+  t.match(res.text, /fake upstream/, 'the Anthropic host answered the stream');
+  t.notMatch(res.text, /Too many tokens/, 'nothing of the failed stream reached the client');
+  const usage = await usageRecord(relay, res.headers.get('x-request-id')!);
+  t.equal(usage.attempts, 2);
+  t.equal(usage.host_id, other.hostId);
+});
