@@ -1,25 +1,34 @@
 // The Bedrock adapter: Converse/ConverseStream for any model Bedrock serves (translation from
 // every client shape), and Anthropic Messages through InvokeModel/InvokeModelWithResponseStream
-// (passthrough for Messages clients reaching Claude). Requests are signed with SigV4 (or carry
+// (passthrough for Messages clients reaching Claude), and their count_tokens through CountTokens. Requests are signed with SigV4 (or carry
 // a Bedrock API key); streamed answers are decoded from AWS's event-stream framing into SSE;
 // Bedrock's exceptions become the statuses health and failover read.
 import { Readable } from 'node:stream';
 import { sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
 import { anthropicErrorBody } from './anthropic-errors.ts';
 import * as codec from './codec/index.ts';
-import { CONVERSE_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
+import { CONVERSE_SHAPE, COUNT_TOKENS_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
 import { chainFor, parseHostKey } from './credentials.ts';
 import { converseToSse, eventStreamAsSse, invokeToSse } from './event-stream.ts';
 import { BedrockHostOptions, runtimeBaseUrl } from './host-options.ts';
-import { invokeModelBody } from './invoke-body.ts';
+import { countTokensAnswer, countTokensBody, invokeModelBody } from './invoke-body.ts';
 import { signedHeaders } from './signing.ts';
 
-export const BEDROCK_SHAPES: readonly ShapeId[] = [CONVERSE_SHAPE, MESSAGES_SHAPE];
+export const BEDROCK_SHAPES: readonly ShapeId[] = [CONVERSE_SHAPE, MESSAGES_SHAPE, COUNT_TOKENS_SHAPE];
 
 const OPERATIONS: Record<string, { json: string; stream: string }> = {
   [CONVERSE_SHAPE]: { json: 'converse', stream: 'converse-stream' },
   [MESSAGES_SHAPE]: { json: 'invoke', stream: 'invoke-with-response-stream' },
+  [COUNT_TOKENS_SHAPE]: { json: 'count-tokens', stream: 'count-tokens' },
 };
+
+/** The request body for a shape: Converse as encoded, Messages as InvokeModel takes it, count_tokens wrapped for CountTokens. */
+function bodyFor(req: UpstreamRequest): string {
+  const beta = headerValue(req.headers, 'anthropic-beta');
+  if (req.shape === MESSAGES_SHAPE) return invokeModelBody(req.body, beta);
+  if (req.shape === COUNT_TOKENS_SHAPE) return countTokensBody(req.body, beta);
+  return typeof req.body === 'string' ? req.body : req.body.toString('utf8');
+}
 
 /** The runtime URL of an operation on a model (ids, inference profiles and ARNs are one path segment). */
 export function operationUrl(options: BedrockHostOptions, upstreamModel: string, operation: string): URL {
@@ -69,7 +78,7 @@ async function normalizeError(res: UpstreamResponse, shape: ShapeId): Promise<Up
   }
   const raw = (typeof typeHeader === 'string' ? typeHeader : undefined) ?? (typeof bodyType === 'string' ? bodyType : undefined);
   const status = statusForException(exceptionName(raw), res.status);
-  const out = shape === MESSAGES_SHAPE
+  const out = shape !== CONVERSE_SHAPE
     ? Buffer.from(anthropicErrorBody(raw, bedrockErrorMessageOf(text) ?? (text.trim() || `Bedrock answered HTTP ${res.status}`)))
     : bytes;
   const headers: UpstreamResponse['headers'] = { ...res.headers, 'content-type': 'application/json', 'content-length': String(out.length) };
@@ -96,9 +105,7 @@ export function createBedrockAdapter(id: string): VendorAdapter {
       const host = req.route.host.spec;
       const options = (host.options ?? {}) as BedrockHostOptions;
       const url = operationUrl(options, req.route.upstreamModel, req.stream ? operation.stream : operation.json);
-      const body = req.shape === MESSAGES_SHAPE
-        ? invokeModelBody(req.body, headerValue(req.headers, 'anthropic-beta'))
-        : typeof req.body === 'string' ? req.body : req.body.toString('utf8');
+      const body = bodyFor(req);
       // Only these headers go to AWS (and are signed): a client's own headers mean nothing to Bedrock.
       const headers: Record<string, string> = {
         ...(host.headers ?? {}),
@@ -109,6 +116,7 @@ export function createBedrockAdapter(id: string): VendorAdapter {
       Object.assign(headers, await authHeaders(req, options, url, headers, body));
       const res = await sendUpstream(req, url.toString(), { headers, body, timeoutMs: host.timeoutMs });
       if (res.status >= 400) return normalizeError(res, req.shape);
+      if (req.shape === COUNT_TOKENS_SHAPE) return countTokensAnswer(res);
       return req.stream ? asSse(res, req.shape) : res;
     },
     encodeRequest: codec.encodeRequest,

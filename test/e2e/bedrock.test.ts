@@ -192,3 +192,25 @@ t.test('a throttling exception inside the stream, before any output, fails over 
   t.equal(usage.attempts, 2);
   t.equal(usage.host_id, other.hostId);
 });
+
+t.test("Messages clients' count_tokens reaches Bedrock's CountTokens and answers in Anthropic's shape", async (t) => {
+  const s = await seedBedrock();
+  const body = { model: s.modelSlug, messages: [{ role: 'user', content: 'count me, please' }], system: 'be brief' };
+  const res = await viaRelay(relay, '/vendor-b/v1/messages/count_tokens?beta=true', s.relayKey, body, { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'claude-code-20250219' });
+  t.equal(res.status, 200, res.text);
+  const sent = bedrock.requests.at(-1)!;
+  t.equal(sent.operation, 'count-tokens');
+  t.equal(sent.principal, KEY.accessKeyId);
+  const invoke = JSON.parse(Buffer.from((sent.body.input as { invokeModel: { body: string } }).invokeModel.body, 'base64').toString('utf8')) as Record<string, unknown>;
+  t.same(invoke.messages, body.messages, 'the InvokeModel body, base64 in input.invokeModel.body');
+  t.equal(invoke.anthropic_version, 'bedrock-2023-05-31');
+  t.notOk('model' in invoke);
+  t.equal(typeof invoke.max_tokens, 'number', 'the max_tokens a Messages body needs');
+  const answer = JSON.parse(res.text) as { input_tokens: number };
+  t.equal(answer.input_tokens, Math.ceil(Buffer.from(JSON.stringify(invoke)).length / 4), "Bedrock's inputTokens as input_tokens");
+
+  once({ kind: 'json', status: 400, body: { message: 'The provided model does not support counting tokens.' }, errorType: 'ValidationException' });
+  const refused = await viaRelay(relay, '/vendor-b/v1/messages/count_tokens', s.relayKey, body, { 'anthropic-version': '2023-06-01' });
+  t.equal(refused.status, 400);
+  t.same(JSON.parse(refused.text), { type: 'error', error: { type: 'invalid_request_error', message: 'The provided model does not support counting tokens.' } });
+});

@@ -19,7 +19,7 @@ export interface AwsKey {
 }
 
 export interface BedrockRequest {
-  operation: 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream';
+  operation: 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream' | 'count-tokens';
   modelId: string;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
@@ -161,6 +161,12 @@ async function signatureProblem(req: http.IncomingMessage, body: Buffer, keys: A
 }
 
 function defaultAction(req: BedrockRequest): BedrockAction {
+  if (req.operation === 'count-tokens') {
+    // A count from the InvokeModel body (base64 in input.invokeModel.body): its length in 4-byte tokens.
+    const body = (req.body.input as { invokeModel?: { body?: string } } | undefined)?.invokeModel?.body;
+    if (typeof body !== 'string') return { kind: 'json', status: 400, body: { message: 'input.invokeModel.body is required' }, errorType: 'ValidationException' };
+    return { kind: 'json', body: { inputTokens: Math.ceil(Buffer.from(body, 'base64').length / 4) } };
+  }
   if (req.operation === 'converse') return { kind: 'json', body: converseAnswer('Hello from Bedrock').json };
   if (req.operation === 'converse-stream') return { kind: 'events', messages: converseAnswer('Hello from Bedrock').events };
   if (req.operation === 'invoke') return { kind: 'json', body: messagesAnswer('Hello from Claude on Bedrock', req.modelId).json };
@@ -181,7 +187,7 @@ export async function startFakeBedrock(options: { keys?: AwsKey[]; apiKeys?: str
     req.on('end', () => {
       void (async () => {
         const body = Buffer.concat(chunks);
-        const route = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(req.url ?? '');
+        const route = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/.exec(req.url ?? '');
         if (req.method !== 'POST' || !route) return sendJson(res, 404, { message: 'Not Found' }, 'UnknownOperationException');
         const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
         let principal: string;
