@@ -3,17 +3,22 @@
 // refused with 403), Bedrock API keys, the binary event stream read back as SSE, InvokeModel's
 // body rules for Anthropic Messages, and Bedrock's exceptions as the statuses failover reads.
 import t from 'tap';
-import { createTestUpstreamClient } from '../../core/testing.ts';
+import { createTestUpstreamClient, eventually } from '../../core/testing.ts';
 import type { Route, UpstreamRequest, UpstreamResponse } from '../../core/plugin-api.ts';
 import { createBedrockAdapter, operationUrl } from '../../plugins/vendor-bedrock/adapter.ts';
 import { EventStreamToSse, converseToSse } from '../../plugins/vendor-bedrock/event-stream.ts';
 import { parseHostKey } from '../../plugins/vendor-bedrock/credentials.ts';
-import { converseAnswer, encodeStream, startFakeBedrock, type BedrockAction } from '../support/fake-bedrock.ts';
+import { converseAnswer, encodeStream, startFakeBedrock, type AwsKey, type BedrockAction } from '../support/fake-bedrock.ts';
+import { startFakeSts } from '../support/fake-sts.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sseFrames } from '../support/sse-frames.ts';
 
 const KEY = { accessKeyId: 'AKIAFAKEBEDROCK01', secretAccessKey: 'fake/Secret+Key0123456789abcdefghijklmno' };
 const TEMP = { accessKeyId: 'ASIAFAKEBEDROCK02', secretAccessKey: 'tempSecret0123456789', sessionToken: 'FwoGZXIvYXdzEFAKE/token+value=' };
-const fake = await startFakeBedrock({ keys: [KEY, TEMP], apiKeys: ['ABSKfakeBedrockApiKey'], region: 'eu-west-3' });
+const accepted: AwsKey[] = [KEY, TEMP];
+const fake = await startFakeBedrock({ keys: accepted, apiKeys: ['ABSKfakeBedrockApiKey'], region: 'eu-west-3' });
 const client = createTestUpstreamClient();
 t.teardown(async () => {
   await fake.close();
@@ -23,10 +28,10 @@ t.teardown(async () => {
 const adapter = createBedrockAdapter('bedrock');
 const MODEL = 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
-function route(options: Record<string, unknown> = { region: 'eu-west-3', endpoint: fake.url }): Route {
+function route(options: Record<string, unknown> = { region: 'eu-west-3', endpoint: fake.url }, hostId = 'host-1'): Route {
   return {
     upstreamModel: MODEL, adapter,
-    host: { metadata: { id: 'host-1', slug: 'bedrock-eu' }, spec: { baseUrl: 'https://bedrock.invalid', timeoutMs: 5_000, enabled: true, options } },
+    host: { metadata: { id: hostId, slug: 'bedrock-eu' }, spec: { baseUrl: 'https://bedrock.invalid', timeoutMs: 5_000, enabled: true, options } },
   } as unknown as Route;
 }
 
@@ -190,4 +195,35 @@ t.test('credentials: chain signs with the AWS credential chain of the process (h
   await text(res);
   t.equal(fake.requests[before].principal, TEMP.accessKeyId, 'signed with the environment\'s keys, the host key value unused');
   t.equal(fake.requests[before].headers['x-amz-security-token'], TEMP.sessionToken);
+});
+
+t.test('credentials: chain with a web identity (EKS): STS once per host, refreshed before the credentials expire', async (t) => {
+  const sts = await startFakeSts(accepted);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-webid-'));
+  writeFileSync(path.join(dir, 'token'), 'eyJ.fake-service-account-token.sig');
+  const env = {
+    AWS_WEB_IDENTITY_TOKEN_FILE: path.join(dir, 'token'), AWS_ROLE_ARN: 'arn:aws:iam::123456789012:role/relay', AWS_ROLE_SESSION_NAME: 'relay-session',
+    AWS_REGION: 'eu-west-3', AWS_ENDPOINT_URL_STS: sts.url, AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_CONFIG_FILE: path.join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'),
+  };
+  Object.assign(process.env, env);
+  t.teardown(async () => {
+    for (const name of Object.keys(env)) delete process.env[name];
+    await sts.close();
+  });
+  const chain = (hostId: string) => request({ route: route({ region: 'eu-west-3', endpoint: fake.url, credentials: 'chain' }, hostId), credential: 'unused' });
+
+  const before = fake.requests.length;
+  for (let i = 0; i < 2; i++) await text(await adapter.send(chain('host-eks')));
+  t.same(fake.requests.slice(before).map((r) => r.principal), ['ASIAWEBIDENTITY1', 'ASIAWEBIDENTITY1'], 'signed with the role\'s session, verified by the fake');
+  t.same(sts.tokens, ['eyJ.fake-service-account-token.sig'], 'one AssumeRoleWithWebIdentity for two requests: the provider is cached per host');
+
+  // Credentials within the SDK's 5-minute refresh window are still used while new ones are
+  // fetched in the background; the next request signs with the new ones.
+  sts.lifetimeMs = 60_000;
+  await text(await adapter.send(chain('host-eks-short')));
+  await text(await adapter.send(chain('host-eks-short')));
+  await eventually(() => sts.tokens.length >= 3, 5_000, 10);
+  await text(await adapter.send(chain('host-eks-short')));
+  t.same(fake.requests.slice(-3).map((r) => r.principal), ['ASIAWEBIDENTITY2', 'ASIAWEBIDENTITY2', 'ASIAWEBIDENTITY3'], 'about to expire: refreshed, and used');
 });
