@@ -104,6 +104,8 @@ export function createBedrockAdapter(id: string): VendorAdapter {
       if (!operation) throw new Error(`the bedrock adapter does not speak ${req.shape}`);
       const host = req.route.host.spec;
       const options = (host.options ?? {}) as BedrockHostOptions;
+      // Written before the adapter checked its options (or by hand in the database): no region, no URL.
+      if (typeof options.region !== 'string') throw new Error(`the bedrock host ${req.route.host.metadata.slug} has no options.region`);
       const url = operationUrl(options, req.route.upstreamModel, req.stream ? operation.stream : operation.json);
       const body = bodyFor(req);
       // Only these headers go to AWS (and are signed): a client's own headers mean nothing to Bedrock.

@@ -159,6 +159,8 @@ export function encodeConverseRequest(request: CanonicalRequest, route: Route): 
   }
   const stops = request.stop?.filter((s) => s.trim() !== '');
   if (stops && stops.length > 0) inference.stopSequences = stops;
+  // Claude says which stop sequence matched only when asked for the field.
+  if (stops && stops.length > 0 && claude) body.additionalModelResponseFieldPaths = ['/stop_sequence'];
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
   if (hasTools) {
     const choice = toolChoice(request.tool_choice);
