@@ -214,3 +214,15 @@ t.test("Messages clients' count_tokens reaches Bedrock's CountTokens and answers
   t.equal(refused.status, 400);
   t.same(JSON.parse(refused.text), { type: 'error', error: { type: 'invalid_request_error', message: 'The provided model does not support counting tokens.' } });
 });
+
+t.test('a provider narrowed to bedrock.converse (models other than Claude): Messages clients are translated through Converse', async (t) => {
+  const s = await seedBedrock({ shapes: ['bedrock.converse'] });
+  const res = await viaRelay(relay, '/vendor-b/v1/messages', s.relayKey, messages(s.modelSlug, true), { 'anthropic-version': '2023-06-01' });
+  t.equal(res.status, 200, res.text);
+  t.equal(anthropicText(res.text), 'Hello from Bedrock');
+  t.equal(bedrock.requests.at(-1)!.operation, 'converse-stream');
+  const usage = await usageRecord(relay, res.headers.get('x-request-id')!);
+  t.equal(usage.upstream_shape, 'bedrock.converse');
+  const count = await viaRelay(relay, '/vendor-b/v1/messages/count_tokens', s.relayKey, { model: s.modelSlug, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(count.status, 404, 'count_tokens is not served where the provider speaks only Converse');
+});
