@@ -60,9 +60,10 @@ RUN mkdir -p /etc/relay /var/lib/relay /node_modules \
 USER node
 VOLUME ["/etc/relay", "/var/lib/relay"]
 EXPOSE 8080 8081
-# Slim images have no curl: node's fetch checks /healthz (200 while Postgres or PGlite answers).
+# Slim images have no curl: node's fetch checks /livez (200 while the process serves; a database
+# outage does not make the container unhealthy).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=40s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.RELAY_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.RELAY_PORT || 8080) + '/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM drains in-flight requests and flushes queued usage events before exit (server.drainTimeoutMs).
 STOPSIGNAL SIGTERM
 # The entrypoint gives V8 a heap ceiling when the container has no memory limit (RELAY_MAX_HEAP_MB,

@@ -31,5 +31,7 @@ main().then((code) => {
   } else {
     process.stderr.write(`relay: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
   }
-  process.exitCode = 1;
+  // Exit now: a failed start may leave handles open (database pool, Valkey, a listener that did
+  // bind), and a process that stays up listening on nothing is never restarted by a supervisor.
+  process.exit(1);
 });

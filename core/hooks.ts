@@ -183,7 +183,11 @@ export interface VendorAdapter {
 
 export interface UsageRequest {
   body: Record<string, unknown>;
-  hideFrame(event: string | undefined, data: string): boolean;
+  /**
+   * What the client gets of one upstream frame: its data unchanged, changed (what the change added
+   * taken out again), or null to hide the frame.
+   */
+  clientFrame(event: string | undefined, data: string): string | null;
 }
 
 // ---------------------------------------------------------------- wire codecs

@@ -1,43 +1,22 @@
-// The public plugin API: the one module built-in and in-house plugins import from core.
-// Everything a built-in plugin can do, an out-of-tree plugin can do with this module.
+// The public plugin API: what a plugin needs to register itself and implement a hook, and nothing
+// of the kernel's internals. plugins/README.md documents every name here. The shared vocabularies
+// have their own modules: relay-gateway/canonical (the canonical request, response and stream
+// events), relay-gateway/catalog (catalog entities), relay-gateway/log-backends (helpers for usage
+// and payload backends) and relay-gateway/clients (recognising known clients).
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-export { definePlugin, isRelayPlugin, type PluginDefinition, type PluginKind, type RelayPlugin } from './plugins/define.ts';
-export type { RelayContext, HookRegistry, InferenceCall, Pipeline, Attribution } from './plugins/context.ts';
-export type * from './hooks.ts';
-export type * from './observer/types.ts';
-export type { Settings, SettingsValues, UsageLoggingSetting, PayloadLoggingSetting } from './settings/types.ts';
-export type { Database, Queryable } from './db/types.ts';
-export type * from './catalog/kinds.ts';
-export type { CatalogSnapshot } from './catalog/snapshot.ts';
-
-export * as canonical from './canonical/types.ts';
+export { definePlugin } from './plugins/define.ts';
+export type { RelayContext, InferenceCall, Attribution } from './plugins/context.ts';
 export type {
-  CanonicalRequest, CanonicalResponse, StreamEvent, Usage, ContentPart, Message, Tool, ToolChoice, StopReason,
-  TextPart, ImagePart, ToolCallPart, ToolResultPart, ReasoningPart, RefusalPart, PartStart, PartDelta, ResponseFormat,
-  ReasoningEffort, CustomTool, FunctionTool, Role, CanonicalErrorBody,
-} from './canonical/types.ts';
-export { emptyUsage } from './canonical/types.ts';
-export { dispatchByShape, type ShapeCodec, type TranslationHooks } from './canonical/shape-dispatch.ts';
-
-export { RelayError, relayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
-export { sseFrame, SseParser } from './http/sse.ts';
-export { sendUpstream, sendToHost, joinUrl, type SendOptions } from './http/upstream.ts';
+  InboundHttpRequest, InboundRequest, Principal, Authenticator, ModelResolver, Route, ShapeId,
+  VendorAdapter, UpstreamRequest, UpstreamResponse, UpstreamBody, UsageRequest, StreamInspector, StreamDecoder,
+  InboundCodec, StreamEncoder, EncodeContext, RenderedError, UsageEvent, CapturedPayload, Recorder,
+} from './hooks.ts';
+export type { UsageBackend, PayloadBackend } from './observer/types.ts';
+export { RelayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
+export { sendToHost, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';
 export type { UpstreamClient } from './http/upstream-client.ts';
-export { filterForwardHeaders, CREDENTIAL_HEADERS } from './http/headers.ts';
-export { validateBody } from './http/validate.ts';
-export { createBatchQueue, type BatchQueue, type BatchQueueOptions } from './observer/batch-queue.ts';
-export type { DropReason, RetryOptions, BatchQueueStats } from './observer/batch-queue.ts';
-// Shared by usage backends that answer reads in memory (log-file, log-valkey, in-house sinks).
-export { encodeCursor, decodeCursor, compareNewestFirst, isAfterCursor, type CursorPosition } from './observer/cursor.ts';
-export {
-  emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
-  SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
-} from './observer/usage-query.ts';
-// Money in whole micro-units, so backends' cost totals agree to the last digit.
-export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from './observer/money.ts';
-export { PACKAGE_ROOT } from './package-root.ts';
+export { sseFrame, SseParser } from './http/sse.ts';
 export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';
-export {
-  CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
-} from './canonical/custom-tools.ts';
+export { validateBody } from './http/validate.ts';
+export { PACKAGE_ROOT } from './package-root.ts';

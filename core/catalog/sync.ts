@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/types.ts';
 import type { KindName } from './kinds.ts';
-import { applyChange, buildSnapshot, emptyTables, type CatalogSnapshot } from './snapshot.ts';
+import { applyChange, buildSnapshot, emptyTables, type AnyEntity, type CatalogSnapshot } from './snapshot.ts';
 import type { CatalogStore } from './store.ts';
 
 interface ChangeNotice {
@@ -26,6 +26,7 @@ export class CatalogSync {
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners: Array<(snapshot: CatalogSnapshot) => void> = [];
   private lastRebuildAt = 0;
+  private origin: 'none' | 'database' | 'local-snapshot' = 'none';
 
   constructor(
     private readonly db: Database,
@@ -41,6 +42,19 @@ export class CatalogSync {
   /** Time of the last full rebuild (ms since epoch). */
   get rebuiltAt(): number {
     return this.lastRebuildAt;
+  }
+
+  /** Where the snapshot in use came from: nowhere yet, the database, or the local file (an outage at start). */
+  get source(): 'none' | 'database' | 'local-snapshot' {
+    return this.origin;
+  }
+
+  /** Serves a saved snapshot until the database can be read (see local-snapshot.ts). */
+  seed(entities: ReadonlyArray<{ kind: KindName; entity: AnyEntity }>): void {
+    const tables = emptyTables();
+    for (const { kind, entity } of entities) tables[kind].set(entity.metadata.id, entity);
+    this.publish(buildSnapshot(tables));
+    this.origin = 'local-snapshot';
   }
 
   onChange(fn: (snapshot: CatalogSnapshot) => void): void {
@@ -73,6 +87,7 @@ export class CatalogSync {
       this.publish(buildSnapshot(tables));
       this.revisionSeen = Math.max(this.revisionSeen, revision);
       this.lastRebuildAt = Date.now();
+      this.origin = 'database';
       rebuilt = true;
       this.log.info({ reason, entities: rows.length }, 'catalog snapshot rebuilt');
     });
@@ -118,6 +133,7 @@ export class CatalogSync {
       this.publish(buildSnapshot(tables));
       this.revisionSeen = revision;
       this.lastRebuildAt = Date.now();
+      this.origin = 'database';
     }
   }
 

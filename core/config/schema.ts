@@ -48,6 +48,10 @@ export const RelayConfigSchema = Type.Object({
   valkey: Type.Object({
     /** Redis/Valkey URL for shared rate limits and key health; overridden by VALKEY_URL. */
     url: Type.Optional(Type.String()),
+    /** Deadline of one rate-limit command; past it the request is served without counting (fail open). */
+    commandTimeoutMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
+    /** After 3 failures in a row rate limits skip Valkey for this long, then probe it again. */
+    breakerOpenMs: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
   }, { additionalProperties: false, default: {} }),
   health: Type.Object({
     /** Upstream 5xx, timeouts and refused connections take a host or host key out of rotation only after a run of them (DESIGN.md "Health and states"). */

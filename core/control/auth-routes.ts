@@ -46,14 +46,15 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRoutesDeps): 
     const { username, password } = request.body as { username: string; password: string };
     // Login CSRF: a cross-site page must not sign a browser into someone else's account.
     if (!originMatchesHost(request)) throw new RelayError('RELAY_ERR_CSRF', 'the Origin of this request is not this host');
-    await deps.throttle.check(username, request.ip);
+    // Counted before the password is checked, in one step with the lock check (login-throttle.ts).
+    const attempt = await deps.throttle.admit(username, request.ip);
     const user = await findAdminUser(deps.db, username);
     const valid = await verifyPassword(password, user?.passwordHash ?? await decoyHash());
     if (!user || !valid) {
-      await deps.throttle.recordFailure(username, request.ip);
+      await attempt.failed();
       throw new RelayError('RELAY_ERR_UNAUTHENTICATED', 'wrong username or password');
     }
-    await deps.throttle.recordSuccess(username);
+    await attempt.succeeded();
     const session = await deps.sessions.create(user.id);
     reply.header('set-cookie', sessionCookie(app, session.token, session.expiresAt, deps.secureCookies));
     reply.header('cache-control', 'no-store');

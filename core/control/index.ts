@@ -8,6 +8,8 @@ import { installAuthGuard } from './auth-guard.ts';
 import { registerAuthRoutes } from './auth-routes.ts';
 import { registerCatalogRoutes } from './catalog-routes.ts';
 import { registerConfigJson } from './config-json.ts';
+import { registerControlLiveness } from './control-liveness.ts';
+import { registerHealthDetailRoute } from './health-detail-route.ts';
 import { hostKeyWriter, registerHostKeyHealthRoute } from './host-key-routes.ts';
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
@@ -40,6 +42,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store (validator.ts).
   app.addHook('preValidation', rejectUnstorableStrings);
   registerConfigJson(app, deps);
+  registerControlLiveness(app);
   registerLogRoutes(app, deps.observer);
 
   await app.register(async (api) => {
@@ -55,5 +58,6 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerRelayKeyRoutes(api, { store: deps.store });
     registerSettingsRoutes(api, { settings: deps.settings, observer: deps.observer });
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
+    registerHealthDetailRoute(api, { db: deps.db, sync: deps.sync });
   });
 }

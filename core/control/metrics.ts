@@ -31,6 +31,13 @@ export function installControlMetrics(app: FastifyInstance, registry: Registry, 
       this.set((Date.now() - sync.snapshot().builtAt) / 1000);
     },
   }));
+  getOrCreate(registry, 'relay_catalog_from_local_snapshot', () => new Gauge({
+    name: 'relay_catalog_from_local_snapshot', help: '1 while this instance serves the catalog saved in its data directory because Postgres was unreachable at start',
+    registers: [registry],
+    collect() {
+      this.set(sync.source === 'local-snapshot' ? 1 : 0);
+    },
+  }));
   getOrCreate(registry, 'relay_catalog_snapshot_version', () => new Gauge({
     name: 'relay_catalog_snapshot_version', help: "This instance's snapshot build counter", registers: [registry],
     collect() {

@@ -58,11 +58,18 @@ export class PostgresDatabase implements Database {
   }
 
   async listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<void> {
-    this.listeners.push({ channel, onNotify, onReconnect });
-    if (this.listenClient) {
-      await this.listenClient.query(`LISTEN ${quoteIdent(channel)}`);
-    } else {
-      await this.connectListener(false);
+    const listener = { channel, onNotify, onReconnect };
+    this.listeners.push(listener);
+    try {
+      if (this.listenClient) {
+        await this.listenClient.query(`LISTEN ${quoteIdent(channel)}`);
+      } else {
+        await this.connectListener(false);
+      }
+    } catch (err) {
+      // Not subscribed: a retry (catching up after an outage at start) must not subscribe twice.
+      this.listeners.splice(this.listeners.indexOf(listener), 1);
+      throw err;
     }
   }
 

@@ -7,6 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
 import type { Attribution, InferenceCall, RelayContext } from '../plugins/context.ts';
+import { unroutedError } from '../server/unrouted.ts';
 import { parseInferenceJson, readInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface InferenceRouteOptions {
@@ -95,7 +96,7 @@ export function mountShapedNotFound(relay: RelayContext, prefix: string, shape: 
   if (!prefix) return;
   relay.inference.register(async (scoped) => {
     scoped.setNotFoundHandler((request, reply) => {
-      relay.pipeline.sendError(reply, shape, new RelayError('RELAY_ERR_NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`));
+      relay.pipeline.sendError(reply, shape, unroutedError(relay.inference, request.method, request.url));
     });
   }, { prefix });
 }

@@ -40,6 +40,16 @@ export class UpstreamProtocolError extends Error {
   readonly code = 'RELAY_UPSTREAM_BAD_RESPONSE';
 }
 
+const ignore = (): void => {};
+
+/** Rejects with the signal's reason once it aborts. */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
 export class UpstreamClient {
   private readonly agents = new Map<string, Dispatcher>();
 
@@ -54,8 +64,9 @@ export class UpstreamClient {
     const onCallerAbort = () => controller.abort(caller!.reason ?? new errors.RequestAbortedError());
     if (caller?.aborted) onCallerAbort();
     else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    let pending: Promise<Dispatcher.ResponseData> | undefined;
     try {
-      const res = await this.dispatcher(options.transport).request({
+      pending = this.dispatcher(options.transport).request({
         origin: target.origin,
         path: target.pathname + target.search,
         method: options.method ?? 'POST',
@@ -65,6 +76,11 @@ export class UpstreamClient {
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
+      // undici aborts a request waiting for a connection only once it gets one: the race ends the
+      // wait at the deadline (the queued request is then dropped unsent when its turn comes).
+      const res = await Promise.race([pending, rejectOnAbort(controller.signal)]);
+      // Errors reach the reader through its iterator; an unread body's error must not crash the process.
+      res.body.on('error', ignore);
       if (res.statusCode < 200 || res.statusCode > 599) {
         res.body.destroy();
         throw new UpstreamProtocolError(`the upstream answered with status ${res.statusCode}, which is not an HTTP status`);
@@ -72,20 +88,12 @@ export class UpstreamClient {
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       caller?.removeEventListener('abort', onCallerAbort);
+      // A head that arrives after the race was lost: its body is nobody's, let its connection go.
+      if (controller.signal.aborted) void pending?.then((late) => late.body.destroy(), ignore);
       throw controller.signal.reason instanceof UpstreamTimeoutError ? controller.signal.reason : err;
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /** Connections in use and requests waiting for one, per origin (for /metrics). */
-  stats(): Array<{ origin: string; connected: number; pending: number; running: number }> {
-    const out: Array<{ origin: string; connected: number; pending: number; running: number }> = [];
-    for (const agent of this.agents.values()) {
-      const byOrigin = (agent as unknown as { stats?: Record<string, { connected: number; pending: number; running: number }> }).stats ?? {};
-      for (const [origin, s] of Object.entries(byOrigin)) out.push({ origin, connected: s.connected, pending: s.pending, running: s.running });
-    }
-    return out;
   }
 
   async close(): Promise<void> {

@@ -7,13 +7,16 @@
 // sent. The notes are keyed by the request object and die with it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
+import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, ShapeId, UsageEvent } from '../hooks.ts';
 import { RequestRecord } from './request-record.ts';
+import { knownClientAttribution } from '../attribution/known-clients.ts';
 
 interface Note {
   principal: Principal | null;
   shape: ShapeId | null;
   errorCode: string | null;
+  refusedKey: RelayKey | null;
 }
 
 /** Longest path kept in the event's `endpoint` extra for a request no route matched. */
@@ -24,7 +27,7 @@ export class AnsweredRequests {
 
   private note(request: object): Note {
     let note = this.notes.get(request);
-    if (!note) this.notes.set(request, note = { principal: null, shape: null, errorCode: null });
+    if (!note) this.notes.set(request, note = { principal: null, shape: null, errorCode: null, refusedKey: null });
     return note;
   }
 
@@ -32,10 +35,12 @@ export class AnsweredRequests {
     this.note(request).principal = principal;
   }
 
-  noteError(request: object, shape: ShapeId, code: string): void {
+  /** `refusedKey`: the known relay key an authentication error refused, if any. */
+  noteError(request: object, shape: ShapeId, code: string, refusedKey: RelayKey | null = null): void {
     const note = this.note(request);
     note.shape = shape;
     note.errorCode = code;
+    note.refusedKey = refusedKey;
   }
 
   /**
@@ -49,12 +54,14 @@ export class AnsweredRequests {
     const shape = note?.shape ?? (config?.shape as ShapeId | undefined) ?? 'canonical';
     const record = new RequestRecord(request.id, shape, null, false, reply.elapsedTime);
     record.principal = note?.principal ?? null;
-    if (record.principal?.client) record.client = record.principal.client;
+    record.refusedKey = note?.refusedKey ?? null;
+    const known = knownClientAttribution(request.headers);
+    record.client = known?.client ?? record.principal?.client ?? null;
     record.status = reply.statusCode;
     record.errorCode = note?.errorCode ?? null;
     record.clientAborted = !reply.raw.writableFinished;
     const path = request.routeOptions.url ?? request.url.split('?')[0]!.slice(0, MAX_PATH_CHARS);
-    record.extras = { ...record.principal?.extras, endpoint: `${request.method} ${path}` };
+    record.extras = { ...record.principal?.extras, ...known?.extras, endpoint: `${request.method} ${path}` };
     return record.toEvent(snapshot);
   }
 }

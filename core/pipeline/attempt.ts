@@ -74,11 +74,12 @@ export class Attempt {
   /** A failure before any byte reached the client. */
   networkFailure(route: Route, err: unknown): AttemptResult {
     if (this.cancellation.signal.aborted) throw new ClientGone();
-    const { failure, message } = classifyNetworkError(err);
+    const { failure, message, badResponse } = classifyNetworkError(err);
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
     if (!this.isLast) return { kind: 'retry' };
-    throw new RelayError(failure === 'timeout' ? 'RELAY_ERR_UPSTREAM_TIMEOUT' : 'RELAY_ERR_UPSTREAM_UNREACHABLE', `${message}.`);
+    const code = failure === 'timeout' ? 'RELAY_ERR_UPSTREAM_TIMEOUT' : badResponse ? 'RELAY_ERR_UPSTREAM_BAD_RESPONSE' : 'RELAY_ERR_UPSTREAM_UNREACHABLE';
+    throw new RelayError(code, `${message}.`);
   }
 
   /**

@@ -16,14 +16,18 @@ export function classifyStatus(status: number): StatusVerdict {
   return { retryable: false, failure: null };
 }
 
-/** Network errors from undici before response headers. */
-export function classifyNetworkError(err: unknown): { failure: FailureKind; message: string } {
-  const code = (err as { code?: string })?.code ?? '';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'RELAY_UPSTREAM_HEADERS_TIMEOUT') return { failure: 'timeout', message: 'the upstream did not answer in time' };
-  if (code === 'RELAY_UPSTREAM_BAD_RESPONSE' || code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
-    return { failure: 'server', message: `the upstream's answer is not valid HTTP (${(err as Error).message})` };
+/** Network errors from undici before the first byte reached the client. */
+export function classifyNetworkError(err: unknown): { failure: FailureKind; message: string; badResponse: boolean } {
+  const e = err as { code?: string; name?: string; message?: string } | undefined;
+  const code = e?.code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'RELAY_UPSTREAM_HEADERS_TIMEOUT') {
+    return { failure: 'timeout', message: 'the upstream did not answer in time', badResponse: false };
   }
-  return { failure: 'connect', message: `the upstream could not be reached (${code || (err as Error)?.message || 'error'})` };
+  // A misframed answer (undici's HTTP parser, a length that does not add up, a status that is not HTTP).
+  if (code === 'RELAY_UPSTREAM_BAD_RESPONSE' || code.startsWith('HPE_') || e?.name === 'HTTPParserError' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return { failure: 'server', message: `the upstream's answer is not valid HTTP (${e?.message ?? code})`, badResponse: true };
+  }
+  return { failure: 'connect', message: `the upstream could not be reached (${code || e?.message || 'error'})`, badResponse: false };
 }
 
 /** retry-after as milliseconds (seconds or an HTTP date), or null. */

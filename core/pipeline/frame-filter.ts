@@ -1,8 +1,9 @@
-// Drops whole SSE frames from a byte stream and passes every other frame through as it came.
-// Used only when a vendor adapter asked the upstream for something the client did not (usage
+// Hides or edits whole SSE frames in a byte stream and passes every other frame through as it
+// came. Used only when a vendor adapter asked the upstream for something the client did not (usage
 // on a streamed Chat Completion), so that the client still gets the answer it asked for.
 
-export type FrameTest = (event: string | undefined, data: string) => boolean;
+/** The data the client gets for a frame: unchanged, changed, or null to hide the frame. */
+export type FrameEdit = (event: string | undefined, data: string) => string | null;
 
 const FRAME_END = /\r?\n\r?\n/g;
 
@@ -10,9 +11,9 @@ export class SseFrameFilter {
   private pending = '';
   private readonly decoder = new TextDecoder();
 
-  constructor(private readonly hide: FrameTest) {}
+  constructor(private readonly edit: FrameEdit) {}
 
-  /** The kept frames completed by this chunk (possibly empty). */
+  /** The frames completed by this chunk, as the client gets them (possibly empty). */
   push(chunk: Buffer): string {
     this.pending += this.decoder.decode(chunk, { stream: true });
     let out = '';
@@ -20,8 +21,7 @@ export class SseFrameFilter {
     FRAME_END.lastIndex = 0;
     for (let m = FRAME_END.exec(this.pending); m; m = FRAME_END.exec(this.pending)) {
       const end = m.index + m[0].length;
-      const frame = this.pending.slice(start, end);
-      if (!this.hidden(frame)) out += frame;
+      out += this.edited(this.pending.slice(start, end));
       start = end;
     }
     this.pending = this.pending.slice(start);
@@ -32,16 +32,23 @@ export class SseFrameFilter {
   end(): string {
     const rest = this.pending + this.decoder.decode();
     this.pending = '';
-    return rest && !this.hidden(rest) ? rest : '';
+    return rest ? this.edited(rest) : '';
   }
 
-  private hidden(frame: string): boolean {
+  private edited(frame: string): string {
     let event: string | undefined;
     const data: string[] = [];
     for (const line of frame.split(/\r?\n/)) {
       if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
       else if (line.startsWith('event:')) event = line.slice(6).trim();
     }
-    return data.length > 0 && this.hide(event, data.join('\n'));
+    if (data.length === 0) return frame;
+    const original = data.join('\n');
+    const kept = this.edit(event, original);
+    if (kept === null) return '';
+    if (kept === original) return frame;
+    // Rewritten: the frame's other lines as they were, its data as one line.
+    const other = frame.split(/\r?\n/).filter((line) => line !== '' && !line.startsWith('data:'));
+    return `${[...other, `data: ${kept}`].join('\n')}\n\n`;
   }
 }

@@ -12,6 +12,7 @@ import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
 import { StreamTap } from './stream-tap.ts';
 import { readErrorBody, redactCredential } from './upstream-error.ts';
+import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 
 /**
  * The body to send: the client's bytes as received. When the binding maps the model name, only the
@@ -52,26 +53,22 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
     }
     attempt.record.errorCode = `upstream_${res.status}`;
     // Errors pass through unmodified (clients match on their wording), but for Relay's own key.
-    if (route.hostKey === null || credential === null) await pipeAll(attempt, res, null);
-    else await sendOwnKeyError(attempt, res, credential);
+    if (route.hostKey === null || credential === null) return pipeAll(attempt, res, null);
+    await sendOwnKeyError(attempt, route, res, credential);
     return { kind: 'done' };
   }
 
-  if (!isEventStream(res.headers)) {
-    attempt.reportSuccess(route);
-    await pipeAll(attempt, res, route);
-    return { kind: 'done' };
-  }
+  if (!isEventStream(res.headers)) return pipeAll(attempt, res, route);
   return streamWithHold(attempt, route, res, usage);
 }
 
 /**
  * An error answer to Relay's own host key: the same body without the key (vendors quote a refused
- * key back), and a key the upstream refused is a 502, the gateway's problem, never a 401/403 the
- * caller would take for a verdict on its own relay key (as translate.ts does).
+ * key back); a key the upstream refused is Relay's own 502 (host-key-refused.ts), the gateway's
+ * problem, never a 401/403 or an authentication error the caller would take for its own.
  */
-async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credential: string): Promise<void> {
-  const status = res.status === 401 || res.status === 403 ? 502 : res.status;
+async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string): Promise<void> {
+  const status = res.status;
   const encoding = res.headers['content-encoding'];
   let redacted: { body: Buffer; encoding: string | undefined };
   try {
@@ -80,6 +77,11 @@ async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credenti
     // Nothing reached the client yet: a 502 in its shape (or the client's own abort).
     if (attempt.clientGone) throw err;
     throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's error answer could not be read: ${(err as Error).message}`);
+  }
+  // Refused: Relay's own 502 in the caller's shape, not the vendor's authentication error (host-key-refused.ts).
+  if (refusesHostKey(route, status)) {
+    const words = redacted.encoding === undefined ? route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).message : undefined;
+    throw hostKeyRefused(status, words);
   }
   const headers: Record<string, string | string[] | undefined> = { ...res.headers, 'content-length': String(redacted.body.length) };
   if (redacted.encoding === undefined) delete headers['content-encoding'];
@@ -90,24 +92,38 @@ async function sendOwnKeyError(attempt: Attempt, res: UpstreamResponse, credenti
   attempt.writer.end();
 }
 
-/** Non-streamed body: sent as it arrives; a copy (usage-copy.ts) is read for usage at the end. */
-async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | null): Promise<void> {
+/**
+ * Non-streamed body: sent as it arrives, once its first bytes came (a body misframed from its start
+ * is still a failure before the first byte: it fails over, or is a 502). A copy (usage-copy.ts) is
+ * read for usage at the end.
+ */
+async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | null): Promise<AttemptResult> {
+  const iterator = res.body[Symbol.asyncIterator]();
+  let first: IteratorResult<Buffer>;
+  try {
+    first = await iterator.next();
+  } catch (err) {
+    if (attempt.clientGone) throw err;
+    return attempt.networkFailure(route ?? attempt.record.route!, err);
+  }
   const copy = route ? new UsageCopy() : null;
   const writer = attempt.writer;
   writer.commit(res.status, res.headers, true);
   attempt.record.status = res.status;
+  if (route) attempt.reportSuccess(route);
   try {
-    for await (const chunk of res.body) {
-      copy?.add(chunk);
-      const full = writer.write(chunk);
+    for (let step = first; !step.done; step = await iterator.next()) {
+      copy?.add(step.value);
+      const full = writer.write(step.value);
       if (full) await full;
     }
     writer.end();
   } catch (err) {
     attempt.failAfterCommit(err);
-    return;
+    return { kind: 'done' };
   }
   if (route && copy) attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
+  return { kind: 'done' };
 }
 
 async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse, usage: UsageRequest | null): Promise<AttemptResult> {
@@ -122,7 +138,7 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   writer.commit(res.status, res.headers, false);
   attempt.record.status = res.status;
   // The bytes go out as they came, unless frames the client did not ask for must be hidden.
-  const filter = usage ? new SseFrameFilter((event, data) => usage.hideFrame(event, data)) : null;
+  const filter = usage ? new SseFrameFilter((event, data) => usage.clientFrame(event, data)) : null;
   const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
   // forward() returns a promise only when the client's socket is full.
   try {

@@ -25,6 +25,9 @@ import { ADMITTED, REFUSED, type KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
+import { refusedRelayKeyOf } from './relay-key-auth.ts';
+import { knownClientAttribution } from '../attribution/known-clients.ts';
+import type { Attribution } from '../plugins/context.ts';
 import { AnsweredRequests } from './answered-requests.ts';
 import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
@@ -53,7 +56,7 @@ export interface KernelPipeline extends Pipeline {
    * Records a request refused before the pipeline ran (malformed JSON, wrong content type, body
    * too large, a missing model): every request is logged, these included.
    */
-  recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal?: Principal | null): void;
+  recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal?: Principal | null, headers?: InboundHttpRequest['headers']): void;
   /**
    * Records a request that a Fastify route of the inference listener answered itself (a model
    * list, the HEAD probe, an unknown path), once its answer is sent: see answered-requests.ts.
@@ -120,7 +123,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
   function sendError(reply: FastifyReply, shape: ShapeId, err: unknown): void {
     const relayErr = toRelayError(err);
-    answered.noteError(reply.request, shape, relayErr.code);
+    answered.noteError(reply.request, shape, relayErr.code, refusedRelayKeyOf(relayErr));
     const rendered = renderError(shape, relayErr);
     void reply.code(rendered.status).headers(rendered.headers).type('application/json').send(rendered.body);
   }
@@ -135,9 +138,11 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
   async function handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void> {
     const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
-    if (call.attribution) {
-      record.client = call.attribution.client ?? null;
-      record.extras = { ...(call.attribution.extras ?? {}) };
+    // The route's own attribution (an agent's endpoint), else known clients by their headers.
+    const attribution = call.attribution ?? knownClientAttribution(request.headers);
+    if (attribution) {
+      record.client = attribution.client ?? null;
+      record.extras = { ...(attribution.extras ?? {}) };
     }
     const cancellation = new AbortController();
     const onClose = () => {
@@ -220,6 +225,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         const relayErr = toRelayError(err);
         if (relayErr.status >= 500 && relayErr.code === 'RELAY_ERR_INTERNAL') log.error({ err }, 'inference request failed');
         record.errorCode = relayErr.code;
+        record.refusedKey = refusedRelayKeyOf(relayErr);
         if (writer.isCommitted) {
           writer.cut();
         } else {
@@ -246,11 +252,17 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     }
   }
 
-  function recordRejected(requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal: Principal | null = null): void {
+  function recordRejected(
+    requestId: string, json: unknown, shape: ShapeId, err: RelayError, principal: Principal | null = null, headers?: InboundHttpRequest['headers'],
+  ): void {
     const body = json !== null && typeof json === 'object' ? json as { model?: unknown; stream?: unknown } : undefined;
     const model = typeof body?.model === 'string' ? body.model : null;
     const record = new RequestRecord(requestId, shape, model, body?.stream === true);
     record.principal = principal;
+    record.refusedKey = refusedRelayKeyOf(err);
+    const attribution: Attribution | undefined = (headers && knownClientAttribution(headers)) ?? (principal?.client ? { client: principal.client } : undefined);
+    if (attribution) record.client = attribution.client ?? null;
+    record.extras = Object.assign({}, principal?.extras, attribution?.extras);
     record.status = err.status;
     record.errorCode = err.code;
     countRequest(shape, err.status);

@@ -1,9 +1,12 @@
 // Relay-side rate limits from `rate-limits` entities attached to a relay key's policy.
 // Each limit applies per relay key: requests per minute and tokens per minute in fixed
 // one-minute windows, and concurrent requests. Counters live in memory, or in Valkey/Redis
-// when configured so that every instance shares them.
+// when configured so that every instance shares them. A Valkey outage fails open and costs
+// a request at most one short command deadline (valkey-guard.ts).
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { Counter, Registry } from 'prom-client';
+import { ValkeyGuard } from './valkey-guard.ts';
 import { RelayError } from '../errors.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { RateLimit } from '../catalog/kinds.ts';
@@ -84,24 +87,24 @@ end
 return 0`;
 
 class RedisCounters implements Counters {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly guard: ValkeyGuard) {}
 
   async incr(key: string, n: number, ttlMs: number): Promise<number> {
-    const res = await this.redis.multi().incrby(key, n).pexpire(key, ttlMs, 'NX').exec();
+    const res = await this.guard.run((redis) => redis.multi().incrby(key, n).pexpire(key, ttlMs, 'NX').exec());
     return Number(res?.[0]?.[1] ?? 0);
   }
 
   async get(key: string): Promise<number> {
-    return Number((await this.redis.get(key)) ?? 0);
+    return Number((await this.guard.run((redis) => redis.get(key))) ?? 0);
   }
 
   async takeSlot(key: string, ttlMs: number): Promise<number> {
-    const res = await this.redis.multi().incr(key).pexpire(key, ttlMs).exec();
+    const res = await this.guard.run((redis) => redis.multi().incr(key).pexpire(key, ttlMs).exec());
     return Number(res?.[0]?.[1] ?? 0);
   }
 
   async giveSlot(key: string, ttlMs: number): Promise<void> {
-    await this.redis.eval(GIVE_SLOT, 1, key, String(ttlMs));
+    await this.guard.run((redis) => redis.eval(GIVE_SLOT, 1, key, String(ttlMs)));
   }
 }
 
@@ -123,9 +126,28 @@ function tooMany(what: string, retryAfterS: number): RelayError {
   });
 }
 
-export function createRateLimiter(options: { redis: Redis | null; log: Logger; concurrencySlotTtlMs?: number }): RateLimiter {
+export interface RateLimiterOptions {
+  redis: Redis | null;
+  log: Logger;
+  concurrencySlotTtlMs?: number;
+  metrics?: Registry;
+  /** Deadline of one Valkey command (default 50 ms). */
+  valkeyCommandTimeoutMs?: number;
+  /** How long Valkey is skipped after consecutive failures (default 5 s). */
+  valkeyBreakerOpenMs?: number;
+}
+
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const slotTtlMs = options.concurrencySlotTtlMs ?? 10 * 60_000;
-  const counters: Counters = options.redis ? new RedisCounters(options.redis) : new MemoryCounters();
+  const metrics = options.metrics ?? new Registry();
+  const counters: Counters = options.redis
+    ? new RedisCounters(new ValkeyGuard(options.redis, {
+      commandTimeoutMs: options.valkeyCommandTimeoutMs ?? 50, openMs: options.valkeyBreakerOpenMs ?? 5_000,
+    }, options.log, metrics, 'rate-limits'))
+    : new MemoryCounters();
+  const failedOpen = (metrics.getSingleMetric('relay_rate_limit_fail_open_total') as Counter | undefined) ?? new Counter({
+    name: 'relay_rate_limit_fail_open_total', help: 'Rate-limited requests allowed without counting because the counter store was unavailable', registers: [metrics],
+  });
   const prefix = 'relay:rl:';
 
   async function acquireLimits(principal: Principal, snapshot: CatalogSnapshot): Promise<Permit> {
@@ -161,8 +183,9 @@ export function createRateLimiter(options: { redis: Redis | null; log: Logger; c
     } catch (err) {
       undo();
       if (err instanceof RelayError) throw err;
-      // The counter store is down: serve rather than fail every request (and say so).
-      options.log.warn({ err: (err as Error).message }, 'rate limit counters unavailable; request allowed');
+      // The counter store is down: serve rather than fail every request. The guard logs the
+      // outage once and /metrics counts each request let through.
+      failedOpen.inc();
       return NO_LIMIT;
     }
     let released = false;

@@ -1,6 +1,7 @@
 // What one request did, gathered as it runs and turned into its usage event at the end.
 import type { Usage } from '../canonical/types.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
+import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import { costOf } from '../observer/cost.ts';
 import { isoTime } from './iso-time.ts';
@@ -10,6 +11,8 @@ export class RequestRecord {
   readonly startedAt: number;
   private readonly t0: number;
   principal: Principal | null = null;
+  /** A relay key Relay knows but refused (disabled, expired): the event still names it and its policy. */
+  refusedKey: RelayKey | null = null;
   route: Route | null = null;
   upstreamShape: ShapeId | null = null;
   status = 0;
@@ -42,9 +45,9 @@ export class RequestRecord {
       request_id: this.requestId,
       started_at: isoTime(this.startedAt),
       finished_at: isoTime(Date.now()),
-      relay_key_id: this.principal?.relayKey.metadata.id ?? null,
-      relay_key_prefix: this.principal?.relayKey.spec.prefix ?? null,
-      policy_id: this.principal?.policy.metadata.id ?? null,
+      relay_key_id: (this.principal?.relayKey ?? this.refusedKey)?.metadata.id ?? null,
+      relay_key_prefix: (this.principal?.relayKey ?? this.refusedKey)?.spec.prefix ?? null,
+      policy_id: this.principal?.policy.metadata.id ?? this.refusedKey?.spec.policyId ?? null,
       model_requested: this.modelRequested,
       model_id: model?.metadata.id ?? null,
       model_slug: model?.metadata.slug ?? null,

@@ -9,6 +9,8 @@ import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
 import { redactCredentialText } from './upstream-error.ts';
+import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
+import { clientRateLimitHeaders } from './rate-limit-headers.ts';
 import type { TranslationSource } from './translation-source.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -24,6 +26,8 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (!upstreamShape) return { kind: 'retry' };
   const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source));
   if (res === null) return { kind: 'retry' };
+  // The upstream's rate limits in the client's vendor's names (rate-limit-headers.ts).
+  const limits = clientRateLimitHeaders(res.headers, upstreamShape, codec.shape);
 
   if (res.status >= 400) {
     const verdict = classifyStatus(res.status);
@@ -32,16 +36,14 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     // Vendors quote a refused key back: Relay's own never reaches the caller.
     const text = route.hostKey && credential !== null ? redactCredentialText(read, credential) : read;
     if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
-    // Same status and meaning, in the caller's shape. A host key the upstream refused is the
-    // gateway's problem, not the caller's: that is a 502, never a 401/403 the caller would
-    // take for a verdict on its own relay key.
+    // Same status and meaning, in the caller's shape; a refused host key is a 502 (host-key-refused.ts).
     const error = route.adapter.decodeError(upstreamShape, res.status, text);
-    const status = route.hostKey && (res.status === 401 || res.status === 403) ? 502 : res.status;
+    if (refusesHostKey(route, res.status)) throw hostKeyRefused(res.status, error.message);
+    const status = res.status;
     const rendered = codec.renderError({ ...error, status });
-    const retryAfter = res.headers['retry-after'];
     attempt.record.status = status;
     attempt.record.errorCode = error.code;
-    attempt.writer.commit(rendered.status, { 'content-type': 'application/json', ...(rendered.headers ?? {}), ...(typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}) }, false);
+    attempt.writer.commit(rendered.status, { 'content-type': 'application/json', ...(rendered.headers ?? {}), ...limits }, false);
     await attempt.writer.write(JSON.stringify(rendered.body));
     attempt.writer.end();
     return { kind: 'done' };
@@ -59,15 +61,15 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     attempt.reportSuccess(route);
     attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.call.model);
-    if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response));
+    if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response), limits);
     attempt.record.status = 200;
-    attempt.writer.commit(200, JSON_HEADERS, false);
+    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits), false);
     await attempt.writer.write(JSON.stringify(codec.encodeResponse(response, ctx)));
     attempt.writer.end();
     return { kind: 'done' };
   }
 
-  return translateStream(attempt, route, upstreamShape, codec, source, res.body);
+  return translateStream(attempt, route, upstreamShape, codec, source, res.body, limits);
 }
 
 /** The upstream request for `route`: the canonical request in the adapter's shape, as JSON. */
@@ -81,6 +83,7 @@ function translatedRequest(attempt: Attempt, route: Route, upstreamShape: string
 
 async function translateStream(
   attempt: Attempt, route: Route, upstreamShape: string, codec: InboundCodec, source: TranslationSource, body: UpstreamBody,
+  limits: Record<string, string>,
 ): Promise<AttemptResult> {
   const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream));
   const encoder = codec.streamEncoder(source.encodeContext(attempt.request.id, attempt.call.model));
@@ -131,7 +134,7 @@ async function translateStream(
 
   const writer = attempt.writer;
   attempt.record.status = 200;
-  writer.commit(200, { 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, false);
+  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits), false);
   try {
     await writer.write(take());
     writer.flush();
@@ -171,10 +174,10 @@ async function closeWithError(attempt: Attempt, decoder: StreamDecoder, encoder:
   }
 }
 
-async function streamEvents(attempt: Attempt, codec: InboundCodec, ctx: EncodeContext, events: StreamEvent[]): Promise<AttemptResult> {
+async function streamEvents(attempt: Attempt, codec: InboundCodec, ctx: EncodeContext, events: StreamEvent[], limits: Record<string, string>): Promise<AttemptResult> {
   const encoder = codec.streamEncoder(ctx);
   attempt.record.status = 200;
-  attempt.writer.commit(200, { 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, false);
+  attempt.writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits), false);
   let out = '';
   for (const ev of events) out += encoder.encode(ev);
   await attempt.writer.write(out + encoder.finish());

@@ -13,9 +13,14 @@ export class TranslationSource {
     return new TranslationSource(codec.decodeRequest(json), json);
   }
 
-  /** The canonical request as sent to `route`: its upstream model and the call's `stream`. */
+  /**
+   * The canonical request as sent to `route`: its upstream model and the call's `stream`, and no
+   * `reasoning` for a model the catalog marks `reasoning: false`, whatever the client asked.
+   */
   routed(route: Route, stream: boolean): CanonicalRequest {
-    return { ...this.request, model: route.upstreamModel, stream };
+    const routed = { ...this.request, model: route.upstreamModel, stream };
+    if (routed.reasoning !== undefined && route.model?.spec.reasoning === false) delete routed.reasoning;
+    return routed;
   }
 
   encodeContext(requestId: string, model: string): EncodeContext {

@@ -1,29 +1,31 @@
-// GET /healthz (public, inference port): 200 while Postgres answers, 503 with a reason when not.
+// Public probes on the inference port. They reveal nothing about the infrastructure (no
+// database address, no error text): the details are GET /api/health on the control port.
+//   /livez   the process serves HTTP: 200 while it can answer at all (a liveness probe).
+//   /readyz  the catalog is loaded, from the database or the local snapshot: a database outage
+//            is not a reason to refuse traffic while a snapshot serves (a readiness probe).
+//   /healthz an alias of /readyz, so probes written for it keep working.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Database } from '../db/types.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 
-const HealthBody = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  database: Type.String(),
-  reason: Type.Optional(Type.String()),
-  snapshot: Type.Object({ version: Type.Integer(), ageMs: Type.Integer() }),
-});
+const LiveBody = Type.Object({ status: Type.Literal('ok') });
+const ReadyBody = Type.Object({ status: Type.Union([Type.Literal('ready'), Type.Literal('not-ready')]) });
 
-export function registerHealthRoutes(app: FastifyInstance, deps: { db: Database; sync: CatalogSync }): void {
-  app.get('/healthz', {
-    schema: { summary: 'Liveness: pings the database', tags: ['health'], response: { 200: HealthBody, 503: HealthBody } },
-  }, async (_request, reply) => {
-    const snap = deps.sync.snapshot();
-    const snapshot = { version: snap.version, ageMs: Date.now() - snap.builtAt };
-    try {
-      await deps.db.ping(1_500);
-      return { status: 'ok' as const, database: 'ok', snapshot };
-    } catch (err) {
-      return reply.code(503).send({ status: 'unavailable', database: 'unreachable', reason: `database: ${(err as Error).message}`, snapshot });
+export function registerHealthRoutes(app: FastifyInstance, deps: { sync: CatalogSync }): void {
+  app.get('/livez', {
+    schema: { summary: 'Liveness: the process serves', tags: ['health'], response: { 200: LiveBody } },
+  }, async () => ({ status: 'ok' as const }));
+
+  const ready = async (_request: unknown, reply: { code(n: number): unknown }) => {
+    if (deps.sync.source === 'none') {
+      reply.code(503);
+      return { status: 'not-ready' as const };
     }
-  });
+    return { status: 'ready' as const };
+  };
+  const readySchema = { tags: ['health'], response: { 200: ReadyBody, 503: ReadyBody } };
+  app.get('/readyz', { schema: { summary: 'Readiness: the catalog is loaded (a database outage does not count)', ...readySchema } }, ready);
+  app.get('/healthz', { schema: { summary: 'Alias of /readyz', ...readySchema } }, ready);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -10,6 +10,7 @@ import { RelayError } from '../errors.ts';
 import type { Principal } from '../hooks.ts';
 import { toRelayError } from './errors.ts';
 import type { BodyGuard } from '../http/body-guard.ts';
+import { recordRoutes, unroutedError } from './unrouted.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -130,8 +131,9 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     options.renderError(request, reply, relayErr);
   });
 
+  recordRoutes(app as unknown as FastifyInstance);
   app.setNotFoundHandler((request, reply) => {
-    options.renderError(request, reply, new RelayError('RELAY_ERR_NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`));
+    options.renderError(request, reply, unroutedError(app as unknown as FastifyInstance, request.method, request.url));
   });
 
   await app.register(swagger, {

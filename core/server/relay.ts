@@ -10,14 +10,13 @@ import type { Redis } from 'ioredis';
 import type { RelayConfig } from '../config/schema.ts';
 import { loadConfigFile, resolveConfig, type LoadedConfig } from '../config/load.ts';
 import { openDatabase } from '../db/open.ts';
-import { migrate } from '../db/migrate.ts';
 import type { Database } from '../db/types.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import { CatalogSync } from '../catalog/sync.ts';
 import { SettingsStore } from '../settings/store.ts';
 import { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
-import { resealAtStartup, warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
+import { warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
 import { Hooks } from '../plugins/registry.ts';
 import { loadPlugins, type LoadedPlugin } from '../plugins/loader.ts';
 import type { RelayContext } from '../plugins/context.ts';
@@ -26,7 +25,7 @@ import { KeyHealth } from '../pipeline/key-health.ts';
 import { createPipeline } from '../pipeline/pipeline.ts';
 import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
-import { registerControlPlane, ensureInitialAdmin } from '../control/index.ts';
+import { registerControlPlane } from '../control/index.ts';
 import { UpstreamClient } from '../http/upstream-client.ts';
 import { BodyGuard } from '../http/body-guard.ts';
 import { firstProblem } from '../http/validate.ts';
@@ -34,6 +33,7 @@ import type { RelayError } from '../errors.ts';
 import { createListener } from './listeners.ts';
 import { registerHeapMetrics } from './heap-metrics.ts';
 import { registerHealthRoutes } from './health-routes.ts';
+import { startCatalog } from './catalog-start.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 
@@ -91,18 +91,14 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
   const db = await openDatabase({ url: config.database.url, dataDir, log });
   const closers: Array<() => Promise<void> | void> = [];
   try {
-    await migrate(db);
-    // A rotation in progress: move every stored host-key value to the current master key.
-    await resealAtStartup(db, sealer, log);
     warnConfigSealedUnderPrevious(config, sealer, log);
     const store = new CatalogStore(db);
     const sync = new CatalogSync(db, store, log);
     store.setAfterWrite((kind, id) => sync.refresh(kind, id));
-    await sync.start();
     closers.push(() => sync.stop());
     const settings = new SettingsStore(db, log);
-    await settings.start();
-    await ensureInitialAdmin(db, env, log);
+    // Migrations, re-sealing, catalog, settings, first admin; from the local snapshot while Postgres is down.
+    closers.push(await startCatalog({ db, databaseUrl: config.database.url, dataDir, store, sync, settings, sealer, env, log }));
 
     const metrics = new Registry();
     collectDefaultMetrics({ register: metrics, prefix: 'relay_' });
@@ -119,7 +115,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const health = new KeyHealth({ redis, log, breaker: config.health.circuitBreaker });
     await health.loadShared();
     closers.push(() => health.close());
-    const rateLimiter = createRateLimiter({ redis, log });
+    const rateLimiter = createRateLimiter({ redis, log, metrics, valkeyCommandTimeoutMs: config.valkey.commandTimeoutMs, valkeyBreakerOpenMs: config.valkey.breakerOpenMs });
     const hostKeyEnv = new HostKeyEnvironment(env, loaded.envNames);
     const upstream = new UpstreamClient({
       maxConnectionsPerOrigin: config.upstream.maxConnectionsPerOrigin,
@@ -133,7 +129,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
       const config = request.routeOptions.config;
       const shape = config?.shape;
-      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, null, shape, err, request.principal ?? null);
+      if (shape && config.recordedByPipeline) pipeline.recordRejected(request.id, null, shape, err, request.principal ?? null, request.headers);
       pipeline.sendError(reply, shape ?? 'canonical', err);
     };
     const renderControl = (_request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
@@ -155,7 +151,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       } });
 
     // Every request is logged (SPEC): what the pipeline does not record (model lists, the HEAD
-    // probe, unknown paths) is recorded once answered. /healthz and /openapi.json are the
+    // probe, unknown paths) is recorded once answered. The probes and /openapi.json are the
     // listener's own, not the API's, and are not.
     inference.addHook('onResponse', (request, reply, done) => {
       const config = request.routeOptions.config;
@@ -174,7 +170,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
         throw err;
       }
     });
-    registerHealthRoutes(inference, { db, sync });
+    registerHealthRoutes(inference, { sync });
     await registerControlPlane(control, {
       config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,

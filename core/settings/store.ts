@@ -15,6 +15,16 @@ export class SettingsStore implements Settings {
     await this.reloadAll();
   }
 
+  /** All values, for the local snapshot (core/catalog/local-snapshot.ts). */
+  current(): SettingsValues {
+    return this.values;
+  }
+
+  /** Serves saved values until the database can be read (a start during an outage). */
+  restore(saved: Partial<SettingsValues>): void {
+    for (const name of Object.keys(saved) as SettingName[]) if (name in DEFAULT_SETTINGS) this.apply(name, saved[name] as SettingsValues[SettingName]);
+  }
+
   get<K extends SettingName>(name: K): SettingsValues[K] {
     return this.values[name];
   }

@@ -1,7 +1,7 @@
 // The subtitle of a model row in Codex's picker: the hosts that serve the model and their
 // per-million-token rates from the catalog's pricings, e.g.
 // "hosts: OpenAI EU (USD 2.50 in / 10.00 out per 1M tokens), vLLM lab (no pricing)".
-import type { CatalogSnapshot, Model, Pricing } from '../../core/plugin-api.ts';
+import type { CatalogSnapshot, Model, Pricing } from '../../core/plugin-api/catalog.ts';
 
 function rate(value: number): string {
   return value.toFixed(value !== 0 && value < 0.01 ? 4 : 2);

@@ -2,7 +2,7 @@
 // is bound to (passthrough to a Responses upstream, translation to Messages or Chat Completions
 // otherwise), the model-catalog document for its picker, and attribution of every request.
 import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound } from '../../core/plugin-api.ts';
-import { codexAttribution } from './attribution.ts';
+import { codexAttribution } from '../../core/plugin-api/clients.ts';
 import { mountModelsRoute } from './models-route.ts';
 
 export default definePlugin({

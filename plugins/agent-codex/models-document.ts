@@ -1,7 +1,7 @@
 // The model-catalog document Codex reads through `model_catalog_json` (SPEC.md "Client
 // integration: Responses-API agent client"): exactly the spec's field set per entry, built for
 // one relay key from the catalog snapshot at the time of the request.
-import type { CatalogSnapshot, Model } from '../../core/plugin-api.ts';
+import type { CatalogSnapshot, Model } from '../../core/plugin-api/catalog.ts';
 import { hostsSubtitle } from './hosts-subtitle.ts';
 import { reasoningLevels, type ReasoningLevel } from './reasoning-levels.ts';
 

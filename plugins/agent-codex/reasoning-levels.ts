@@ -1,5 +1,5 @@
 // Reasoning-effort options shown in Codex's picker, for models the catalog marks as reasoning.
-import type { Model } from '../../core/plugin-api.ts';
+import type { Model } from '../../core/plugin-api/catalog.ts';
 
 export interface ReasoningLevel {
   effort: string;

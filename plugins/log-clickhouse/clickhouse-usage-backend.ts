@@ -1,10 +1,7 @@
 // Usage events in ClickHouse: JSONEachRow batch inserts, reads in SQL.
 import type { ClickHouseClient } from '@clickhouse/client';
-import {
-  decodeCursor, emptyTotals, encodeCursor, fromMicros,
-  type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
-  type UsageBackend, type UsageEvent, type UsageTotals,
-} from '../../core/plugin-api.ts';
+import { decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
+import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { EVENT_COLUMNS, GROUP_EXPRESSIONS, TOTALS_SQL, whereOf } from './query.ts';
 import { usageTableDdl } from './schema.ts';
 

@@ -1,5 +1,5 @@
 // UsageFilter -> a ClickHouse WHERE clause with typed query parameters ({name:Type}).
-import type { CursorPosition, StatusFilter, UsageFilter } from '../../core/plugin-api.ts';
+import type { CursorPosition, StatusFilter, UsageFilter } from '../../core/plugin-api/log-backends.ts';
 
 const OPERATORS: Record<StatusFilter['op'], string> = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' };
 

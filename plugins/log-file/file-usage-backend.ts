@@ -1,6 +1,7 @@
 // The default usage backend: JSONL segments on disk, rotated by size and day, read by scanning.
 import path from 'node:path';
-import type { ListPage, ListQuery, Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend, UsageEvent } from '../../core/plugin-api.ts';
+import type { ListPage, ListQuery, Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery } from '../../core/plugin-api/log-backends.ts';
+import type { UsageBackend, UsageEvent } from '../../core/plugin-api.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { SegmentWriter } from './segment-writer.ts';
 

@@ -2,10 +2,8 @@
 // finishes, so within a segment lines run in finish order, and every event of a segment finished
 // before the segment's mtime. A backward scan can therefore stop once no unread line can start
 // later than what it already holds (allowing `orderSkewMs` for events recorded out of order).
-import {
-  SummaryBuilder, TimeseriesBuilder, compareNewestFirst, decodeCursor, encodeCursor, isAfterCursor, matchesFilter,
-  type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageEvent,
-} from '../../core/plugin-api.ts';
+import { SummaryBuilder, TimeseriesBuilder, compareNewestFirst, decodeCursor, encodeCursor, isAfterCursor, matchesFilter, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery } from '../../core/plugin-api/log-backends.ts';
+import { type UsageEvent } from '../../core/plugin-api.ts';
 import { ScanBudget, readLinesBackward, readLinesForward } from './read-lines.ts';
 import { listSegments, type Segment } from './segments.ts';
 

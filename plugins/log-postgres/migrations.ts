@@ -1,6 +1,6 @@
 // The plugin's own schema, versioned per table in relay_log_postgres_migrations. SQL runs on
 // Postgres 15 and PGlite.
-import type { Database, Queryable } from '../../core/plugin-api.ts';
+import type { Database, Queryable } from '../../core/plugin-api/log-backends.ts';
 import { RECORD_DEFINITION } from './columns.ts';
 
 type Transactional = Pick<Database, 'query' | 'transaction'>;

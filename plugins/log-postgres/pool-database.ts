@@ -1,7 +1,7 @@
 // A connection of the plugin's own (option `url`), when usage events go to another Postgres
 // than Relay's catalog database.
 import pg from 'pg';
-import type { Database, Queryable } from '../../core/plugin-api.ts';
+import type { Database, Queryable } from '../../core/plugin-api/log-backends.ts';
 
 export type PoolDatabase = Pick<Database, 'query' | 'transaction' | 'close'>;
 

@@ -1,9 +1,6 @@
 // Usage events in a Postgres (or PGlite) table: batched inserts, reads in SQL.
-import {
-  decodeCursor, emptyTotals, encodeCursor, fromMicros,
-  type Database, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
-  type UsageBackend, type UsageEvent, type UsageTotals,
-} from '../../core/plugin-api.ts';
+import { decodeCursor, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
+import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { COLUMN_LIST, RECORD_DEFINITION, rowToEvent } from './columns.ts';
 import { migrate } from './migrations.ts';
 import { whereOf } from './sql-filter.ts';

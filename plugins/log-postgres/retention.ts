@@ -4,7 +4,7 @@
 // transaction-scoped advisory lock with pg_try_advisory_xact_lock, and an instance that finds it
 // taken leaves the sweep to the one holding it. The range scan uses the (started_at, request_id)
 // index.
-import type { Database } from '../../core/plugin-api.ts';
+import type { Database } from '../../core/plugin-api/log-backends.ts';
 
 type Db = Pick<Database, 'transaction'>;
 

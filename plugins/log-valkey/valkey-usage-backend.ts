@@ -2,11 +2,8 @@
 // request ids scored by start time, capped to the newest `maxEvents`. Reads load the part of the
 // history inside the query's window and answer in memory.
 import type { Redis } from 'ioredis';
-import {
-  pageOfEvents, summarizeEvents, timeseriesOfEvents,
-  type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
-  type UsageBackend, type UsageEvent, type UsageFilter,
-} from '../../core/plugin-api.ts';
+import { pageOfEvents, summarizeEvents, timeseriesOfEvents, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageFilter } from '../../core/plugin-api/log-backends.ts';
+import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 
 export interface ValkeyUsageBackendOptions {
   redis: Redis;

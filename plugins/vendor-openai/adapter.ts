@@ -17,7 +17,7 @@ export interface OpenAIAdapterOptions {
   injectStreamUsage: boolean;
 }
 
-export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = { injectStreamUsage: false }): VendorAdapter {
+export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = { injectStreamUsage: true }): VendorAdapter {
   return {
     id,
     shapes: OPENAI_SHAPES,

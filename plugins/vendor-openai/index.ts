@@ -8,8 +8,8 @@ export default definePlugin({
   options: Type.Object({
     id: Type.String({ default: 'openai', description: 'The adapter id providers name in spec.adapter.' }),
     injectStreamUsage: Type.Boolean({
-      default: false,
-      description: 'Passthrough of streamed Chat Completions whose client did not set stream_options.include_usage: ask the upstream for usage anyway and hide the usage-only chunk, so the usage record has token counts. The other chunks then carry "usage":null, so the stream is no longer byte for byte what the client alone would have got.',
+      default: true,
+      description: 'Passthrough of streamed Chat Completions whose client did not set stream_options.include_usage: ask the upstream for usage anyway, hide the usage-only chunk and the "usage":null the other chunks then carry, so the usage record has token counts and the client gets what it asked for. false forwards the request as sent (such streams are then logged with 0 tokens).',
     }),
   }, { additionalProperties: false }),
   register(relay, options) {

@@ -1,9 +1,8 @@
 // A streamed Chat Completion reports its token counts only when the client sets
-// stream_options.include_usage. With the adapter option injectStreamUsage, Relay sets it for the
-// upstream when the client did not (so the usage record, rate limits and cost are right) and
-// hides the extra usage-only chunk (choices: [] with usage) from the client. OpenAI then also adds
-// "usage":null to every other chunk, which is why the option is off by default: without it the
-// client gets the upstream's bytes for exactly its own request.
+// stream_options.include_usage. With the adapter option injectStreamUsage (on by default), Relay
+// sets it for the upstream when the client did not (so the usage record, rate limits and cost are
+// right), hides the extra usage-only chunk (choices: [] with usage) from the client, and takes out
+// the "usage":null OpenAI then adds to every other chunk: the client gets what it asked for.
 import type { ShapeId, UsageRequest } from '../../core/plugin-api.ts';
 
 export function chatUsageRequest(shape: ShapeId, request: { json(): Record<string, unknown> }): UsageRequest | null {
@@ -14,7 +13,7 @@ export function chatUsageRequest(shape: ShapeId, request: { json(): Record<strin
   if (options && typeof options === 'object' && (options as Record<string, unknown>).include_usage === true) return null;
   return {
     body: { ...body, stream_options: { ...(options && typeof options === 'object' ? options : {}), include_usage: true } },
-    hideFrame: (_event, data) => isUsageOnlyChunk(data),
+    clientFrame: (_event, data) => (isUsageOnlyChunk(data) ? null : withoutNullUsage(data)),
   };
 }
 
@@ -27,4 +26,10 @@ function isUsageOnlyChunk(data: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A chunk without the `"usage":null` member that asking for usage made the upstream add. */
+function withoutNullUsage(data: string): string {
+  if (!data.includes('"usage":null')) return data;
+  return data.replace(/,"usage":null(?=[,}])/g, '').replace(/"usage":null,/g, '');
 }

@@ -1,8 +1,10 @@
 // The canonical shape on the wire (POST /v1/generate): requests are validated against the
 // TypeBox schema CanonicalRequest, responses go out as they are, stream events are SSE frames
 // `event: <type>` with the event as JSON data, and errors use the canonical error body.
-import { canonical, sseFrame, validateBody } from '../../core/plugin-api.ts';
-import type { CanonicalRequest, InboundCodec, RelayErrorBody, RenderedError, StreamEncoder, StreamEvent } from '../../core/plugin-api.ts';
+import * as canonical from '../../core/plugin-api/canonical.ts';
+import { sseFrame, validateBody } from '../../core/plugin-api.ts';
+import type { CanonicalRequest, StreamEvent } from '../../core/plugin-api/canonical.ts';
+import type { InboundCodec, RelayErrorBody, RenderedError, StreamEncoder } from '../../core/plugin-api.ts';
 
 /** Nothing is dropped: the canonical shape carries every canonical field. */
 export const CANONICAL_DROPPED = {} as const;

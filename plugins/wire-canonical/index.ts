@@ -1,6 +1,7 @@
 // The canonical, provider-neutral shape on the bare /v1 namespace: POST /v1/generate and
 // GET /v1/models.
-import { definePlugin, Type, mountInferenceRoute, canonical } from '../../core/plugin-api.ts';
+import { definePlugin, Type, mountInferenceRoute } from '../../core/plugin-api.ts';
+import * as canonical from '../../core/plugin-api/canonical.ts';
 import { canonicalCodec } from './codec.ts';
 import { generateResponses } from './route-schema.ts';
 

@@ -1,6 +1,6 @@
 // The documented answers of POST /v1/generate for /openapi.json: the canonical response (JSON),
 // the canonical stream events (SSE, one event per frame), and the canonical error body.
-import { canonical } from '../../core/plugin-api.ts';
+import * as canonical from '../../core/plugin-api/canonical.ts';
 
 const error = {
   description: 'An error in the canonical error body (Relay\'s own, or the upstream\'s with its status kept).',

@@ -3,7 +3,7 @@
 // sends them, and a canonical answer of 20 text deltas, encoded M times. Prints microseconds per
 // encoded stream and its size.
 //   npx tsx test/bench/responses-encoder.ts [TOOLS=12] [STREAMS=20000]
-import type { StreamEvent } from '../../core/plugin-api.ts';
+import type { StreamEvent } from '../../core/plugin-api/canonical.ts';
 import { decodeResponsesRequest } from '../../plugins/wire-vendor-a/codec/responses-request.ts';
 import { responsesStreamEncoder } from '../../plugins/wire-vendor-a/codec/responses-stream.ts';
 

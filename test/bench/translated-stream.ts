@@ -5,7 +5,8 @@
 // instructions. Prints microseconds per stream; for the encoder alone with tools, see
 // responses-encoder.ts.
 //   npx tsx test/bench/translated-stream.ts [SECONDS=3]
-import type { Route, StreamEvent } from '../../core/plugin-api.ts';
+import type { Route } from '../../core/plugin-api.ts';
+import type { StreamEvent } from '../../core/plugin-api/canonical.ts';
 import { SseParser } from '../../core/http/sse.ts';
 import { messagesStreamDecoder } from '../../plugins/vendor-anthropic/codec/messages-stream.ts';
 import { decodeResponsesRequest } from '../../plugins/wire-vendor-a/codec/responses-request.ts';

@@ -45,7 +45,8 @@ t.test('starts on embedded PGlite with the default config, and SIGTERM exits 0',
     }
   }, 90_000, 250);
   const health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json() as { status: string };
-  t.equal(health.status, 'ok');
+  t.equal(health.status, 'ready', '/healthz is /readyz');
+  t.same(await (await fetch(`http://127.0.0.1:${port}/livez`)).json(), { status: 'ok' }, '/livez');
   const v = await (await fetch(`http://127.0.0.1:${controlPort}/api/version`)).json() as { version: string };
   t.equal(v.version, version, '/api/version returns the package version');
   proc.child.kill('SIGTERM');

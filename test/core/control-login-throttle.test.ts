@@ -52,3 +52,24 @@ t.test('per client address: many usernames from one address are throttled', asyn
   const rows = await relay.db.query<{ throttle_key: string }>("SELECT throttle_key FROM admin_login_failures WHERE throttle_key LIKE 'ip:%'");
   t.equal(rows.rows.length, 1);
 });
+
+t.test('parallel guesses: the check and the count are one step, across instances', async (t) => {
+  await relay.db.query('DELETE FROM admin_login_failures');
+  await addAdminUser(relay, 'cara', 'caras real password');
+  // 60 wrong passwords at once, half to each instance: only the free failures and the one that
+  // locks may reach the password check (401); every other is refused before it (429).
+  const statuses = await Promise.all(Array.from({ length: 60 }, (_, i) => login(i % 2 ? relay.url : other.url, 'cara', `parallel guess ${i}`).then((r) => r.status)));
+  const checked = statuses.filter((s) => s === 401).length;
+  t.equal(checked, throttle.userFreeFailures + 1, `${checked} of 60 reached the password check`);
+  t.equal(statuses.filter((s) => s === 429).length, 60 - checked, 'the rest were throttled');
+  const rows = await relay.db.query<{ failures: number }>("SELECT failures FROM admin_login_failures WHERE throttle_key = 'user:cara'");
+  t.equal(Number(rows.rows[0]?.failures), throttle.userFreeFailures + 1, 'refused attempts are not counted');
+});
+
+t.test('a right password admitted in the same burst clears the count it took', async (t) => {
+  await relay.db.query('DELETE FROM admin_login_failures');
+  const [good] = await Promise.all([login(relay.url, 'bob', 'bobs own password'), login(other.url, 'nobody-x', 'whatever pw')]);
+  t.equal(good.status, 200);
+  const rows = await relay.db.query<{ throttle_key: string; failures: number }>('SELECT throttle_key, failures FROM admin_login_failures ORDER BY throttle_key');
+  t.same(rows.rows.map((r) => [r.throttle_key, Number(r.failures)]), [['ip:127.0.0.1', 1], ['user:nobody-x', 1]], 'only the failure is counted');
+});

@@ -1,7 +1,8 @@
 // What translation reads of a request (TranslationSource): the canonical form, decoded once, and
 // the client's JSON; routed copies per candidate; the context an encoder gets.
 import t from 'tap';
-import type { CanonicalRequest, InboundCodec, Route } from '../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../core/plugin-api/canonical.ts';
+import type { InboundCodec, Route } from '../../core/plugin-api.ts';
 import type { InferenceCall } from '../../core/plugins/context.ts';
 import { TranslationSource } from '../../core/pipeline/translation-source.ts';
 

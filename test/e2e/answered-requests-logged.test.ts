@@ -1,6 +1,6 @@
 // Every request is logged (SPEC), not only inference calls: the model lists, Claude Code's HEAD
 // probe and paths no route knows each leave a usage event naming the relay key when one was
-// checked, the status, the error code and the endpoint asked. The listener's own /healthz and
+// checked, the status, the error code and the endpoint asked. The listener's own probes and
 // /openapi.json are not API requests and leave none.
 import t from 'tap';
 import { DEFAULT_TEST_PLUGINS, startRelay, seedRoute } from '../../core/testing.ts';
@@ -69,15 +69,15 @@ t.test("Claude Code's HEAD probe is recorded", async (t) => {
   t.match(await usageRecord(relay, res.requestId), { status: 200, error_code: null, inbound_shape: 'anthropic.messages', extras: { endpoint: 'HEAD /vendor-b' } });
 });
 
-t.test('/healthz and /openapi.json leave no usage event', async (t) => {
-  const health = await send('GET', '/healthz', null);
+t.test('the probes and /openapi.json leave no usage event', async (t) => {
+  const probes = [await send('GET', '/healthz', null), await send('GET', '/livez', null), await send('GET', '/readyz', null)];
   const openapi = await send('GET', '/openapi.json', null);
-  t.equal(health.status, 200);
+  for (const probe of probes) t.equal(probe.status, 200);
   t.equal(openapi.status, 200);
   // A request recorded after them has reached the log, so theirs would have too.
   const later = await send('GET', '/vendor-a/v1/models', seeded.relayKey);
   await usageRecord(relay, later.requestId);
-  for (const res of [health, openapi]) t.equal((await relay.api('GET', `/api/logs/${res.requestId}`)).status, 404, `${res.requestId} not logged`);
+  for (const res of [...probes, openapi]) t.equal((await relay.api('GET', `/api/logs/${res.requestId}`)).status, 404, `${res.requestId} not logged`);
 });
 
 t.test('an inference request is still recorded once', async (t) => {

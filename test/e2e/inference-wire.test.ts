@@ -65,10 +65,10 @@ t.test('a chunked body over the limit is refused with 413 once it passes the lim
   t.match(record, { status: 413, error_code: 'RELAY_ERR_BODY_TOO_LARGE', inbound_shape: 'openai.chat' });
 });
 
-t.test('other methods and unknown paths go on to Fastify', async (t) => {
+t.test('other methods and unknown paths', async (t) => {
   const get = await fetch(`${relay.inferenceUrl}${CHAT}`, { headers: auth });
-  t.equal(get.status, 404, 'GET on an inference endpoint');
-  t.match(await get.json(), { error: { code: 'RELAY_ERR_NOT_FOUND' } });
+  t.equal(get.status, 405, 'GET on an inference endpoint');
+  t.match(await get.json(), { error: { code: 'RELAY_ERR_METHOD_NOT_ALLOWED' } });
   const models = await fetch(`${relay.inferenceUrl}/vendor-a/v1/models`, { headers: auth });
   t.equal(models.status, 200, 'GET /v1/models is a Fastify route');
   const health = await fetch(`${relay.inferenceUrl}/healthz`);
@@ -143,3 +143,13 @@ t.test('one keep-alive connection: POSTs and a GET, every request recorded', asy
   t.equal(answers[0]!.headers.connection, 'keep-alive');
 });
 
+
+t.test('a GET on a POST endpoint is a 405 with allow; a path served under a prefix is named in the 404', async (t) => {
+  const get = await fetch(`${relay.inferenceUrl}${CHAT}`, { headers: auth });
+  t.equal(get.status, 405);
+  t.equal(get.headers.get('allow'), 'POST');
+  t.match(await get.json(), { error: { message: /GET is not served at \/vendor-a\/v1\/chat\/completions; use POST/ } });
+  const guessed = await fetch(`${relay.inferenceUrl}/v1/chat/completions`, { method: 'POST', headers: auth, body: '{}' });
+  t.equal(guessed.status, 404);
+  t.match(await guessed.json(), { error: { message: /did you mean \/vendor-a\/v1\/chat\/completions\?/ } });
+});

@@ -113,8 +113,8 @@ t.test('count_tokens is forwarded with its query string', async (t) => {
   t.equal(anthropicUp.lastRequest()!.path, '/v1/messages/count_tokens?beta=true');
 });
 
-t.test('injectStreamUsage: a streamed chat without include_usage still logs its tokens', async (t) => {
-  const withInjection = await startRelay({ plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai', options: { injectStreamUsage: true } }, { use: 'log-file' }] });
+t.test('by default, a streamed chat without include_usage still logs its tokens, and the client gets what it asked for', async (t) => {
+  const withInjection = await startRelay({ plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }] });
   t.teardown(() => withInjection.close());
   const seeded = await seedRoute(withInjection, { baseUrl: `${openaiUp.url}/v1`, adapter: 'openai', model: 'gpt-test' });
   const body = { model: 'gpt-test', messages: [{ role: 'user', content: 'count me' }], stream: true };
@@ -124,13 +124,16 @@ t.test('injectStreamUsage: a streamed chat without include_usage still logs its 
   t.same(received.json.stream_options, { include_usage: true }, 'the upstream is asked for usage');
   const text = res.bytes.toString();
   t.notMatch(text, /"choices":\[\]/, 'the usage-only chunk is hidden from the client');
+  t.notMatch(text, /"usage"/, 'and so is the "usage":null the other chunks then carry');
+  const direct = await post(`${openaiUp.url}/v1/chat/completions`, { authorization: 'Bearer sk-direct' }, body);
+  t.equal(text, direct.bytes.toString(), 'the bytes the client would have got without Relay');
   t.match(text, /data: \[DONE\]\n\n$/, 'the stream still ends as the upstream ended it');
   const requestId = res.headers.get('x-request-id')!;
   await eventually(async () => (await withInjection.api('GET', `/api/logs/${requestId}`)).status === 200, 5_000, 50);
   const log = (await withInjection.api('GET', `/api/logs/${requestId}`)).body;
   t.ok(log.input_tokens > 0 && log.output_tokens > 0, 'tokens are recorded');
 
-  // An agent-sized chat rewritten for usage goes up in parts (json-parts.ts): the same JSON whole.
+  // An agent-sized chat rewritten for usage: the same JSON whole.
   const big = { model: 'gpt-test', messages: Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i} caf\u00e9 ${'x'.repeat(5_000)}` })), stream: true };
   const bigRes = await post(`${withInjection.inferenceUrl}/vendor-a/v1/chat/completions`, { authorization: `Bearer ${seeded.relayKey}` }, big);
   t.equal(bigRes.status, 200, bigRes.bytes.toString().slice(0, 300));

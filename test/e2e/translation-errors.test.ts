@@ -113,7 +113,7 @@ t.test('a host key the upstream refuses is a 502 to the caller, not a 401 about 
   const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.key, chat(r.model));
   t.equal(got.status, 502);
   t.same(openapiProblems('ErrorResponse', json(got)), [], 'an OpenAI error body');
-  t.match(json(got).error.message, /invalid x-api-key/, "the upstream's message is kept");
+  t.match(json(got).error, { code: 'RELAY_ERR_HOST_KEY_REFUSED', message: /host key.*The upstream said: invalid x-api-key/ }, "says the host key was refused, with the upstream's message");
 });
 
 t.test('an upstream stream that ends before any output is a 502 in the caller shape, not a 200', async (t) => {

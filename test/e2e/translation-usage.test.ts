@@ -112,3 +112,21 @@ t.test('canonical caller: usage in the answer and the usage event carry every co
     t.match(await recordOf(got), { ...FROM_OPENAI, inbound_shape: 'canonical', upstream_shape: 'openai.responses' });
   }
 });
+
+// Issue 38 item 1: Anthropic sends the input count in message_start, and Claude Code shows context
+// use from it. A translated stream names Relay's estimate there (bytes / 4 of the request's text:
+// core/canonical/input-token-estimate.ts), and message_delta the upstream's exact count.
+for (const target of ['chat-only-up', 'responses-only-up']) {
+  t.test(`Messages client streamed from ${target}: message_start carries an estimate, message_delta the exact count`, async (t) => {
+    const text = 'word '.repeat(800); // 4,000 bytes: about 1,000 tokens
+    const got = await viaRelay(relay, '/vendor-b/v1/messages', key, { model: target, stream: true, max_tokens: 64, messages: [{ role: 'user', content: text }] });
+    t.equal(got.status, 200);
+    const frames = sseFrames(got.text).map((f) => JSON.parse(f.data));
+    const start = frames.find((d) => d.type === 'message_start');
+    t.ok(start.message.usage.input_tokens >= 1_000 && start.message.usage.input_tokens <= 1_010, `message_start's estimate (${start.message.usage.input_tokens}) is bytes / 4 of the request`);
+    const delta = frames.find((d) => d.type === 'message_delta');
+    t.equal(delta.usage.input_tokens, OPENAI_USAGE.input - OPENAI_USAGE.cached, "message_delta carries the upstream's count");
+    t.equal((await sdkFinalMessage(got.text)).usage.input_tokens, OPENAI_USAGE.input - OPENAI_USAGE.cached, "the SDK's final message ends with the upstream's count");
+    t.match(await recordOf(got), { input_tokens: OPENAI_USAGE.input }, 'the usage event records the upstream count, not the estimate');
+  });
+}

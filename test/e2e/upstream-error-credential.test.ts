@@ -1,7 +1,8 @@
 // An upstream that quotes the credential it was sent in its error ("Incorrect API key provided:
 // sk-...") must not hand Relay's host key to the caller: passthrough (plain and gzip-encoded
-// bodies) and translated routes take it out. A host key the upstream refuses is a 502 on both, not
-// a 401/403 the caller would take for a verdict on its relay key; other errors keep their status.
+// bodies) and translated routes take it out. A host key the upstream refuses is Relay's own 502
+// (RELAY_ERR_HOST_KEY_REFUSED, type upstream) on both, not a 401/403 or an authentication error the
+// caller would take for a verdict on its own key; other errors keep their status and wording.
 import t from 'tap';
 import { gzipSync } from 'node:zlib';
 import { startRelay, seedRoute } from '../../core/testing.ts';
@@ -44,14 +45,33 @@ async function route(adapter: 'openai' | 'anthropic', action: ScriptedAction) {
 
 const chat = (model: string) => ({ model, messages: [{ role: 'user', content: 'hi' }] });
 
-t.test('passthrough: a refused host key is a 502, and the key is not in the body', async (t) => {
+const REFUSED = /^The upstream refused Relay's host key for this model \(HTTP 401\): an operator must fix or replace that key; your own credentials are not at fault\./;
+
+t.test('passthrough: a refused host key is a 502 that says so, and the key is not in the body', async (t) => {
   const r = await route('openai', echoKey(401, 'openai'));
   const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
   t.equal(got.status, 502);
   t.notOk(got.text.includes(r.hostKey), 'no host key in the body');
-  t.equal(JSON.parse(got.text).error.message, 'Incorrect API key provided: [redacted host key]. Key [redacted host key] again.', "the upstream's wording, without the key");
+  const error = JSON.parse(got.text).error;
+  t.match(error, { type: 'server_error', code: 'RELAY_ERR_HOST_KEY_REFUSED' }, 'typed as the upstream failure it is');
+  t.match(error.message, REFUSED, 'the message says the host key was refused');
+  t.match(error.message, /The upstream said: Incorrect API key provided: \[redacted host key\]\. Key \[redacted host key\] again\.$/, "then the upstream's wording, without the key");
   t.equal(got.headers.get('content-length'), String(got.bytes.length), 'content-length fits the new body');
 });
+
+// Issue 38 item 7: Claude Code read Anthropic's authentication_error in a 502 as its own key failing.
+for (const [path, adapter] of [['/vendor-b/v1/messages', 'anthropic'], ['/vendor-b/v1/messages', 'openai']] as const) {
+  t.test(`Messages client, ${adapter} upstream (${adapter === 'anthropic' ? 'passthrough' : 'translated'}): a refused host key is an api_error, not an authentication_error`, async (t) => {
+    const r = await route(adapter, echoKey(401, adapter));
+    const got = await viaRelay(relay, path, r.relayKey, { model: r.model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    t.equal(got.status, 502);
+    t.notOk(got.text.includes(r.hostKey), 'no host key in the body');
+    const body = JSON.parse(got.text);
+    t.equal(body.type, 'error');
+    t.equal(body.error.type, 'api_error', "the type of a 502 in Anthropic's vocabulary");
+    t.match(body.error.message, REFUSED);
+  });
+}
 
 t.test('passthrough: other errors keep their status, without the key', async (t) => {
   const r = await route('openai', echoKey(400, 'openai'));
@@ -67,7 +87,7 @@ t.test('passthrough: a gzip-encoded error body is decoded to take the key out', 
   t.equal(got.status, 502);
   t.equal(got.headers.get('content-encoding'), null, 'sent decoded');
   t.notOk(got.text.includes(r.hostKey));
-  t.match(JSON.parse(got.text).error.message, /^Incorrect API key provided: \[redacted host key\]/);
+  t.match(JSON.parse(got.text).error.message, /The upstream said: Incorrect API key provided: \[redacted host key\]/);
 });
 
 t.test('translated: the decoded message has no key either', async (t) => {
@@ -75,7 +95,7 @@ t.test('translated: the decoded message has no key either', async (t) => {
   const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
   t.equal(got.status, 502);
   t.notOk(got.text.includes(r.hostKey));
-  t.match(JSON.parse(got.text).error.message, /\[redacted host key\]/);
+  t.match(JSON.parse(got.text).error, { code: 'RELAY_ERR_HOST_KEY_REFUSED', message: /\[redacted host key\]/ });
 });
 
 t.test('passthrough: an error answer cut before its end is a 502 in the caller shape', async (t) => {

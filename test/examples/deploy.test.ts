@@ -52,7 +52,7 @@ t.test('Dockerfile: slim multi-stage, non-root, healthcheck with node, volumes, 
   t.same(user, ['node'], 'runs as the unprivileged node user');
   t.match(dockerfile, /^VOLUME \["\/etc\/relay", "\/var\/lib\/relay"\]$/m);
   t.match(dockerfile, /^EXPOSE 8080 8081$/m);
-  t.match(dockerfile, /^HEALTHCHECK [\s\S]*CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ \(process\.env\.RELAY_PORT \|\| 8080\) \+ '\/healthz'\)/m);
+  t.match(dockerfile, /^HEALTHCHECK [\s\S]*CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ \(process\.env\.RELAY_PORT \|\| 8080\) \+ '\/livez'\)/m);
   t.notMatch(dockerfile.split('\n').filter((l) => !l.startsWith('#')).join('\n'), /curl|wget/, 'no curl or wget in a slim image');
   t.match(dockerfile, /^ENTRYPOINT \["\/bin\/sh", "bin\/container-entrypoint\.sh", "node", "bin\/relay\.js", "start"\]$/m);
   t.match(dockerfile, /RELAY_CONFIG=\/etc\/relay\/relay\.yaml/);
@@ -62,19 +62,19 @@ t.test('Dockerfile: slim multi-stage, non-root, healthcheck with node, volumes, 
   for (const p of ['node_modules', '.git', 'test', 'admin-ui/dist']) t.ok(ignored.includes(p), `.dockerignore leaves out ${p}`);
 });
 
-t.test('the HEALTHCHECK command works against a live /healthz', async (t) => {
+t.test('the HEALTHCHECK command works against a live /livez', async (t) => {
   const { createServer } = await import('node:http');
-  const server = createServer((req, res) => res.writeHead(req.url === '/healthz' ? 200 : 404).end());
+  const server = createServer((req, res) => res.writeHead(req.url === '/livez' ? 200 : 404).end());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => new Promise<void>((r) => server.close(() => r())));
   const port = (server.address() as { port: number }).port;
   const script = /CMD \["node", "-e", "(.*)"\]\n/.exec(read('Dockerfile'))![1]!.replace(/\\"/g, '"');
-  // Asynchronously: the server answering /healthz runs in this process.
+  // Asynchronously: the server answering /livez runs in this process.
   const { execFile } = await import('node:child_process');
   const run = (relayPort: string) => new Promise<number>((resolve) => {
     execFile(process.execPath, ['-e', script], { env: { ...process.env, RELAY_PORT: relayPort }, timeout: 10_000 }, (err) => resolve(err ? Number(err.code ?? 1) : 0));
   });
-  t.equal(await run(String(port)), 0, 'exit 0 while /healthz answers 200');
+  t.equal(await run(String(port)), 0, 'exit 0 while /livez answers 200');
   t.equal(await run('1'), 1, 'exit 1 when nothing answers');
 });
 
@@ -99,6 +99,7 @@ t.test('Compose: two replicas, the four backing services, the config and the var
   t.match(compose.services['relay-1'].environment.DATABASE_URL, /@postgres:5432\//);
   t.match(compose.services['relay-1'].environment.VALKEY_URL, /^redis:\/\/valkey:6379/);
   t.match(compose.services['relay-1'].environment.S3_ENDPOINT, /^http:\/\/minio:9000$/);
+  for (const name of ['relay-1', 'relay-2']) t.match(compose.services[name].healthcheck.test.join(' '), "fetch('http://127.0.0.1:8080/readyz')", `${name}: healthcheck on /readyz`);
   t.match(compose.services['minio-bucket'].entrypoint.join(' '), `mb --ignore-existing local/${compose.services['relay-1'].environment.S3_BUCKET}`);
   const example = read('examples/deploy/.env.example');
   for (const m of read('examples/deploy/compose.yaml').matchAll(/\$\{([A-Z_]+):\?/g)) t.match(example, new RegExp(`^${m[1]}=`, 'm'), `.env.example names ${m[1]}`);
@@ -121,8 +122,10 @@ t.test('Kubernetes: Deployment, Services, ConfigMap, Secrets', async (t) => {
 
   const ports = Object.fromEntries((container.ports as Array<{ name: string; containerPort: number }>).map((p) => [p.name, p.containerPort]));
   t.same(ports, { inference: 8080, control: 8081 });
-  for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
-    t.same(container[probe].httpGet, { path: '/healthz', port: 'inference' }, `${probe} on /healthz`);
+  // Liveness on the control port's /livez (reachable while the inference port is at its
+  // connection cap), readiness on /readyz: neither fails while Postgres is down (the snapshot serves).
+  for (const [probe, path, port] of [['readinessProbe', '/readyz', 'inference'], ['livenessProbe', '/livez', 'control'], ['startupProbe', '/readyz', 'inference']]) {
+    t.same(container[probe!].httpGet, { path, port }, `${probe} on ${port} ${path}`);
   }
   t.ok(container.livenessProbe.failureThreshold * container.livenessProbe.periodSeconds >= 60, 'liveness tolerates a short database outage');
   t.ok(container.resources.requests.cpu && container.resources.requests.memory && container.resources.limits.memory, 'resources');

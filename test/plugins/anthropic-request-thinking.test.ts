@@ -1,10 +1,11 @@
 // Requests Anthropic is documented to refuse are not sent (plugins/vendor-anthropic
 // messages-request.ts, thinking-budget.ts): thinking in a tool loop whose tool-calling turn has
-// no signed thinking; adaptive thinking on a model the catalog does not mark as reasoning;
+// no signed thinking; thinking on a model the catalog marks reasoning: false;
 // whitespace-only stop sequences; a max_tokens above Claude's output limit.
 import t from 'tap';
 import { encodeMessagesRequest } from '../../plugins/vendor-anthropic/codec/messages-request.ts';
-import type { CanonicalRequest, Route } from '../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../core/plugin-api/canonical.ts';
+import type { Route } from '../../core/plugin-api.ts';
 
 const route = (reasoning?: boolean, maxOutputTokens?: number) =>
   ({ upstreamModel: 'claude', ...(reasoning === undefined && maxOutputTokens === undefined ? {} : { model: { spec: { reasoning: reasoning ?? false, maxOutputTokens } } }) }) as unknown as Route;
@@ -27,10 +28,11 @@ t.test('a tool loop whose tool-calling turn has no signed thinking is sent witho
   t.same(fresh.thinking, { type: 'enabled', budget_tokens: 4096 }, 'a new question is not a tool loop');
 });
 
-t.test('reasoning without an effort turns thinking on only for reasoning models', async (t) => {
+t.test('reasoning turns thinking on only for reasoning models', async (t) => {
   t.equal(encode({ reasoning: { summary: true } } as any, route(false)).thinking, undefined, "Codex's summary-only reasoning on a non-reasoning model");
   t.same(encode({ reasoning: { summary: true } } as any, route(true)).thinking, { type: 'adaptive' });
-  t.same(encode({ reasoning: { effort: 'low' } } as any, route(false)).thinking, { type: 'enabled', budget_tokens: 4096 }, 'an explicit effort is honoured');
+  t.equal(encode({ reasoning: { effort: 'low' } } as any, route(false)).thinking, undefined, 'nor an explicit effort: the model does not reason (issue 38 item 3)');
+  t.same(encode({ reasoning: { effort: 'low' } } as any, route(true)).thinking, { type: 'enabled', budget_tokens: 4096 }, 'an explicit effort on a reasoning model is honoured');
 });
 
 t.test('whitespace-only stop sequences are left out', async (t) => {

@@ -3,7 +3,8 @@
 // them. Calls that stream their arguments, and custom tools (raw text input), get nothing added.
 import t from 'tap';
 import { messagesStreamDecoder } from '../../plugins/vendor-anthropic/codec/messages-stream.ts';
-import type { CanonicalRequest, Route, StreamEvent } from '../../core/plugin-api.ts';
+import type { CanonicalRequest, StreamEvent } from '../../core/plugin-api/canonical.ts';
+import type { Route } from '../../core/plugin-api.ts';
 
 const route = { upstreamModel: 'claude' } as Route;
 const start = '{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":5,"output_tokens":1}}}';

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { plainTextDelta } from '../../plugins/vendor-anthropic/codec/text-delta.ts';
 import { messagesStreamDecoder } from '../../plugins/vendor-anthropic/codec/messages-stream.ts';
-import type { Route, StreamEvent } from '../../core/plugin-api.ts';
+import type { Route } from '../../core/plugin-api.ts';
+import type { StreamEvent } from '../../core/plugin-api/canonical.ts';
 
 const frame = (index: number, text: string) => JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
 

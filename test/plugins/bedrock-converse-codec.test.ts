@@ -2,7 +2,8 @@
 // stop sequence matched, tool_choice none, image URLs, reasoning only for Claude, custom tools'
 // streamed input, text blocks without a start event, and an answer without usage.
 import t from 'tap';
-import type { CanonicalRequest, Route } from '../../core/plugin-api.ts';
+import type { Route } from '../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../core/plugin-api/canonical.ts';
 import * as bedrock from '../../plugins/vendor-bedrock/codec/index.ts';
 import { fakeRoute } from '../support/fake-route.ts';
 import { converseSse } from '../translation/fixtures/responses.ts';

@@ -1,7 +1,7 @@
 // A Bedrock Converse request read back into the canonical shape, as the model behind Bedrock
 // would understand it: how the conformance corpus checks what the Converse encoder sent
 // (Converse is no client shape, so there is no inbound codec to read it with).
-import type { CanonicalRequest, ContentPart, ImagePart, Message, Tool, ToolChoice } from '../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Message, Tool, ToolChoice } from '../../core/plugin-api/canonical.ts';
 import { effortForBudget } from '../../plugins/wire-vendor-b/codec/index.ts';
 
 type Json = Record<string, any>;

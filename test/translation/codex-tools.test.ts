@@ -2,7 +2,7 @@
 // Responses-API agent client"): the custom apply_patch tool with a Lark grammar and a
 // `namespace` grouping, through Anthropic Messages and Chat Completions, streamed and not.
 import t from 'tap';
-import type { CanonicalRequest } from '../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../core/plugin-api/canonical.ts';
 import { responsesCodec, chatCodec } from '../../plugins/wire-vendor-a/codec/index.ts';
 import { fakeRoute } from '../support/fake-route.ts';
 import { openapiProblems } from '../support/openapi-schemas.ts';

@@ -3,7 +3,7 @@
 // streams (each upstream shape -> canonical -> each inbound shape, validated and read back),
 // errors, and what each pair drops (pinned below, together with the DROPPED tables).
 import t from 'tap';
-import type { CanonicalRequest } from '../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../core/plugin-api/canonical.ts';
 import { CHAT_REQUEST_DROPPED, CHAT_RESPONSE_DROPPED, RESPONSES_REQUEST_DROPPED, RESPONSES_RESPONSE_DROPPED } from '../../plugins/wire-vendor-a/codec/index.ts';
 import { MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED } from '../../plugins/wire-vendor-b/codec/index.ts';
 import { CANONICAL_DROPPED } from '../../plugins/wire-canonical/codec.ts';

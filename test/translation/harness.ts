@@ -1,10 +1,10 @@
 // Shared plumbing of the translation tests: the codecs by shape, stream drivers, output
 // validation (OpenAI's OpenAPI description, the Anthropic SDK), and semantic projections
 // that compare canonical values across shapes.
-import type {
-  CanonicalRequest, CanonicalResponse, EncodeContext, InboundCodec, RelayErrorBody, Route, StreamDecoder, StreamEvent, StreamInspector, Usage,
-} from '../../core/plugin-api.ts';
-import { canonical, emptyUsage } from '../../core/plugin-api.ts';
+import type { CanonicalRequest, CanonicalResponse, StreamEvent, Usage } from '../../core/plugin-api/canonical.ts';
+import type { EncodeContext, InboundCodec, RelayErrorBody, Route, StreamDecoder, StreamInspector } from '../../core/plugin-api.ts';
+import * as canonical from '../../core/plugin-api/canonical.ts';
+import { emptyUsage } from '../../core/plugin-api/canonical.ts';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import * as openai from '../../plugins/vendor-openai/codec/index.ts';
 import * as anthropic from '../../plugins/vendor-anthropic/codec/index.ts';

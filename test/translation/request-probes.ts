@@ -1,7 +1,7 @@
 // Semantic features of a canonical request. A feature "survives" a translation when its probe
 // gives the same value before and after; the conformance suite pins which features each
 // inbound -> upstream pair loses.
-import type { CanonicalRequest, ContentPart, Tool } from '../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, Tool } from '../../core/plugin-api/canonical.ts';
 import { normalizeArguments } from './harness.ts';
 
 const texts = (parts: ContentPart[]): string[] => parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text);

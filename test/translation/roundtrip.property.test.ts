@@ -4,8 +4,8 @@
 // the round trip must give exactly that. Fixed seed, bounded runs.
 import t from 'tap';
 import fc from 'fast-check';
-import type { CanonicalRequest, ContentPart, Message, Tool } from '../../core/plugin-api.ts';
-import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, Message, Tool } from '../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../core/plugin-api/canonical.ts';
 import { thinkingFor } from '../../plugins/vendor-anthropic/codec/thinking-budget.ts';
 import { effortForBudget } from '../../plugins/wire-vendor-b/codec/thinking-budget.ts';
 import { openaiEffort } from '../../plugins/vendor-openai/codec/reasoning-effort.ts';

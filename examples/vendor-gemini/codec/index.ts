@@ -1,6 +1,7 @@
 // Translation between the canonical shape and Gemini's generateContent: the VendorAdapter
 // translation hooks (pure functions, no HTTP). One upstream shape, 'gemini.generate'.
-import { RelayError, type CanonicalRequest, type CanonicalResponse, type RelayErrorBody, type Route, type ShapeId, type StreamDecoder, type StreamInspector, type Usage, type VendorAdapter } from 'relay-gateway';
+import { RelayError, type RelayErrorBody, type Route, type ShapeId, type StreamDecoder, type StreamInspector, type VendorAdapter } from 'relay-gateway';
+import { type CanonicalRequest, type CanonicalResponse, type Usage } from 'relay-gateway/canonical';
 import { decodeGeminiError } from './errors.ts';
 import { geminiStreamInspector } from './inspector.ts';
 import { encodeGeminiRequest } from './request.ts';

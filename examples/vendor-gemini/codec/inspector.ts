@@ -1,7 +1,8 @@
 // Classifies Gemini SSE frames for the passthrough tap and reads their usage: a frame with an
 // `error` is `error`, a frame with a candidate part is `output`, anything else (usage or
 // prompt feedback only) is `opening`. usageMetadata is cumulative: the last one wins.
-import type { StreamInspector, Usage } from 'relay-gateway';
+import type { StreamInspector } from 'relay-gateway';
+import type { Usage } from 'relay-gateway/canonical';
 import { usageFromGemini } from './usage.ts';
 import type { GeminiResponse } from './wire.ts';
 

@@ -1,7 +1,7 @@
 // Canonical request -> Gemini generateContent request (Relay speaking to the upstream).
 // The model is not in the body: it is part of the URL (see adapter.ts).
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from 'relay-gateway';
-import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice } from 'relay-gateway';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from 'relay-gateway/canonical';
+import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice } from 'relay-gateway/canonical';
 import { schemaFields, schemaFor, type SchemaDialect } from './schema-dialect.ts';
 import { thinkingConfigFor } from './thinking.ts';
 import type { GeminiContent, GeminiPart } from './wire.ts';

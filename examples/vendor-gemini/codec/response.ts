@@ -4,7 +4,8 @@
 //   tool_call (id from Gemini when it sent one, else made up). inlineData, fileData,
 //   executableCode and codeExecutionResult in answers are dropped by rule.
 import { randomBytes } from 'node:crypto';
-import { RelayError, customToolNames, emptyUsage, type CanonicalRequest, type CanonicalResponse, type ContentPart, type Route } from 'relay-gateway';
+import { RelayError, type Route } from 'relay-gateway';
+import { customToolNames, emptyUsage, type CanonicalRequest, type CanonicalResponse, type ContentPart } from 'relay-gateway/canonical';
 import { stopReasonFromGemini } from './finish-reason.ts';
 import { GEMINI_ORIGIN } from './request.ts';
 import { argumentsOf } from './tool-arguments.ts';

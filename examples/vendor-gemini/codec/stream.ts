@@ -10,7 +10,8 @@
 // that frame (the pipeline reads the usage it records from the decoded events); frames after
 // it are ignored, and a body that ends without one is an error. A frame {"error": {...}} is
 // an in-stream error.
-import { ERROR_CODES, customToolNames, emptyUsage, type CanonicalRequest, type ErrorCode, type Route, type StreamDecoder, type StreamEvent, type Usage } from 'relay-gateway';
+import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from 'relay-gateway';
+import { customToolNames, emptyUsage, type CanonicalRequest, type StreamEvent, type Usage } from 'relay-gateway/canonical';
 import { codeForGeminiError } from './errors.ts';
 import { stopReasonFromGemini } from './finish-reason.ts';
 import { GEMINI_ORIGIN } from './request.ts';

@@ -4,7 +4,7 @@
 //   thinkingBudget -1 (dynamic). `summary: true` asks for thought summaries (includeThoughts).
 // Gemini 3's thinkingLevel is not sent: those models still accept thinkingBudget, and sending
 // both is an error.
-import type { CanonicalRequest } from 'relay-gateway';
+import type { CanonicalRequest } from 'relay-gateway/canonical';
 
 type ReasoningEffort = NonNullable<NonNullable<CanonicalRequest['reasoning']>['effort']>;
 

@@ -3,7 +3,7 @@
 //   prompt token, cached or not); toolUsePromptTokenCount is prompt too and is added.
 //   candidatesTokenCount excludes thoughtsTokenCount; canonical output includes reasoning.
 // Gemini has no prompt-cache write count: cache_write_tokens is always 0.
-import type { Usage } from 'relay-gateway';
+import type { Usage } from 'relay-gateway/canonical';
 import type { GeminiUsageMetadata } from './wire.ts';
 
 function count(value: unknown): number {

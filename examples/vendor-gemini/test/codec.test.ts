@@ -1,7 +1,8 @@
 // The Gemini codec on its own (no Relay): canonical -> generateContent request, answers and
 // SSE frames -> canonical, errors, usage; and the adapter's send against the fake upstream.
 import t from 'tap';
-import type { CanonicalRequest, Route, StreamEvent } from 'relay-gateway';
+import type { CanonicalRequest, StreamEvent } from 'relay-gateway/canonical';
+import type { Route } from 'relay-gateway';
 import { createTestUpstreamClient } from 'relay-gateway/testing';
 import { createGeminiAdapter, endpointFor } from '../adapter.ts';
 import { GEMINI_REQUEST_DROPPED, decodeGeminiError, decodeGeminiResponse, encodeGeminiRequest, geminiStreamDecoder, usageFromGemini } from '../codec/index.ts';

@@ -1,7 +1,7 @@
 // Translation between the canonical shape and Anthropic's upstream shape, dispatching on the
 // shape id: the VendorAdapter hooks of the Anthropic adapter (pure functions, no HTTP).
 // 'anthropic.count_tokens' is passed through only: its errors are read, it has no usage.
-import { dispatchByShape } from '../../../core/plugin-api.ts';
+import { dispatchByShape } from '../../../core/plugin-api/canonical.ts';
 import { messagesUpstream } from './messages.ts';
 
 export const { encodeRequest, decodeResponse, streamDecoder, decodeError, usageFromBody, streamInspector } = dispatchByShape('Anthropic', {

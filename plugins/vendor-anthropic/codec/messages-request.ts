@@ -1,6 +1,7 @@
 // Canonical request -> Anthropic Messages request (Relay speaking to the upstream).
-import type { CanonicalRequest, ContentPart, ImagePart, Route, Tool, ToolChoice } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import type { Route } from '../../../core/plugin-api.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api/canonical.ts';
 import { thinkingFor } from './thinking-budget.ts';
 
 /** Adapter-independent origin of reasoning that Anthropic made (see ReasoningPart.origin). */
@@ -15,7 +16,7 @@ export const MESSAGES_UPSTREAM_DROPPED = {
   'temperature above 1': 'clamped to 1, the Anthropic maximum',
   'thinking when tool_choice forces a tool': 'Anthropic rejects forced tool use with extended thinking',
   'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Anthropic requires that turn to open with a thinking block',
-  'reasoning without an effort or budget, for a model the catalog does not mark as reasoning': 'it would turn adaptive thinking on for every Codex request',
+  'reasoning, for a model the catalog marks reasoning: false': 'the model cannot reason (Codex asks for reasoning on every request)',
   'stop sequences of whitespace only': 'Anthropic rejects them',
   'response_format json_object; json_schema name, description and strict': 'output_config.format carries only a JSON schema',
   'image detail': 'no Anthropic field',
@@ -136,14 +137,11 @@ function continuesTurnWithoutThinking(messages: Array<{ role: 'user' | 'assistan
 }
 
 /**
- * Reasoning asked for without an effort or a budget (Codex sends reasoning: {summary: "auto"} on
- * every request) turns adaptive thinking on only for a model the catalog marks as reasoning.
+ * A model the catalog marks `reasoning: false` never thinks, whatever the client asks (Codex sends
+ * reasoning on every request; the pipeline already drops it: translation-source.ts).
  */
 function wantsThinking(request: CanonicalRequest, route: Route): boolean {
-  const r = request.reasoning;
-  if (!r) return false;
-  if (r.effort === undefined && r.budget_tokens === undefined) return route.model?.spec.reasoning !== false;
-  return true;
+  return request.reasoning !== undefined && route.model?.spec.reasoning !== false;
 }
 
 export function encodeMessagesRequest(request: CanonicalRequest, route: Route): unknown {

@@ -1,7 +1,8 @@
 // Anthropic Messages response JSON -> canonical response.
-import type { CanonicalRequest } from '../../../core/plugin-api.ts';
-import { RelayError, emptyUsage, type CanonicalResponse, type ContentPart, type Route, type StopReason } from '../../../core/plugin-api.ts';
-import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
+import { RelayError, type Route } from '../../../core/plugin-api.ts';
+import { emptyUsage, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { usageFromAnthropic } from './usage.ts';
 

@@ -4,9 +4,10 @@
 // server tools are skipped, so canonical indexes count only the parts kept); message_delta
 // carries the stop reason and the cumulative usage; message_stop -> end; `error` -> error.
 // A tool_use of a custom tool is buffered and, when it stops, emitted as the raw input text.
-import type { CanonicalRequest } from '../../../core/plugin-api.ts';
-import { ERROR_CODES, emptyUsage, type Route, type StopReason, type StreamDecoder, type StreamEvent } from '../../../core/plugin-api.ts';
-import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
+import { ERROR_CODES, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
+import { emptyUsage, type StopReason, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { codeForStreamErrorType } from './errors.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { stopReasonFromAnthropic } from './messages-response.ts';

@@ -4,7 +4,7 @@ import { messagesStreamInspector } from './messages-inspector.ts';
 import { encodeMessagesRequest } from './messages-request.ts';
 import { decodeMessagesResponse } from './messages-response.ts';
 import { messagesStreamDecoder } from './messages-stream.ts';
-import type { ShapeCodec } from '../../../core/plugin-api.ts';
+import type { ShapeCodec } from '../../../core/plugin-api/canonical.ts';
 import { usageFromAnthropic } from './usage.ts';
 
 export const messagesUpstream: ShapeCodec = {

@@ -17,7 +17,7 @@
 // DEFAULT_MAX_TOKENS for the answer (thinking off when that leaves under 1024); with a smaller
 // max_output_tokens the budget shrinks to max_tokens - 1, and below 1025
 // thinking is off.
-import type { CanonicalRequest } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const MIN_BUDGET = 1024;

@@ -1,6 +1,6 @@
 // Anthropic usage -> canonical usage. Anthropic's input_tokens excludes cache reads and writes;
 // the canonical input_tokens counts every prompt token, so they are summed.
-import type { Usage } from '../../../core/plugin-api.ts';
+import type { Usage } from '../../../core/plugin-api/canonical.ts';
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;

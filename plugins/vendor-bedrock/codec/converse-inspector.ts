@@ -1,6 +1,7 @@
 // Classifies ConverseStream frames and reads their usage: messageStart is `opening`,
 // `exception` is `error`, the rest carries output; metadata holds the usage.
-import type { StreamInspector, Usage } from '../../../core/plugin-api.ts';
+import type { StreamInspector } from '../../../core/plugin-api.ts';
+import type { Usage } from '../../../core/plugin-api/canonical.ts';
 import { usageFromConverse } from './usage.ts';
 
 export function converseStreamInspector(): StreamInspector {

@@ -1,7 +1,7 @@
 // Canonical request -> Bedrock Converse request (Relay speaking to the upstream). The model is
 // not in the body: it is part of the URL (see adapter.ts).
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api.ts';
-import type { CanonicalRequest, ContentPart, ImagePart, Route, Tool } from '../../../core/plugin-api.ts';
+import type { Route } from '../../../core/plugin-api.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, type CanonicalRequest, type ContentPart, type ImagePart, type Tool } from '../../../core/plugin-api/canonical.ts';
 import { isClaudeModel, thinkingFor } from './thinking.ts';
 import type { ConverseBlock, ConverseImage, ConverseMessage, ImageFormat } from './wire.ts';
 

@@ -1,7 +1,7 @@
 // Bedrock Converse response JSON -> canonical response. Converse gives no response id: one is made.
 import { randomUUID } from 'node:crypto';
-import { RelayError, customToolNames, emptyUsage, unwrapCustomInput } from '../../../core/plugin-api.ts';
-import type { CanonicalRequest, CanonicalResponse, ContentPart, Route } from '../../../core/plugin-api.ts';
+import { RelayError, type Route } from '../../../core/plugin-api.ts';
+import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, type CanonicalResponse, type ContentPart } from '../../../core/plugin-api/canonical.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { stopReasonFromConverse, stopSequenceOf } from './stop-reason.ts';
 import { usageFromConverse } from './usage.ts';

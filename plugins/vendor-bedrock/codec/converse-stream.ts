@@ -5,8 +5,8 @@
 //   none for them); contentBlockStop -> part_end; messageStop holds the stop reason; metadata
 //   (the last event, with usage) -> end. `exception` is an in-stream error.
 // Custom tools' input is buffered and sent unwrapped when their block stops.
-import { ERROR_CODES, customToolNames, emptyUsage, unwrapCustomInput } from '../../../core/plugin-api.ts';
-import type { CanonicalRequest, ErrorCode, Route, StopReason, StreamDecoder, StreamEvent, Usage } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
+import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { newResponseId } from './converse-response.ts';
 import { codeForStreamException, exceptionName } from './errors.ts';

@@ -1,7 +1,7 @@
 // Translation between the canonical shape and Bedrock's Converse ('bedrock.converse'), and the
 // passthrough reading of Anthropic Messages on Bedrock ('anthropic.messages'): the VendorAdapter
 // hooks of the Bedrock adapter (pure functions, no HTTP).
-import { dispatchByShape, type ShapeCodec } from '../../../core/plugin-api.ts';
+import { dispatchByShape, type ShapeCodec } from '../../../core/plugin-api/canonical.ts';
 import { converseStreamInspector } from './converse-inspector.ts';
 import { encodeConverseRequest } from './converse-request.ts';
 import { decodeConverseResponse } from './converse-response.ts';

@@ -2,7 +2,8 @@
 // (Converse serves translation), so this codec reads errors, usage and stream frames only.
 // The adapter re-emits Bedrock's stream as Anthropic's own SSE and its errors in Anthropic's
 // error body, so these read Anthropic's shapes.
-import { RelayError, type ShapeCodec, type StreamInspector, type Usage } from '../../../core/plugin-api.ts';
+import { RelayError, type StreamInspector } from '../../../core/plugin-api.ts';
+import type { ShapeCodec, Usage } from '../../../core/plugin-api/canonical.ts';
 import { decodeBedrockError } from './errors.ts';
 
 function count(value: unknown): number {

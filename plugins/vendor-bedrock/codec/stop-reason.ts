@@ -1,6 +1,6 @@
 // Converse stopReason -> canonical stop reason; the matched stop sequence, when the model says
 // which (Claude puts it in additionalModelResponseFields.stop_sequence).
-import type { StopReason } from '../../../core/plugin-api.ts';
+import type { StopReason } from '../../../core/plugin-api/canonical.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
   end_turn: 'end_turn',

@@ -4,7 +4,7 @@
 // adaptive, only for a model the catalog marks as reasoning (Codex asks on every request).
 // Claude needs 1024 <= budget < maxTokens; with thinking and no client limit maxTokens is the
 // budget plus 4096, at most the model's maxOutputTokens or 64,000.
-import type { CanonicalRequest } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 
 export const EFFORT_BUDGETS = { minimal: 1024, low: 4096, medium: 16384, high: 32768, xhigh: 65536 } as const;
 const ANSWER_TOKENS = 4096;

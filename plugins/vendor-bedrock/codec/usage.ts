@@ -1,6 +1,6 @@
 // Converse usage -> canonical usage. Converse's inputTokens leaves out cache reads and writes
 // (as Anthropic's input_tokens does); the canonical input_tokens counts every prompt token.
-import type { Usage } from '../../../core/plugin-api.ts';
+import type { Usage } from '../../../core/plugin-api/canonical.ts';
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;

@@ -1,7 +1,8 @@
 // Classifies Chat Completions stream frames for the passthrough tap and reads their usage.
 // A chunk without content, refusal, reasoning, tool-call delta or finish_reason (the first
 // chunk, with only the role) is `opening`; a chunk with `error` is `error`.
-import type { StreamInspector, Usage } from '../../../core/plugin-api.ts';
+import type { StreamInspector } from '../../../core/plugin-api.ts';
+import type { Usage } from '../../../core/plugin-api/canonical.ts';
 import { usageFromChat } from './usage.ts';
 
 function carriesOutput(choice: { delta?: Record<string, unknown>; finish_reason?: unknown } | undefined): boolean {

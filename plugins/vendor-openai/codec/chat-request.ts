@@ -1,6 +1,7 @@
 // Canonical request -> OpenAI Chat Completions request (Relay speaking to the upstream).
-import type { CanonicalRequest, ContentPart, ImagePart, Message, Route, Tool, ToolChoice } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_SCHEMA, customToolDescription, wrapCustomInput } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Message, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import type { Route } from '../../../core/plugin-api.ts';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription, wrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { openaiEffort } from './reasoning-effort.ts';
 
 /** What the Chat upstream encoder drops, and why. Pinned by test/translation/conformance.test.ts. */

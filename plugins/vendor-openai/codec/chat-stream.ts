@@ -1,19 +1,20 @@
 // OpenAI Chat Completions stream chunks -> canonical stream events.
 //
-// One part is open at a time: a chunk of another kind (text, refusal, reasoning, a tool call
-// with a new index) closes the open part and opens the next, so canonical parts never
-// interleave. The stream ends at `data: [DONE]` (or when the upstream closes after a
-// finish_reason), after the usage chunk that stream_options.include_usage adds.
-import type { CanonicalRequest } from '../../../core/plugin-api.ts';
-import { emptyUsage, type Route, type StopReason, type StreamDecoder, type StreamEvent, type Usage } from '../../../core/plugin-api.ts';
-import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api.ts';
+// Text, refusal and reasoning: one such part is open at a time, and a chunk of another kind
+// closes it. Tool calls stay open, each by its chat index, until the stream ends: a server may
+// send deltas for tool_calls[0], then [1], then [0] again, so their canonical parts may
+// interleave (every event names its part's index). The stream ends at `data: [DONE]` (or when the
+// upstream closes after a finish_reason), after the usage chunk that stream_options.include_usage adds.
+import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
+import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { usageFromChat } from './usage.ts';
 
-type Open =
-  | { kind: 'text' | 'refusal' | 'reasoning'; index: number }
-  | { kind: 'tool'; index: number; chatIndex: number; id: string; buffer: string | null };
+interface OpenText { kind: 'text' | 'refusal' | 'reasoning'; index: number }
+interface OpenCall { index: number; chatIndex: number; id: string; buffer: string | null }
 
 interface ChunkDelta {
   content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown;
@@ -27,20 +28,34 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
   let next = 0;
   // The chat index a tool-call delta without one gets when it starts a call: past every index seen.
   let freeChatIndex = 0;
-  let open: Open | null = null;
+  let open: OpenText | null = null;
+  const calls = new Map<number, OpenCall>();
+  // The call a delta without index or id continues: the one opened last.
+  let lastCall: OpenCall | null = null;
   let finish: unknown = null;
   let refusal = false;
   let usage: Usage | null = null;
 
   const close = (): StreamEvent[] => {
     if (!open) return [];
-    const out: StreamEvent[] = [];
-    if (open.kind === 'tool' && open.buffer !== null) {
-      const input = unwrapCustomInput(open.buffer);
-      if (input !== '') out.push({ type: 'delta', index: open.index, delta: { type: 'arguments', text: input } });
-    }
-    out.push({ type: 'part_end', index: open.index });
+    const index = open.index;
     open = null;
+    return [{ type: 'part_end', index }];
+  };
+  const closeCall = (call: OpenCall): StreamEvent[] => {
+    const out: StreamEvent[] = [];
+    if (call.buffer !== null) {
+      const input = unwrapCustomInput(call.buffer);
+      if (input !== '') out.push({ type: 'delta', index: call.index, delta: { type: 'arguments', text: input } });
+    }
+    out.push({ type: 'part_end', index: call.index });
+    return out;
+  };
+  const closeAll = (): StreamEvent[] => {
+    const out = close();
+    for (const call of calls.values()) out.push(...closeCall(call));
+    calls.clear();
+    lastCall = null;
     return out;
   };
   const openPart = (kind: 'text' | 'refusal' | 'reasoning'): StreamEvent[] => {
@@ -52,18 +67,18 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
   };
   // OpenAI always numbers tool-call deltas; some compatible servers (Gemini's OpenAI endpoint,
   // self-hosted ones) do not. Reading a missing index as 0 would merge parallel calls into one,
-  // so without an index a delta with an id other than the open call's starts a new call, and a
-  // delta without id continues the open call.
+  // so without an index a delta with an id other than the last opened call's starts a new call,
+  // and a delta without id continues that call.
   const indexFor = (id: unknown): number => {
-    if (open?.kind !== 'tool') return freeChatIndex;
-    const continues = id === undefined || id === null || id === '' || String(id) === open.id;
-    return continues ? open.chatIndex : freeChatIndex;
+    if (lastCall === null) return freeChatIndex;
+    const continues = id === undefined || id === null || id === '' || String(id) === lastCall.id;
+    return continues ? lastCall.chatIndex : freeChatIndex;
   };
   const end = (): StreamEvent[] => {
     if (ended) return [];
     ended = true;
     const stop: StopReason = stopReasonFromChat(finish, refusal);
-    return [...close(), { type: 'end', stop_reason: stop, usage: usage ?? emptyUsage() }];
+    return [...closeAll(), { type: 'end', stop_reason: stop, usage: usage ?? emptyUsage() }];
   };
 
   return {
@@ -79,7 +94,7 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
       const out: StreamEvent[] = [];
       if (chunk.error !== undefined) {
         ended = true;
-        return [...close(), upstreamStreamError(chunk.error)];
+        return [...closeAll(), upstreamStreamError(chunk.error)];
       }
       if (!started) {
         started = true;
@@ -99,19 +114,22 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
       }
       for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
         const chatIndex = typeof call.index === 'number' ? call.index : indexFor(call.id);
-        if (!(open?.kind === 'tool' && open.chatIndex === chatIndex)) {
+        let state = calls.get(chatIndex);
+        if (state === undefined) {
           out.push(...close());
           const name = String(call.function?.name ?? '');
           const isCustom = custom.has(name);
           const id = String(call.id ?? '');
-          open = { kind: 'tool', index: next++, chatIndex, id, buffer: isCustom ? '' : null };
+          state = { index: next++, chatIndex, id, buffer: isCustom ? '' : null };
+          calls.set(chatIndex, state);
           freeChatIndex = Math.max(freeChatIndex, chatIndex + 1);
-          out.push({ type: 'part_start', index: open.index, part: { type: 'tool_call', id, name, tool_kind: isCustom ? 'custom' : 'function' } });
+          out.push({ type: 'part_start', index: state.index, part: { type: 'tool_call', id, name, tool_kind: isCustom ? 'custom' : 'function' } });
         }
+        lastCall = state;
         const args = call.function?.arguments;
-        if (typeof args === 'string' && args !== '' && open?.kind === 'tool') {
-          if (open.buffer !== null) open.buffer += args;
-          else out.push({ type: 'delta', index: open.index, delta: { type: 'arguments', text: args } });
+        if (typeof args === 'string' && args !== '') {
+          if (state.buffer !== null) state.buffer += args;
+          else out.push({ type: 'delta', index: state.index, delta: { type: 'arguments', text: args } });
         }
       }
       if (choice?.finish_reason) finish = choice.finish_reason;
@@ -121,7 +139,7 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
       if (ended) return [];
       if (finish !== null) return end();
       ended = true;
-      return [...close(), upstreamStreamError({ message: 'the upstream stream ended before it finished' })];
+      return [...closeAll(), upstreamStreamError({ message: 'the upstream stream ended before it finished' })];
     },
   };
 }

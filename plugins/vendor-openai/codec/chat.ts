@@ -1,5 +1,5 @@
 // The upstream side of OpenAI Chat Completions ('openai.chat').
-import type { ShapeCodec } from '../../../core/plugin-api.ts';
+import type { ShapeCodec } from '../../../core/plugin-api/canonical.ts';
 import { chatStreamInspector } from './chat-inspector.ts';
 import { encodeChatRequest } from './chat-request.ts';
 import { decodeChatResponse } from './chat-response.ts';

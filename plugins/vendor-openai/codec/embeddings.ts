@@ -1,7 +1,7 @@
 // OpenAI Embeddings ('openai.embeddings') is passed through byte-for-byte: there is no
 // canonical form to translate to, only usage for the record and errors to read.
 import { RelayError } from '../../../core/plugin-api.ts';
-import type { ShapeCodec } from '../../../core/plugin-api.ts';
+import type { ShapeCodec } from '../../../core/plugin-api/canonical.ts';
 import { decodeOpenAIError } from './errors.ts';
 import { usageFromChat } from './usage.ts';
 

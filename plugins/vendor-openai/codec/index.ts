@@ -1,6 +1,6 @@
 // Translation between the canonical shape and OpenAI's upstream shapes, dispatching on the
 // shape id: the VendorAdapter hooks of the OpenAI adapter (pure functions, no HTTP).
-import { dispatchByShape } from '../../../core/plugin-api.ts';
+import { dispatchByShape } from '../../../core/plugin-api/canonical.ts';
 import { chatUpstream } from './chat.ts';
 import { embeddingsUpstream } from './embeddings.ts';
 import { responsesUpstream } from './responses.ts';

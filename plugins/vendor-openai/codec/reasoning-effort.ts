@@ -1,7 +1,8 @@
 // Canonical reasoning -> OpenAI reasoning effort. A request that carries only an Anthropic
 // style budget_tokens gets the effort of the same budget table as the Anthropic codecs:
 // <= 1024 minimal, <= 4096 low, <= 16384 medium, <= 32768 high, above: xhigh.
-import type { CanonicalRequest, canonical } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
+import * as canonical from '../../../core/plugin-api/canonical.ts';
 
 export function openaiEffort(reasoning: CanonicalRequest['reasoning']): canonical.ReasoningEffort | undefined {
   if (!reasoning) return undefined;

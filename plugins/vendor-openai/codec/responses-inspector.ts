@@ -1,7 +1,8 @@
 // Classifies Responses stream frames for the passthrough tap and reads their usage:
 // response.created / in_progress / queued are `opening`; response.failed and `error` are
 // `error`; everything else carries output. Usage comes with the final response event.
-import type { StreamInspector, Usage } from '../../../core/plugin-api.ts';
+import type { StreamInspector } from '../../../core/plugin-api.ts';
+import type { Usage } from '../../../core/plugin-api/canonical.ts';
 import { usageFromResponses } from './usage.ts';
 
 const OPENING = new Set(['response.created', 'response.in_progress', 'response.queued']);

@@ -1,7 +1,8 @@
 // Canonical request -> OpenAI Responses request (Relay speaking to the upstream).
 // Stateless: store is false and encrypted reasoning is asked for, so a multi-turn
 // conversation carries its own reasoning items.
-import type { CanonicalRequest, ContentPart, ImagePart, Route, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
+import type { Route } from '../../../core/plugin-api.ts';
 import { imageUrl } from './chat-request.ts';
 import { openaiEffort } from './reasoning-effort.ts';
 

@@ -1,5 +1,6 @@
 // OpenAI Responses response JSON -> canonical response.
-import { RelayError, emptyUsage, type CanonicalResponse, type ContentPart, type Route, type StopReason } from '../../../core/plugin-api.ts';
+import { RelayError, type Route } from '../../../core/plugin-api.ts';
+import { emptyUsage, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { usageFromResponses } from './usage.ts';
 

@@ -6,7 +6,8 @@
 // output_item.done is carried as a `signature` delta of the reasoning part (the canonical
 // stream has no other place for it; encoders read it back as encrypted content of an
 // openai-origin part). Server tool items are dropped.
-import { emptyUsage, type Route, type StreamDecoder, type StreamEvent } from '../../../core/plugin-api.ts';
+import { emptyUsage, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { stopReasonFromResponse } from './responses-response.ts';
 import { upstreamStreamError } from './stream-errors.ts';

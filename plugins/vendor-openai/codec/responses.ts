@@ -1,5 +1,5 @@
 // The upstream side of OpenAI Responses ('openai.responses').
-import type { ShapeCodec } from '../../../core/plugin-api.ts';
+import type { ShapeCodec } from '../../../core/plugin-api/canonical.ts';
 import { decodeOpenAIError } from './errors.ts';
 import { responsesStreamInspector } from './responses-inspector.ts';
 import { encodeResponsesRequest } from './responses-request.ts';

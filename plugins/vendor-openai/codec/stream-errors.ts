@@ -1,6 +1,7 @@
 // An error reported inside an OpenAI stream (a chunk with `error`, a Responses `error` or
 // `response.failed` event) -> the canonical stream error event.
-import { ERROR_CODES, type ErrorCode, type StreamEvent } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, type ErrorCode } from '../../../core/plugin-api.ts';
+import { type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 
 export function upstreamStreamError(raw: unknown): Extract<StreamEvent, { type: 'error' }> {
   const error = (raw !== null && typeof raw === 'object' ? raw : {}) as { message?: unknown; code?: unknown; type?: unknown };

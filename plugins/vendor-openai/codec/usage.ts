@@ -1,6 +1,6 @@
 // OpenAI usage objects -> canonical usage. OpenAI's prompt/input token counts already include
 // cached tokens, and output counts include reasoning tokens: the canonical convention.
-import type { Usage } from '../../../core/plugin-api.ts';
+import type { Usage } from '../../../core/plugin-api/canonical.ts';
 
 type Json = Record<string, unknown> | null | undefined;
 

@@ -2,9 +2,7 @@
 // Input is validated per message and per part, so a 400 names the exact JSON pointer;
 // parts and fields that cannot be carried are dropped by the rules in CHAT_REQUEST_DROPPED.
 import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
-import type {
-  CanonicalRequest, ContentPart, ImagePart, Message, ResponseFormat, TextPart, Tool, ToolChoice,
-} from '../../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Message, ResponseFormat, TextPart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';
 
 /** What the Chat inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */

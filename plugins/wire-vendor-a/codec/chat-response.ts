@@ -1,5 +1,6 @@
 // Canonical response -> OpenAI Chat Completions response (`chat.completion`).
-import type { CanonicalResponse, EncodeContext, StopReason, Usage } from '../../../core/plugin-api.ts';
+import type { CanonicalResponse, StopReason, Usage } from '../../../core/plugin-api/canonical.ts';
+import type { EncodeContext } from '../../../core/plugin-api.ts';
 import { clientToolCall, customToolNames } from './custom-tool-calls.ts';
 
 /** What the Chat encoders drop from a canonical response, and why. */

@@ -2,7 +2,8 @@
 // The first chunk carries the role; tool calls open with index, id and name, then stream
 // their arguments; the last chunk carries finish_reason; when the client asked for
 // stream_options.include_usage a usage chunk (choices: []) follows; then `data: [DONE]`.
-import { sseFrame, type EncodeContext, type StreamEncoder, type StreamEvent } from '../../../core/plugin-api.ts';
+import { sseFrame, type EncodeContext, type StreamEncoder } from '../../../core/plugin-api.ts';
+import { type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 import { chatCompletionId, chatUsage, finishReason, TEXT_PART_SEPARATOR } from './chat-response.ts';
 import { clientToolCall, customToolNames, unwrapCustomInput } from './custom-tool-calls.ts';
 import { openaiErrorBody } from './errors.ts';

@@ -4,7 +4,7 @@
 // Should a call for a tool the client declared custom still arrive as a function call
 // (e.g. an adapter without that rule), it is unwrapped here, so the client always gets
 // its custom tool call back with the raw input text.
-import type { CanonicalRequest } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 
 export function customToolNames(request: CanonicalRequest): ReadonlySet<string> {
   return new Set((request.tools ?? []).filter((t) => t.type === 'custom').map((t) => t.name));

@@ -1,5 +1,6 @@
 // OpenAI reasoning effort names -> canonical effort. OpenAI's `max` is the canonical `xhigh`.
-import { RelayError, type canonical } from '../../../core/plugin-api.ts';
+import { RelayError } from '../../../core/plugin-api.ts';
+import * as canonical from '../../../core/plugin-api/canonical.ts';
 
 type Effort = canonical.ReasoningEffort;
 const EFFORTS: Record<string, Effort> = {

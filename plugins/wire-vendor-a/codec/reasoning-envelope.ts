@@ -3,7 +3,7 @@
 // Anthropic signature, redacted thinking data) is sealed in an envelope naming its origin,
 // so that when the client sends it back Relay restores the canonical part and the vendor
 // adapter sends it only to the vendor that made it.
-import type { ReasoningPart } from '../../../core/plugin-api.ts';
+import type { ReasoningPart } from '../../../core/plugin-api/canonical.ts';
 
 const PREFIX = 'relay1.';
 /** Origin assumed for encrypted content that carries no envelope: OpenAI made it. */

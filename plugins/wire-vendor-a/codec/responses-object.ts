@@ -1,6 +1,7 @@
 // Pieces shared by the Responses encoders: the response object around the output, usage,
 // and the output items built from canonical parts.
-import type { EncodeContext, ReasoningPart, StopReason, Usage } from '../../../core/plugin-api.ts';
+import type { EncodeContext } from '../../../core/plugin-api.ts';
+import type { ReasoningPart, StopReason, Usage } from '../../../core/plugin-api/canonical.ts';
 import { clientToolCall } from './custom-tool-calls.ts';
 import { clientToolName, type NamespacedName } from './namespace-tools.ts';
 import { sealReasoning } from './reasoning-envelope.ts';

@@ -3,9 +3,7 @@
 // custom tools (apply_patch with a Lark grammar), namespace groupings, server-side tools,
 // and its history as items (function_call, custom_tool_call, reasoning with encrypted_content).
 import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
-import type {
-  CanonicalRequest, ContentPart, Message, ReasoningPart, ResponseFormat, TextPart, Tool, ToolChoice, ToolResultPart,
-} from '../../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, Message, ReasoningPart, ResponseFormat, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import { imageFromUrl } from './chat-request.ts';
 import { flattenedName } from './namespace-tools.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';

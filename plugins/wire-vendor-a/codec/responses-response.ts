@@ -1,5 +1,6 @@
 // Canonical response -> OpenAI Responses response object.
-import type { CanonicalResponse, EncodeContext } from '../../../core/plugin-api.ts';
+import type { CanonicalResponse } from '../../../core/plugin-api/canonical.ts';
+import type { EncodeContext } from '../../../core/plugin-api.ts';
 import { customToolNames } from './custom-tool-calls.ts';
 import { namespaceIndex } from './namespace-tools.ts';
 import {

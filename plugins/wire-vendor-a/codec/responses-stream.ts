@@ -7,7 +7,8 @@
 // usage), response.incomplete when the answer stopped early (max tokens, content filter: status
 // `incomplete`, as the Responses API sends it), or response.failed. Every event has a
 // sequence_number. Consecutive text and refusal parts share one message item.
-import { sseFrame, type EncodeContext, type StreamEncoder, type StreamEvent, type Usage } from '../../../core/plugin-api.ts';
+import { sseFrame, type EncodeContext, type StreamEncoder } from '../../../core/plugin-api.ts';
+import { type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { customToolNames, clientToolCall, unwrapCustomInput } from './custom-tool-calls.ts';
 import { namespaceIndex } from './namespace-tools.ts';
 import { SerializedObject } from './serialized-object.ts';

@@ -3,9 +3,7 @@
 // thinking {type:"adaptive"} or {type:"enabled", budget_tokens}, and with newer models
 // {"role":"system"} messages inside `messages`, which are accepted.
 import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
-import type {
-  CanonicalRequest, ContentPart, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolChoice, ToolResultPart,
-} from '../../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import { openSignature } from './reasoning-envelope.ts';
 import { effortForBudget, effortFromOutputConfig } from './thinking-budget.ts';
 

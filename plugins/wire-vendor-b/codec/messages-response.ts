@@ -1,5 +1,6 @@
 // Canonical response -> Anthropic Messages response (`type: "message"`).
-import type { CanonicalResponse, ContentPart, EncodeContext, StopReason, Usage } from '../../../core/plugin-api.ts';
+import type { CanonicalResponse, ContentPart, StopReason, Usage } from '../../../core/plugin-api/canonical.ts';
+import type { EncodeContext } from '../../../core/plugin-api.ts';
 import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
 
 /** What the Messages encoders drop from a canonical response, and why. */

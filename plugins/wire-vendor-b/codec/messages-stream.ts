@@ -3,9 +3,11 @@
 // message_start, then per part content_block_start / content_block_delta / content_block_stop
 // with block indexes counted from 0 in the order parts open (text_delta, input_json_delta,
 // thinking_delta, signature_delta), then message_delta (stop_reason, usage) and message_stop.
-// Errors are an `event: error` frame. Usage is known only at the end: message_start carries
-// zeros and message_delta carries the totals (input and cache counts included).
-import { emptyUsage, sseFrame, type EncodeContext, type StreamEncoder, type StreamEvent } from '../../../core/plugin-api.ts';
+// Errors are an `event: error` frame. The upstream's usage is known only at the end: message_start
+// carries Relay's estimate of the input tokens (clients read context use from it), and
+// message_delta the upstream's exact totals (input and cache counts included).
+import { emptyUsage, estimateInputTokens, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { sseFrame, type EncodeContext, type StreamEncoder } from '../../../core/plugin-api.ts';
 import { anthropicErrorBody } from './errors.ts';
 import { anthropicStopReason, anthropicUsage, messageId } from './messages-response.ts';
 import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
@@ -20,6 +22,8 @@ export function messagesStreamEncoder(ctx: EncodeContext): StreamEncoder {
   let terminated = false;
   let blocks = 0;
   const open = new Map<number, BlockState>();
+  // Counted now: the request is let go at the first byte (translation-source.ts).
+  const startUsage = anthropicUsage(Object.assign(emptyUsage(), { input_tokens: estimateInputTokens(ctx.request) }));
 
   const emit = (type: string, payload: Record<string, unknown>): string => sseFrame(type, JSON.stringify({ type, ...payload }));
   const start = (id: string): string => {
@@ -28,7 +32,7 @@ export function messagesStreamEncoder(ctx: EncodeContext): StreamEncoder {
     return emit('message_start', {
       message: {
         id: messageId(id), type: 'message', role: 'assistant', model: ctx.model, content: [],
-        stop_reason: null, stop_sequence: null, usage: anthropicUsage(emptyUsage()),
+        stop_reason: null, stop_sequence: null, usage: startUsage,
       },
     });
   };

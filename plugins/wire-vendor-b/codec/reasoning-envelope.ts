@@ -3,7 +3,7 @@
 // envelope naming its origin, so that when the client sends the block back Relay restores
 // the canonical part and the vendor adapter sends it only to the vendor that made it.
 // Anthropic's own signatures pass unchanged.
-import type { ReasoningPart } from '../../../core/plugin-api.ts';
+import type { ReasoningPart } from '../../../core/plugin-api/canonical.ts';
 
 const PREFIX = 'relay1.';
 /** Origin assumed for a signature without an envelope: Anthropic made it. */

@@ -10,7 +10,7 @@
 // The canonical request keeps the exact budget_tokens as well, so an Anthropic budget survives
 // a round trip; the effort is what a vendor without budgets (OpenAI) receives.
 // `output_config.effort` (low, medium, high, max) maps by name; max is the canonical xhigh.
-import type { canonical } from '../../../core/plugin-api.ts';
+import * as canonical from '../../../core/plugin-api/canonical.ts';
 
 type Effort = canonical.ReasoningEffort;
 

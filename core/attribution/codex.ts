@@ -1,7 +1,7 @@
 // Who a Codex request comes from, read from the headers Codex CLI sends (CLIENTS.md): recorded in
 // the usage event as `client: 'codex'` and an `extras` map keyed by the header names as received.
 // Only the headers listed here are read, so no credential can end up in a usage event.
-import type { Attribution } from '../../core/plugin-api.ts';
+import type { Attribution } from '../plugins/context.ts';
 
 export const CODEX_CLIENT = 'codex';
 
@@ -29,6 +29,13 @@ const TURN_METADATA_FIELDS = ['turn_id', 'installation_id'] as const;
 export const MAX_EXTRA_LENGTH = 2048;
 
 type Headers = Record<string, string | string[] | undefined>;
+
+/** Codex CLI sends `originator: codex_exec` (or `codex_cli_rs`) and a user agent that starts the same way. */
+export function isCodex(headers: Headers): boolean {
+  const originator = headers.originator;
+  const agent = headers['user-agent'];
+  return (typeof originator === 'string' && originator.startsWith('codex_')) || (typeof agent === 'string' && agent.startsWith('codex_'));
+}
 
 function headerValue(headers: Headers, name: string): string | undefined {
   const raw = headers[name];

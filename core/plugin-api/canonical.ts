@@ -1,0 +1,8 @@
+// relay-gateway/canonical: the provider-neutral request, response and stream events every codec
+// converts to and from, with the helpers codecs share.
+export * from '../canonical/types.ts';
+export { estimateInputTokens } from '../canonical/input-token-estimate.ts';
+export { dispatchByShape, type ShapeCodec, type TranslationHooks } from '../canonical/shape-dispatch.ts';
+export {
+  CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
+} from '../canonical/custom-tools.ts';

@@ -1,0 +1,11 @@
+// relay-gateway/log-backends: what usage and payload backends share: the read queries they answer,
+// the one batching queue every backend writes through, cursors, totals and money in micro-units.
+export type * from '../observer/types.ts';
+export type { Database, Queryable } from '../db/types.ts';
+export { createBatchQueue, type BatchQueue, type BatchQueueOptions, type DropReason, type RetryOptions, type BatchQueueStats } from '../observer/batch-queue.ts';
+export { encodeCursor, decodeCursor, compareNewestFirst, isAfterCursor, type CursorPosition } from '../observer/cursor.ts';
+export {
+  emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
+  SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
+} from '../observer/usage-query.ts';
+export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from '../observer/money.ts';
