@@ -9,11 +9,12 @@ import { MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED } from '../../plugi
 import { CANONICAL_DROPPED } from '../../plugins/wire-canonical/codec.ts';
 import { CHAT_UPSTREAM_DROPPED, RESPONSES_UPSTREAM_DROPPED } from '../../plugins/vendor-openai/codec/index.ts';
 import { MESSAGES_UPSTREAM_DROPPED } from '../../plugins/vendor-anthropic/codec/index.ts';
+import { CONVERSE_REQUEST_DROPPED } from '../../plugins/vendor-bedrock/codec/index.ts';
 import { fakeRoute } from '../support/fake-route.ts';
 import { openapiProblems } from '../support/openapi-schemas.ts';
 import { sseFrames } from '../support/sse-frames.ts';
 import {
-  INBOUND, INBOUND_SHAPES, canonicalProblems, context, decodeStream, encodeStream, readBackResponse, readBackStream,
+  INBOUND, INBOUND_SHAPES, canonicalProblems, context, decodeStream, encodeStream, readBackRequest, readBackResponse, readBackStream,
   responseProblems, responseSemantics, streamProblems, vendorFor, type InboundShape, type UpstreamShape,
 } from './harness.ts';
 import { REQUEST_FIXTURES } from './fixtures/requests.ts';
@@ -45,6 +46,20 @@ const REQUEST_DROPS: Record<`${InboundShape} -> ${UpstreamShape}`, string[]> = {
     'custom tools', 'image detail', 'metadata', 'reasoning history', 'reasoning summary', 'response format name and strict',
     'system message position', 'system prompt parts', 'temperature', 'top_p',
   ],
+  // Converse: CONVERSE_REQUEST_DROPPED says why. An image URL (the Responses kitchen sink's) is
+  // sent as text naming it, so the image and the conversation's wording change.
+  'openai.chat -> bedrock.converse': [
+    'image detail', 'response format name and strict', 'system message position', 'system prompt parts', 'temperature', 'top_p',
+  ],
+  'openai.responses -> bedrock.converse': [
+    'conversation', 'custom tools', 'image detail', 'images', 'reasoning history', 'reasoning summary', 'response format name and strict',
+    'system message position', 'system prompt parts', 'temperature', 'top_p',
+  ],
+  'anthropic.messages -> bedrock.converse': ['reasoning history', 'system message position', 'system prompt parts', 'temperature'],
+  'canonical -> bedrock.converse': [
+    'custom tools', 'image detail', 'reasoning history', 'reasoning summary', 'response format name and strict',
+    'system message position', 'system prompt parts', 'temperature', 'top_p',
+  ],
 };
 
 function upstreamRequestProblems(shape: UpstreamShape, body: unknown): string[] {
@@ -61,13 +76,17 @@ t.test('requests: every inbound shape through every upstream shape', async (t) =
       for (const { label, shape: upstream, vendor } of UPSTREAM_CASES) {
         const pair = `${inbound} -> ${upstream}` as const;
         const named = `${inbound} -> ${label}`;
-        const route = fakeRoute('upstream-model');
+        // Bedrock's corpus model is a Claude one, whose thinking Converse carries.
+        const route = fakeRoute(upstream === 'bedrock.converse' ? 'anthropic.claude-sonnet-4-5' : 'upstream-model');
         const body = vendor.encodeRequest(upstream, request, route);
-        t.equal((body as { model: string }).model, 'upstream-model', `${named} [${fixture.name}] uses the route's upstream model`);
+        // Converse names the model in the URL (the adapter's), never in the body.
+        if (upstream === 'bedrock.converse') t.notOk('model' in (body as object), `${named} [${fixture.name}] has no model in the body`);
+        else t.equal((body as { model: string }).model, 'upstream-model', `${named} [${fixture.name}] uses the route's upstream model`);
         t.same(upstreamRequestProblems(upstream, body), [], `${named} [${fixture.name}] request matches the OpenAPI description`);
-        const back = INBOUND[upstream].decodeRequest(body);
+        const back = readBackRequest(upstream, body);
         const lost = lostFeatures(request, back);
         if (fixture.name === 'kitchen sink') t.same(lost, REQUEST_DROPS[pair], `${named} drops exactly what the table says`);
+        else if (upstream === 'bedrock.converse' && fixture.name === 'image url') t.same(lost, ['conversation', 'image detail', 'images'], `${named} [image url]: the URL goes as text`);
         else t.same(lost.filter((f) => !REQUEST_DROPS[pair].includes(f)), [], `${named} [${fixture.name}] drops nothing outside the table`);
       }
     }
@@ -78,10 +97,12 @@ t.test('requests: the kitchen sink keeps the essentials on every pair', async (t
   for (const inbound of INBOUND_SHAPES) {
     const request = INBOUND[inbound].decodeRequest(REQUEST_FIXTURES[inbound][0].body);
     for (const { label, shape: upstream, vendor } of UPSTREAM_CASES) {
-      const back = INBOUND[upstream].decodeRequest(vendor.encodeRequest(upstream, request, fakeRoute()));
+      const back = readBackRequest(upstream, vendor.encodeRequest(upstream, request, fakeRoute('anthropic.claude-sonnet-4-5')));
       const pair = `${inbound} -> ${label}`;
       t.match(back.system?.map((p) => p.text).join('\n'), /You are terse\./, `${pair}: system prompt`);
-      t.ok(back.messages.some((m) => m.content.some((p) => p.type === 'image')), `${pair}: image`);
+      // Converse takes no image URL: the Responses kitchen sink's URL image is named in text instead.
+      const urlAsText = upstream === 'bedrock.converse' && back.messages.some((m) => m.content.some((p) => p.type === 'text' && p.text.startsWith('[image: http')));
+      t.ok(urlAsText || back.messages.some((m) => m.content.some((p) => p.type === 'image')), `${pair}: image`);
       t.ok(back.messages.some((m) => m.content.some((p) => p.type === 'tool_result')), `${pair}: tool results`);
       t.ok(back.tools?.some((tool) => tool.name === 'lookup'), `${pair}: function tool`);
       t.ok(back.reasoning?.effort, `${pair}: reasoning effort`);
@@ -284,6 +305,7 @@ t.test('upstream errors map by status and keep the upstream message', async (t) 
     'openai.chat': (m) => JSON.stringify({ error: { message: m, type: 'invalid_request_error', param: 'messages', code: null } }),
     'openai.responses': (m) => JSON.stringify({ error: { message: m, type: 'invalid_request_error', param: null, code: null } }),
     'anthropic.messages': (m) => JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: m } }),
+    'bedrock.converse': (m) => JSON.stringify({ message: m }),
   };
   const table: Array<[number, string, number]> = [
     [400, 'RELAY_ERR_BAD_REQUEST', 400],
@@ -330,6 +352,7 @@ t.test('every codec documents what it drops', async (t) => {
   const tables = {
     CHAT_REQUEST_DROPPED, CHAT_RESPONSE_DROPPED, RESPONSES_REQUEST_DROPPED, RESPONSES_RESPONSE_DROPPED,
     MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED, CHAT_UPSTREAM_DROPPED, RESPONSES_UPSTREAM_DROPPED, MESSAGES_UPSTREAM_DROPPED,
+    CONVERSE_REQUEST_DROPPED,
   };
   for (const [name, table] of Object.entries(tables)) {
     t.ok(Object.keys(table).length > 0, `${name} lists its drops`);

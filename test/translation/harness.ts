@@ -8,6 +8,8 @@ import { emptyUsage } from '../../core/plugin-api/canonical.ts';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import * as openai from '../../plugins/vendor-openai/codec/index.ts';
 import * as anthropic from '../../plugins/vendor-anthropic/codec/index.ts';
+import * as bedrock from '../../plugins/vendor-bedrock/codec/index.ts';
+import { readConverseRequest } from '../support/converse-reader.ts';
 import { chatCodec, responsesCodec } from '../../plugins/wire-vendor-a/codec/index.ts';
 import { messagesCodec } from '../../plugins/wire-vendor-b/codec/index.ts';
 import { canonicalCodec } from '../../plugins/wire-canonical/codec.ts';
@@ -17,7 +19,7 @@ import { sseFrames } from '../support/sse-frames.ts';
 import { fakeRoute } from '../support/fake-route.ts';
 
 export type InboundShape = 'openai.chat' | 'openai.responses' | 'anthropic.messages' | 'canonical';
-export type UpstreamShape = 'openai.chat' | 'openai.responses' | 'anthropic.messages';
+export type UpstreamShape = 'openai.chat' | 'openai.responses' | 'anthropic.messages' | 'bedrock.converse';
 
 export const INBOUND: Record<InboundShape, InboundCodec> = {
   'openai.chat': chatCodec,
@@ -26,7 +28,7 @@ export const INBOUND: Record<InboundShape, InboundCodec> = {
   canonical: canonicalCodec,
 };
 export const INBOUND_SHAPES = Object.keys(INBOUND) as InboundShape[];
-export const UPSTREAM_SHAPES: UpstreamShape[] = ['openai.chat', 'openai.responses', 'anthropic.messages'];
+export const UPSTREAM_SHAPES: UpstreamShape[] = ['openai.chat', 'openai.responses', 'anthropic.messages', 'bedrock.converse'];
 
 export interface VendorCodec {
   encodeRequest(shape: string, request: CanonicalRequest, route: Route): unknown;
@@ -37,7 +39,13 @@ export interface VendorCodec {
   streamInspector(shape: string): StreamInspector;
 }
 export function vendorFor(shape: UpstreamShape): VendorCodec {
+  if (shape === 'bedrock.converse') return bedrock;
   return shape === 'anthropic.messages' ? anthropic : openai;
+}
+
+/** An upstream request body read back into canonical: by the client shape's codec, or for Converse (no client shape) by the fake's reader. */
+export function readBackRequest(shape: UpstreamShape, body: unknown, model?: string): CanonicalRequest {
+  return shape === 'bedrock.converse' ? readConverseRequest(body, model) : INBOUND[shape].decodeRequest(body);
 }
 
 const checkEvent = TypeCompiler.Compile(canonical.StreamEvent);

@@ -10,7 +10,8 @@ import { thinkingFor } from '../../plugins/vendor-anthropic/codec/thinking-budge
 import { effortForBudget } from '../../plugins/wire-vendor-b/codec/thinking-budget.ts';
 import { openaiEffort } from '../../plugins/vendor-openai/codec/reasoning-effort.ts';
 import { fakeRoute } from '../support/fake-route.ts';
-import { INBOUND, UPSTREAM_SHAPES, vendorFor, type UpstreamShape } from './harness.ts';
+import { thinkingFor as bedrockThinkingFor, isClaudeModel } from '../../plugins/vendor-bedrock/codec/thinking.ts';
+import { UPSTREAM_SHAPES, readBackRequest, vendorFor, type UpstreamShape } from './harness.ts';
 
 const SEED = 20260821;
 const RUNS = 150;
@@ -221,13 +222,57 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
     if (r.stop?.length === 0) delete r.stop;
     return r;
   },
+  'bedrock.converse': (original) => {
+    const r = clone(original);
+    customAsFunction(r);
+    if (r.response_format?.type === 'json_schema') {
+      const { strict: _dropped, ...format } = r.response_format;
+      r.response_format = format;
+    } else delete r.response_format;
+    delete r.parallel_tool_calls;
+    if (!hasTools(r) || r.tool_choice === 'none') delete r.tool_choice;
+    const system = [...(r.system ?? []), ...r.messages.filter((m) => m.role === 'system').flatMap((m) => m.content as Array<{ type: 'text'; text: string }>)];
+    if (system.length > 0) r.system = system;
+    const merged: Message[] = [];
+    for (const m of r.messages) {
+      if (m.role === 'system') continue;
+      const content = m.content.filter((p) => p.type !== 'reasoning' || (p.origin === 'bedrock' && p.signature !== undefined)).map((p): ContentPart => {
+        if (p.type !== 'image') return p;
+        // Converse takes image bytes, not URLs: a URL is named in text.
+        if (p.source.type === 'url') return { type: 'text', text: `[image: ${p.source.url}]` };
+        const { detail: _dropped, ...rest } = p;
+        return rest;
+      });
+      if (content.length === 0) continue;
+      const last = merged.at(-1);
+      if (last && last.role === m.role) last.content.push(...content);
+      else merged.push({ role: m.role, content });
+    }
+    for (const m of merged) if (m.role === 'user') m.content = [...m.content.filter((p) => p.type === 'tool_result'), ...m.content.filter((p) => p.type !== 'tool_result')];
+    r.messages = merged;
+    const forced = hasTools(r) && (r.tool_choice === 'required' || typeof r.tool_choice === 'object');
+    const [previous, last] = merged.slice(-2);
+    const unsignedToolTurn = last?.role === 'user' && last.content.some((p) => p.type === 'tool_result') && previous?.role === 'assistant' && previous.content[0]?.type !== 'reasoning';
+    const thinkingAllowed = isClaudeModel(r.model) && !forced && !unsignedToolTurn;
+    const { thinking, maxTokens } = bedrockThinkingFor({ ...r, reasoning: thinkingAllowed ? r.reasoning : undefined }, undefined, false);
+    if (maxTokens === undefined) delete r.max_output_tokens;
+    else r.max_output_tokens = maxTokens;
+    if (thinking?.type === 'enabled') r.reasoning = { budget_tokens: thinking.budget_tokens, effort: effortForBudget(thinking.budget_tokens) };
+    else if (thinking?.type === 'adaptive') r.reasoning = {};
+    else delete r.reasoning;
+    if (thinking) { delete r.temperature; delete r.top_p; }
+    if (r.temperature !== undefined) delete r.top_p;
+    if (r.stop) r.stop = r.stop.filter((stop) => stop.trim() !== '');
+    if (r.stop?.length === 0) delete r.stop;
+    return r;
+  },
 };
 
 for (const shape of UPSTREAM_SHAPES) {
   t.test(`canonical -> ${shape} -> canonical keeps what ${shape} carries`, async (t) => {
     fc.assert(fc.property(requestArb, (request) => {
       const body = vendorFor(shape).encodeRequest(shape, request, fakeRoute(request.model));
-      const back = INBOUND[shape].decodeRequest(body);
+      const back = readBackRequest(shape, body, request.model);
       const expected = CARRIED[shape](request);
       // Normalise key order and undefined fields before comparing.
       const norm = (v: unknown): string => JSON.stringify(v, (_k, value: unknown) => (value !== null && typeof value === 'object' && !Array.isArray(value)

@@ -1,5 +1,5 @@
 // Every (vendor, upstream shape) pair the conformance corpus runs: OpenAI's and Anthropic's
-// codecs, and each vendor built on them with its own wire's fixtures (Azure OpenAI).
+// and Bedrock's codecs, and each vendor built on them with its own wire's fixtures (Azure OpenAI).
 import { createOpenAIAdapter } from '../../plugins/vendor-openai/adapter.ts';
 import { createAzureOpenAIAdapter } from '../../plugins/vendor-azure-openai/adapter.ts';
 import { UPSTREAM_SHAPES, vendorFor, type UpstreamShape, type VendorCodec } from './harness.ts';
@@ -18,7 +18,7 @@ export interface UpstreamCase {
   openingFrames: number;
 }
 
-const OPENING: Record<UpstreamShape, number> = { 'openai.chat': 1, 'openai.responses': 2, 'anthropic.messages': 2 };
+const OPENING: Record<UpstreamShape, number> = { 'openai.chat': 1, 'openai.responses': 2, 'anthropic.messages': 2, 'bedrock.converse': 1 };
 
 const azure = createAzureOpenAIAdapter('azure-openai', createOpenAIAdapter('openai'));
 /** The vendors built on another's codec, for tests that pick their own fixtures. */

@@ -1,0 +1,131 @@
+// The Bedrock adapter: Converse/ConverseStream for any model Bedrock serves (translation from
+// every client shape), and Anthropic Messages through InvokeModel/InvokeModelWithResponseStream
+// (passthrough for Messages clients reaching Claude), and their count_tokens through CountTokens. Requests are signed with SigV4 (or carry
+// a Bedrock API key); streamed answers are decoded from AWS's event-stream framing into SSE;
+// Bedrock's exceptions become the statuses health and failover read.
+import { Readable } from 'node:stream';
+import { sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
+import { anthropicErrorBody } from './anthropic-errors.ts';
+import * as codec from './codec/index.ts';
+import { CONVERSE_SHAPE, COUNT_TOKENS_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
+import { chainFor, parseHostKey } from './credentials.ts';
+import { converseToSse, eventStreamAsSse, invokeToSse } from './event-stream.ts';
+import { BedrockHostOptions, runtimeBaseUrl } from './host-options.ts';
+import { countTokensAnswer, countTokensBody, invokeModelBody } from './invoke-body.ts';
+import { signedHeaders } from './signing.ts';
+
+export const BEDROCK_SHAPES: readonly ShapeId[] = [CONVERSE_SHAPE, MESSAGES_SHAPE, COUNT_TOKENS_SHAPE];
+
+const OPERATIONS: Record<string, { json: string; stream: string }> = {
+  [CONVERSE_SHAPE]: { json: 'converse', stream: 'converse-stream' },
+  [MESSAGES_SHAPE]: { json: 'invoke', stream: 'invoke-with-response-stream' },
+  [COUNT_TOKENS_SHAPE]: { json: 'count-tokens', stream: 'count-tokens' },
+};
+
+/** The request body for a shape: Converse as encoded, Messages as InvokeModel takes it, count_tokens wrapped for CountTokens. */
+function bodyFor(req: UpstreamRequest): string {
+  const beta = headerValue(req.headers, 'anthropic-beta');
+  if (req.shape === MESSAGES_SHAPE) return invokeModelBody(req.body, beta);
+  if (req.shape === COUNT_TOKENS_SHAPE) return countTokensBody(req.body, beta);
+  return typeof req.body === 'string' ? req.body : req.body.toString('utf8');
+}
+
+/** The runtime URL of an operation on a model (ids, inference profiles and ARNs are one path segment). */
+export function operationUrl(options: BedrockHostOptions, upstreamModel: string, operation: string): URL {
+  return new URL(`${runtimeBaseUrl(options)}/model/${encodeURIComponent(upstreamModel)}/${operation}`);
+}
+
+function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** The headers that authenticate the request: SigV4 (host key or the AWS chain) or a Bedrock API key. */
+async function authHeaders(req: UpstreamRequest, options: BedrockHostOptions, url: URL, headers: Record<string, string>, body: string): Promise<Record<string, string>> {
+  if (options.credentials === 'chain') {
+    const identity = await chainFor(req.route.host.metadata.id)();
+    return signedHeaders({ method: 'POST', url, headers, body }, options.region, identity);
+  }
+  // Proxy mode: the caller's own Bedrock API key (authorization) is among the forwarded headers.
+  if (req.credential === null) {
+    const authorization = headerValue(req.headers, 'authorization');
+    return authorization ? { authorization } : {};
+  }
+  const credential = parseHostKey(req.credential);
+  if (credential.kind === 'bearer') return { authorization: `Bearer ${credential.token}` };
+  return signedHeaders({ method: 'POST', url, headers, body }, options.region, credential.identity);
+}
+
+/**
+ * A Bedrock error answer with the status Relay acts on (throttling 429, a model not ready 503,
+ * ...: errors.ts), and for Messages clients in Anthropic's error body.
+ */
+async function normalizeError(res: UpstreamResponse, shape: ShapeId): Promise<UpstreamResponse> {
+  const bytes = await readAll(res.body);
+  const text = bytes.toString('utf8');
+  const typeHeader = res.headers['x-amzn-errortype'];
+  let bodyType: unknown;
+  try {
+    bodyType = (JSON.parse(text) as { __type?: unknown }).__type;
+  } catch {
+    bodyType = undefined;
+  }
+  const raw = (typeof typeHeader === 'string' ? typeHeader : undefined) ?? (typeof bodyType === 'string' ? bodyType : undefined);
+  const status = statusForException(exceptionName(raw), res.status);
+  const out = shape !== CONVERSE_SHAPE
+    ? Buffer.from(anthropicErrorBody(raw, bedrockErrorMessageOf(text) ?? (text.trim() || `Bedrock answered HTTP ${res.status}`)))
+    : bytes;
+  const headers: UpstreamResponse['headers'] = { ...res.headers, 'content-type': 'application/json', 'content-length': String(out.length) };
+  delete headers['content-encoding'];
+  return { status, headers, body: Readable.from([out]) };
+}
+
+function asSse(res: UpstreamResponse, shape: ShapeId): UpstreamResponse {
+  const headers: UpstreamResponse['headers'] = { ...res.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+  delete headers['content-length'];
+  return { status: res.status, headers, body: eventStreamAsSse(res.body, shape === MESSAGES_SHAPE ? invokeToSse : converseToSse) };
+}
+
+export function createBedrockAdapter(id: string): VendorAdapter {
+  return {
+    id,
+    shapes: BEDROCK_SHAPES,
+    hostOptions: BedrockHostOptions,
+    // Converse serves every model, so every client shape translates through it.
+    translationShape: (routeShapes) => (routeShapes.includes(CONVERSE_SHAPE) ? CONVERSE_SHAPE : null),
+    async send(req: UpstreamRequest): Promise<UpstreamResponse> {
+      const operation = OPERATIONS[req.shape];
+      if (!operation) throw new Error(`the bedrock adapter does not speak ${req.shape}`);
+      const host = req.route.host.spec;
+      const options = (host.options ?? {}) as BedrockHostOptions;
+      // Written before the adapter checked its options (or by hand in the database): no region, no URL.
+      if (typeof options.region !== 'string') throw new Error(`the bedrock host ${req.route.host.metadata.slug} has no options.region`);
+      const url = operationUrl(options, req.route.upstreamModel, req.stream ? operation.stream : operation.json);
+      const body = bodyFor(req);
+      // Only these headers go to AWS (and are signed): a client's own headers mean nothing to Bedrock.
+      const headers: Record<string, string> = {
+        ...(host.headers ?? {}),
+        'content-type': 'application/json',
+        accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+      };
+      if (req.stream && req.shape === MESSAGES_SHAPE) headers['x-amzn-bedrock-accept'] = 'application/json';
+      Object.assign(headers, await authHeaders(req, options, url, headers, body));
+      const res = await sendUpstream(req, url.toString(), { headers, body, timeoutMs: host.timeoutMs });
+      if (res.status >= 400) return normalizeError(res, req.shape);
+      if (req.shape === COUNT_TOKENS_SHAPE) return countTokensAnswer(res);
+      return req.stream ? asSse(res, req.shape) : res;
+    },
+    encodeRequest: codec.encodeRequest,
+    decodeResponse: codec.decodeResponse,
+    streamDecoder: codec.streamDecoder,
+    decodeError: codec.decodeError,
+    usageFromBody: codec.usageFromBody,
+    streamInspector: codec.streamInspector,
+  };
+}

@@ -1,0 +1,182 @@
+// Canonical request -> Bedrock Converse request (Relay speaking to the upstream). The model is
+// not in the body: it is part of the URL (see adapter.ts).
+import type { Route } from '../../../core/plugin-api.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, type CanonicalRequest, type ContentPart, type ImagePart, type Tool } from '../../../core/plugin-api/canonical.ts';
+import { isClaudeModel, thinkingFor } from './thinking.ts';
+import type { ConverseBlock, ConverseImage, ConverseMessage, ImageFormat } from './wire.ts';
+
+/** Origin of reasoning that a model on Bedrock produced (see ReasoningPart.origin). */
+export const BEDROCK_ORIGIN = 'bedrock';
+
+/** What the Converse encoder drops or changes, and why. Pinned by test/translation/conformance.test.ts. */
+export const CONVERSE_REQUEST_DROPPED = {
+  'reasoning from another origin, and reasoning text without a signature': 'Bedrock accepts back only reasoning its model signed',
+  'reasoning for a model other than Claude': 'Converse has no common reasoning field; Claude\'s thinking goes in additionalModelRequestFields',
+  'reasoning.summary': 'no Converse field',
+  'temperature and top_p while thinking is on': 'Claude rejects sampling changes with extended thinking',
+  'top_p when temperature is set': 'newer Claude models accept only one of them',
+  'temperature above 1': 'clamped to 1, the Converse maximum',
+  'thinking when tool_choice forces a tool': 'Claude rejects forced tool use with extended thinking',
+  'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Claude requires that turn to open with a thinking block',
+  'tool_choice none': 'Converse has no "none": the tools stay (history with tool blocks needs them) and the model chooses',
+  parallel_tool_calls: 'no Converse field',
+  'stop sequences of whitespace only': 'Claude refuses them',
+  'response_format json_object; json_schema strict': 'outputConfig.textFormat carries a JSON schema (name and description kept)',
+  'image detail': 'no Converse field',
+  'image URLs other than data: and s3://': 'Converse takes image bytes or an S3 location only; the URL is sent as text',
+  'user and metadata': 'sent as requestMetadata (user as its `user` entry): Bedrock logs them, the model does not see them',
+  'refusal parts in history': 'sent as text',
+  'position of system messages inside the conversation': 'appended to the top-level system prompt',
+  'tool call ids outside [a-zA-Z0-9_-]': 'other characters become "_" (in toolUse and toolResult alike)',
+  'custom tools': 'sent as a tool with one string parameter "input" (core/canonical/custom-tools.ts)',
+} as const;
+
+const FORMATS: Record<string, ImageFormat> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const EXTENSIONS: Record<string, ImageFormat> = { png: 'png', jpg: 'jpeg', jpeg: 'jpeg', gif: 'gif', webp: 'webp' };
+
+/** Converse tool ids must match ^[a-zA-Z0-9_-]+$. */
+export function converseToolId(id: string): string {
+  const clean = id.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return clean === '' ? 'tooluse_relay' : clean;
+}
+
+function image(part: ImagePart): ConverseBlock {
+  const { source } = part;
+  if (source.type === 'base64') return { image: { format: FORMATS[source.media_type] ?? 'png', source: { bytes: source.data } } };
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(source.url);
+  if (data) return { image: { format: FORMATS[data[1]] ?? 'png', source: { bytes: data[2] } } };
+  if (source.url.startsWith('s3://')) {
+    const ext = /\.([a-z0-9]+)$/i.exec(source.url)?.[1]?.toLowerCase() ?? '';
+    return { image: { format: EXTENSIONS[ext] ?? 'png', source: { s3Location: { uri: source.url } } } };
+  }
+  return { text: `[image: ${source.url}]` };
+}
+
+function toolInput(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
+  if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
+  try {
+    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // not JSON: wrapped below
+  }
+  return { [CUSTOM_INPUT_PARAMETER]: args };
+}
+
+function block(part: ContentPart): ConverseBlock | null {
+  switch (part.type) {
+    case 'text':
+    case 'refusal':
+      return part.text === '' ? null : { text: part.text };
+    case 'image':
+      return image(part);
+    case 'tool_call':
+      return { toolUse: { toolUseId: converseToolId(part.id), name: part.name, input: toolInput(part.arguments, part.tool_kind) } };
+    case 'tool_result':
+      return {
+        toolResult: {
+          toolUseId: converseToolId(part.tool_call_id),
+          content: part.content.filter((p) => p.type !== 'text' || p.text !== '').map((p) => (p.type === 'text' ? { text: p.text } : image(p) as { image: ConverseImage })),
+          ...(part.is_error === undefined ? {} : { status: part.is_error ? 'error' : 'success' }),
+        },
+      };
+    case 'reasoning':
+      if (part.origin !== BEDROCK_ORIGIN) return null;
+      if (part.signature) return { reasoningContent: { reasoningText: { text: part.text ?? '', signature: part.signature } } };
+      if (part.encrypted !== undefined) return { reasoningContent: { redactedContent: part.encrypted } };
+      return null;
+  }
+}
+
+function encodeMessages(request: CanonicalRequest): { system: Array<{ text: string }>; messages: ConverseMessage[] } {
+  const system = (request.system ?? []).filter((p) => p.text !== '').map((p) => ({ text: p.text }));
+  const messages: ConverseMessage[] = [];
+  for (const message of request.messages) {
+    if (message.role === 'system') {
+      for (const part of message.content) if (part.type === 'text' && part.text !== '') system.push({ text: part.text });
+      continue;
+    }
+    const blocks = message.content.map(block).filter((b): b is ConverseBlock => b !== null);
+    if (blocks.length === 0) continue;
+    const last = messages.at(-1);
+    if (last && last.role === message.role) last.content.push(...blocks);
+    else messages.push({ role: message.role, content: blocks });
+  }
+  // Tool results must open the user turn that answers the tool calls (Claude requires it).
+  for (const m of messages) {
+    if (m.role === 'user') m.content = [...m.content.filter((b) => b.toolResult), ...m.content.filter((b) => !b.toolResult)];
+  }
+  return { system, messages };
+}
+
+function toolSpec(tool: Tool): Record<string, unknown> {
+  if (tool.type === 'custom') return { toolSpec: { name: tool.name, description: customToolDescription(tool), inputSchema: { json: CUSTOM_INPUT_SCHEMA } } };
+  return {
+    toolSpec: {
+      name: tool.name,
+      ...(tool.description === undefined || tool.description === '' ? {} : { description: tool.description }),
+      inputSchema: { json: tool.parameters ?? { type: 'object', properties: {} } },
+      ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+    },
+  };
+}
+
+function toolChoice(choice: CanonicalRequest['tool_choice']): Record<string, unknown> | undefined {
+  if (choice === undefined || choice === 'none') return undefined;
+  if (choice === 'auto') return { auto: {} };
+  if (choice === 'required') return { any: {} };
+  return { tool: { name: choice.name } };
+}
+
+const forcesTool = (choice: CanonicalRequest['tool_choice']): boolean => choice === 'required' || typeof choice === 'object';
+
+/**
+ * With thinking on, Claude requires the assistant turn whose tool calls the request answers to
+ * open with its signed thinking: a client that cannot carry it (Chat, or a conversation begun on
+ * another vendor) would get a 400 on every turn of a tool loop, so thinking is off for that turn.
+ */
+function continuesTurnWithoutThinking(messages: ConverseMessage[]): boolean {
+  const last = messages.at(-1);
+  const previous = messages.at(-2);
+  if (last?.role !== 'user' || previous?.role !== 'assistant' || !last.content.some((b) => b.toolResult)) return false;
+  return !previous.content[0]?.reasoningContent;
+}
+
+export function encodeConverseRequest(request: CanonicalRequest, route: Route): Record<string, unknown> {
+  const { system, messages } = encodeMessages(request);
+  const body: Record<string, unknown> = { messages };
+  if (system.length > 0) body.system = system;
+  const hasTools = request.tools !== undefined && request.tools.length > 0;
+  const claude = isClaudeModel(route.upstreamModel);
+  const thinkingAllowed = claude && !(hasTools && forcesTool(request.tool_choice)) && !continuesTurnWithoutThinking(messages);
+  const reasoning = thinkingAllowed ? request.reasoning : undefined;
+  const { thinking, maxTokens } = thinkingFor({ ...request, reasoning }, route.model?.spec.maxOutputTokens, route.model?.spec.reasoning === true);
+  const inference: Record<string, unknown> = {};
+  if (maxTokens !== undefined) inference.maxTokens = maxTokens;
+  if (!thinking) {
+    if (request.temperature !== undefined) inference.temperature = Math.min(request.temperature, 1);
+    else if (request.top_p !== undefined) inference.topP = request.top_p;
+  }
+  const stops = request.stop?.filter((s) => s.trim() !== '');
+  if (stops && stops.length > 0) inference.stopSequences = stops;
+  // Claude says which stop sequence matched only when asked for the field.
+  if (stops && stops.length > 0 && claude) body.additionalModelResponseFieldPaths = ['/stop_sequence'];
+  if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
+  if (hasTools) {
+    const choice = toolChoice(request.tool_choice);
+    body.toolConfig = { tools: request.tools!.map(toolSpec), ...(choice ? { toolChoice: choice } : {}) };
+  }
+  if (thinking) body.additionalModelRequestFields = { thinking };
+  const format = request.response_format;
+  if (format?.type === 'json_schema') {
+    body.outputConfig = {
+      textFormat: {
+        type: 'json_schema',
+        structure: { jsonSchema: { schema: JSON.stringify(format.schema), name: format.name, ...(format.description ? { description: format.description } : {}) } },
+      },
+    };
+  }
+  const metadata = { ...(request.metadata ?? {}), ...(request.user === undefined ? {} : { user: request.user }) };
+  if (Object.keys(metadata).length > 0) body.requestMetadata = metadata;
+  return body;
+}

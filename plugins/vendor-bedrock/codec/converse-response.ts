@@ -1,0 +1,54 @@
+// Bedrock Converse response JSON -> canonical response. Converse gives no response id: one is made.
+import { randomUUID } from 'node:crypto';
+import { RelayError, type Route } from '../../../core/plugin-api.ts';
+import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, type CanonicalResponse, type ContentPart } from '../../../core/plugin-api/canonical.ts';
+import { BEDROCK_ORIGIN } from './converse-request.ts';
+import { stopReasonFromConverse, stopSequenceOf } from './stop-reason.ts';
+import { usageFromConverse } from './usage.ts';
+import type { ConverseBlock, ConverseResponse } from './wire.ts';
+
+export function newResponseId(): string {
+  return `msg_bdrk_${randomUUID().replace(/-/g, '')}`;
+}
+
+/** A toolUse's input as canonical arguments: JSON for function tools, the raw text for custom ones. */
+export function argumentsOf(name: string, input: unknown, custom: ReadonlySet<string>): { arguments: string; tool_kind: 'function' | 'custom' } {
+  if (custom.has(name)) return { arguments: unwrapCustomInput(input ?? {}), tool_kind: 'custom' };
+  return { arguments: JSON.stringify(input ?? {}), tool_kind: 'function' };
+}
+
+function partOf(b: ConverseBlock, custom: ReadonlySet<string>): ContentPart | null {
+  if (typeof b.text === 'string') return { type: 'text', text: b.text };
+  if (b.toolUse) {
+    const name = String(b.toolUse.name ?? '');
+    return { type: 'tool_call', id: String(b.toolUse.toolUseId ?? ''), name, ...argumentsOf(name, b.toolUse.input, custom) };
+  }
+  const reasoning = b.reasoningContent;
+  if (reasoning?.reasoningText) {
+    const { text, signature } = reasoning.reasoningText;
+    return {
+      type: 'reasoning', origin: BEDROCK_ORIGIN,
+      ...(typeof text === 'string' && text !== '' ? { text } : {}),
+      ...(typeof signature === 'string' && signature !== '' ? { signature } : {}),
+    };
+  }
+  if (typeof reasoning?.redactedContent === 'string') return { type: 'reasoning', origin: BEDROCK_ORIGIN, encrypted: reasoning.redactedContent };
+  return null; // images, documents, citations and guard content in answers: dropped by rule
+}
+
+export function decodeConverseResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse {
+  const json = (body ?? {}) as ConverseResponse;
+  const content = json.output?.message?.content;
+  if (!Array.isArray(content)) throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'the upstream answer has no output.message.content array');
+  const custom = customToolNames(request);
+  const out: CanonicalResponse = {
+    id: newResponseId(),
+    model: route.upstreamModel,
+    content: content.map((b) => partOf(b, custom)).filter((p): p is ContentPart => p !== null),
+    stop_reason: stopReasonFromConverse(json.stopReason),
+    usage: usageFromConverse(json.usage) ?? emptyUsage(),
+  };
+  const stopSequence = stopSequenceOf(json.additionalModelResponseFields);
+  if (stopSequence !== undefined) out.stop_sequence = stopSequence;
+  return out;
+}

@@ -1,0 +1,63 @@
+// The parts of Bedrock's Converse wire format this adapter reads and writes
+// (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html).
+// Everything is optional on the way in: the decoders never trust the upstream's JSON.
+
+export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
+
+export interface ConverseImage {
+  format: ImageFormat;
+  source: { bytes: string } | { s3Location: { uri: string } };
+}
+
+export interface ConverseToolUse {
+  toolUseId?: string;
+  name?: string;
+  input?: unknown;
+}
+
+export interface ConverseReasoning {
+  reasoningText?: { text?: string; signature?: string };
+  redactedContent?: string;
+}
+
+export interface ConverseBlock {
+  text?: string;
+  image?: ConverseImage;
+  toolUse?: ConverseToolUse;
+  toolResult?: { toolUseId: string; content: Array<{ text: string } | { image: ConverseImage }>; status?: 'success' | 'error' };
+  reasoningContent?: ConverseReasoning;
+}
+
+export interface ConverseMessage {
+  role: 'user' | 'assistant';
+  content: ConverseBlock[];
+}
+
+export interface ConverseUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  cacheReadInputTokens?: number;
+  cacheWriteInputTokens?: number;
+}
+
+export interface ConverseResponse {
+  output?: { message?: { role?: string; content?: ConverseBlock[] } };
+  stopReason?: string;
+  usage?: ConverseUsage;
+  additionalModelResponseFields?: { stop_sequence?: unknown } | null;
+}
+
+/** One ConverseStream event's payload (the event's name is the SSE event name). */
+export interface ConverseStreamPayload {
+  role?: string;
+  contentBlockIndex?: number;
+  start?: { toolUse?: ConverseToolUse };
+  delta?: { text?: string; toolUse?: { input?: string }; reasoningContent?: { text?: string; signature?: string; redactedContent?: string } };
+  stopReason?: string;
+  additionalModelResponseFields?: { stop_sequence?: unknown } | null;
+  usage?: ConverseUsage;
+  /** Only on the `exception` frames the adapter makes of event-stream exceptions. */
+  exception?: string;
+  message?: string;
+}

@@ -1,0 +1,37 @@
+// Where a Bedrock request's credentials come from: the host key (static AWS keys, or a Bedrock
+// API key sent as a bearer token), or the AWS credential chain of the Relay process.
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+
+export type BedrockCredential =
+  | { kind: 'sigv4'; identity: AwsCredentialIdentity }
+  | { kind: 'bearer'; token: string };
+
+/**
+ * A host key's value: `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` signs with SigV4 (neither
+ * part can hold a colon); a value without a colon is a Bedrock API key (a bearer token).
+ */
+export function parseHostKey(value: string): BedrockCredential {
+  const trimmed = value.trim();
+  if (!trimmed.includes(':')) return { kind: 'bearer', token: trimmed };
+  const [accessKeyId, secretAccessKey, sessionToken, ...rest] = trimmed.split(':');
+  if (!accessKeyId || !secretAccessKey || rest.length > 0 || sessionToken === '') {
+    // The message never quotes the value: it is a secret.
+    throw new Error('the host key is not ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]');
+  }
+  return { kind: 'sigv4', identity: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } };
+}
+
+// One provider per host: the chain caches and refreshes what it resolved (a web-identity or
+// instance-role session), so a provider made per request would fetch credentials every time.
+const chains = new Map<string, AwsCredentialIdentityProvider>();
+
+/** The standard AWS credential chain for a host (environment, web identity for EKS, instance role, ...). */
+export function chainFor(hostId: string): AwsCredentialIdentityProvider {
+  let provider = chains.get(hostId);
+  if (!provider) {
+    provider = fromNodeProviderChain();
+    chains.set(hostId, provider);
+  }
+  return provider;
+}
