@@ -39,6 +39,8 @@ export interface RelayBenchOptions {
   entry?: string;
   /** Node flags for Relay; default: BENCH_RELAY_NODE_ARGS. */
   nodeArgs?: string[];
+  /** Extra host spec for the seeded hosts (e.g. maxConnections for thousands of streams). */
+  hostSpec?: Record<string, unknown>;
 }
 
 let compiled = false;
@@ -93,7 +95,7 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
   try {
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitForHttp(`${baseUrl}/healthz`, 60_000, child);
-    const relayKey = await seed(`http://127.0.0.1:${controlPort}`, adminToken, upstreamUrl);
+    const relayKey = await seed(`http://127.0.0.1:${controlPort}`, adminToken, upstreamUrl, opts.hostSpec ?? {});
     return { baseUrl, pid: child.pid!, relayKey, stop };
   } catch (err) {
     await stop();
@@ -101,7 +103,7 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
   }
 }
 
-async function seed(controlUrl: string, token: string, upstreamUrl: string): Promise<string> {
+async function seed(controlUrl: string, token: string, upstreamUrl: string, hostSpec: Record<string, unknown>): Promise<string> {
   const api = async (p: string, body: unknown): Promise<any> => {
     const res = await fetch(`${controlUrl}/api/${p}`, {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
@@ -112,7 +114,7 @@ async function seed(controlUrl: string, token: string, upstreamUrl: string): Pro
   };
   const hostFor = async (adapter: 'openai' | 'anthropic', key: string) => {
     const provider = await api('providers', { metadata: { displayName: `bench ${adapter}` }, spec: { adapter } });
-    const host = await api('hosts', { metadata: { displayName: `bench ${adapter} host` }, spec: { providerId: provider.metadata.id, baseUrl: `${upstreamUrl}/v1` } });
+    const host = await api('hosts', { metadata: { displayName: `bench ${adapter} host` }, spec: { providerId: provider.metadata.id, baseUrl: `${upstreamUrl}/v1`, ...hostSpec } });
     await api('host-keys', { metadata: { displayName: `bench ${adapter} key` }, spec: { hostId: host.metadata.id, valueFrom: { kind: 'stored' }, value: key } });
     return host.metadata.id as string;
   };
