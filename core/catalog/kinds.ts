@@ -3,6 +3,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ReasoningEffort } from '../canonical/types.ts';
 import { CREDENTIAL_HEADERS } from '../http/headers.ts';
+import { LongContextRates, RateFields } from '../pricing/rates.ts';
 
 const Id = Type.String({ format: 'uuid', description: 'Id (UUID) of the referenced entity.' });
 
@@ -112,10 +113,9 @@ export const PricingSpec = Type.Object({
   hostId: Type.Optional(Id),
   // ISO 4217 alphabetic codes are three uppercase letters; the code is shown beside costs as is.
   currency: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 code: three uppercase letters, e.g. USD, EUR.' }),
-  inputPerMillion: Type.Number({ minimum: 0 }),
-  outputPerMillion: Type.Number({ minimum: 0 }),
-  cachedInputPerMillion: Type.Optional(Type.Number({ minimum: 0 })),
-}, { additionalProperties: false });
+  ...RateFields,
+  longContext: Type.Optional(LongContextRates),
+}, { additionalProperties: false, description: "Overrides the shipped price table (relay prices) for a model, or for a model on one host." });
 
 export const RelayKeySpec = Type.Object({
   policyId: Id,
