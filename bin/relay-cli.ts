@@ -13,6 +13,7 @@ async function main(): Promise<number | null> {
       help: { type: 'boolean', short: 'h' },
       username: { type: 'string' },
       password: { type: 'string' },
+      json: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -20,7 +21,7 @@ async function main(): Promise<number | null> {
     return 0;
   }
   const configFile = values.config ?? process.env.RELAY_CONFIG ?? 'config/relay.yaml';
-  return runCommand(positionals, { configFile, username: values.username, password: values.password });
+  return runCommand(positionals, { configFile, username: values.username, password: values.password, json: values.json });
 }
 
 main().then((code) => {

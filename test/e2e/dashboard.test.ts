@@ -219,6 +219,7 @@ async function run(t: Test) {
       await page.waitForSelector('button:text("Refresh"):not([disabled])');
     }
     t.match(await page.textContent('.table-logs tbody tr'), /fake-gpt/, 'the newest row is the request');
+    t.match(await page.textContent('.table-logs tbody tr'), /unpriced/, 'fake-gpt has no pricing and is not in the price table: its cost is a visible gap');
     await shot('11-logs');
     await page.selectOption('#filter-status', '>=400');
     await page.waitForSelector('text=No requests match these filters');
