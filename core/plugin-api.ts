@@ -34,6 +34,8 @@ export {
   emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
   SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
 } from './observer/usage-query.ts';
+export { SessionsBuilder, sessionsOfEvents, sortSessions, cacheHitRatio } from './observer/sessions.ts';
+export { SESSION_EXTRAS, sessionIdOf } from './observer/session-id.ts';
 // Money in whole micro-units, so backends' cost totals agree to the last digit.
 export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from './observer/money.ts';
 export { PACKAGE_ROOT } from './package-root.ts';

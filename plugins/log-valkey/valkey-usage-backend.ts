@@ -3,8 +3,8 @@
 // history inside the query's window and answer in memory.
 import type { Redis } from 'ioredis';
 import {
-  pageOfEvents, summarizeEvents, timeseriesOfEvents,
-  type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
+  pageOfEvents, sessionsOfEvents, summarizeEvents, timeseriesOfEvents,
+  type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery,
   type UsageBackend, type UsageEvent, type UsageFilter,
 } from '../../core/plugin-api.ts';
 
@@ -83,6 +83,10 @@ export class ValkeyUsageBackend implements UsageBackend {
 
   async timeseries(query: TimeseriesQuery): Promise<TimeseriesPoint[]> {
     return timeseriesOfEvents(await this.eventsInWindow(query), query);
+  }
+
+  async sessions(query: SessionsQuery): Promise<SessionSummary[]> {
+    return sessionsOfEvents(await this.eventsInWindow(query), query);
   }
 
   async close(): Promise<void> {
