@@ -256,6 +256,14 @@ async function run(t: Test) {
     await shot('14-usage-by-model');
   });
 
+  await t.test('the Sessions page: the request had no agent session, so it lists none', async (t) => {
+    await page.click('nav >> text=Sessions');
+    await page.waitForURL(/\/sessions$/);
+    await page.waitForSelector('text=No agent sessions in this window');
+    t.pass('the Sessions page answers from GET /api/usage/sessions');
+    await shot('14b-sessions');
+  });
+
   await t.test('a session that ends mid-edit: sign in again over the form, the edit is kept', async (t) => {
     await page.goto(`${base}/catalog/models/${ids.model}`);
     await page.fill('#f-description', 'edited across a sign-in');
