@@ -13,6 +13,8 @@ import type { LoadedPlugin } from '../plugins/loader.ts';
 import type { Observer } from '../observer/observer.ts';
 import type { KeyHealth } from '../pipeline/key-health.ts';
 
+import type { BudgetGuard } from '../budgets/budget-guard.ts';
+
 export interface ControlDeps {
   config: RelayConfig;
   log: Logger;
@@ -30,6 +32,8 @@ export interface ControlDeps {
   version: string;
   /** RELAY_ADMIN_TOKEN, the break-glass credential; null when unset. */
   adminToken: string | null;
+  /** Budget spend as this instance counts it (GET /api/budgets/{id}/status). */
+  budgets: BudgetGuard;
   /** Plugins in load order (filled once loading finished). */
   plugins: () => LoadedPlugin[];
 }

@@ -11,6 +11,7 @@ import { registerConfigJson } from './config-json.ts';
 import { hostKeyWriter, registerHostKeyHealthRoute } from './host-key-routes.ts';
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
+import { registerBudgetRoutes } from './budget-routes.ts';
 import { installControlMetrics } from './metrics.ts';
 import { registerOpsRoutes } from './ops-routes.ts';
 import { registerRelayKeyRoutes } from './relay-key-routes.ts';
@@ -55,5 +56,6 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerRelayKeyRoutes(api, { store: deps.store });
     registerSettingsRoutes(api, { settings: deps.settings, observer: deps.observer });
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
+    registerBudgetRoutes(api, { budgets: deps.budgets, sync: deps.sync });
   });
 }

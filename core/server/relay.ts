@@ -36,6 +36,8 @@ import { registerHeapMetrics } from './heap-metrics.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
+import { BudgetGuard } from '../budgets/budget-guard.ts';
+import { budgetSpendFromLog } from '../budgets/spend-from-log.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -127,7 +129,10 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       keepAliveTimeoutMs: config.upstream.keepAliveTimeoutMs,
     });
     closers.push(() => upstream.close());
-    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, hostKeyEnv, log, metrics, upstream });
+    const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log });
+    // Spend is added after each response (a recorder runs off the response path).
+    observer.addRecorder('budgets', (event) => budgets.record(event));
+    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream });
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
@@ -176,7 +181,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     });
     registerHealthRoutes(inference, { db, sync });
     await registerControlPlane(control, {
-      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, version: VERSION,
+      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
       plugins: () => plugins,
     });
