@@ -38,6 +38,7 @@ import { LOG_REDACT_PATHS } from './redact.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { BudgetGuard } from '../budgets/budget-guard.ts';
 import { budgetSpendFromLog } from '../budgets/spend-from-log.ts';
+import { registerAllowanceRoute } from '../budgets/allowance-route.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -180,6 +181,10 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       }
     });
     registerHealthRoutes(inference, { db, sync });
+    registerAllowanceRoute(inference, {
+      budgets, snapshot: () => sync.snapshot(),
+      authenticate: (request) => pipeline.authenticate(request, 'canonical'), reachableModels: (principal) => pipeline.reachableModels(principal),
+    });
     await registerControlPlane(control, {
       config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,

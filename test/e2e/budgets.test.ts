@@ -145,3 +145,20 @@ t.test('bad budgets: a 400 naming what is wrong', async (t) => {
   const missing = await relay.api<any>('GET', '/api/budgets/no-such-budget/status');
   t.equal(missing.status, 404);
 });
+
+t.test('GET /v1/budget: a key holder reads the budgets that can refuse its requests', async (t) => {
+  const k = await newKey('allowance key');
+  const own = await budget('Allowance own', { scope: { relayKeyId: k.id }, window: 'weekly', limitAmount: 1 });
+  const stranger = await newKey('stranger key');
+  await budget('Stranger only', { scope: { relayKeyId: stranger.id }, window: 'daily', limitAmount: 1 });
+  await spend(k.key);
+  const res = await fetch(`${relay.inferenceUrl}/v1/budget`, { headers: { authorization: `Bearer ${k.key}` } });
+  t.equal(res.status, 200);
+  const body = await res.json() as { budgets: Array<Record<string, any>> };
+  const mine = body.budgets.find((b) => b.id === own.metadata.id);
+  t.match(mine, { slug: own.metadata.slug, window: 'weekly', action: 'refuse', spentAmount: REQUEST_COST, remainingAmount: 1 - REQUEST_COST, limitAmount: 1, exceeded: false });
+  t.match(mine?.resetsAt, /T00:00:00\.000Z$/);
+  t.notOk(body.budgets.some((b) => b.displayName === 'Stranger only'), "another key's budget is not shown");
+  const anonymous = await fetch(`${relay.inferenceUrl}/v1/budget`);
+  t.equal(anonymous.status, 401);
+});
