@@ -19,7 +19,7 @@ import { fromMicros, toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
 import { windowAt } from './window.ts';
 
-/** How often a budget's spend is re-read from the usage log. */
+/** How often a budget's spend is re-read from the usage log, by default (config budgets.reconcileMs). */
 export const RECONCILE_MS = 60_000;
 
 export interface Spend {
@@ -49,6 +49,7 @@ export interface BudgetGuardOptions {
   readSpend: (filter: UsageFilter) => Promise<Spend | null>;
   log: { warn(obj: object, msg: string): void };
   now?: () => number;
+  reconcileMs?: number;
 }
 
 interface Counter {
@@ -102,7 +103,7 @@ export class BudgetGuard {
     } else if (rolling) {
       c.startMs = windowAt(budget.spec, now).startMs;
     }
-    if (!c.reconciling && now - c.reconciledAt >= RECONCILE_MS) this.reconcile(budget, c, now);
+    if (!c.reconciling && now - c.reconciledAt >= (this.options.reconcileMs ?? RECONCILE_MS)) this.reconcile(budget, c, now);
     return c;
   }
 

@@ -130,7 +130,8 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       keepAliveTimeoutMs: config.upstream.keepAliveTimeoutMs,
     });
     closers.push(() => upstream.close());
-    const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log });
+    const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log,
+      reconcileMs: config.budgets.reconcileMs });
     // Spend is added after each response (a recorder runs off the response path).
     observer.addRecorder('budgets', (event) => budgets.record(event));
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream });
