@@ -89,6 +89,8 @@ export class BudgetGuard {
     if (this.listed.version !== snapshot.version) {
       const all = [...snapshot.byKind('budgets').values()] as unknown as Budget[];
       this.listed = { version: snapshot.version, budgets: all.filter((b) => b.spec.enabled !== false) };
+      // A deleted budget's counter goes with it.
+      for (const id of this.counters.keys()) if (!snapshot.byKind('budgets').has(id)) this.counters.delete(id);
     }
     return this.listed.budgets;
   }
