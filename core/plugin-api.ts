@@ -36,6 +36,8 @@ export {
 } from './observer/usage-query.ts';
 export { SessionsBuilder, sessionsOfEvents, sortSessions, cacheHitRatio } from './observer/sessions.ts';
 export { SESSION_EXTRAS, sessionIdOf } from './observer/session-id.ts';
+// A request's price: a pricings entity, else the shipped table (core/pricing/).
+export { priceFor, tableEntryFor, type Price } from './pricing/price-lookup.ts';
 // Money in whole micro-units, so backends' cost totals agree to the last digit.
 export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from './observer/money.ts';
 export { PACKAGE_ROOT } from './package-root.ts';

@@ -113,3 +113,10 @@ t.test('an unknown session is a 404 naming it; bad parameters are a 400 naming t
   t.equal(badSort.status, 400);
   t.match(badSort.body.error, { field: 'sort' });
 });
+
+t.test("Codex's model picker shows a table-priced model's rates, not \"no pricing\"", async (t) => {
+  const res = await fetch(`${relay.inferenceUrl}/agent-a/v1/models?client_version=0.169.0`, { headers: { authorization: `Bearer ${codex.relayKey}` } });
+  t.equal(res.status, 200);
+  const doc = await res.json() as { models: Array<{ slug: string; description: string }> };
+  t.match(doc.models.find((m) => m.slug === 'codex-gpt')?.description, /hosts: host \w+ \(USD 2\.50 in \/ 15\.00 out, cached in 0\.25 per 1M tokens\)/);
+});
