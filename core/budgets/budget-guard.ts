@@ -8,19 +8,27 @@
 // log-clickhouse) counts within that delay. Requests finishing while the base is read may be
 // counted twice, never missed: the error is on the side of refusing early.
 //
+// With Valkey (options.shared), calendar and lifetime budgets count in one shared total instead:
+// each instance adds its requests atomically when they end and re-reads the total every
+// SHARED_READ_MS, so instances see each other's spend within that delay.
+//
 // Over-spend bound: a request is admitted while spend < limit and counted when it ends, so with N
-// requests in flight a budget can end at most N requests' cost past its limit (on one instance;
-// other instances add theirs until the next reconcile).
+// requests in flight a budget can end at most N requests' cost past its limit (N counts every
+// instance's requests in flight; without Valkey, other instances add theirs until the next
+// reconcile).
 import type { Budget, BudgetSpec } from '../catalog/kinds.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import { RelayError } from '../errors.ts';
 import type { Principal, UsageEvent } from '../hooks.ts';
 import { fromMicros, toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
+import type { SharedSpend } from './valkey-spend.ts';
 import { windowAt } from './window.ts';
 
 /** How often a budget's spend is re-read from the usage log, by default (config budgets.reconcileMs). */
 export const RECONCILE_MS = 60_000;
+/** How often a shared (Valkey) total is re-read between this instance's own increments. */
+export const SHARED_READ_MS = 500;
 
 export interface Spend {
   micros: number;
@@ -50,6 +58,12 @@ export interface BudgetGuardOptions {
   log: { warn(obj: object, msg: string): void };
   now?: () => number;
   reconcileMs?: number;
+  /**
+   * Spend shared by every instance at once (Valkey): daily, weekly, monthly and lifetime budgets
+   * count there (increments when a request ends, re-read every SHARED_READ_MS, raised to the usage
+   * log's figures when reconciled); rolling ones, whose window moves, count from the log.
+   */
+  shared?: SharedSpend;
 }
 
 interface Counter {
@@ -61,7 +75,13 @@ interface Counter {
   local: Spend;
   reconciledAt: number;
   reconciling: boolean;
+  /** Counted in the shared store: base is the shared total, local what was sent and not yet acknowledged. */
+  shared: boolean;
+  readAt: number;
+  reading: boolean;
 }
+
+const maxSpend = (a: Spend, b: Spend): Spend => ({ micros: Math.max(a.micros, b.micros), tokens: Math.max(a.tokens, b.tokens) });
 
 const scopeMatches = (spec: BudgetSpec, relayKeyId: string | null, policyId: string | null, modelId: string | null): boolean => {
   const s = spec.scope ?? {};
@@ -100,13 +120,29 @@ export class BudgetGuard {
     const rolling = typeof budget.spec.window === 'object';
     if (!c || c.spec !== budget.spec || (c.resetsAtMs !== null && now >= c.resetsAtMs)) {
       const w = windowAt(budget.spec, now);
-      c = { spec: budget.spec, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 }, reconciledAt: 0, reconciling: false };
+      c = {
+        spec: budget.spec, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 },
+        reconciledAt: 0, reconciling: false, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
+      };
       this.counters.set(budget.metadata.id, c);
     } else if (rolling) {
       c.startMs = windowAt(budget.spec, now).startMs;
     }
     if (!c.reconciling && now - c.reconciledAt >= (this.options.reconcileMs ?? RECONCILE_MS)) this.reconcile(budget, c, now);
+    else if (c.shared && !c.reading && now - c.readAt >= SHARED_READ_MS) this.readShared(budget, c, now);
     return c;
+  }
+
+  private readShared(budget: Budget, c: Counter, now: number): void {
+    c.reading = true;
+    this.options.shared!.read(budget.metadata.id, c.startMs).then((total) => {
+      c.base = maxSpend(c.base, total);
+    }, (err: unknown) => {
+      this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s shared spend from Valkey failed');
+    }).finally(() => {
+      c.readAt = now;
+      c.reading = false;
+    });
   }
 
   private reconcile(budget: Budget, c: Counter, now: number): void {
@@ -114,9 +150,15 @@ export class BudgetGuard {
     const counted = { ...c.local };
     const s = budget.spec.scope ?? {};
     const filter: UsageFilter = { from: new Date(c.startMs), ...(s.relayKeyId ? { relayKeyId: s.relayKeyId } : {}), ...(s.policyId ? { policyId: s.policyId } : {}), ...(s.modelId ? { modelId: s.modelId } : {}) };
-    this.options.readSpend(filter).then((spend) => {
+    const fromLog = this.options.readSpend(filter);
+    const read = c.shared
+      ? fromLog.then((spend) => this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 }))
+      : fromLog;
+    read.then((spend) => {
       if (this.counters.get(budget.metadata.id) !== c) return; // the window reset meanwhile
-      if (spend) {
+      if (spend && c.shared) {
+        c.base = maxSpend(c.base, spend);
+      } else if (spend) {
         c.base = spend;
         c.local = { micros: c.local.micros - counted.micros, tokens: c.local.tokens - counted.tokens };
       }
@@ -188,9 +230,22 @@ export class BudgetGuard {
       if (!scopeMatches(budget.spec, event.relay_key_id, event.policy_id, event.model_id)) continue;
       const counter = this.counter(budget, now);
       if (Date.parse(event.started_at) < counter.startMs) continue;
-      counter.local.tokens += tokens;
-      if (event.cost !== null && event.currency === budget.spec.currency) counter.local.micros += toMicros(event.cost);
+      const delta = { micros: event.cost !== null && event.currency === budget.spec.currency ? toMicros(event.cost) : 0, tokens };
+      counter.local.tokens += delta.tokens;
+      counter.local.micros += delta.micros;
+      if (counter.shared) this.addShared(budget, counter, delta);
     }
+  }
+
+  /** Sends a request's spend to the shared store; until acknowledged it counts here. */
+  private addShared(budget: Budget, c: Counter, delta: Spend): void {
+    this.options.shared!.add(budget.metadata.id, c.startMs, c.resetsAtMs, delta).then((total) => {
+      c.local = { micros: c.local.micros - delta.micros, tokens: c.local.tokens - delta.tokens };
+      c.base = maxSpend(c.base, total);
+    }, (err: unknown) => {
+      // Kept in local: this instance still counts it, the others learn it from the usage log.
+      this.options.log.warn({ err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
+    });
   }
 }
 

@@ -39,6 +39,7 @@ import { PACKAGE_ROOT } from '../package-root.ts';
 import { BudgetGuard } from '../budgets/budget-guard.ts';
 import { budgetSpendFromLog } from '../budgets/spend-from-log.ts';
 import { registerAllowanceRoute } from '../budgets/allowance-route.ts';
+import { ValkeySpend } from '../budgets/valkey-spend.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -131,7 +132,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     });
     closers.push(() => upstream.close());
     const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log,
-      reconcileMs: config.budgets.reconcileMs });
+      reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}) });
     // Spend is added after each response (a recorder runs off the response path).
     observer.addRecorder('budgets', (event) => budgets.record(event));
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream });
