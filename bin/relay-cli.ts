@@ -22,6 +22,7 @@ async function main(): Promise<number | null> {
       version: { type: 'boolean', short: 'v' },
       username: { type: 'string' },
       password: { type: 'string' },
+      json: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -35,7 +36,7 @@ async function main(): Promise<number | null> {
   }
   // An empty RELAY_CONFIG counts as unset, as for every other variable.
   const configFile = values.config ?? (process.env.RELAY_CONFIG || 'config/relay.yaml');
-  return runCommand(positionals, { configFile, configFlag: values.config, username: values.username, password: values.password });
+  return runCommand(positionals, { configFile, configFlag: values.config, username: values.username, password: values.password, json: values.json });
 }
 
 main().then((code) => {

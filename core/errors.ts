@@ -9,6 +9,8 @@ export type ErrorType =
   | 'conflict'
   | 'payload_too_large'
   | 'rate_limit'
+  /** A budget is spent: OpenAI clients know it as insufficient_quota. */
+  | 'quota'
   | 'upstream'
   | 'unavailable'
   | 'timeout'
@@ -40,6 +42,7 @@ export const ERROR_CODES = {
   RELAY_ERR_CONFLICT: { status: 409, type: 'conflict', description: 'The change conflicts with existing state.' },
   RELAY_ERR_IN_USE: { status: 409, type: 'conflict', description: 'The entity is still referenced by others.' },
   RELAY_ERR_RATE_LIMITED: { status: 429, type: 'rate_limit', description: 'A relay-side rate limit was reached.' },
+  RELAY_ERR_BUDGET_EXCEEDED: { status: 429, type: 'quota', description: 'A budget covering the request (its relay key, policy, model, or everything) is spent; the message names it and when it resets.' },
   RELAY_ERR_UPSTREAM_RATE_LIMITED: { status: 429, type: 'rate_limit', description: "Every host key for the model is cooling down after the upstream's rate limit; retry-after says when one is usable." },
   RELAY_ERR_LOGIN_THROTTLED: { status: 429, type: 'rate_limit', description: 'Too many failed sign-in attempts; wait before trying again.' },
   RELAY_ERR_UPSTREAM_UNREACHABLE: { status: 502, type: 'upstream', description: 'No upstream could be reached.' },

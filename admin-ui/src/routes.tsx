@@ -8,6 +8,8 @@ import { EntityPage } from './catalog/entity-page.tsx';
 import { LogsPage } from './logs/logs-page.tsx';
 import { LogDetailPage } from './logs/log-detail-page.tsx';
 import { UsagePage } from './usage/usage-page.tsx';
+import { SessionsPage } from './sessions/sessions-page.tsx';
+import { SessionPage } from './sessions/session-page.tsx';
 import { SettingsPage } from './settings/settings-page.tsx';
 import { PageHeader } from './ui/page-header.tsx';
 import { EmptyState } from './ui/states.tsx';
@@ -31,6 +33,8 @@ export function Routes({ config }: { config: RelayConfig | null }) {
   let m: Record<string, string> | null;
   if (path === '/' || path === '/sign-in') return <Redirect to="/usage" />;
   if (path === '/usage') return <UsagePage />;
+  if (path === '/sessions') return <SessionsPage />;
+  if ((m = matchPath('/sessions/:sessionId', path))) return <SessionPage key={m.sessionId} sessionId={m.sessionId} />;
   if (path === '/logs') return <LogsPage />;
   if ((m = matchPath('/logs/:requestId', path))) return <LogDetailPage key={m.requestId} requestId={m.requestId} />;
   if (path === '/settings') return <SettingsPage config={config} />;

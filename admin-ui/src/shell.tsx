@@ -28,6 +28,7 @@ export function Shell({ user, config, onSignOut, children }: { user: Whoami; con
         <Link href="/" class="brand brand-side"><span class="brand-mark" aria-hidden="true">R</span><span>Relay</span></Link>
         <div class="nav-group">
           <NavLink href="/usage">Usage</NavLink>
+          <NavLink href="/sessions">Sessions</NavLink>
           <NavLink href="/logs">Logs</NavLink>
         </div>
         <div class="nav-group">

@@ -149,6 +149,8 @@ export const Usage = Type.Object({
   output_tokens: Type.Integer({ minimum: 0 }),
   cache_read_tokens: Type.Integer({ minimum: 0 }),
   cache_write_tokens: Type.Integer({ minimum: 0 }),
+  /** The part of cache_write_tokens written to a 1-hour cache (Anthropic prices it apart); absent when none. */
+  cache_write_1h_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
   reasoning_tokens: Type.Integer({ minimum: 0 }),
 }, { additionalProperties: false, $id: 'CanonicalUsage' });
 

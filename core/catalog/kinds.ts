@@ -1,8 +1,9 @@
-// The eight catalog kinds: their spec schemas (DESIGN.md "Fields the spec does not show"),
+// The catalog kinds: their spec schemas (DESIGN.md "Fields the spec does not show"),
 // which fields reference which kinds, and which fields are write-only or server-set.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ReasoningEffort } from '../canonical/types.ts';
 import { CREDENTIAL_HEADERS } from '../http/headers.ts';
+import { LongContextRates, RateFields } from '../pricing/rates.ts';
 
 const Id = Type.String({ format: 'uuid', description: 'Id (UUID) of the referenced entity.' });
 
@@ -112,9 +113,29 @@ export const PricingSpec = Type.Object({
   hostId: Type.Optional(Id),
   // ISO 4217 alphabetic codes are three uppercase letters; the code is shown beside costs as is.
   currency: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 code: three uppercase letters, e.g. USD, EUR.' }),
-  inputPerMillion: Type.Number({ minimum: 0 }),
-  outputPerMillion: Type.Number({ minimum: 0 }),
-  cachedInputPerMillion: Type.Optional(Type.Number({ minimum: 0 })),
+  ...RateFields,
+  longContext: Type.Optional(LongContextRates),
+}, { additionalProperties: false, description: "Overrides the shipped price table (relay prices) for a model, or for a model on one host." });
+
+export const BudgetWindow = Type.Union([
+  Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly'), Type.Literal('lifetime'),
+  Type.Object({ rollingDays: Type.Integer({ minimum: 1, maximum: 3660 }) }, { additionalProperties: false }),
+], { description: 'daily, weekly (from Monday) and monthly windows start at midnight in spec.timezone; {rollingDays: N} is the last N days; lifetime never resets.' });
+
+export const BudgetSpec = Type.Object({
+  scope: Type.Object({
+    relayKeyId: Type.Optional(Id),
+    policyId: Type.Optional(Id),
+    modelId: Type.Optional(Id),
+  }, { additionalProperties: false, default: {}, description: 'What the budget covers: one relay key, one policy, one model, or (empty) every request.' }),
+  window: BudgetWindow,
+  timezone: Type.String({ minLength: 1, maxLength: 64, default: 'UTC', description: 'IANA time zone of the daily, weekly and monthly windows, e.g. Europe/Paris.' }),
+  limitAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1e12, description: 'Most money spent in a window, in currency.' })),
+  currency: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 code of limitAmount; only costs in this currency count.' }),
+  limitTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1e15, description: 'Most tokens (input + output) in a window.' })),
+  action: Type.Union([Type.Literal('refuse'), Type.Literal('alert')], { default: 'refuse', description: 'At 100%: refuse requests (429) until the window resets, or only alert.' }),
+  alertAt: Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 1 }), { default: [0.5, 0.8, 1], maxItems: 10, uniqueItems: true, description: 'Fractions of the limit that raise an alert.' }),
+  enabled: Type.Boolean({ default: true }),
 }, { additionalProperties: false });
 
 export const RelayKeySpec = Type.Object({
@@ -134,6 +155,7 @@ export type RateLimitSpec = Static<typeof RateLimitSpec>;
 export type PolicySpec = Static<typeof PolicySpec>;
 export type PricingSpec = Static<typeof PricingSpec>;
 export type RelayKeySpec = Static<typeof RelayKeySpec>;
+export type BudgetSpec = Static<typeof BudgetSpec>;
 
 export interface Metadata {
   id: string;
@@ -158,6 +180,7 @@ export type Policy = Entity<PolicySpec>;
 export type Pricing = Entity<PricingSpec>;
 /** A relay key as the snapshot holds it: `keyHash` is sha256(plaintext) in hex. */
 export type RelayKey = Entity<RelayKeySpec> & { keyHash: string };
+export type Budget = Entity<BudgetSpec>;
 
 export interface KindSpecs {
   providers: ProviderSpec;
@@ -168,6 +191,7 @@ export interface KindSpecs {
   policies: PolicySpec;
   pricings: PricingSpec;
   'relay-keys': RelayKeySpec;
+  budgets: BudgetSpec;
 }
 
 export type KindName = keyof KindSpecs;
@@ -228,7 +252,26 @@ export const KINDS: Record<KindName, KindDef> = {
     serverFields: [], writeOnlyFields: [],
   },
   'relay-keys': { name: 'relay-keys', singular: 'relay key', schema: RelayKeySpec, references: [{ path: 'policyId', kind: 'policies' }], serverFields: ['prefix'], writeOnlyFields: [] },
+  budgets: {
+    name: 'budgets', singular: 'budget', schema: BudgetSpec,
+    references: [{ path: 'scope.relayKeyId', kind: 'relay-keys' }, { path: 'scope.policyId', kind: 'policies' }, { path: 'scope.modelId', kind: 'models' }],
+    serverFields: [], writeOnlyFields: [],
+    check: (spec) => budgetSpecProblem(spec as BudgetSpec),
+  },
 };
+
+/** What JSON Schema cannot say of a budget: one scope at most, a limit, a real time zone. */
+export function budgetSpecProblem(spec: BudgetSpec): SpecProblem | null {
+  const scoped = Object.keys(spec.scope ?? {});
+  if (scoped.length > 1) return { pointer: '/scope', message: `names ${scoped.join(' and ')}: a budget covers one relay key, one policy, one model, or (empty) everything` };
+  if (spec.limitAmount === undefined && spec.limitTokens === undefined) return { pointer: '', message: 'set limitAmount, limitTokens, or both' };
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: spec.timezone });
+  } catch {
+    return { pointer: '/timezone', message: `${JSON.stringify(spec.timezone)} is not an IANA time zone (e.g. UTC, Europe/Paris, America/New_York)` };
+  }
+  return null;
+}
 
 export const KIND_NAMES = Object.keys(KINDS) as KindName[];
 

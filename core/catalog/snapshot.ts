@@ -102,7 +102,7 @@ function isOlder(a: AnyEntity, b: AnyEntity): boolean {
 export function emptyTables(): Tables {
   return {
     providers: new Map(), hosts: new Map(), models: new Map(), 'host-keys': new Map(),
-    'rate-limits': new Map(), policies: new Map(), pricings: new Map(), 'relay-keys': new Map(),
+    'rate-limits': new Map(), policies: new Map(), pricings: new Map(), 'relay-keys': new Map(), budgets: new Map(),
   };
 }
 

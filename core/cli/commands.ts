@@ -10,6 +10,7 @@ import { loadPlugins } from '../plugins/loader.ts';
 import { backendSelectionProblems, declaredBackends, selectedBackend } from '../observer/backend-selection.ts';
 import { checkCredentialsShape, upsertAdminUser } from '../control/admin-users.ts';
 import { startService } from './start.ts';
+import { runPrices } from './prices.ts';
 
 export const USAGE = `Usage: relay [command] [--config <file>]
        relay --version | --help
@@ -28,6 +29,9 @@ Commands:
                             RELAY_MASTER_KEY_PREVIOUS is printed re-sealed under the current key
   admin-user set --username <u> --password <p>
                             add an admin user, or reset its password
+  prices [<model>] [--json] print the shipped price table (USD per million tokens, each entry's
+                            source and the date it was read); with a name, the entry an upstream
+                            model name (a dated snapshot, a Bedrock or Vertex id) resolves to
 
 The config file is config/relay.yaml unless --config or RELAY_CONFIG says otherwise.
 `;
@@ -38,6 +42,7 @@ export interface CommandOptions {
   configFlag?: string;
   username?: string;
   password?: string;
+  json?: boolean;
 }
 
 /** Runs a command; returns the exit code, or null for a long-running service. */
@@ -112,6 +117,8 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
       }
       return 0;
     }
+    case 'prices':
+      return runPrices(sub, options.json === true, (text) => process.stdout.write(text));
     default:
       throw new StartupError(`unknown command "${command}"\n${USAGE}`);
   }

@@ -65,6 +65,12 @@ export const RelayConfigSchema = Type.Object({
       openMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 15_000, description: 'How long an open circuit refuses requests before one probe request is let through (half-open).' }),
     }, { additionalProperties: false, default: {} }),
   }, { additionalProperties: false, default: {} }),
+  budgets: Type.Object({
+    reconcileMs: Type.Integer({
+      minimum: 100, maximum: 3_600_000, default: 60_000,
+      description: "How often each budget's spend is re-read from the usage log: how soon instances sharing a usage backend (log-postgres, log-clickhouse) see each other's spend.",
+    }),
+  }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),
     /** Always mark the session cookie Secure. Without it the cookie is Secure when the request came over TLS or a trusted proxy (server.trustProxy) says https. */

@@ -13,6 +13,8 @@ import type { LoadedPlugin } from '../plugins/loader.ts';
 import type { Observer } from '../observer/observer.ts';
 import type { KeyHealth } from '../pipeline/key-health.ts';
 
+import type { BudgetGuard } from '../budgets/budget-guard.ts';
+
 export interface ControlDeps {
   config: RelayConfig;
   log: Logger;
@@ -32,6 +34,8 @@ export interface ControlDeps {
   adminToken: string | null;
   /** RELAY_METRICS_TOKEN, the scrape-only credential for GET /metrics; null when unset. */
   metricsToken?: string | null;
+  /** Budget spend as this instance counts it (GET /api/budgets/{id}/status). */
+  budgets: BudgetGuard;
   /** Plugins in load order (filled once loading finished). */
   plugins: () => LoadedPlugin[];
 }

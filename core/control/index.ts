@@ -13,6 +13,7 @@ import { registerHealthDetailRoute } from './health-detail-route.ts';
 import { hostKeyWriter, registerHostKeyHealthRoute } from './host-key-routes.ts';
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
+import { registerBudgetRoutes } from './budget-routes.ts';
 import { installControlMetrics } from './metrics.ts';
 import { registerOpsRoutes } from './ops-routes.ts';
 import { providerWriter } from './provider-writer.ts';
@@ -62,5 +63,6 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
     registerHealthDetailRoute(api, { db: deps.db, sync: deps.sync });
     registerVendorAdapterRoutes(api, { hooks: deps.hooks });
+    registerBudgetRoutes(api, { budgets: deps.budgets, sync: deps.sync });
   });
 }

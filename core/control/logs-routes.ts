@@ -1,4 +1,5 @@
-// GET /api/logs, /api/logs/:requestId and /api/usage/{events,summary,timeseries}: reads over the
+// GET /api/logs, /api/logs/:requestId, /api/usage/{events,summary,timeseries} and
+// /api/usage/sessions[/:sessionId] (agent sessions: Codex threads, Claude Code sessions): reads over the
 // selected usage backend and every other loaded one (log-sources.ts), and the payload backends for
 // captured bodies. Authentication is the control plane's; errors are RelayErrors rendered by its
 // error handler.
@@ -7,13 +8,15 @@ import { RelayError } from '../errors.ts';
 import type { Observer } from '../observer/observer.ts';
 import { parseBucket, parseFilter, parseSince, type FilterParams } from '../observer/query-params.ts';
 import {
-  ListQuerySchema, ListResponseSchema, LogDetailSchema, RequestIdParamsSchema, SummaryQuerySchema, SummaryResponseSchema,
+  ListQuerySchema, ListResponseSchema, LogDetailSchema, RequestIdParamsSchema, SessionParamsSchema, SessionQuerySchema,
+  SessionResponseSchema, SessionsQuerySchema, SessionsResponseSchema, SummaryQuerySchema, SummaryResponseSchema,
   TimeseriesQuerySchema, TimeseriesResponseSchema,
 } from '../observer/schemas.ts';
+import { mergeSessions } from '../observer/sessions.ts';
 import { emptyTotals } from '../observer/usage-query.ts';
 import { mergePages, mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
 import type { CapturedPayload } from '../hooks.ts';
-import type { SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
+import type { SessionsQuery, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
 import { askBackend, readEach, sourcesOf, type SkippedBackend, type Source } from './log-sources.ts';
 
 /** The part of the observer these routes read through. */
@@ -29,6 +32,7 @@ export interface LogRoutesOptions {
 type ListParams = FilterParams & { limit?: number; cursor?: string };
 type SummaryParams = FilterParams & { groupBy?: SummaryQuery['groupBy'] };
 type TimeseriesParams = FilterParams & { bucket?: string; groupBy?: TimeseriesQuery['groupBy'] };
+type SessionsParams = FilterParams & { limit?: number; sort?: SessionsQuery['sort'] };
 
 const errorResponses = { description: 'A RelayError: 400 names the bad parameter (`field`); RELAY_ERR_QUERY_UNSUPPORTED when the backend cannot answer.' };
 
@@ -57,7 +61,7 @@ function rejectInvalid(request: FastifyRequest): void {
 }
 
 /** The selected usage backend, which must answer `method`, then every other loaded one. */
-function usageSources(reader: LogReader, method: 'list' | 'get' | 'summary' | 'timeseries', what: string): Array<Source<UsageBackend>> {
+function usageSources(reader: LogReader, method: 'list' | 'get' | 'summary' | 'timeseries' | 'sessions', what: string): Array<Source<UsageBackend>> {
   const backend = reader.usageBackend();
   if (!backend) throw new RelayError('RELAY_ERR_BACKEND_NOT_LOADED', 'the selected usage-logging backend is not loaded; load its plugin or select another');
   if (!backend[method]) throw unsupported(backend, what);
@@ -159,6 +163,48 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     const sources = usageSources(observer, 'summary', 'a summary');
     const { results, skipped } = await readEach('usage', sources, (b) => b.summary?.(query) ?? null);
     return withSkipped({ from: filter.from?.toISOString() ?? null, to: filter.to?.toISOString() ?? null, ...mergeSummaries(results) }, skipped);
+  });
+
+  app.get('/api/usage/sessions', {
+    schema: {
+      tags: ['usage'], summary: 'Agent sessions (Codex threads, Claude Code sessions): turns, models, tokens, cache hit ratio, cost, duration; the costliest first',
+      querystring: SessionsQuerySchema, response: { 200: SessionsResponseSchema, '4xx': errorResponses },
+    },
+    attachValidation: true,
+  }, async (request) => {
+    rejectInvalid(request);
+    const params = request.query as SessionsParams;
+    const filter = parseFilter(params);
+    // A window by default, as for a timeseries: sessions are grouped from every event in it.
+    filter.from ??= parseSince(defaultWindow);
+    const query: SessionsQuery = { ...filter, limit: params.limit ?? 50, sort: params.sort ?? 'cost' };
+    const sources = usageSources(observer, 'sessions', 'a list of sessions');
+    const { results, skipped } = await readEach('usage', sources, (b) => b.sessions?.(query) ?? null);
+    return withSkipped({ from: filter.from.toISOString(), to: filter.to?.toISOString() ?? null, sessions: mergeSessions(results, query) }, skipped);
+  });
+
+  app.get('/api/usage/sessions/:sessionId', {
+    schema: {
+      tags: ['usage'], summary: 'One agent session: its totals and its requests, newest first',
+      params: SessionParamsSchema, querystring: SessionQuerySchema, response: { 200: SessionResponseSchema, '4xx': errorResponses },
+    },
+    attachValidation: true,
+  }, async (request) => {
+    rejectInvalid(request);
+    const { sessionId } = request.params as { sessionId: string };
+    const params = request.query as { limit?: number; cursor?: string };
+    const sessionSources = usageSources(observer, 'sessions', 'a session');
+    const summaries = await readEach('usage', sessionSources, (b) => b.sessions?.({ sessionId, limit: 1 }) ?? null);
+    const [session] = mergeSessions(summaries.results, { limit: 1 });
+    if (!session) {
+      const down = summaries.skipped.find((s) => s.code === 'RELAY_ERR_LOG_BACKEND_UNAVAILABLE');
+      if (down) throw new RelayError(down.code, `no session ${JSON.stringify(sessionId)} in the backends that answered; ${down.message}`);
+      throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request of session ${JSON.stringify(sessionId)}`, { field: 'sessionId' });
+    }
+    const query = { sessionId, limit: params.limit ?? 100, cursor: params.cursor || undefined };
+    const pages = await readEach('usage', usageSources(observer, 'list', 'a list of events'), (b) => b.list?.(query) ?? null);
+    const skipped = [...summaries.skipped, ...pages.skipped.filter((s) => !summaries.skipped.some((k) => k.backend === s.backend))];
+    return withSkipped({ session, ...mergePages(pages.results, query.limit) }, skipped);
   });
 
   app.get('/api/usage/timeseries', {

@@ -1,12 +1,15 @@
-// The cost of one request from a pricing and the canonical usage.
+// The cost of one request from its price's rates and the canonical usage the upstream reported.
 //
-// Canonical usage counts every prompt token in input_tokens, cache reads included
-// (cache_read_tokens is a subset). Cache reads are priced at cachedInputPerMillion when the
-// pricing sets it, else at the input rate; cache writes are priced as input. Reasoning tokens are
-// part of output_tokens, so they are not priced again. A cost is a whole number of micro-units
-// (0.000001), rounded per request.
+// Canonical usage counts every prompt token in input_tokens, cache reads and writes included
+// (cache_read_tokens and cache_write_tokens are parts of it; cache_write_1h_tokens is the part of
+// the writes made for an hour). Each part is priced at its own rate, falling back to the input
+// rate when the price sets none. Reasoning tokens are part of output_tokens: priced again only
+// when the price sets a reasoning rate of their own. A prompt longer than the long-context tier's
+// threshold prices every token of the request at that tier. A cost is a whole number of
+// micro-units (0.000001), rounded per request.
 import type { Usage } from '../canonical/types.ts';
-import type { Pricing, PricingSpec } from '../catalog/kinds.ts';
+import type { Pricing } from '../catalog/kinds.ts';
+import type { PriceRates } from '../pricing/rates.ts';
 import { fromMicros } from './money.ts';
 
 export interface Cost {
@@ -14,13 +17,36 @@ export interface Cost {
   currency: string;
 }
 
-export function costOf(usage: Usage, pricing: Pick<PricingSpec, 'inputPerMillion' | 'outputPerMillion' | 'cachedInputPerMillion'>): number {
-  const cached = Math.min(usage.cache_read_tokens, usage.input_tokens);
-  const uncached = usage.input_tokens - cached;
-  const cachedRate = pricing.cachedInputPerMillion ?? pricing.inputPerMillion;
-  // A price per million tokens times tokens is the cost in micro-units; kept whole (money.ts).
-  const micros = uncached * pricing.inputPerMillion + cached * cachedRate + usage.output_tokens * pricing.outputPerMillion;
-  return fromMicros(Math.round(micros));
+type TierRates = Omit<PriceRates, 'longContext'>;
+
+/** The rates this request pays: the long-context tier's when its prompt is past the threshold. */
+export function ratesForPrompt(rates: PriceRates, promptTokens: number): TierRates {
+  const long = rates.longContext;
+  return long && promptTokens > long.aboveInputTokens ? long : rates;
+}
+
+/** The cost in whole micro-units. */
+export function costMicros(usage: Usage, price: PriceRates): number {
+  const r = ratesForPrompt(price, usage.input_tokens);
+  const cacheRead = Math.min(usage.cache_read_tokens, usage.input_tokens);
+  const cacheWrite = Math.min(usage.cache_write_tokens, usage.input_tokens - cacheRead);
+  const write1h = Math.min(usage.cache_write_1h_tokens ?? 0, cacheWrite);
+  const uncached = usage.input_tokens - cacheRead - cacheWrite;
+  const reasoning = r.reasoningPerMillion === undefined ? 0 : Math.min(usage.reasoning_tokens, usage.output_tokens);
+  const write5mRate = r.cacheWritePerMillion ?? r.inputPerMillion;
+  // A price per million tokens times tokens is the cost in micro-units.
+  const micros = uncached * r.inputPerMillion
+    + cacheRead * (r.cachedInputPerMillion ?? r.inputPerMillion)
+    + (cacheWrite - write1h) * write5mRate
+    + write1h * (r.cacheWrite1hPerMillion ?? write5mRate)
+    + (usage.output_tokens - reasoning) * r.outputPerMillion
+    + reasoning * (r.reasoningPerMillion ?? r.outputPerMillion);
+  return Math.round(micros);
+}
+
+/** The cost in the currency (whole micro-units, money.ts). */
+export function costOf(usage: Usage, price: PriceRates): number {
+  return fromMicros(costMicros(usage, price));
 }
 
 /** The pricing for a model on a host: one naming the host wins over one for the model alone. */

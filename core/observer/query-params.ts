@@ -86,6 +86,7 @@ export interface FilterParams {
   policyId?: string;
   relayKeyId?: string;
   modelId?: string;
+  sessionId?: string;
   status?: string;
   since?: string;
   from?: string;
@@ -97,6 +98,7 @@ export function parseFilter(params: FilterParams, now = Date.now()): UsageFilter
   if (params.policyId) filter.policyId = params.policyId;
   if (params.relayKeyId) filter.relayKeyId = params.relayKeyId;
   if (params.modelId) filter.modelId = params.modelId;
+  if (params.sessionId) filter.sessionId = params.sessionId;
   if (params.status) filter.status = parseStatusFilter('status', params.status);
   if (params.since && params.from) throw badParam('since', 'give either since or from, not both');
   if (params.since) filter.from = parseSince(params.since, now);

@@ -73,6 +73,7 @@ export const FilterQuerySchema = {
   policyId: Type.Optional(Type.String({ minLength: 1, description: 'Only events of this policy id.' })),
   relayKeyId: Type.Optional(Type.String({ minLength: 1, description: 'Only events of this relay key id.' })),
   modelId: Type.Optional(Type.String({ minLength: 1, description: 'Only events of this model id.' })),
+  sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Only events of this agent session: a Codex thread-id or a Claude Code session id.' })),
   status: Type.Optional(Type.String({ description: 'HTTP status: exact (200), a comparison (>=400, >400, <500, <=499) or a class (4xx, 5xx).', examples: ['>=400'] })),
   since: Type.Optional(Type.String({ description: 'Relative window ending now: 30m, 24h, 7d.', examples: ['24h'] })),
   from: Type.Optional(Type.String({ description: 'Start of the window, inclusive (ISO 8601 date-time).' })),
@@ -119,6 +120,45 @@ export const TimeseriesResponseSchema = Type.Object({
     key: Type.Optional(NullableString),
     totals: UsageTotalsSchema,
   })),
+  skipped: SkippedSchema,
+});
+
+export const SessionSchema = Type.Object({
+  session_id: Type.String({ description: "Codex's thread-id, or Claude Code's session id." }),
+  client: NullableString,
+  first_started_at: Type.String({ format: 'date-time' }),
+  last_finished_at: Type.String({ format: 'date-time' }),
+  duration_ms: Type.Number({ description: 'From the start of its first request to the end of its last.' }),
+  turns: Type.Integer({ description: 'Requests (model calls) in the session.' }),
+  models: Type.Array(Type.String(), { description: 'The models it used, sorted.' }),
+  totals: UsageTotalsSchema,
+  cache_hit_ratio: Nullable(Type.Number({ description: 'Prompt tokens read from the cache over all prompt tokens.' })),
+}, { description: 'One agent session (a Codex thread, a Claude Code session), its requests added up.' });
+
+export const SessionsQuerySchema = Type.Object({
+  ...FilterQuerySchema,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Most sessions returned.' })),
+  sort: Type.Optional(Type.Union([Type.Literal('cost'), Type.Literal('recent')], { default: 'cost', description: 'cost: the costliest first; recent: the last active first.' })),
+}, { additionalProperties: false });
+
+export const SessionsResponseSchema = Type.Object({
+  from: Type.String({ format: 'date-time' }),
+  to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  sessions: Type.Array(SessionSchema),
+  skipped: SkippedSchema,
+});
+
+export const SessionParamsSchema = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 256 }) });
+
+export const SessionQuerySchema = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Requests per page.' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page.' })),
+}, { additionalProperties: false });
+
+export const SessionResponseSchema = Type.Object({
+  session: SessionSchema,
+  items: Type.Array(UsageEventSchema, { description: "The session's requests, newest first." }),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
   skipped: SkippedSchema,
 });
 

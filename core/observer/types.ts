@@ -13,6 +13,8 @@ export interface UsageFilter {
   policyId?: string;
   relayKeyId?: string;
   modelId?: string;
+  /** Only events of this agent session (core/observer/sessions.ts: Codex thread-id, Claude Code session id). */
+  sessionId?: string;
   /** Every comparison must hold. */
   status?: StatusFilter[];
   /** Inclusive lower bound on started_at. */
@@ -69,6 +71,31 @@ export interface TimeseriesPoint {
   totals: UsageTotals;
 }
 
+export interface SessionsQuery extends UsageFilter {
+  /** Most sessions returned. */
+  limit: number;
+  /** cost: the costliest first (the default); recent: the last active first. */
+  sort?: 'cost' | 'recent';
+}
+
+/** One agent session (a Codex thread, a Claude Code session): its requests added up. */
+export interface SessionSummary {
+  session_id: string;
+  /** The client that ran it (codex, claude-code), when recorded. */
+  client: string | null;
+  /** Start of its first request and end of its last, ISO times. */
+  first_started_at: string;
+  last_finished_at: string;
+  duration_ms: number;
+  /** Requests (model calls) in the session. */
+  turns: number;
+  /** The models it used (relay slugs; the requested name when no model matched), sorted. */
+  models: string[];
+  totals: UsageTotals;
+  /** cache_read_tokens / input_tokens; null without input. */
+  cache_hit_ratio: number | null;
+}
+
 /**
  * Read methods may throw RelayError RELAY_ERR_QUERY_UNSUPPORTED when they cannot answer a
  * particular query (e.g. a scan bound would be exceeded): never a silently partial result.
@@ -82,6 +109,8 @@ export interface UsageBackend {
   get?(requestId: string): Promise<UsageEvent | null>;
   summary?(query: SummaryQuery): Promise<Summary>;
   timeseries?(query: TimeseriesQuery): Promise<TimeseriesPoint[]>;
+  /** Agent sessions in the filter's window, sorted and cut to the query's limit. */
+  sessions?(query: SessionsQuery): Promise<SessionSummary[]>;
   close?(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@
 // (log-file, log-valkey) share it, and the backend conformance suite holds every backend to it.
 import type { UsageEvent } from '../hooks.ts';
 import { addMoney } from './money.ts';
+import { sessionIdOf } from './session-id.ts';
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfterCursor } from './cursor.ts';
 import type {
   ListPage, ListQuery, StatusFilter, Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageFilter, UsageTotals,
@@ -39,6 +40,7 @@ export function matchesFilter(event: UsageEvent, filter: UsageFilter): boolean {
   if (filter.policyId !== undefined && event.policy_id !== filter.policyId) return false;
   if (filter.relayKeyId !== undefined && event.relay_key_id !== filter.relayKeyId) return false;
   if (filter.modelId !== undefined && event.model_id !== filter.modelId) return false;
+  if (filter.sessionId !== undefined && sessionIdOf(event) !== filter.sessionId) return false;
   if (filter.status && !filter.status.every((s) => matchesStatus(event.status, s))) return false;
   if (filter.from || filter.to) {
     const t = Date.parse(event.started_at);

@@ -31,6 +31,7 @@ import { AnsweredRequests } from './answered-requests.ts';
 import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
+import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { TranslationSource } from './translation-source.ts';
 
 export interface PipelineDeps {
@@ -39,6 +40,8 @@ export interface PipelineDeps {
   observer: Observer;
   health: KeyHealth;
   rateLimiter: RateLimiter;
+  /** Refuses a request whose budget is spent; absent in tests that build a pipeline without one. */
+  budgets?: BudgetGuard;
   sealer: Sealer;
   /** Where host keys with valueFrom.kind env read their value. */
   hostKeyEnv: HostKeyEnvironment;
@@ -163,6 +166,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const limited = deps.rateLimiter.acquire(principal, sync.snapshot());
       if (limited) permit = await limited;
       const routes = (hooks.resolver ?? defaultResolver)(principal, call.model, { shape: call.shape });
+      const overBudget = deps.budgets?.refusal(principal, routes[0]?.model.metadata.id ?? null);
+      if (overBudget) throw overBudget;
 
       const codec = hooks.codecs.get(call.shape);
       if (routes.some((r) => !r.shapes.includes(call.shape))) {

@@ -4,6 +4,7 @@ import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import { costOf } from '../observer/cost.ts';
+import { priceFor } from '../pricing/price-lookup.ts';
 
 export class RequestRecord {
   /** Epoch milliseconds; written as ISO text in toEvent. */
@@ -36,7 +37,7 @@ export class RequestRecord {
   toEvent(snapshot: CatalogSnapshot): UsageEvent {
     const usage = this.usage;
     const route = this.route;
-    const pricing = route ? snapshot.pricingFor(route.model.metadata.id, route.host.metadata.id) : undefined;
+    const price = route ? priceFor(snapshot, route.model.metadata.id, route.host.metadata.id, route.upstreamModel) : null;
     // A request refused before a route was chosen (no healthy key, a relay-side rate limit) still
     // names the model it asked for, when the catalog has it: per-model views count its failures.
     const model = route?.model ?? (this.modelRequested === null ? undefined : snapshot.modelBySlug(this.modelRequested));
@@ -64,14 +65,15 @@ export class RequestRecord {
       cache_read_tokens: usage?.cache_read_tokens ?? 0,
       cache_write_tokens: usage?.cache_write_tokens ?? 0,
       reasoning_tokens: usage?.reasoning_tokens ?? 0,
-      cost: pricing && usage ? costOf(usage, pricing.spec) : null,
-      currency: pricing?.spec.currency ?? null,
+      cost: price && usage ? costOf(usage, price.rates) : null,
+      currency: price?.currency ?? null,
       latency_ms: Math.round((performance.now() - this.t0) * 1000) / 1000,
       ttfb_ms: this.ttfbMs === null ? null : Math.round(this.ttfbMs * 1000) / 1000,
       attempts: this.attempts,
       client_aborted: this.clientAborted,
       client: this.client,
-      extras: this.extras,
+      // The price's source sits beside the cost so that a figure can be traced to its rates.
+      extras: price && usage ? { ...this.extras, price_source: price.source } : this.extras,
     };
   }
 }

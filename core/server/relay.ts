@@ -39,6 +39,10 @@ import { startCatalog } from './catalog-start.ts';
 import { checkSelectedBackends } from './backend-check.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
+import { BudgetGuard } from '../budgets/budget-guard.ts';
+import { budgetSpendFromLog } from '../budgets/spend-from-log.ts';
+import { registerAllowanceRoute } from '../budgets/allowance-route.ts';
+import { ValkeySpend } from '../budgets/valkey-spend.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -126,7 +130,11 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       keepAliveTimeoutMs: config.upstream.keepAliveTimeoutMs,
     });
     closers.push(() => upstream.close());
-    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, hostKeyEnv, log, metrics, upstream });
+    const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log,
+      reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}) });
+    // Spend is added after each response (a recorder runs off the response path).
+    observer.addRecorder('budgets', (event) => budgets.record(event));
+    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream });
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
@@ -175,8 +183,12 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       }
     });
     registerHealthRoutes(inference, { sync });
+    registerAllowanceRoute(inference, {
+      budgets, snapshot: () => sync.snapshot(),
+      authenticate: (request) => pipeline.authenticate(request, 'canonical'), reachableModels: (principal) => pipeline.reachableModels(principal),
+    });
     await registerControlPlane(control, {
-      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, version: VERSION,
+      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
       metricsToken: env.RELAY_METRICS_TOKEN ? env.RELAY_METRICS_TOKEN : null,
       plugins: () => plugins,

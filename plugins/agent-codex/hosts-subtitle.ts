@@ -1,15 +1,16 @@
 // The subtitle of a model row in Codex's picker: the hosts that serve the model and their
-// per-million-token rates from the catalog's pricings, e.g.
-// "hosts: OpenAI EU (USD 2.50 in / 10.00 out per 1M tokens), vLLM lab (no pricing)".
-import type { CatalogSnapshot, Model, Pricing } from '../../core/plugin-api/catalog.ts';
+// per-million-token rates (a pricing entity, else the shipped price table by the binding's upstream
+// model), e.g. "hosts: OpenAI EU (USD 2.50 in / 10.00 out per 1M tokens), vLLM lab (no pricing)".
+import { priceFor, type CatalogSnapshot, type Model, type Price } from '../../core/plugin-api/catalog.ts';
 
 function rate(value: number): string {
   return value.toFixed(value !== 0 && value < 0.01 ? 4 : 2);
 }
 
-export function pricingText(pricing: Pricing | undefined): string {
-  if (!pricing) return 'no pricing';
-  const { currency, inputPerMillion, outputPerMillion, cachedInputPerMillion } = pricing.spec;
+export function pricingText(price: Price | null): string {
+  if (!price) return 'no pricing';
+  const { currency } = price;
+  const { inputPerMillion, outputPerMillion, cachedInputPerMillion } = price.rates;
   const cached = cachedInputPerMillion === undefined ? '' : `, cached in ${rate(cachedInputPerMillion)}`;
   return `${currency} ${rate(inputPerMillion)} in / ${rate(outputPerMillion)} out${cached} per 1M tokens`;
 }
@@ -29,7 +30,9 @@ export function servingHosts(model: Model, snapshot: CatalogSnapshot) {
 }
 
 export function hostsSubtitle(model: Model, snapshot: CatalogSnapshot): string {
-  const parts = servingHosts(model, snapshot).map((host) =>
-    `${host.metadata.displayName} (${pricingText(snapshot.pricingFor(model.metadata.id, host.metadata.id))})`);
+  const parts = servingHosts(model, snapshot).map((host) => {
+    const binding = model.spec.bindings.find((b) => b.enabled && b.hostId === host.metadata.id);
+    return `${host.metadata.displayName} (${pricingText(priceFor(snapshot, model.metadata.id, host.metadata.id, binding?.upstreamModel ?? null))})`;
+  });
   return parts.length === 0 ? '' : `hosts: ${parts.join(', ')}`;
 }

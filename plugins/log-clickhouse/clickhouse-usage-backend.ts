@@ -1,8 +1,8 @@
 // Usage events in ClickHouse: JSONEachRow batch inserts, reads in SQL.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
+import { cacheHitRatio, decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
-import { EVENT_COLUMNS, GROUP_EXPRESSIONS, TOTALS_SQL, whereOf } from './query.ts';
+import { EVENT_COLUMNS, GROUP_EXPRESSIONS, SESSION_ID_SQL, TOTALS_SQL, whereOf } from './query.ts';
 import { usageTableDdl } from './schema.ts';
 
 export interface ClickHouseUsageBackendOptions {
@@ -118,6 +118,31 @@ export class ClickHouseUsageBackend implements UsageBackend {
       where.params,
     );
     return { totals: totalsOf(overall), groups: rows.map((r) => ({ key: (r.key as string | null) ?? null, totals: totalsOf(r) })) };
+  }
+
+  async sessions(query: SessionsQuery): Promise<SessionSummary[]> {
+    const where = whereOf(query);
+    where.params.session_limit = query.limit;
+    const order = query.sort === 'recent' ? 'last_ms DESC, session_id' : 'cost_micros DESC, last_ms DESC, session_id';
+    const rows = await this.rows(
+      `SELECT ${SESSION_ID_SQL} AS session_id, max(client) AS client_name,
+         toUnixTimestamp64Milli(min(started_at)) AS first_ms, toUnixTimestamp64Milli(max(finished_at)) AS last_ms,
+         groupUniqArray(coalesce(model_slug, model_requested)) AS models, ${TOTALS_SQL}
+       FROM ${this.table} ${where.clause ? `${where.clause} AND` : 'WHERE'} session_id != ''
+       GROUP BY session_id ORDER BY ${order} LIMIT {session_limit:UInt32}`,
+      where.params,
+    );
+    return rows.map((r) => {
+      const totals = totalsOf(r);
+      const first = Number(r.first_ms);
+      const last = Number(r.last_ms);
+      return {
+        session_id: String(r.session_id), client: (r.client_name as string | null) ?? null,
+        first_started_at: new Date(first).toISOString(), last_finished_at: new Date(last).toISOString(), duration_ms: last - first,
+        turns: totals.requests, models: (r.models as Array<string | null>).filter((m): m is string => m !== null).sort(), totals,
+        cache_hit_ratio: cacheHitRatio(totals.cache_read_tokens, totals.input_tokens),
+      };
+    });
   }
 
   async timeseries(query: TimeseriesQuery): Promise<TimeseriesPoint[]> {

@@ -1,6 +1,9 @@
 // UsageFilter -> a ClickHouse WHERE clause with typed query parameters ({name:Type}).
 import type { CursorPosition, StatusFilter, UsageFilter } from '../../core/plugin-api/log-backends.ts';
 
+/** The session an event belongs to (core/observer/session-id.ts); a missing Map key reads as ''. */
+export const SESSION_ID_SQL = `if(extras['thread-id'] != '', extras['thread-id'], extras['x-claude-code-session-id'])`;
+
 const OPERATORS: Record<StatusFilter['op'], string> = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' };
 
 export interface ChWhere {
@@ -19,6 +22,7 @@ export function whereOf(filter: UsageFilter, after: CursorPosition | null = null
   if (filter.policyId !== undefined) conditions.push(`policy_id = ${param('String', filter.policyId)}`);
   if (filter.relayKeyId !== undefined) conditions.push(`relay_key_id = ${param('String', filter.relayKeyId)}`);
   if (filter.modelId !== undefined) conditions.push(`model_id = ${param('String', filter.modelId)}`);
+  if (filter.sessionId !== undefined) conditions.push(`${SESSION_ID_SQL} = ${param('String', filter.sessionId)}`);
   for (const s of filter.status ?? []) conditions.push(`status ${OPERATORS[s.op]} ${param('UInt16', s.value)}`);
   if (filter.from) conditions.push(`started_at >= fromUnixTimestamp64Milli(${param('Int64', filter.from.getTime())}, 'UTC')`);
   if (filter.to) conditions.push(`started_at < fromUnixTimestamp64Milli(${param('Int64', filter.to.getTime())}, 'UTC')`);

@@ -1,6 +1,6 @@
 // The default usage backend: JSONL segments on disk, rotated by size and day, read by scanning.
 import path from 'node:path';
-import type { ListPage, ListQuery, Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery } from '../../core/plugin-api/log-backends.ts';
+import type { ListPage, ListQuery, SessionSummary, SessionsQuery, Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery } from '../../core/plugin-api/log-backends.ts';
 import type { UsageBackend, UsageEvent } from '../../core/plugin-api.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { SegmentWriter } from './segment-writer.ts';
@@ -41,6 +41,10 @@ export class FileUsageBackend implements UsageBackend {
 
   summary(query: SummaryQuery): Promise<Summary> {
     return this.reader.summary(query);
+  }
+
+  sessions(query: SessionsQuery): Promise<SessionSummary[]> {
+    return this.reader.sessions(query);
   }
 
   timeseries(query: TimeseriesQuery): Promise<TimeseriesPoint[]> {

@@ -2,7 +2,7 @@
 // finishes, so within a segment lines run in finish order, and every event of a segment finished
 // before the segment's mtime. A backward scan can therefore stop once no unread line can start
 // later than what it already holds (allowing `orderSkewMs` for events recorded out of order).
-import { SummaryBuilder, TimeseriesBuilder, compareNewestFirst, decodeCursor, encodeCursor, isAfterCursor, matchesFilter, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery } from '../../core/plugin-api/log-backends.ts';
+import { SessionsBuilder, SummaryBuilder, TimeseriesBuilder, compareNewestFirst, decodeCursor, encodeCursor, isAfterCursor, matchesFilter, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery } from '../../core/plugin-api/log-backends.ts';
 import { type UsageEvent } from '../../core/plugin-api.ts';
 import { ScanBudget, readLinesBackward, readLinesForward } from './read-lines.ts';
 import { listSegments, type Segment } from './segments.ts';
@@ -106,6 +106,12 @@ export class SegmentReader {
 
   async timeseries(query: TimeseriesQuery): Promise<TimeseriesPoint[]> {
     const builder = new TimeseriesBuilder(query);
+    await this.scanWindow(query.from ?? null, (event) => builder.add(event));
+    return builder.result();
+  }
+
+  async sessions(query: SessionsQuery): Promise<SessionSummary[]> {
+    const builder = new SessionsBuilder(query);
     await this.scanWindow(query.from ?? null, (event) => builder.add(event));
     return builder.result();
   }

@@ -2,6 +2,7 @@
 // Postgres 15 and PGlite.
 import type { Database, Queryable } from '../../core/plugin-api/log-backends.ts';
 import { RECORD_DEFINITION } from './columns.ts';
+import { SESSION_ID_SQL } from './sql-filter.ts';
 
 type Transactional = Pick<Database, 'query' | 'transaction'>;
 
@@ -22,7 +23,11 @@ function migrations(table: string): string[] {
 
 /** Statements grouped by schema version. */
 function versions(table: string): Array<{ version: number; statements: string[] }> {
-  return [{ version: 1, statements: migrations(table) }];
+  return [
+    { version: 1, statements: migrations(table) },
+    // 2: a session's requests (GET /api/usage/sessions/{id}) without scanning the window.
+    { version: 2, statements: [`CREATE INDEX IF NOT EXISTS ${table}_session_idx ON ${table} ((${SESSION_ID_SQL}), started_at DESC) WHERE ${SESSION_ID_SQL} IS NOT NULL`] },
+  ];
 }
 
 export async function migrate(db: Transactional, table: string): Promise<void> {

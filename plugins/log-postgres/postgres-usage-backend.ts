@@ -1,9 +1,9 @@
 // Usage events in a Postgres (or PGlite) table: batched inserts, reads in SQL.
-import { decodeCursor, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
+import { cacheHitRatio, decodeCursor, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { COLUMN_LIST, RECORD_DEFINITION, rowToEvent } from './columns.ts';
 import { migrate } from './migrations.ts';
-import { whereOf } from './sql-filter.ts';
+import { SESSION_ID_SQL, whereOf } from './sql-filter.ts';
 
 type Db = Pick<Database, 'query' | 'transaction'>;
 
@@ -124,6 +124,31 @@ export class PostgresUsageBackend implements UsageBackend {
       ...(query.groupBy ? { key: (r.key as string | null) ?? null } : {}),
       totals: totalsOf(r),
     }));
+  }
+
+  async sessions(query: SessionsQuery): Promise<SessionSummary[]> {
+    await this.ready;
+    const where = whereOf(query);
+    where.params.push(query.limit);
+    const order = query.sort === 'recent' ? 'last_at DESC, session_id' : 'cost_micros DESC, last_at DESC, session_id';
+    const { rows } = await this.db.query(
+      `SELECT session_id, max(client) AS client, min(started_at) AS first_at, max(finished_at) AS last_at,
+         array_remove(array_agg(DISTINCT coalesce(model_slug, model_requested)), NULL) AS models, ${TOTALS_SQL}
+       FROM (SELECT *, ${SESSION_ID_SQL} AS session_id FROM ${this.table} ${where.clause}) AS e
+       WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY ${order} LIMIT $${where.params.length}`,
+      where.params,
+    );
+    return rows.map((r) => {
+      const totals = totalsOf(r);
+      const first = new Date(r.first_at as string | Date);
+      const last = new Date(r.last_at as string | Date);
+      return {
+        session_id: String(r.session_id), client: (r.client as string | null) ?? null,
+        first_started_at: first.toISOString(), last_finished_at: last.toISOString(), duration_ms: last.getTime() - first.getTime(),
+        turns: totals.requests, models: [...(r.models as string[])].sort(), totals,
+        cache_hit_ratio: cacheHitRatio(totals.cache_read_tokens, totals.input_tokens),
+      };
+    });
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@
 // request ids scored by start time, capped to the newest `maxEvents`. Reads load the part of the
 // history inside the query's window and answer in memory.
 import type { Redis } from 'ioredis';
-import { pageOfEvents, summarizeEvents, timeseriesOfEvents, type ListPage, type ListQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageFilter } from '../../core/plugin-api/log-backends.ts';
+import { pageOfEvents, sessionsOfEvents, summarizeEvents, timeseriesOfEvents, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageFilter } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 
 export interface ValkeyUsageBackendOptions {
@@ -80,6 +80,10 @@ export class ValkeyUsageBackend implements UsageBackend {
 
   async timeseries(query: TimeseriesQuery): Promise<TimeseriesPoint[]> {
     return timeseriesOfEvents(await this.eventsInWindow(query), query);
+  }
+
+  async sessions(query: SessionsQuery): Promise<SessionSummary[]> {
+    return sessionsOfEvents(await this.eventsInWindow(query), query);
   }
 
   async close(): Promise<void> {

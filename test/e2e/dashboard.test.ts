@@ -222,6 +222,7 @@ async function run(t: Test) {
       await page.waitForSelector('button:text("Refresh"):not([disabled])');
     }
     t.match(await page.textContent('.table-logs tbody tr'), /fake-gpt/, 'the newest row is the request');
+    t.match(await page.textContent('.table-logs tbody tr'), /unpriced/, 'fake-gpt has no pricing and is not in the price table: its cost is a visible gap');
     await shot('11-logs');
     await page.selectOption('#filter-status', '>=400');
     await page.waitForSelector('text=No requests match these filters');
@@ -256,6 +257,14 @@ async function run(t: Test) {
     await page.waitForSelector('.chart .u-legend >> text=Fake GPT');
     t.pass('grouped by model, the series is named after the model');
     await shot('14-usage-by-model');
+  });
+
+  await t.test('the Sessions page: the request had no agent session, so it lists none', async (t) => {
+    await page.click('nav >> text=Sessions');
+    await page.waitForURL(/\/sessions$/);
+    await page.waitForSelector('text=No agent sessions in this window');
+    t.pass('the Sessions page answers from GET /api/usage/sessions');
+    await shot('14b-sessions');
   });
 
   await t.test('a session that ends mid-edit: sign in again over the form, the edit is kept', async (t) => {

@@ -4,7 +4,7 @@
 // No runtime code: the checks are types.
 import type * as Ui from '../../admin-ui/src/api/types.ts';
 import type { UsageEvent } from '../../core/hooks.ts';
-import type { Summary, UsageTotals } from '../../core/observer/types.ts';
+import type { SessionSummary, Summary, UsageTotals } from '../../core/observer/types.ts';
 import type { PayloadLoggingSetting, UsageLoggingSetting } from '../../core/settings/types.ts';
 import type { KeyState } from '../../core/pipeline/key-health.ts';
 
@@ -16,6 +16,7 @@ export type AdminUiApiTypesMatchCore = [
   Holds<Equal<Ui.UsageEvent, UsageEvent>>,
   Holds<Equal<Ui.UsageTotals, UsageTotals>>,
   Holds<Equal<Ui.UsageSummary, Summary>>,
+  Holds<Equal<Ui.SessionSummary, SessionSummary>>,
   Holds<Equal<Ui.UsageLoggingSetting, UsageLoggingSetting>>,
   Holds<Equal<Ui.PayloadLoggingSetting, PayloadLoggingSetting>>,
   Holds<Equal<Ui.HealthState, KeyState>>,

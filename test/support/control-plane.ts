@@ -1,6 +1,7 @@
 // Boots the control listener alone, with the real kernel pieces (catalog store and sync,
 // settings, sealer, observer, key health) on a throwaway Postgres database, for the control
 // plane's HTTP tests. Several instances may share one database (`database` option).
+import { BudgetGuard } from '../../core/budgets/budget-guard.ts';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
@@ -121,6 +122,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   options.beforeControl?.(app);
   await registerControlPlane(app, {
     config, log, db, store, sync, settings, sealer, hostKeyEnv: new HostKeyEnvironment(process.env), hooks, observer, health, metrics,
+    budgets: new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: async () => null, log }),
     version: '0.0.0-test', adminToken, metricsToken: options.metricsToken ?? null, plugins: () => [],
   }, options.control);
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -46,7 +46,13 @@ export function makeEvents(baseMs: number, count = 60, tag = 'e'): UsageEvent[] 
       attempts: 1 + (i % 3),
       client_aborted: i % 13 === 0,
       client: i % 6 === 1 ? 'codex' : null,
-      extras: i % 6 === 1 ? { 'session-id': `s-${i}`, originator: 'codex_cli_rs', 'note': 'ünïcødé "quoted"' } : {},
+      extras: {
+        ...(i % 6 === 1 ? { 'session-id': `s-${i}`, originator: 'codex_cli_rs', 'note': 'ünïcødé "quoted"' } : {}),
+        // Agent sessions: Codex threads, Claude Code sessions, and an empty thread-id that falls through to the latter.
+        ...(i % 4 === 1 ? { 'thread-id': `thread-${i % 3}` } : {}),
+        ...(i % 4 === 3 ? { 'x-claude-code-session-id': `cc-${i % 8 === 3 ? 'a' : 'b'}` } : {}),
+        ...(i === 7 ? { 'thread-id': '' } : {}),
+      },
     }));
   }
   return events.sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at));
@@ -62,11 +68,17 @@ function statusOk(status: number, filters: StatusFilter[] | undefined): boolean 
     op === 'eq' ? status === value : op === 'gte' ? status >= value : op === 'gt' ? status > value : op === 'lt' ? status < value : status <= value);
 }
 
+/** Written out here, not imported: Codex's thread-id, else Claude Code's session id; '' is none. */
+function sessionOf(e: UsageEvent): string | null {
+  return e.extras['thread-id'] || e.extras['x-claude-code-session-id'] || null;
+}
+
 function reference(events: UsageEvent[], f: UsageFilter): UsageEvent[] {
   return events.filter((e) =>
     (f.policyId === undefined || e.policy_id === f.policyId)
     && (f.relayKeyId === undefined || e.relay_key_id === f.relayKeyId)
     && (f.modelId === undefined || e.model_id === f.modelId)
+    && (f.sessionId === undefined || sessionOf(e) === f.sessionId)
     && statusOk(e.status, f.status)
     && (!f.from || Date.parse(e.started_at) >= f.from.getTime())
     && (!f.to || Date.parse(e.started_at) < f.to.getTime())).sort(newestFirst);
@@ -216,6 +228,45 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
     sameTotals(t, errors.totals, totalsOf(reference(events, { from, status: [{ op: 'gte', value: 400 }], relayKeyId: 'key-1' })), 'filtered');
     const empty = await backend.summary!({ policyId: 'no-such-policy' });
     sameTotals(t, empty.totals, totalsOf([]), 'empty');
+  });
+
+  t.test('agent sessions: grouped by Codex thread or Claude Code session, sorted, filtered, cut', async (t) => {
+    const from = new Date(base);
+    const inWindow = reference(events, { from });
+    const bySession = new Map<string, UsageEvent[]>();
+    for (const e of inWindow) {
+      const id = sessionOf(e);
+      if (id !== null) bySession.set(id, [...(bySession.get(id) ?? []), e]);
+    }
+    t.ok(bySession.size >= 4, 'the fixture has several sessions');
+    const sessions = await backend.sessions!({ from, limit: 100 });
+    t.same(sessions.map((s) => s.session_id).sort(), [...bySession.keys()].sort(), 'one entry per session');
+    for (const s of sessions) {
+      const mine = bySession.get(s.session_id) ?? [];
+      const first = Math.min(...mine.map((e) => Date.parse(e.started_at)));
+      const last = Math.max(...mine.map((e) => Date.parse(e.finished_at)));
+      const totals = totalsOf(mine);
+      sameTotals(t, s.totals, totals, `${s.session_id}: totals`);
+      t.equal(s.turns, mine.length, `${s.session_id}: turns`);
+      t.same(s.models, [...new Set(mine.map((e) => e.model_slug ?? e.model_requested))].sort(), `${s.session_id}: models`);
+      t.equal(s.first_started_at, new Date(first).toISOString(), `${s.session_id}: first start`);
+      t.equal(s.last_finished_at, new Date(last).toISOString(), `${s.session_id}: last finish`);
+      t.equal(s.duration_ms, last - first, `${s.session_id}: duration`);
+      t.equal(s.cache_hit_ratio, Math.round((totals.cache_read_tokens / totals.input_tokens) * 10_000) / 10_000, `${s.session_id}: cache hit ratio`);
+      t.equal(s.client, mine.find((e) => e.client !== null)?.client ?? null, `${s.session_id}: client`);
+    }
+    const costliest = [...sessions].sort((a, b) => b.totals.cost - a.totals.cost || b.last_finished_at.localeCompare(a.last_finished_at) || a.session_id.localeCompare(b.session_id));
+    t.same(sessions.map((s) => s.session_id), costliest.map((s) => s.session_id), 'the costliest first');
+    const recent = await backend.sessions!({ from, limit: 100, sort: 'recent' });
+    t.same(recent.map((s) => s.last_finished_at), [...recent.map((s) => s.last_finished_at)].sort().reverse(), 'recent: the last active first');
+    t.same((await backend.sessions!({ from, limit: 2 })).map((s) => s.session_id), costliest.slice(0, 2).map((s) => s.session_id), 'cut to the limit');
+    const oneModel = await backend.sessions!({ from, limit: 100, modelId: 'model-1' });
+    t.same(oneModel.map((s) => s.turns).reduce((a, b) => a + b, 0), inWindow.filter((e) => e.model_id === 'model-1' && sessionOf(e) !== null).length, 'filters apply to the turns counted');
+    for (const id of ['thread-1', 'cc-a']) {
+      const expected = ids(reference(events, { sessionId: id }));
+      t.same(ids((await backend.list!({ sessionId: id, limit: 500 })).items), expected, `list by session ${id} (${expected.length})`);
+    }
+    t.same((await backend.list!({ sessionId: 'no-such-session', limit: 10 })).items, [], 'an unknown session has no requests');
   });
 
   t.test('timeseries in buckets, overall and grouped', async (t) => {

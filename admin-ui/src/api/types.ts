@@ -107,6 +107,31 @@ export interface UsageEvent {
   extras: Record<string, string>;
 }
 
+/** One agent session (a Codex thread, a Claude Code session): GET /api/usage/sessions. */
+export interface SessionSummary {
+  session_id: string;
+  client: string | null;
+  first_started_at: string;
+  last_finished_at: string;
+  duration_ms: number;
+  turns: number;
+  models: string[];
+  totals: UsageTotals;
+  cache_hit_ratio: number | null;
+}
+
+export interface SessionsAnswer {
+  from: string;
+  to: string | null;
+  sessions: SessionSummary[];
+}
+
+export interface SessionDetail {
+  session: SessionSummary;
+  items: UsageEvent[];
+  nextCursor: string | null;
+}
+
 export interface LogDetail extends UsageEvent {
   request_body?: string;
   response_body?: string;

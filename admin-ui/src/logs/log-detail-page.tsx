@@ -9,9 +9,10 @@ import { Badge, StatusBadge } from '../ui/badge.tsx';
 import { CopyButton } from '../ui/copy-button.tsx';
 import { useAsync } from '../ui/use-async.ts';
 import { nameOf, useReferences, type References } from '../catalog/use-references.ts';
-import { formatCost, formatDateTime, formatInt, formatMs } from '../format.ts';
+import { formatDateTime, formatInt, formatMs } from '../format.ts';
 import { getLog } from './logs-api.ts';
 import { BodyView } from './body-view.tsx';
+import { costText, isUnpriced, UNPRICED_HINT } from './cost-text.ts';
 
 const REF_KINDS: KindName[] = ['relay-keys', 'policies', 'models', 'hosts', 'host-keys', 'providers'];
 
@@ -69,7 +70,7 @@ function Detail({ log, refs }: { log: LogDetail; refs: References | undefined })
         <Stat label="Latency">{formatMs(log.latency_ms)}<div class="muted small">first byte {formatMs(log.ttfb_ms)}</div></Stat>
         <Stat label="Input tokens">{formatInt(log.input_tokens)}</Stat>
         <Stat label="Output tokens">{formatInt(log.output_tokens)}</Stat>
-        <Stat label="Cost">{formatCost(log.cost, log.currency ?? 'USD')}</Stat>
+        <Stat label="Cost">{isUnpriced(log) ? <Badge tone="amber" title={UNPRICED_HINT}>{costText(log)}</Badge> : costText(log)}{log.extras.price_source && <div class="muted small mono">{log.extras.price_source}</div>}</Stat>
       </div>
       <div class="grid-2">
         <section class="card">

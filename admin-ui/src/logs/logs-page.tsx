@@ -8,9 +8,10 @@ import { EmptyState, ErrorBanner, Spinner } from '../ui/states.tsx';
 import { StatusBadge } from '../ui/badge.tsx';
 import { useAsync } from '../ui/use-async.ts';
 import { useReferences } from '../catalog/use-references.ts';
-import { formatCompact, formatCost, formatDateTime, formatMs, formatRelative } from '../format.ts';
+import { formatCompact, formatDateTime, formatMs, formatRelative } from '../format.ts';
 import { FILTER_KEYS, listLogs, type LogFilters } from './logs-api.ts';
 import { FiltersBar } from './filters-bar.tsx';
+import { costText, isUnpriced, UNPRICED_HINT } from './cost-text.ts';
 
 const REF_KINDS: KindName[] = ['relay-keys', 'policies', 'models'];
 
@@ -77,7 +78,7 @@ export function LogsPage() {
                     <td><span class="mono">{modelName(e)}</span>{e.client && <div class="muted small">{e.client}</div>}</td>
                     <td class="col-optional mono">{e.relay_key_prefix ?? '—'}</td>
                     <td class="num col-optional">{formatCompact(e.input_tokens)} / {formatCompact(e.output_tokens)}</td>
-                    <td class="num col-optional">{formatCost(e.cost, e.currency ?? 'USD')}</td>
+                    <td class="num col-optional">{isUnpriced(e) ? <span class="muted" title={UNPRICED_HINT}>{costText(e)}</span> : costText(e)}</td>
                     <td class="num col-optional">{formatMs(e.latency_ms)}</td>
                   </tr>
                 ))}

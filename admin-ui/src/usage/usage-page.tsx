@@ -26,7 +26,7 @@ function groupLabel(refs: References | undefined, groupBy: GroupBy | undefined, 
   return groupBy === 'relay_key' && found.spec.prefix ? `${found.metadata.displayName} (${String(found.spec.prefix)})` : found.metadata.displayName;
 }
 
-function Segmented<T extends string>({ label, value, options, onChange }: { label: string; value: T; options: Array<{ value: T; label: string }>; onChange: (v: T) => void }) {
+export function Segmented<T extends string>({ label, value, options, onChange }: { label: string; value: T; options: Array<{ value: T; label: string }>; onChange: (v: T) => void }) {
   return (
     <div class="segmented" role="radiogroup" aria-label={label}>
       {options.map((o) => (

@@ -11,6 +11,8 @@ export interface AnthropicUsage {
   output_tokens?: unknown;
   cache_creation_input_tokens?: unknown;
   cache_read_input_tokens?: unknown;
+  /** The writes split by cache lifetime: 1-hour writes cost more than 5-minute ones. */
+  cache_creation?: { ephemeral_5m_input_tokens?: unknown; ephemeral_1h_input_tokens?: unknown } | null;
   output_tokens_details?: { thinking_tokens?: unknown } | null;
 }
 
@@ -19,11 +21,13 @@ export function usageFromAnthropic(raw: unknown): Usage | null {
   const u = raw as AnthropicUsage;
   const cacheRead = count(u.cache_read_input_tokens);
   const cacheWrite = count(u.cache_creation_input_tokens);
+  const write1h = Math.min(count(u.cache_creation?.ephemeral_1h_input_tokens), cacheWrite);
   return {
     input_tokens: count(u.input_tokens) + cacheRead + cacheWrite,
     output_tokens: count(u.output_tokens),
     cache_read_tokens: cacheRead,
     cache_write_tokens: cacheWrite,
+    ...(write1h > 0 ? { cache_write_1h_tokens: write1h } : {}),
     reasoning_tokens: count(u.output_tokens_details?.thinking_tokens),
   };
 }

@@ -10,6 +10,7 @@ const OPENAI_ERROR_TYPES: Record<ErrorType, string> = {
   conflict: 'invalid_request_error',
   payload_too_large: 'invalid_request_error',
   rate_limit: 'rate_limit_error',
+  quota: 'insufficient_quota',
   upstream: 'server_error',
   unavailable: 'server_error',
   timeout: 'timeout_error',

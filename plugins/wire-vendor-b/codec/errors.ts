@@ -9,6 +9,7 @@ const ANTHROPIC_ERROR_TYPES: Record<ErrorType, string> = {
   conflict: 'invalid_request_error',
   payload_too_large: 'request_too_large',
   rate_limit: 'rate_limit_error',
+  quota: 'rate_limit_error',
   upstream: 'api_error',
   unavailable: 'overloaded_error',
   timeout: 'timeout_error',

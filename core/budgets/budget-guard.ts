@@ -1,0 +1,255 @@
+// Budget enforcement on this instance: what each budget has spent in its current window, checked
+// (synchronously, no I/O) before a request is sent, and added to when a request finishes.
+//
+// A budget's spend is `base + local`: base is read from the usage log (the selected usage
+// backend's summary over the window and the budget's scope), local is what this instance's
+// requests added since. The base is re-read when a budget is first seen, when its window resets,
+// and every RECONCILE_MS, so spend written by other instances sharing the usage log (log-postgres,
+// log-clickhouse) counts within that delay. Requests finishing while the base is read may be
+// counted twice, never missed: the error is on the side of refusing early.
+//
+// With Valkey (options.shared), calendar and lifetime budgets count in one shared total instead:
+// each instance adds its requests atomically when they end and re-reads the total every
+// SHARED_READ_MS, so instances see each other's spend within that delay.
+//
+// Over-spend bound: a request is admitted while spend < limit and counted when it ends, so with N
+// requests in flight a budget can end at most N requests' cost past its limit (N counts every
+// instance's requests in flight; without Valkey, other instances add theirs until the next
+// reconcile).
+import type { Budget, BudgetSpec } from '../catalog/kinds.ts';
+import type { CatalogSnapshot } from '../catalog/snapshot.ts';
+import { RelayError } from '../errors.ts';
+import type { Principal, UsageEvent } from '../hooks.ts';
+import { fromMicros, toMicros } from '../observer/money.ts';
+import type { UsageFilter } from '../observer/types.ts';
+import type { SharedSpend } from './valkey-spend.ts';
+import { windowAt } from './window.ts';
+
+/** How often a budget's spend is re-read from the usage log, by default (config budgets.reconcileMs). */
+export const RECONCILE_MS = 60_000;
+/** How often a shared (Valkey) total is re-read between this instance's own increments. */
+export const SHARED_READ_MS = 500;
+
+export interface Spend {
+  micros: number;
+  tokens: number;
+}
+
+export interface BudgetStatus {
+  budgetId: string;
+  windowStart: string;
+  resetsAt: string | null;
+  spentAmount: number;
+  spentTokens: number;
+  limitAmount: number | null;
+  limitTokens: number | null;
+  remainingAmount: number | null;
+  remainingTokens: number | null;
+  currency: string;
+  /** The larger of the two spent fractions. */
+  fraction: number;
+  exceeded: boolean;
+}
+
+export interface BudgetGuardOptions {
+  snapshot: () => CatalogSnapshot;
+  /** Spend in the usage log over a window and scope; null when no backend can say. */
+  readSpend: (filter: UsageFilter) => Promise<Spend | null>;
+  log: { warn(obj: object, msg: string): void };
+  now?: () => number;
+  reconcileMs?: number;
+  /**
+   * Spend shared by every instance at once (Valkey): daily, weekly, monthly and lifetime budgets
+   * count there (increments when a request ends, re-read every SHARED_READ_MS, raised to the usage
+   * log's figures when reconciled); rolling ones, whose window moves, count from the log.
+   */
+  shared?: SharedSpend;
+}
+
+interface Counter {
+  /** The spec the counter was made for: a changed window or scope starts over. */
+  spec: BudgetSpec;
+  startMs: number;
+  resetsAtMs: number | null;
+  base: Spend;
+  local: Spend;
+  reconciledAt: number;
+  reconciling: boolean;
+  /** Counted in the shared store: base is the shared total, local what was sent and not yet acknowledged. */
+  shared: boolean;
+  readAt: number;
+  reading: boolean;
+}
+
+const maxSpend = (a: Spend, b: Spend): Spend => ({ micros: Math.max(a.micros, b.micros), tokens: Math.max(a.tokens, b.tokens) });
+
+const scopeMatches = (spec: BudgetSpec, relayKeyId: string | null, policyId: string | null, modelId: string | null): boolean => {
+  const s = spec.scope ?? {};
+  if (s.relayKeyId !== undefined) return s.relayKeyId === relayKeyId;
+  if (s.policyId !== undefined) return s.policyId === policyId;
+  if (s.modelId !== undefined) return s.modelId === modelId;
+  return true;
+};
+
+const PERIOD = { daily: 'day', weekly: 'week', monthly: 'month', lifetime: 'lifetime' } as const;
+const windowName = (spec: BudgetSpec): string => (typeof spec.window === 'object' ? `${spec.window.rollingDays}-day window` : PERIOD[spec.window]);
+
+export class BudgetGuard {
+  private readonly counters = new Map<string, Counter>();
+  private readonly now: () => number;
+  private listed: { version: number; budgets: Budget[] } = { version: -1, budgets: [] };
+
+  constructor(private readonly options: BudgetGuardOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Enabled budgets of the current snapshot (recomputed when the catalog changes). */
+  private budgets(): Budget[] {
+    const snapshot = this.options.snapshot();
+    if (this.listed.version !== snapshot.version) {
+      const all = [...snapshot.byKind('budgets').values()] as unknown as Budget[];
+      this.listed = { version: snapshot.version, budgets: all.filter((b) => b.spec.enabled !== false) };
+      // A deleted budget's counter goes with it.
+      for (const id of this.counters.keys()) if (!snapshot.byKind('budgets').has(id)) this.counters.delete(id);
+    }
+    return this.listed.budgets;
+  }
+
+  private counter(budget: Budget, now: number): Counter {
+    let c = this.counters.get(budget.metadata.id);
+    const rolling = typeof budget.spec.window === 'object';
+    if (!c || c.spec !== budget.spec || (c.resetsAtMs !== null && now >= c.resetsAtMs)) {
+      const w = windowAt(budget.spec, now);
+      c = {
+        spec: budget.spec, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 },
+        reconciledAt: 0, reconciling: false, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
+      };
+      this.counters.set(budget.metadata.id, c);
+    } else if (rolling) {
+      c.startMs = windowAt(budget.spec, now).startMs;
+    }
+    if (!c.reconciling && now - c.reconciledAt >= (this.options.reconcileMs ?? RECONCILE_MS)) this.reconcile(budget, c, now);
+    else if (c.shared && !c.reading && now - c.readAt >= SHARED_READ_MS) this.readShared(budget, c, now);
+    return c;
+  }
+
+  private readShared(budget: Budget, c: Counter, now: number): void {
+    c.reading = true;
+    this.options.shared!.read(budget.metadata.id, c.startMs).then((total) => {
+      c.base = maxSpend(c.base, total);
+    }, (err: unknown) => {
+      this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s shared spend from Valkey failed');
+    }).finally(() => {
+      c.readAt = now;
+      c.reading = false;
+    });
+  }
+
+  private reconcile(budget: Budget, c: Counter, now: number): void {
+    c.reconciling = true;
+    const counted = { ...c.local };
+    const s = budget.spec.scope ?? {};
+    const filter: UsageFilter = { from: new Date(c.startMs), ...(s.relayKeyId ? { relayKeyId: s.relayKeyId } : {}), ...(s.policyId ? { policyId: s.policyId } : {}), ...(s.modelId ? { modelId: s.modelId } : {}) };
+    const fromLog = this.options.readSpend(filter);
+    const read = c.shared
+      ? fromLog.then((spend) => this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 }))
+      : fromLog;
+    read.then((spend) => {
+      if (this.counters.get(budget.metadata.id) !== c) return; // the window reset meanwhile
+      if (spend && c.shared) {
+        c.base = maxSpend(c.base, spend);
+      } else if (spend) {
+        c.base = spend;
+        c.local = { micros: c.local.micros - counted.micros, tokens: c.local.tokens - counted.tokens };
+      }
+      c.reconciledAt = now;
+    }, (err: unknown) => {
+      this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s spend from the usage log failed; counting this instance\'s requests only');
+      c.reconciledAt = now;
+    }).finally(() => { c.reconciling = false; });
+  }
+
+  private statusOf(budget: Budget, c: Counter): BudgetStatus {
+    const spec = budget.spec;
+    const micros = c.base.micros + c.local.micros;
+    const tokens = c.base.tokens + c.local.tokens;
+    const limitMicros = spec.limitAmount === undefined ? null : toMicros(spec.limitAmount);
+    const fractions = [limitMicros === null ? 0 : micros / limitMicros, spec.limitTokens === undefined ? 0 : tokens / spec.limitTokens];
+    const fraction = Math.max(...fractions);
+    return {
+      budgetId: budget.metadata.id,
+      windowStart: new Date(c.startMs).toISOString(),
+      resetsAt: c.resetsAtMs === null ? null : new Date(c.resetsAtMs).toISOString(),
+      spentAmount: fromMicros(micros),
+      spentTokens: tokens,
+      limitAmount: spec.limitAmount ?? null,
+      limitTokens: spec.limitTokens ?? null,
+      remainingAmount: limitMicros === null ? null : fromMicros(Math.max(0, limitMicros - micros)),
+      remainingTokens: spec.limitTokens === undefined ? null : Math.max(0, spec.limitTokens - tokens),
+      currency: spec.currency,
+      fraction,
+      exceeded: fraction >= 1,
+    };
+  }
+
+  /** A budget's spend in its current window. */
+  status(budget: Budget): BudgetStatus {
+    return this.statusOf(budget, this.counter(budget, this.now()));
+  }
+
+  /** The refusal for a request of this principal to this model when a refusing budget covering it is spent; else null. */
+  refusal(principal: Principal, modelId: string | null): RelayError | null {
+    const budgets = this.budgets();
+    if (budgets.length === 0) return null;
+    const now = this.now();
+    for (const budget of budgets) {
+      if (budget.spec.action !== 'refuse' || !scopeMatches(budget.spec, principal.relayKey.metadata.id, principal.policy.metadata.id, modelId)) continue;
+      const status = this.statusOf(budget, this.counter(budget, now));
+      if (!status.exceeded) continue;
+      const spent = status.limitAmount !== null && status.spentAmount >= status.limitAmount
+        ? `${status.spentAmount} of ${status.limitAmount} ${status.currency}`
+        : `${status.spentTokens} of ${status.limitTokens} tokens`;
+      const resets = status.resetsAt === null
+        ? (typeof budget.spec.window === 'object' ? 'as older spending leaves its rolling window' : 'never (a lifetime budget): raise its limit')
+        : `at ${status.resetsAt}`;
+      const retryAfter = secondsUntil(status.resetsAt, now);
+      return new RelayError('RELAY_ERR_BUDGET_EXCEEDED',
+        `Budget "${budget.metadata.displayName}" (${budget.metadata.slug}) is spent: ${spent} this ${windowName(budget.spec)}. It resets ${resets}.`,
+        retryAfter === null ? {} : { headers: { 'retry-after': String(retryAfter) } });
+    }
+    return null;
+  }
+
+  /** A finished request's spend, added to every budget covering it (a recorder: after the response). */
+  record(event: UsageEvent): void {
+    const budgets = this.budgets();
+    if (budgets.length === 0) return;
+    const now = this.now();
+    const tokens = event.input_tokens + event.output_tokens;
+    for (const budget of budgets) {
+      if (!scopeMatches(budget.spec, event.relay_key_id, event.policy_id, event.model_id)) continue;
+      const counter = this.counter(budget, now);
+      if (Date.parse(event.started_at) < counter.startMs) continue;
+      const delta = { micros: event.cost !== null && event.currency === budget.spec.currency ? toMicros(event.cost) : 0, tokens };
+      counter.local.tokens += delta.tokens;
+      counter.local.micros += delta.micros;
+      if (counter.shared) this.addShared(budget, counter, delta);
+    }
+  }
+
+  /** Sends a request's spend to the shared store; until acknowledged it counts here. */
+  private addShared(budget: Budget, c: Counter, delta: Spend): void {
+    this.options.shared!.add(budget.metadata.id, c.startMs, c.resetsAtMs, delta).then((total) => {
+      c.local = { micros: c.local.micros - delta.micros, tokens: c.local.tokens - delta.tokens };
+      c.base = maxSpend(c.base, total);
+    }, (err: unknown) => {
+      // Kept in local: this instance still counts it, the others learn it from the usage log.
+      this.options.log.warn({ err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
+    });
+  }
+}
+
+/** Whole seconds until a reset, at least 1; null without one. */
+function secondsUntil(resetsAt: string | null, now: number): number | null {
+  return resetsAt === null ? null : Math.max(1, Math.ceil((Date.parse(resetsAt) - now) / 1000));
+}

@@ -1,0 +1,51 @@
+// `relay prices`: the shipped price table as an operator reads it (or as JSON for a script), and
+// `relay prices <name>`: which entry an upstream model name resolves to.
+import { StartupError } from '../errors.ts';
+import { tableEntryFor } from '../pricing/price-lookup.ts';
+import { PRICE_TABLE, TABLE_CURRENCY, type TableEntry } from '../pricing/table.ts';
+import type { PriceRates } from '../pricing/rates.ts';
+
+const COLUMNS = ['model', 'input', 'cached in', '5m write', '1h write', 'output', 'long context', 'source', 'read on'] as const;
+
+/** A rate as written on the vendors' pages; '-' when the price has none (the input rate applies). */
+function rate(value: number | undefined): string {
+  return value === undefined ? '-' : String(value);
+}
+
+function longContext(rates: PriceRates): string {
+  const long = rates.longContext;
+  if (!long) return '-';
+  return `>${long.aboveInputTokens}: ${long.inputPerMillion} in / ${long.outputPerMillion} out`;
+}
+
+function row(entry: TableEntry): string[] {
+  const r = entry.rates;
+  const names = [entry.model, ...(entry.aliases ?? [])].join(', ');
+  return [names, rate(r.inputPerMillion), rate(r.cachedInputPerMillion), rate(r.cacheWritePerMillion), rate(r.cacheWrite1hPerMillion),
+    rate(r.outputPerMillion), longContext(r), entry.source, entry.readOn];
+}
+
+/** The table as aligned text columns. */
+export function formatPriceTable(entries: readonly TableEntry[]): string {
+  const rows = [[...COLUMNS], ...entries.map(row)];
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  return `${TABLE_CURRENCY} per million tokens. A pricings entity for a model overrides its entry; '-' is priced at the input rate.\n`
+    + `Dated snapshots and Bedrock/Vertex names resolve to these entries: relay prices <upstream model name>.\n\n${lines.join('\n')}\n`;
+}
+
+/** Runs `relay prices [name] [--json]`; returns the exit code (1 when a named model is not in the table). */
+export function runPrices(name: string | undefined, json: boolean, write: (text: string) => void): number {
+  if (name === undefined) {
+    write(json ? `${JSON.stringify({ currency: TABLE_CURRENCY, models: PRICE_TABLE }, null, 2)}\n` : formatPriceTable(PRICE_TABLE));
+    return 0;
+  }
+  if (name.length > 256) throw new StartupError('relay prices: a model name is at most 256 characters');
+  const entry = tableEntryFor(name);
+  if (!entry) {
+    write(json ? 'null\n' : `${JSON.stringify(name)} is not in the price table: give its model a pricings entity, or its requests are unpriced\n`);
+    return 1;
+  }
+  write(json ? `${JSON.stringify({ currency: TABLE_CURRENCY, ...entry }, null, 2)}\n` : formatPriceTable([entry]));
+  return 0;
+}
