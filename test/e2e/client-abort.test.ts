@@ -205,3 +205,30 @@ t.test('an upstream that stalls mid-stream is cut after timeoutMs, not left hang
   t.equal(record.error_code, 'upstream_stream_error');
   t.equal(record.client_aborted, false);
 });
+
+t.test('a client that closes right after the last frame: the answer was whole, so it is no abort', async (t) => {
+  const up = await fake();
+  const s = await seed(up);
+  const net = await import('node:net');
+  const body = JSON.stringify({ model: s.modelSlug, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });
+  const { port } = new URL(relay.inferenceUrl);
+  const requestId = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let seen = '';
+    socket.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      // Codex closes its connection as soon as it has the last frame, before reading any more.
+      if (seen.includes('data: [DONE]')) {
+        socket.destroy();
+        resolve(/x-request-id: ([0-9a-f-]+)/i.exec(seen)?.[1] ?? '');
+      }
+    });
+    socket.on('error', reject);
+    socket.write(`POST /vendor-a/v1/chat/completions HTTP/1.1\r\nhost: relay\r\ncontent-type: application/json\r\nauthorization: Bearer ${s.relayKey}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+  t.ok(requestId, 'the answer carried its request id');
+  const record = await usageRecord(relay, requestId);
+  t.equal(record.status, 200);
+  t.equal(record.client_aborted, false, 'not logged as client_aborted');
+  t.equal(record.error_code, null);
+});
