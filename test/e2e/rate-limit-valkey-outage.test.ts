@@ -59,7 +59,8 @@ await redis.flushdb();
 const upstream = await startFakeUpstream();
 const relay = await startRelay({
   env: { VALKEY_URL: `redis://127.0.0.1:${proxy.port}/${REDIS_DB}` },
-  config: { valkey: { breakerOpenMs: 1_000 } },
+  // A deadline a loaded CI machine's Redis meets while it is up (the default is 50 ms).
+  config: { valkey: { breakerOpenMs: 1_000, commandTimeoutMs: 200 } },
 });
 t.teardown(async () => {
   await relay.close();
@@ -118,7 +119,7 @@ t.test('Valkey partitioned (connection up, no answers): served, at most a few ms
   const runs = await burst(30);
   t.same(runs.map((r) => r.status), Array(30).fill(200), 'every request served (fail open)');
   const slowest = Math.max(...runs.map((r) => r.ms));
-  t.ok(slowest < baseline + 250, `slowest ${slowest.toFixed(0)} ms: at most one 50 ms deadline per request, never seconds`);
+  t.ok(slowest < baseline + 250, `slowest ${slowest.toFixed(0)} ms: at most one 200 ms deadline per request, never seconds`);
   const afterBreaker = median(runs.slice(5).map((r) => r.ms));
   t.ok(afterBreaker < baseline + 10, `median ${afterBreaker.toFixed(1)} ms once the breaker is open (baseline ${baseline.toFixed(1)} ms)`);
   t.equal(await breakerOpen(), 1, '/metrics: the breaker is open');
