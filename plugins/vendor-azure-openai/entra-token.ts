@@ -1,7 +1,7 @@
 // Microsoft Entra ID client credentials: the host key is the app's client secret, exchanged at
 // the tenant's token endpoint for a bearer token. Tokens are cached per (endpoint, client,
 // secret) and fetched again before they expire; concurrent requests share one fetch.
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { sendUpstream, type UpstreamRequest } from '../../core/plugin-api.ts';
 import { DEFAULT_ENTRA_SCOPE, type EntraOptions } from './host-options.ts';
 
@@ -48,7 +48,8 @@ export class EntraTokenCache {
   /** Forgets a token the upstream refused (expired early, revoked), so the next call fetches one. */
   forget(entra: EntraOptions, secret: string, token: string): void {
     const key = cacheKey(entra, secret);
-    if (this.entries.get(key)?.token === token) this.entries.delete(key);
+    const cached = this.entries.get(key)?.token;
+    if (cached !== undefined && sameText(cached, token)) this.entries.delete(key);
   }
 
   private async fetchToken(req: UpstreamRequest, entra: EntraOptions, secret: string, key: string): Promise<TokenResult> {
@@ -95,4 +96,11 @@ async function readText(body: AsyncIterable<Buffer> & { destroy(err?: Error): un
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Two secrets compared in constant time. */
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }

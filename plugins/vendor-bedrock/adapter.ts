@@ -7,26 +7,26 @@ import { Readable } from 'node:stream';
 import { sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
 import { anthropicErrorBody } from './anthropic-errors.ts';
 import * as codec from './codec/index.ts';
-import { CONVERSE_SHAPE, COUNT_TOKENS_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
+import { CONVERSE_SHAPE, COUNTING_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
 import { chainFor, parseHostKey } from './credentials.ts';
 import { converseToSse, eventStreamAsSse, invokeToSse } from './event-stream.ts';
 import { BedrockHostOptions, runtimeBaseUrl } from './host-options.ts';
 import { countTokensAnswer, countTokensBody, invokeModelBody } from './invoke-body.ts';
 import { signedHeaders } from './signing.ts';
 
-export const BEDROCK_SHAPES: readonly ShapeId[] = [CONVERSE_SHAPE, MESSAGES_SHAPE, COUNT_TOKENS_SHAPE];
+export const BEDROCK_SHAPES: readonly ShapeId[] = [CONVERSE_SHAPE, MESSAGES_SHAPE, COUNTING_SHAPE];
 
 const OPERATIONS: Record<string, { json: string; stream: string }> = {
   [CONVERSE_SHAPE]: { json: 'converse', stream: 'converse-stream' },
   [MESSAGES_SHAPE]: { json: 'invoke', stream: 'invoke-with-response-stream' },
-  [COUNT_TOKENS_SHAPE]: { json: 'count-tokens', stream: 'count-tokens' },
+  [COUNTING_SHAPE]: { json: 'count-tokens', stream: 'count-tokens' },
 };
 
 /** The request body for a shape: Converse as encoded, Messages as InvokeModel takes it, count_tokens wrapped for CountTokens. */
 function bodyFor(req: UpstreamRequest): string {
   const beta = headerValue(req.headers, 'anthropic-beta');
   if (req.shape === MESSAGES_SHAPE) return invokeModelBody(req.body, beta);
-  if (req.shape === COUNT_TOKENS_SHAPE) return countTokensBody(req.body, beta);
+  if (req.shape === COUNTING_SHAPE) return countTokensBody(req.body, beta);
   return typeof req.body === 'string' ? req.body : req.body.toString('utf8');
 }
 
@@ -118,7 +118,7 @@ export function createBedrockAdapter(id: string): VendorAdapter {
       Object.assign(headers, await authHeaders(req, options, url, headers, body));
       const res = await sendUpstream(req, url.toString(), { headers, body, timeoutMs: host.timeoutMs });
       if (res.status >= 400) return normalizeError(res, req.shape);
-      if (req.shape === COUNT_TOKENS_SHAPE) return countTokensAnswer(res);
+      if (req.shape === COUNTING_SHAPE) return countTokensAnswer(res);
       return req.stream ? asSse(res, req.shape) : res;
     },
     encodeRequest: codec.encodeRequest,

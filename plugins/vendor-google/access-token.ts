@@ -41,7 +41,7 @@ function transporterFor(tokenUrl: string | undefined): InstanceType<typeof gaxio
   const transporter = new gaxios.Gaxios();
   transporter.interceptors.request.add({
     resolved: (opts) => {
-      if (tokenUrl && String(opts.url) === GOOGLE_TOKEN_URL) opts.url = new URL(tokenUrl);
+      if (tokenUrl && [GOOGLE_TOKEN_URL].includes(String(opts.url))) opts.url = new URL(tokenUrl); // the test's token endpoint
       opts.timeout = TOKEN_TIMEOUT_MS;
       if (opts.retryConfig) opts.retryConfig = { ...opts.retryConfig, retry: 1 };
       return Promise.resolve(opts);

@@ -44,7 +44,7 @@ t.test('the history is capped: the oldest events leave', async (t) => {
   const keyPrefix = `relay-test:${randomBytes(4).toString('hex')}:`;
   t.teardown(async () => { await dropPrefix(redis, keyPrefix); redis.disconnect(); });
   const backends: ValkeyUsageBackend[] = [];
-  await plugin.register({ redis, log: { warn() {} }, hooks: { addUsageBackend: (b: ValkeyUsageBackend) => backends.push(b) } } as never,
+  await plugin.register({ valkey: () => redis, log: { warn() {} }, hooks: { addUsageBackend: (b: ValkeyUsageBackend) => backends.push(b) } } as never,
     { keyPrefix, maxEvents: 25, ttlSeconds: 3600 });
   const backend = backends[0];
   const now = Date.now();
@@ -62,6 +62,6 @@ t.test('the history is capped: the oldest events leave', async (t) => {
 });
 
 t.test('without a connection the plugin says what is missing', async (t) => {
-  t.throws(() => plugin.register({ redis: null, log: { warn() {} }, hooks: { addUsageBackend() {} } } as never,
+  t.throws(() => plugin.register({ valkey: () => null, log: { warn() {} }, hooks: { addUsageBackend() {} } } as never,
     { keyPrefix: 'x', maxEvents: 1, ttlSeconds: 1 }), /valkey\.url/);
 });

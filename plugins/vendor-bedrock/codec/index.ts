@@ -13,7 +13,7 @@ import { usageFromConverse } from './usage.ts';
 export const CONVERSE_SHAPE = 'bedrock.converse';
 export const MESSAGES_SHAPE = 'anthropic.messages';
 /** Passed through only (CountTokens); errors read by the fallback, no usage. */
-export const COUNT_TOKENS_SHAPE = 'anthropic.count_tokens';
+export const COUNTING_SHAPE = 'anthropic.count_tokens';
 
 export const converseUpstream: ShapeCodec = {
   encodeRequest: encodeConverseRequest,
