@@ -124,6 +124,10 @@ export const PolicySpec = Type.Object({
   modelIds: Type.Union([Type.Literal('*'), Type.Array(Id, { maxItems: MAX_POLICY_MODELS })], { default: [] }),
   rateLimitIds: Type.Array(Id, { default: [], maxItems: MAX_POLICY_RATE_LIMITS }),
   payloadLoggingEnabled: Type.Boolean({ default: false }),
+  fallbacks: Type.Optional(Type.Array(ModelFallback, {
+    maxItems: MAX_MODEL_FALLBACKS,
+    description: "Fallbacks for every model this policy's keys request whose own spec.fallbacks is absent or empty (same form and rules as a model's).",
+  })),
 }, { additionalProperties: false });
 
 export const PricingSpec = Type.Object({
@@ -239,7 +243,7 @@ export const KINDS: Record<KindName, KindDef> = {
   },
   policies: {
     name: 'policies', singular: 'policy', schema: PolicySpec,
-    references: [{ path: 'modelIds[]', kind: 'models' }, { path: 'rateLimitIds[]', kind: 'rate-limits' }],
+    references: [{ path: 'modelIds[]', kind: 'models' }, { path: 'rateLimitIds[]', kind: 'rate-limits' }, { path: 'fallbacks[].modelId', kind: 'models' }],
     serverFields: [], writeOnlyFields: [],
   },
   pricings: {

@@ -166,7 +166,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const resolve = hooks.resolver ?? defaultResolver;
       const codec = hooks.codecs.get(call.shape);
       const snapshot = sync.snapshot();
-      const chain = (snapshot.modelBySlug(call.model) ?? snapshot.models.get(call.model))?.spec.fallbacks ?? [];
+      const requested = snapshot.modelBySlug(call.model) ?? snapshot.models.get(call.model);
+      // The model's own list when it has one, else the policy's (never the requested model itself again).
+      const own = requested?.spec.fallbacks;
+      const chain = (own && own.length > 0 ? own : principal.policy.spec.fallbacks ?? []).filter((f) => f.modelId !== requested?.metadata.id);
       // A fallback that does not exist (deleted since) or that the key may not use is never tried.
       const usable = chain.map((entry) => {
         const model = snapshot.models.get(entry.modelId);

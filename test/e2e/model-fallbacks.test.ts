@@ -118,6 +118,25 @@ t.test('a model without fallbacks still passes the upstream error through, as be
   t.equal(res.headers.get('x-relay-served-model'), 'fb-claude', 'the model that answered, with an error');
 });
 
+t.test("a policy's fallbacks apply to its models that have none of their own", async (t) => {
+  await setFallbacks(claude, []);
+  t.equal((await relay.api('PUT', `/api/policies/by-id/${claude.policyId}`, { spec: { fallbacks: [{ modelId: gpt.modelId }] } })).status, 200);
+  await settled(relay, (s) => s.policies.get(claude.policyId)?.spec.fallbacks?.length === 1);
+  const res = await viaRelay(relay, '/vendor-b/v1/messages', claude.relayKey, messages(false));
+  t.equal(res.status, 200, res.text);
+  t.equal(res.headers.get('x-relay-served-model'), 'fb-gpt');
+  t.equal(JSON.parse(res.text).model, 'fb-gpt');
+  // A model's own list wins over the policy's.
+  await setFallbacks(claude, [{ modelId: gpt.modelId, on: ['timeout'] }]);
+  const gptBefore = gptUp.count;
+  const own = await viaRelay(relay, '/vendor-b/v1/messages', claude.relayKey, messages(false));
+  // 502 for the 529, or 503 once repeated 529s opened the Anthropic key's circuit.
+  t.ok(own.status === 502 || own.status === 503, `the model's own list (timeout only) does not take it (${own.status})`);
+  t.equal(gptUp.count, gptBefore, 'the policy\'s fallback was not used');
+  t.equal((await relay.api('PUT', `/api/policies/by-id/${claude.policyId}`, { spec: { fallbacks: [] } })).status, 200);
+  await setFallbacks(claude, []);
+});
+
 t.test('fallbacks are checked on write: an unknown model id or condition is a 4xx naming it', async (t) => {
   const unknown = await relay.api('PUT', `/api/models/by-id/${claude.modelId}`, { spec: { fallbacks: [{ modelId: '00000000-0000-4000-8000-000000000000' }] } });
   t.ok(unknown.status >= 400 && unknown.status < 500, `unknown model refused (${unknown.status})`);
@@ -125,4 +144,6 @@ t.test('fallbacks are checked on write: an unknown model id or condition is a 4x
   const badCondition = await relay.api('PUT', `/api/models/by-id/${claude.modelId}`, { spec: { fallbacks: [{ modelId: gpt.modelId, on: ['sometimes'] }] } });
   t.equal(badCondition.status, 400);
   t.match(JSON.stringify(badCondition.body), /on/);
+  const policyUnknown = await relay.api('PUT', `/api/policies/by-id/${claude.policyId}`, { spec: { fallbacks: [{ modelId: '00000000-0000-4000-8000-000000000000' }] } });
+  t.ok(policyUnknown.status >= 400 && policyUnknown.status < 500, `a policy's unknown fallback refused (${policyUnknown.status})`);
 });
