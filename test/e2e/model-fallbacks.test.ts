@@ -137,6 +137,26 @@ t.test("a policy's fallbacks apply to its models that have none of their own", a
   await setFallbacks(claude, []);
 });
 
+t.test('a 429 moves to a fallback that takes rate_limit, and the record says why', async (t) => {
+  const limitedUp = await fake();
+  limitedUp.script(() => faults.rateLimit({ vendor: 'openai', retryAfter: 30 }));
+  const limited = await seedRoute(relay, { baseUrl: `${limitedUp.url}/v1`, adapter: 'openai', model: 'fb-limited' });
+  t.equal((await relay.api('PUT', `/api/policies/by-id/${limited.policyId}`, { spec: { modelIds: [limited.modelId, gpt.modelId] } })).status, 200);
+  await setFallbacks(limited, [{ modelId: gpt.modelId, on: ['rate_limit'] }]);
+  await settled(relay, (s) => s.relayKeys.has(limited.relayKeyId) && s.policies.get(limited.policyId)?.spec.modelIds.length === 2);
+  const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', limited.relayKey, { model: 'fb-limited', messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(res.status, 200, res.text);
+  t.equal(res.headers.get('x-relay-served-model'), 'fb-gpt');
+  const record = await usageRecord(relay, res.headers.get('x-request-id')!);
+  t.same(JSON.parse(record.extras.relay_model_attempts), [{ model: 'fb-limited', outcome: 'rate_limit' }, { model: 'fb-gpt' }]);
+  // Now the only key cools down: the resolver's refusal (every key cooling) is a rate limit too.
+  const again = await viaRelay(relay, '/vendor-a/v1/chat/completions', limited.relayKey, { model: 'fb-limited', messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(again.status, 200, again.text);
+  const second = await usageRecord(relay, again.headers.get('x-request-id')!);
+  t.same(JSON.parse(second.extras.relay_model_attempts), [{ model: 'fb-limited', outcome: 'rate_limit' }, { model: 'fb-gpt' }]);
+  t.equal(limitedUp.count, 1, 'the cooling key was not asked again');
+});
+
 t.test('fallbacks are checked on write: an unknown model id or condition is a 4xx naming it', async (t) => {
   const unknown = await relay.api('PUT', `/api/models/by-id/${claude.modelId}`, { spec: { fallbacks: [{ modelId: '00000000-0000-4000-8000-000000000000' }] } });
   t.ok(unknown.status >= 400 && unknown.status < 500, `unknown model refused (${unknown.status})`);
