@@ -193,7 +193,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
         // Whether a later model may still answer: then this one's last failure is not the client's answer.
         const more = usable.some((u, j) => u && j > step);
-        const name = entry ? entry.modelId : call.model;
+        // A fallback by its slug, as a client would name it (a plugin's resolver sees the same names).
+        const name = entry ? snapshot.models.get(entry.modelId)!.metadata.slug : call.model;
         let routes: Route[];
         try {
           routes = resolve(principal, name, { shape: call.shape });
