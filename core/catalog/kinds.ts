@@ -28,6 +28,7 @@ export const MAX_HOST_HEADERS = 64;
 export const MAX_SHAPES = 32;
 /** Hosts one model is bound to. */
 export const MAX_MODEL_BINDINGS = 512;
+export const MAX_MODEL_FALLBACKS = 8;
 /** Models one policy grants by id ('*' grants all without listing them). */
 export const MAX_POLICY_MODELS = 5000;
 /** Rate limits one policy applies. */
@@ -69,6 +70,18 @@ export const ModelBinding = Type.Object({
   weight: Type.Integer({ minimum: 0, maximum: 1000, default: 1 }),
 }, { additionalProperties: false });
 
+/** Why a request moves from a model to its next fallback (core/pipeline/fallbacks.ts). */
+export const FallbackCondition = Type.Union([
+  Type.Literal('server_error'), Type.Literal('timeout'), Type.Literal('rate_limit'), Type.Literal('no_healthy_binding'),
+], { description: 'server_error: upstream 5xx or unreachable; timeout: no answer in time; rate_limit: a 429, or every host key cooling; no_healthy_binding: no host key usable (circuit open, refused, none configured).' });
+
+export const ModelFallback = Type.Object({
+  modelId: Id,
+  on: Type.Optional(Type.Array(FallbackCondition, {
+    uniqueItems: true, minItems: 1, description: 'The conditions that move the request to this fallback. Default: every condition.',
+  })),
+}, { additionalProperties: false });
+
 export const ModelSpec = Type.Object({
   contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
   maxOutputTokens: Type.Optional(Type.Integer({
@@ -80,6 +93,12 @@ export const ModelSpec = Type.Object({
   reasoningLevels: Type.Optional(Type.Array(ReasoningEffort, { uniqueItems: true })),
   description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH })),
   bindings: Type.Array(ModelBinding, { default: [], maxItems: MAX_MODEL_BINDINGS }),
+  fallbacks: Type.Optional(Type.Array(ModelFallback, {
+    maxItems: MAX_MODEL_FALLBACKS,
+    description: 'Models tried in order, before the first byte, when every binding of this model failed for one of the entry\'s `on` conditions. '
+      + 'A fallback may be on another vendor and shape (the request is translated); one the relay key\'s policy does not grant is skipped. '
+      + "Only this model's own list is followed (a fallback's fallbacks are not).",
+  })),
 }, { additionalProperties: false });
 
 export const HostKeySpec = Type.Object({
@@ -106,6 +125,10 @@ export const PolicySpec = Type.Object({
   modelIds: Type.Union([Type.Literal('*'), Type.Array(Id, { maxItems: MAX_POLICY_MODELS })], { default: [] }),
   rateLimitIds: Type.Array(Id, { default: [], maxItems: MAX_POLICY_RATE_LIMITS }),
   payloadLoggingEnabled: Type.Boolean({ default: false }),
+  fallbacks: Type.Optional(Type.Array(ModelFallback, {
+    maxItems: MAX_MODEL_FALLBACKS,
+    description: "Fallbacks for every model this policy's keys request whose own spec.fallbacks is absent or empty (same form and rules as a model's).",
+  })),
 }, { additionalProperties: false });
 
 export const PricingSpec = Type.Object({
@@ -150,6 +173,7 @@ export type ProviderSpec = Static<typeof ProviderSpec>;
 export type HostSpec = Static<typeof HostSpec>;
 export type ModelBinding = Static<typeof ModelBinding>;
 export type ModelSpec = Static<typeof ModelSpec>;
+export type FallbackCondition = Static<typeof FallbackCondition>;
 export type HostKeySpec = Static<typeof HostKeySpec>;
 export type RateLimitSpec = Static<typeof RateLimitSpec>;
 export type PolicySpec = Static<typeof PolicySpec>;
@@ -230,7 +254,7 @@ export const KINDS: Record<KindName, KindDef> = {
     name: 'hosts', singular: 'host', schema: HostSpec, references: [{ path: 'providerId', kind: 'providers' }], serverFields: [], writeOnlyFields: [],
     check: (spec) => hostSpecProblem(spec as HostSpec), normalize: (spec) => normalizeHostSpec(spec as HostSpec),
   },
-  models: { name: 'models', singular: 'model', schema: ModelSpec, references: [{ path: 'bindings[].hostId', kind: 'hosts' }], serverFields: [], writeOnlyFields: [] },
+  models: { name: 'models', singular: 'model', schema: ModelSpec, references: [{ path: 'bindings[].hostId', kind: 'hosts' }, { path: 'fallbacks[].modelId', kind: 'models' }], serverFields: [], writeOnlyFields: [] },
   'host-keys': {
     name: 'host-keys', singular: 'host key', schema: HostKeySpec,
     references: [{ path: 'hostId', kind: 'hosts' }, { path: 'policyId', kind: 'policies' }],
@@ -243,7 +267,7 @@ export const KINDS: Record<KindName, KindDef> = {
   },
   policies: {
     name: 'policies', singular: 'policy', schema: PolicySpec,
-    references: [{ path: 'modelIds[]', kind: 'models' }, { path: 'rateLimitIds[]', kind: 'rate-limits' }],
+    references: [{ path: 'modelIds[]', kind: 'models' }, { path: 'rateLimitIds[]', kind: 'rate-limits' }, { path: 'fallbacks[].modelId', kind: 'models' }],
     serverFields: [], writeOnlyFields: [],
   },
   pricings: {

@@ -32,6 +32,10 @@ export interface HoldBounds {
 export class Attempt {
   /** True while trying the last candidate: its failures go to the client. */
   isLast = false;
+  /** The last failure before the first byte, for the fallback condition (fallbacks.ts). */
+  lastFailure: FailureKind | null = null;
+  /** The model answering when it is a fallback: the name a translated response carries. */
+  servedModel: string | null = null;
 
   constructor(
     readonly call: InferenceCall,
@@ -75,6 +79,7 @@ export class Attempt {
   networkFailure(route: Route, err: unknown): AttemptResult {
     if (this.cancellation.signal.aborted) throw new ClientGone();
     const { failure, message, badResponse } = classifyNetworkError(err);
+    this.lastFailure = failure;
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
     if (!this.isLast) return { kind: 'retry' };
@@ -97,6 +102,7 @@ export class Attempt {
     }
     if (hold.verdict === 'error' && !this.isLast) {
       this.reportStatus(route, 200, 'server', null);
+      this.lastFailure = 'server';
       body.destroy();
       return { kind: 'retry' };
     }
@@ -106,6 +112,7 @@ export class Attempt {
   }
 
   reportStatus(route: Route, status: number, failure: FailureKind | null, retryAfterMs: number | null): void {
+    if (failure) this.lastFailure = failure;
     if (!route.hostKey || !failure) return;
     this.health.reportFailure(route.hostKey, failure, retryAfterMs, `upstream answered ${status}`);
   }

@@ -5,11 +5,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { RelayError } from '../errors.ts';
-import type { InboundHttpRequest, InboundRequest, Principal, ShapeId } from '../hooks.ts';
+import type { InboundHttpRequest, InboundRequest, Principal, Route, ShapeId } from '../hooks.ts';
 import type { InferenceCall, Pipeline } from '../plugins/context.ts';
 import type { Hooks } from '../plugins/registry.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
-import type { Model } from '../catalog/kinds.ts';
+import type { FallbackCondition, Model } from '../catalog/kinds.ts';
 import type { HostKeyEnvironment } from '../crypto/host-key-env.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import type { Observer } from '../observer/observer.ts';
@@ -29,7 +29,8 @@ import { knownClientAttribution } from '../attribution/known-clients.ts';
 import type { Attribution } from '../plugins/context.ts';
 import { AnsweredRequests } from './answered-requests.ts';
 import { circuitRefusal } from './no-route-error.ts';
-import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
+import { createCatalogResolver, policyGrants, reachableModels, type ResolverDeps } from './resolve.ts';
+import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAttempt } from './fallbacks.ts';
 import { translate } from './translate.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { TranslationSource } from './translation-source.ts';
@@ -165,50 +166,110 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       }
       const limited = deps.rateLimiter.acquire(principal, sync.snapshot());
       if (limited) permit = await limited;
-      const routes = (hooks.resolver ?? defaultResolver)(principal, call.model, { shape: call.shape });
-      const overBudget = deps.budgets?.refusal(principal, routes[0]?.model.metadata.id ?? null);
-      if (overBudget) throw overBudget;
-
+      const resolve = hooks.resolver ?? defaultResolver;
       const codec = hooks.codecs.get(call.shape);
-      if (routes.some((r) => !r.shapes.includes(call.shape))) {
-        if (!codec) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${call.model}\` is not served in this API's shape.`);
-        translation = TranslationSource.decode(codec, call);
-      }
+      const snapshot = sync.snapshot();
+      const requested = snapshot.modelBySlug(call.model) ?? snapshot.models.get(call.model);
+      const overBudget = deps.budgets?.refusal(principal, requested?.metadata.id ?? null);
+      if (overBudget) throw overBudget;
+      // The model's own list when it has one, else the policy's (never the requested model itself again).
+      const own = requested?.spec.fallbacks;
+      const chain = (own && own.length > 0 ? own : principal.policy.spec.fallbacks ?? []).filter((f) => f.modelId !== requested?.metadata.id);
+      // A fallback that does not exist (deleted since) or that the key may not use is never tried.
+      const usable = chain.map((entry) => {
+        const model = snapshot.models.get(entry.modelId);
+        return model !== undefined && policyGrants(principal.policy, model.metadata.id);
+      });
+      const tried: ModelAttempt[] = [];
+      let condition: FallbackCondition | null = null;
+      let served = false;
 
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, log, deps.upstream);
-      for (let i = 0; i < routes.length; i++) {
-        const route = routes[i];
-        attempt.isLast = i === routes.length - 1;
-        let credential: string | null = null;
-        let probe = ADMITTED;
-        if (route.hostKey) {
-          const resolved = credentials.resolve(route.hostKey);
-          if ('error' in resolved) {
-            health.reportUnusable(route.hostKey, resolved.error);
-            log.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
-            if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
+      for (let step = -1; step < chain.length && !served; step++) {
+        const entry = step < 0 ? null : chain[step];
+        if (entry) {
+          if (!takes(entry, condition!)) continue;
+          if (!usable[step]) {
+            const slug = snapshot.models.get(entry.modelId)?.metadata.slug ?? entry.modelId;
+            log.warn({ model: call.model, fallback: slug, requestId: request.id }, 'fallback skipped: missing, or not granted by the relay key\'s policy');
+            tried.push({ model: slug, outcome: snapshot.models.has(entry.modelId) ? 'not_granted' : 'not_found' });
             continue;
           }
-          // A half-open circuit lets one request through: this one, unless another already is.
-          probe = health.admit(route.hostKey);
-          if (probe === REFUSED) {
-            if (attempt.isLast) throw circuitRefusal(call.model, route.hostKey, health);
-            continue;
-          }
-          credential = resolved.value;
         }
-        let result: AttemptResult;
+        // Whether a later model may still answer: then this one's last failure is not the client's answer.
+        const more = usable.some((u, j) => u && j > step);
+        // A fallback by its slug, as a client would name it (a plugin's resolver sees the same names).
+        const name = entry ? snapshot.models.get(entry.modelId)!.metadata.slug : call.model;
+        let routes: Route[];
         try {
-          result = route.shapes.includes(call.shape)
-            ? await passthrough(attempt, route, credential)
-            : await translate(attempt, route, credential, codec!, translation!);
-        } finally {
-          // A probe answered with a success or failure already closed or reopened the circuit.
-          if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+          routes = resolve(principal, name, { shape: call.shape });
+        } catch (err) {
+          const refusal = conditionOfRefusal(err) ?? (entry ? 'no_healthy_binding' : null);
+          if (refusal === null || !more) throw err;
+          condition = refusal;
+          tried.push({ model: snapshot.models.get(name)?.metadata.slug ?? name, outcome: refusal });
+          continue;
         }
-        if (result.kind === 'done') break;
+        const servedSlug = routes[0].model.metadata.slug;
+        if (routes.some((r) => !r.shapes.includes(call.shape)) && !translation) {
+          if (!codec) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` is not served in this API's shape.`);
+          translation = TranslationSource.decode(codec, call);
+        }
+        attempt.servedModel = entry ? servedSlug : null;
+        attempt.lastFailure = null;
+        if (!res.headersSent) res.setHeader('x-relay-served-model', servedSlug);
+        for (let i = 0; i < routes.length; i++) {
+          const route = routes[i];
+          attempt.isLast = i === routes.length - 1 && !more;
+          let credential: string | null = null;
+          let probe = ADMITTED;
+          if (route.hostKey) {
+            const resolved = credentials.resolve(route.hostKey);
+            if ('error' in resolved) {
+              health.reportUnusable(route.hostKey, resolved.error);
+              log.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
+              if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
+              attempt.lastFailure = 'auth';
+              continue;
+            }
+            // A half-open circuit lets one request through: this one, unless another already is.
+            probe = health.admit(route.hostKey);
+            if (probe === REFUSED) {
+              if (attempt.isLast) throw circuitRefusal(call.model, route.hostKey, health);
+              attempt.lastFailure = 'auth';
+              continue;
+            }
+            credential = resolved.value;
+          }
+          let result: AttemptResult;
+          try {
+            result = route.shapes.includes(call.shape)
+              ? await passthrough(attempt, route, credential)
+              : await translate(attempt, route, credential, codec!, translation!);
+          } finally {
+            // A probe answered with a success or failure already closed or reopened the circuit.
+            if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+          }
+          if (result.kind === 'done') {
+            served = true;
+            break;
+          }
+        }
+        if (served) {
+          tried.push({ model: servedSlug });
+        } else {
+          condition = conditionOfFailure(attempt.lastFailure ?? 'server');
+          tried.push({ model: servedSlug, outcome: condition });
+          if (more) log.warn({ model: servedSlug, reason: condition, requestId: request.id }, 'every binding failed; trying the next fallback');
+        }
+      }
+      if (chain.length > 0) {
+        record.extras.relay_served_model = served ? tried[tried.length - 1].model : '';
+        record.extras.relay_model_attempts = JSON.stringify(tried);
       }
       if (!writer.isCommitted && !res.headersSent) {
+        res.removeHeader('x-relay-served-model');
+        if (chain.length > 0 && condition) throw exhausted(call.model, condition);
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
       }
     } catch (err) {
@@ -225,6 +286,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           writer.cut();
         } else {
           record.status = relayErr.status;
+          if (!res.headersSent) res.removeHeader('x-relay-served-model');
           const rendered = renderError(call.errorShape ?? call.shape, relayErr);
           const text = JSON.stringify(rendered.body);
           responseCapture?.add(text);

@@ -60,7 +60,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     }
     attempt.reportSuccess(route);
     attempt.record.usage = response.usage;
-    const ctx = source.encodeContext(attempt.request.id, attempt.call.model);
+    const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
     if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response), limits);
     attempt.record.status = 200;
     attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits), false);
@@ -86,7 +86,7 @@ async function translateStream(
   limits: Record<string, string>,
 ): Promise<AttemptResult> {
   const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream));
-  const encoder = codec.streamEncoder(source.encodeContext(attempt.request.id, attempt.call.model));
+  const encoder = codec.streamEncoder(source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model));
   let pending: StreamEvent[] = [];
   let seen: 'opening' | 'output' | 'error' = 'opening';
   const parser = new SseParser((event, data) => {

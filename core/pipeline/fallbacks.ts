@@ -1,0 +1,45 @@
+// Model fallbacks (issue 42): which condition a failed model's last failure was, whether a
+// fallback entry takes it, and the client's answer when no fallback does.
+import { RelayError } from '../errors.ts';
+import type { FallbackCondition, Model } from '../catalog/kinds.ts';
+import type { FailureKind } from './key-health.ts';
+
+export const FALLBACK_CONDITIONS: readonly FallbackCondition[] = ['server_error', 'timeout', 'rate_limit', 'no_healthy_binding'];
+
+/** One model tried (or skipped) for a request, as the usage record lists it. */
+export interface ModelAttempt {
+  model: string;
+  /** Why the request moved on from it; absent for the model that answered. */
+  outcome?: FallbackCondition | 'not_granted' | 'not_found';
+}
+
+/** The fallback condition an upstream failure stands for. */
+export function conditionOfFailure(kind: FailureKind): FallbackCondition {
+  if (kind === 'rate_limit') return 'rate_limit';
+  if (kind === 'timeout') return 'timeout';
+  // Every key refused by the upstream: the model has no usable binding left.
+  if (kind === 'auth') return 'no_healthy_binding';
+  return 'server_error';
+}
+
+/** The condition a resolver refusal stands for, or null when it is the caller's to see (not granted, unknown model). */
+export function conditionOfRefusal(err: unknown): FallbackCondition | null {
+  if (!(err instanceof RelayError)) return null;
+  if (err.code === 'RELAY_ERR_UPSTREAM_RATE_LIMITED') return 'rate_limit';
+  if (err.code === 'RELAY_ERR_NO_HEALTHY_KEY' || err.code === 'RELAY_ERR_NO_USABLE_HOST_KEY') return 'no_healthy_binding';
+  return null;
+}
+
+export function takes(entry: NonNullable<Model['spec']['fallbacks']>[number], condition: FallbackCondition): boolean {
+  return (entry.on ?? FALLBACK_CONDITIONS).includes(condition);
+}
+
+/** The answer when every binding failed for `condition` and no fallback took it (the upstream's own body is gone). */
+export function exhausted(model: string, condition: FallbackCondition): RelayError {
+  if (condition === 'rate_limit') {
+    return new RelayError('RELAY_ERR_UPSTREAM_RATE_LIMITED', `The model \`${model}\` and its fallbacks are rate-limited by the upstream; try again later.`, { headers: { 'retry-after': '1' } });
+  }
+  if (condition === 'timeout') return new RelayError('RELAY_ERR_UPSTREAM_TIMEOUT', `The model \`${model}\` and its fallbacks did not answer in time.`);
+  if (condition === 'no_healthy_binding') return new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No healthy host key is available for the model \`${model}\` or its fallbacks; try again later.`, { headers: { 'retry-after': '1' } });
+  return new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${model}\` or its fallbacks.`);
+}
