@@ -10,6 +10,7 @@ import type { FailureKind, KeyHealth } from './key-health.ts';
 import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
+import { upstreamRequestIdOf } from '../http/request-id.ts';
 
 /** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
 export type UpstreamRequestFields = Omit<UpstreamRequest, 'signal' | 'client'>;
@@ -49,7 +50,9 @@ export class Attempt {
 
   /** What an adapter is asked to send: `fields` plus this request's cancellation and the instance's client. */
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
-    return { ...fields, signal: this.cancellation.signal, client: this.client };
+    // The upstream sees the client's id when it sent one, else Relay's: either finds this request in Relay's log.
+    const headers = { ...fields.headers, 'x-request-id': this.record.clientRequestId ?? this.request.id };
+    return { ...fields, headers, signal: this.cancellation.signal, client: this.client };
   }
 
   get clientGone(): boolean {
@@ -62,7 +65,9 @@ export class Attempt {
     this.record.route = route;
     this.record.upstreamShape = req.shape;
     try {
-      return await route.adapter.send(req);
+      const res = await route.adapter.send(req);
+      this.record.upstreamRequestId = upstreamRequestIdOf(res.headers);
+      return res;
     } catch (err) {
       if (this.cancellation.signal.aborted) throw new ClientGone();
       const result = this.networkFailure(route, err);

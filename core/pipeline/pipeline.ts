@@ -31,6 +31,7 @@ import { AnsweredRequests } from './answered-requests.ts';
 import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
+import { clientRequestIdOf } from '../http/request-id.ts';
 import { TranslationSource } from './translation-source.ts';
 
 export interface PipelineDeps {
@@ -128,6 +129,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
   async function handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void> {
     const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
+    record.clientRequestId = clientRequestIdOf(request.headers);
+    // Every line this request logs names it, and the client's own id when it sent one.
+    const requestLog = log.child(record.clientRequestId === null ? { reqId: request.id } : { reqId: request.id, clientRequestId: record.clientRequestId });
     // The route's own attribution (an agent's endpoint), else known clients by their headers.
     const attribution = call.attribution ?? knownClientAttribution(request.headers);
     if (attribution) {
@@ -170,7 +174,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         translation = TranslationSource.decode(codec, call);
       }
 
-      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, log, deps.upstream);
+      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream);
       for (let i = 0; i < routes.length; i++) {
         const route = routes[i];
         attempt.isLast = i === routes.length - 1;
@@ -180,7 +184,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           const resolved = credentials.resolve(route.hostKey);
           if ('error' in resolved) {
             health.reportUnusable(route.hostKey, resolved.error);
-            log.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
+            requestLog.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
             if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
             continue;
           }
@@ -213,7 +217,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         if (!record.status) record.status = 499;
       } else {
         const relayErr = toRelayError(err);
-        if (relayErr.status >= 500 && relayErr.code === 'RELAY_ERR_INTERNAL') log.error({ err }, 'inference request failed');
+        if (relayErr.status >= 500 && relayErr.code === 'RELAY_ERR_INTERNAL') requestLog.error({ err }, 'inference request failed');
         record.errorCode = relayErr.code;
         record.refusedKey = refusedRelayKeyOf(relayErr);
         if (writer.isCommitted) {
@@ -253,6 +257,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     const attribution: Attribution | undefined = (headers && knownClientAttribution(headers)) ?? (principal?.client ? { client: principal.client } : undefined);
     if (attribution) record.client = attribution.client ?? null;
     record.extras = Object.assign({}, principal?.extras, attribution?.extras);
+    if (headers) record.clientRequestId = clientRequestIdOf(headers);
     record.status = err.status;
     record.errorCode = err.code;
     countRequest(shape, err.status);

@@ -22,6 +22,9 @@ export class RequestRecord {
   usage: Usage | null = null;
   client: string | null = null;
   extras: Record<string, string> = {};
+  clientRequestId: string | null = null;
+  /** The last attempted upstream's own id for its answer. */
+  upstreamRequestId: string | null = null;
 
   /** `elapsedMs`: how long ago the request began, for a record made after the fact. */
   constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean, elapsedMs = 0) {
@@ -72,6 +75,8 @@ export class RequestRecord {
       client_aborted: this.clientAborted,
       client: this.client,
       extras: this.extras,
+      client_request_id: this.clientRequestId,
+      upstream_request_id: this.upstreamRequestId,
     };
   }
 }

@@ -22,7 +22,14 @@ function migrations(table: string): string[] {
 
 /** Statements grouped by schema version. */
 function versions(table: string): Array<{ version: number; statements: string[] }> {
-  return [{ version: 1, statements: migrations(table) }];
+  return [
+    { version: 1, statements: migrations(table) },
+    // 2: the client's and the upstream's request ids (version 1 tables made before them lack the columns).
+    { version: 2, statements: [
+      `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS client_request_id text`,
+      `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS upstream_request_id text`,
+    ] },
+  ];
 }
 
 export async function migrate(db: Transactional, table: string): Promise<void> {

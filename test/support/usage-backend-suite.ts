@@ -47,6 +47,8 @@ export function makeEvents(baseMs: number, count = 60, tag = 'e'): UsageEvent[] 
       client_aborted: i % 13 === 0,
       client: i % 6 === 1 ? 'codex' : null,
       extras: i % 6 === 1 ? { 'session-id': `s-${i}`, originator: 'codex_cli_rs', 'note': 'ünïcødé "quoted"' } : {},
+      client_request_id: i % 4 === 0 ? `client-${i}` : null,
+      upstream_request_id: i % 3 === 0 ? `req_${i}` : null,
     }));
   }
   return events.sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at));
