@@ -80,6 +80,7 @@ export class Attempt {
   networkFailure(route: Route, err: unknown): AttemptResult {
     if (this.cancellation.signal.aborted) throw new ClientGone();
     const { failure, message, badResponse } = classifyNetworkError(err);
+    this.record.lastFailure = failure;
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
     if (!this.isLast) return { kind: 'retry' };
@@ -100,6 +101,7 @@ export class Attempt {
     } catch (err) {
       return this.networkFailure(route, err);
     }
+    if (hold.verdict === 'error') this.record.lastFailure = 'stream_error';
     if (hold.verdict === 'error' && !this.isLast) {
       this.reportStatus(route, 200, 'server', null);
       body.destroy();
@@ -111,6 +113,7 @@ export class Attempt {
   }
 
   reportStatus(route: Route, status: number, failure: FailureKind | null, retryAfterMs: number | null): void {
+    if (failure) this.record.lastFailure ??= failure;
     if (!route.hostKey || !failure) return;
     this.health.reportFailure(route.hostKey, failure, retryAfterMs, `upstream answered ${status}`);
   }

@@ -32,6 +32,7 @@ import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, reachableModels, type ResolverDeps } from './resolve.ts';
 import { translate } from './translate.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
+import { createInferenceMetrics } from './inference-metrics.ts';
 import { TranslationSource } from './translation-source.ts';
 
 export interface PipelineDeps {
@@ -75,6 +76,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const defaultResolver = createCatalogResolver(resolverDeps);
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
+  const inferenceMetrics = createInferenceMetrics(deps.metrics);
   const requests = new Counter({
     name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics],
   });
@@ -186,12 +188,14 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             health.reportUnusable(route.hostKey, resolved.error);
             requestLog.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
             if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
+            inferenceMetrics.failover('host_key_unusable');
             continue;
           }
           // A half-open circuit lets one request through: this one, unless another already is.
           probe = health.admit(route.hostKey);
           if (probe === REFUSED) {
             if (attempt.isLast) throw circuitRefusal(call.model, route.hostKey, health);
+            inferenceMetrics.failover('circuit_open');
             continue;
           }
           credential = resolved.value;
@@ -206,6 +210,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
         }
         if (result.kind === 'done') break;
+        if (!attempt.isLast) inferenceMetrics.failover(record.lastFailure ?? 'other');
+        record.lastFailure = null;
       }
       if (!writer.isCommitted && !res.headersSent) {
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
@@ -239,6 +245,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const event = record.toEvent(snapshot);
       countRequest(call.shape, event.status);
       duration.observe({ shape: call.shape }, event.latency_ms / 1000);
+      inferenceMetrics.observe(record, event, call.shape);
       const payload = requestCapture && responseCapture
         ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders: writer.isCommitted ? writer.sentHeaders : responseHeaders })
         : null;
@@ -261,7 +268,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     record.status = err.status;
     record.errorCode = err.code;
     countRequest(shape, err.status);
-    observer.record(record.toEvent(sync.snapshot()), null);
+    const event = record.toEvent(sync.snapshot());
+    inferenceMetrics.observe(record, event, shape);
+    observer.record(event, null);
   }
 
   return {

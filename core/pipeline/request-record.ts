@@ -4,6 +4,7 @@ import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import { costOf } from '../observer/cost.ts';
+import type { FailoverReason } from './inference-metrics.ts';
 
 export class RequestRecord {
   /** Epoch milliseconds; written as ISO text in toEvent. */
@@ -25,6 +26,8 @@ export class RequestRecord {
   clientRequestId: string | null = null;
   /** The last attempted upstream's own id for its answer. */
   upstreamRequestId: string | null = null;
+  /** Why the latest attempt failed, for the failover counter. */
+  lastFailure: FailoverReason | null = null;
 
   /** `elapsedMs`: how long ago the request began, for a record made after the fact. */
   constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean, elapsedMs = 0) {

@@ -29,6 +29,7 @@ import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
 import { registerControlPlane } from '../control/index.ts';
 import { UpstreamClient } from '../http/upstream-client.ts';
+import { registerUpstreamMetrics } from '../http/upstream-metrics.ts';
 import { BodyGuard } from '../http/body-guard.ts';
 import { firstProblem } from '../http/validate.ts';
 import type { RelayError } from '../errors.ts';
@@ -126,6 +127,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       keepAliveTimeoutMs: config.upstream.keepAliveTimeoutMs,
     });
     closers.push(() => upstream.close());
+    registerUpstreamMetrics(metrics, upstream);
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, sealer, hostKeyEnv, log, metrics, upstream });
 
     let plugins: LoadedPlugin[] = [];
