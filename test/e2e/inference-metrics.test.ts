@@ -82,15 +82,24 @@ t.test('rate-limit refusals', async (t) => {
 });
 
 t.test('upstream connections in use and queued per origin, read at scrape time', async (t) => {
+  // One connection to the slow origin: a second request waits for it.
+  const capped = await relay.api('PUT', `/api/hosts/by-id/${slowRoute.hostId}`, { spec: { maxConnections: 1 } });
+  t.equal(capped.status, 200);
+  await settled(relay, (snap) => [...snap.hosts.values()].some((h) => h.metadata.id === slowRoute.hostId && h.spec.maxConnections === 1));
   slow.configure({ headersDelayMs: 1_500 });
-  const pending = chat(slowRoute.relayKey, 'metrics-slow');
+  const pending = [chat(slowRoute.relayKey, 'metrics-slow'), chat(slowRoute.relayKey, 'metrics-slow')];
   await slow.waitForRequests(1);
   let text = '';
-  await eventually(async () => sample(text = await scrape(), 'relay_upstream_connections_in_use', { origin: slow.url }) === 1, 2_000, 50);
+  await eventually(async () => {
+    text = await scrape();
+    return sample(text, 'relay_upstream_connections_in_use', { origin: slow.url }) === 1 && sample(text, 'relay_upstream_requests_queued', { origin: slow.url }) === 1;
+  }, 2_000, 50).catch(() => {});
   t.equal(sample(text, 'relay_upstream_connections_in_use', { origin: slow.url }), 1, 'one connection busy on the slow origin');
-  t.equal(sample(text, 'relay_upstream_requests_queued', { origin: slow.url }), 0);
-  t.equal((await pending).status, 200);
-  t.equal(sample(await scrape(), 'relay_upstream_connections_in_use', { origin: slow.url }), 0, 'free again');
+  t.equal(sample(text, 'relay_upstream_requests_queued', { origin: slow.url }), 1, 'one request waiting for it');
+  for (const answer of await Promise.all(pending)) t.equal(answer.status, 200);
+  text = await scrape();
+  t.equal(sample(text, 'relay_upstream_connections_in_use', { origin: slow.url }), 0, 'free again');
+  t.equal(sample(text, 'relay_upstream_requests_queued', { origin: slow.url }), 0, 'nothing waiting');
 });
 
 t.test('every new metric, pinned by name and label names', async (t) => {
