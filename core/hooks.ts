@@ -266,6 +266,10 @@ export interface UsageEvent {
   client_aborted: boolean;
   client: string | null;
   extras: Record<string, string>;
+  /** The client's own x-request-id, when it sent a safe one (request_id is Relay's, always unique). */
+  client_request_id?: string | null;
+  /** The upstream's id for its answer (x-request-id or request-id), to quote in a vendor support ticket. */
+  upstream_request_id?: string | null;
 }
 
 export interface CapturedPayload {

@@ -3,7 +3,7 @@
 // connections and offer HTTP/2; hosts with the same settings share one agent (and so one pool per
 // origin). Waiting for a free connection counts against the host's timeout, like connecting and
 // waiting for the head, so a saturated origin fails over like a slow one.
-import { EnvHttpProxyAgent, errors, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, errors, type Dispatcher } from 'undici';
 import type { UpstreamResponse } from '../hooks.ts';
 
 export interface UpstreamClientOptions {
@@ -28,6 +28,32 @@ export interface SendOptions {
   /** Bound on the wait for the response head, from the call on (queue, connect, answer), and between body chunks (ms). */
   timeoutMs: number;
   transport?: HostTransport;
+}
+
+/** One origin's connection pool at this moment. */
+export interface OriginConnections {
+  /** Connections carrying a request. */
+  inUse: number;
+  /** Requests waiting for a connection. */
+  queued: number;
+}
+
+interface ClientOrPoolStats {
+  connected?: number;
+  free?: number;
+  running?: number;
+  pending?: number;
+  queued?: number;
+}
+
+/** The undici Agents an EnvHttpProxyAgent holds (direct and proxy): it exposes no stats of its own. */
+function innerAgents(dispatcher: Dispatcher): Agent[] {
+  const found = new Set<Agent>();
+  for (const symbol of Object.getOwnPropertySymbols(dispatcher)) {
+    const value = (dispatcher as unknown as Record<symbol, unknown>)[symbol];
+    if (value instanceof Agent) found.add(value);
+  }
+  return [...found];
 }
 
 /** The upstream did not send its head within the host's timeout. */
@@ -94,6 +120,23 @@ export class UpstreamClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Per origin, summed over the agents (hosts with other settings have their own): read at scrape time. */
+  connectionStats(): Map<string, OriginConnections> {
+    const out = new Map<string, OriginConnections>();
+    for (const dispatcher of this.agents.values()) {
+      for (const agent of innerAgents(dispatcher)) {
+        for (const [origin, raw] of Object.entries(agent.stats as Record<string, ClientOrPoolStats>)) {
+          // A pool counts free connections and queued requests; a single client (h2) running and pending ones.
+          const inUse = raw.free !== undefined ? (raw.connected ?? 0) - raw.free : raw.running ?? 0;
+          const queued = raw.queued ?? raw.pending ?? 0;
+          const sum = out.get(origin) ?? { inUse: 0, queued: 0 };
+          out.set(origin, { inUse: sum.inUse + inUse, queued: sum.queued + queued });
+        }
+      }
+    }
+    return out;
   }
 
   async close(): Promise<void> {

@@ -37,6 +37,8 @@ export const UsageEventSchema = Type.Object({
   client_aborted: Type.Boolean(),
   client: NullableString,
   extras: Type.Record(Type.String(), Type.String()),
+  client_request_id: Type.Optional(Nullable(Type.String({ description: "The client's own x-request-id, when it sent a valid one." }))),
+  upstream_request_id: Type.Optional(Nullable(Type.String({ description: "The upstream's id for its answer (its x-request-id or request-id header): quote it to the vendor." }))),
 }, { description: 'One finished request.' });
 
 const SkippedSchema = Type.Optional(Type.Array(Type.Object({

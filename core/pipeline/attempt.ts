@@ -10,6 +10,7 @@ import type { FailureKind, KeyHealth } from './key-health.ts';
 import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
+import { upstreamRequestIdOf } from '../http/request-id.ts';
 
 /** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
 export type UpstreamRequestFields = Omit<UpstreamRequest, 'signal' | 'client'>;
@@ -53,7 +54,9 @@ export class Attempt {
 
   /** What an adapter is asked to send: `fields` plus this request's cancellation and the instance's client. */
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
-    return { ...fields, signal: this.cancellation.signal, client: this.client };
+    // The upstream sees the client's id when it sent one, else Relay's: either finds this request in Relay's log.
+    const headers = { ...fields.headers, 'x-request-id': this.record.clientRequestId ?? this.request.id };
+    return { ...fields, headers, signal: this.cancellation.signal, client: this.client };
   }
 
   get clientGone(): boolean {
@@ -66,7 +69,9 @@ export class Attempt {
     this.record.route = route;
     this.record.upstreamShape = req.shape;
     try {
-      return await route.adapter.send(req);
+      const res = await route.adapter.send(req);
+      this.record.upstreamRequestId = upstreamRequestIdOf(res.headers);
+      return res;
     } catch (err) {
       if (this.cancellation.signal.aborted) throw new ClientGone();
       const result = this.networkFailure(route, err);
@@ -80,6 +85,7 @@ export class Attempt {
     if (this.cancellation.signal.aborted) throw new ClientGone();
     const { failure, message, badResponse } = classifyNetworkError(err);
     this.lastFailure = failure;
+    this.record.lastFailure = failure;
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
     if (!this.isLast) return { kind: 'retry' };
@@ -100,6 +106,7 @@ export class Attempt {
     } catch (err) {
       return this.networkFailure(route, err);
     }
+    if (hold.verdict === 'error') this.record.lastFailure = 'stream_error';
     if (hold.verdict === 'error' && !this.isLast) {
       this.reportStatus(route, 200, 'server', null);
       this.lastFailure = 'server';
@@ -113,6 +120,7 @@ export class Attempt {
 
   reportStatus(route: Route, status: number, failure: FailureKind | null, retryAfterMs: number | null): void {
     if (failure) this.lastFailure = failure;
+    if (failure) this.record.lastFailure ??= failure;
     if (!route.hostKey || !failure) return;
     this.health.reportFailure(route.hostKey, failure, retryAfterMs, `upstream answered ${status}`);
   }

@@ -33,6 +33,8 @@ import { createCatalogResolver, policyGrants, reachableModels, type ResolverDeps
 import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAttempt } from './fallbacks.ts';
 import { translate } from './translate.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
+import { clientRequestIdOf } from '../http/request-id.ts';
+import { createInferenceMetrics } from './inference-metrics.ts';
 import { TranslationSource } from './translation-source.ts';
 
 export interface PipelineDeps {
@@ -78,6 +80,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const defaultResolver = createCatalogResolver(resolverDeps);
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
+  const inferenceMetrics = createInferenceMetrics(deps.metrics);
   const requests = new Counter({
     name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics],
   });
@@ -132,6 +135,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
   async function handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void> {
     const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
+    record.clientRequestId = clientRequestIdOf(request.headers);
+    // Every line this request logs names it, and the client's own id when it sent one.
+    const requestLog = log.child(record.clientRequestId === null ? { reqId: request.id } : { reqId: request.id, clientRequestId: record.clientRequestId });
     // The route's own attribution (an agent's endpoint), else known clients by their headers.
     const attribution = call.attribution ?? knownClientAttribution(request.headers);
     if (attribution) {
@@ -184,7 +190,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       let condition: FallbackCondition | null = null;
       let served = false;
 
-      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, log, deps.upstream);
+      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream);
       for (let step = -1; step < chain.length && !served; step++) {
         const entry = step < 0 ? null : chain[step];
         if (entry) {
@@ -227,8 +233,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             const resolved = credentials.resolve(route.hostKey);
             if ('error' in resolved) {
               health.reportUnusable(route.hostKey, resolved.error);
-              log.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
+              requestLog.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
               if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
+              inferenceMetrics.failover('host_key_unusable');
               attempt.lastFailure = 'auth';
               continue;
             }
@@ -236,6 +243,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             probe = health.admit(route.hostKey);
             if (probe === REFUSED) {
               if (attempt.isLast) throw circuitRefusal(call.model, route.hostKey, health);
+              inferenceMetrics.failover('circuit_open');
               attempt.lastFailure = 'auth';
               continue;
             }
@@ -254,6 +262,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             served = true;
             break;
           }
+          if (!attempt.isLast) inferenceMetrics.failover(record.lastFailure ?? 'other');
+          record.lastFailure = null;
         }
         if (served) {
           tried.push({ model: servedSlug });
@@ -279,7 +289,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         if (!record.status) record.status = 499;
       } else {
         const relayErr = toRelayError(err);
-        if (relayErr.status >= 500 && relayErr.code === 'RELAY_ERR_INTERNAL') log.error({ err }, 'inference request failed');
+        if (relayErr.status >= 500 && relayErr.code === 'RELAY_ERR_INTERNAL') requestLog.error({ err }, 'inference request failed');
         record.errorCode = relayErr.code;
         record.refusedKey = refusedRelayKeyOf(relayErr);
         if (writer.isCommitted) {
@@ -302,6 +312,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const event = record.toEvent(snapshot);
       countRequest(call.shape, event.status);
       duration.observe({ shape: call.shape }, event.latency_ms / 1000);
+      inferenceMetrics.observe(record, event, call.shape);
       const payload = requestCapture && responseCapture
         ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders: writer.isCommitted ? writer.sentHeaders : responseHeaders })
         : null;
@@ -320,10 +331,13 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     const attribution: Attribution | undefined = (headers && knownClientAttribution(headers)) ?? (principal?.client ? { client: principal.client } : undefined);
     if (attribution) record.client = attribution.client ?? null;
     record.extras = Object.assign({}, principal?.extras, attribution?.extras);
+    if (headers) record.clientRequestId = clientRequestIdOf(headers);
     record.status = err.status;
     record.errorCode = err.code;
     countRequest(shape, err.status);
-    observer.record(record.toEvent(sync.snapshot()), null);
+    const event = record.toEvent(sync.snapshot());
+    inferenceMetrics.observe(record, event, shape);
+    observer.record(event, null);
   }
 
   return {

@@ -5,6 +5,7 @@ import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import { costOf } from '../observer/cost.ts';
 import { priceFor } from '../pricing/price-lookup.ts';
+import type { FailoverReason } from './inference-metrics.ts';
 
 export class RequestRecord {
   /** Epoch milliseconds; written as ISO text in toEvent. */
@@ -23,6 +24,11 @@ export class RequestRecord {
   usage: Usage | null = null;
   client: string | null = null;
   extras: Record<string, string> = {};
+  clientRequestId: string | null = null;
+  /** The last attempted upstream's own id for its answer. */
+  upstreamRequestId: string | null = null;
+  /** Why the latest attempt failed, for the failover counter. */
+  lastFailure: FailoverReason | null = null;
 
   /** `elapsedMs`: how long ago the request began, for a record made after the fact. */
   constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean, elapsedMs = 0) {
@@ -74,6 +80,8 @@ export class RequestRecord {
       client: this.client,
       // The price's source sits beside the cost so that a figure can be traced to its rates.
       extras: price && usage ? { ...this.extras, price_source: price.source } : this.extras,
+      client_request_id: this.clientRequestId,
+      upstream_request_id: this.upstreamRequestId,
     };
   }
 }

@@ -29,6 +29,7 @@ import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
 import { registerControlPlane } from '../control/index.ts';
 import { UpstreamClient } from '../http/upstream-client.ts';
+import { registerUpstreamMetrics } from '../http/upstream-metrics.ts';
 import { BodyGuard } from '../http/body-guard.ts';
 import { firstProblem } from '../http/validate.ts';
 import type { RelayError } from '../errors.ts';
@@ -130,6 +131,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       keepAliveTimeoutMs: config.upstream.keepAliveTimeoutMs,
     });
     closers.push(() => upstream.close());
+    registerUpstreamMetrics(metrics, upstream);
     const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log,
       reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}) });
     // Spend is added after each response (a recorder runs off the response path).

@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { cacheHitRatio, decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { EVENT_COLUMNS, GROUP_EXPRESSIONS, SESSION_ID_SQL, TOTALS_SQL, whereOf } from './query.ts';
-import { usageTableDdl } from './schema.ts';
+import { usageTableAdditions, usageTableDdl } from './schema.ts';
 
 export interface ClickHouseUsageBackendOptions {
   client: ClickHouseClient;
@@ -50,6 +50,8 @@ function rowToEvent(row: Row): UsageEvent {
     client_aborted: Boolean(row.client_aborted),
     client: row.client as string | null,
     extras: (row.extras ?? {}) as Record<string, string>,
+    client_request_id: (row.client_request_id ?? null) as string | null,
+    upstream_request_id: (row.upstream_request_id ?? null) as string | null,
   };
 }
 
@@ -74,7 +76,9 @@ export class ClickHouseUsageBackend implements UsageBackend {
 
   /** Creates the table if needed; a failure is tried again on the next call. */
   init(): Promise<void> {
-    this.created ??= this.client.command({ query: usageTableDdl(this.table, this.options.ttlDays) }).then(() => undefined, (err: unknown) => {
+    this.created ??= this.client.command({ query: usageTableDdl(this.table, this.options.ttlDays) }).then(async () => {
+      for (const query of usageTableAdditions(this.table)) await this.client.command({ query });
+    }).then(() => undefined, (err: unknown) => {
       this.created = null;
       throw err;
     });

@@ -43,4 +43,5 @@ export const GROUP_EXPRESSIONS = { model: 'model_id', relay_key: 'relay_key_id',
 export const EVENT_COLUMNS = `request_id, toUnixTimestamp64Milli(started_at) AS started_ms, toUnixTimestamp64Milli(finished_at) AS finished_ms,
   relay_key_id, relay_key_prefix, policy_id, model_requested, model_id, model_slug, host_id, host_key_id, provider_id,
   upstream_model, inbound_shape, upstream_shape, status, error_code, stream, input_tokens, output_tokens, cache_read_tokens,
-  cache_write_tokens, reasoning_tokens, cost, currency, latency_ms, ttfb_ms, attempts, client_aborted, client, extras`;
+  cache_write_tokens, reasoning_tokens, cost, currency, latency_ms, ttfb_ms, attempts, client_aborted, client, extras,
+  client_request_id, upstream_request_id`;

@@ -33,6 +33,8 @@ export function usageTableDdl(table: string, ttlDays: number): string {
     client_aborted Bool,
     client LowCardinality(Nullable(String)),
     extras Map(String, String),
+    client_request_id Nullable(String),
+    upstream_request_id Nullable(String),
     INDEX request_id_idx request_id TYPE bloom_filter GRANULARITY 4,
     INDEX policy_idx policy_id TYPE bloom_filter GRANULARITY 4,
     INDEX relay_key_idx relay_key_id TYPE bloom_filter GRANULARITY 4,
@@ -42,4 +44,12 @@ export function usageTableDdl(table: string, ttlDays: number): string {
   ORDER BY (started_at, request_id)
   ${ttlDays > 0 ? `TTL toDateTime(started_at) + INTERVAL ${Math.floor(ttlDays)} DAY` : ''}
   SETTINGS non_replicated_deduplication_window = 1000`;
+}
+
+/** Columns added after the table's first release: tables made before them gain them on start. */
+export function usageTableAdditions(table: string): string[] {
+  return [
+    `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS client_request_id Nullable(String)`,
+    `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS upstream_request_id Nullable(String)`,
+  ];
 }

@@ -34,6 +34,8 @@ export const COLUMNS: ReadonlyArray<readonly [keyof UsageEvent, string]> = [
   ['client_aborted', 'boolean'],
   ['client', 'text'],
   ['extras', 'jsonb'],
+  ['client_request_id', 'text'],
+  ['upstream_request_id', 'text'],
 ];
 
 export const COLUMN_LIST = COLUMNS.map(([name]) => name).join(', ');
@@ -77,5 +79,7 @@ export function rowToEvent(row: Record<string, unknown>): UsageEvent {
     client_aborted: Boolean(row.client_aborted),
     client: row.client as string | null,
     extras: (typeof row.extras === 'string' ? JSON.parse(row.extras) : row.extras ?? {}) as Record<string, string>,
+    client_request_id: (row.client_request_id ?? null) as string | null,
+    upstream_request_id: (row.upstream_request_id ?? null) as string | null,
   };
 }

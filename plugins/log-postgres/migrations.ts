@@ -27,6 +27,11 @@ function versions(table: string): Array<{ version: number; statements: string[] 
     { version: 1, statements: migrations(table) },
     // 2: a session's requests (GET /api/usage/sessions/{id}) without scanning the window.
     { version: 2, statements: [`CREATE INDEX IF NOT EXISTS ${table}_session_idx ON ${table} ((${SESSION_ID_SQL}), started_at DESC) WHERE ${SESSION_ID_SQL} IS NOT NULL`] },
+    // 3: the client's and the upstream's request ids (tables made before them lack the columns).
+    { version: 3, statements: [
+      `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS client_request_id text`,
+      `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS upstream_request_id text`,
+    ] },
   ];
 }
 

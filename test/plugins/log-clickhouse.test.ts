@@ -36,4 +36,17 @@ if ('skip' in clickhouse) {
     await backend.write(batch);
     t.equal((await backend.summary({})).totals.requests, 300);
   });
+
+  t.test('a table made before the request id columns gains them on start', async (t) => {
+    const table = uniqueTable();
+    t.teardown(() => client.command({ query: `DROP TABLE IF EXISTS ${table}` }));
+    await new ClickHouseUsageBackend({ client, table, ttlDays: 0, ownsClient: false }).init();
+    // Back to the first release's columns.
+    await client.command({ query: `ALTER TABLE ${table} DROP COLUMN client_request_id, DROP COLUMN upstream_request_id` });
+    const backend = new ClickHouseUsageBackend({ client, table, ttlDays: 0, ownsClient: false });
+    await backend.init();
+    const event = usageEvent({ client_request_id: 'client-9', upstream_request_id: 'req_up_9' });
+    await backend.write([event]);
+    t.same(await backend.get!(event.request_id), event, 'written and read back with both ids');
+  });
 }

@@ -70,7 +70,7 @@ t.test('own pool (url option): retried batches do not duplicate; migrations run 
   const db = poolDatabase(PG_URL, 3);
   await Promise.all([new PostgresUsageBackend({ db, table }).init(), new PostgresUsageBackend({ db, table }).init()]);
   const { rows } = await db.query('SELECT count(*)::int AS n FROM relay_log_postgres_migrations WHERE table_name = $1', [table]);
-  t.equal(rows[0].n, 2, 'each of the two schema versions once');
+  t.equal(rows[0].n, 3, 'each of the three schema versions once');
   const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT * FROM ${table} WHERE policy_id = 'p' ORDER BY started_at DESC LIMIT 10`);
   t.ok(plan.rows.length > 0);
   await db.query(`DROP TABLE ${table}`);
@@ -194,4 +194,22 @@ t.test('retention on a timer: the plugin option sweeps, logs the count, and stop
   t.equal(await count(db, 'relay_usage_events'), 5, 'no sweep after stop');
   t.equal(lines.length, logged, 'nothing more logged');
   t.equal(plugin.options?.properties.retentionDays.default, 0, 'the option keeps everything unless set');
+});
+
+t.test('a table made at schema version 2 gains the request id columns', async (t) => {
+  if (!(await postgresReachable())) { t.plan(0, `no Postgres at ${PG_URL}`); return; }
+  const table = uniqueTable();
+  const db = poolDatabase(PG_URL, 2);
+  await new PostgresUsageBackend({ db, table }).init();
+  // Back to version 2 as an older Relay left it.
+  await db.query(`ALTER TABLE ${table} DROP COLUMN client_request_id, DROP COLUMN upstream_request_id`);
+  await db.query('DELETE FROM relay_log_postgres_migrations WHERE table_name = $1 AND version = 3', [table]);
+  const backend = new PostgresUsageBackend({ db, table });
+  await backend.init();
+  const event = usageEvent({ client_request_id: 'client-7', upstream_request_id: 'req_up_7' });
+  await backend.write([event]);
+  t.same(await backend.get!(event.request_id), event, 'written and read back with both ids');
+  await db.query(`DROP TABLE ${table}`);
+  await db.query('DELETE FROM relay_log_postgres_migrations WHERE table_name = $1', [table]);
+  await db.close();
 });

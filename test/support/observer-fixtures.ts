@@ -16,7 +16,7 @@ export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
     status: 200, error_code: null, stream: false,
     input_tokens: 100, output_tokens: 20, cache_read_tokens: 10, cache_write_tokens: 0, reasoning_tokens: 0,
     cost: 0.0012, currency: 'USD', latency_ms: 120, ttfb_ms: 40, attempts: 1, client_aborted: false,
-    client: null, extras: {},
+    client: null, extras: {}, client_request_id: null, upstream_request_id: null,
     ...overrides,
   };
 }

@@ -53,6 +53,8 @@ export function makeEvents(baseMs: number, count = 60, tag = 'e'): UsageEvent[] 
         ...(i % 4 === 3 ? { 'x-claude-code-session-id': `cc-${i % 8 === 3 ? 'a' : 'b'}` } : {}),
         ...(i === 7 ? { 'thread-id': '' } : {}),
       },
+      client_request_id: i % 4 === 0 ? `client-${i}` : null,
+      upstream_request_id: i % 3 === 0 ? `req_${i}` : null,
     }));
   }
   return events.sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at));

@@ -105,6 +105,10 @@ export interface UsageEvent {
   client_aborted: boolean;
   client: string | null;
   extras: Record<string, string>;
+  /** The client's own x-request-id, when it sent a safe one. */
+  client_request_id?: string | null;
+  /** The upstream's id for its answer: quote it in a vendor support ticket. */
+  upstream_request_id?: string | null;
 }
 
 /** One agent session (a Codex thread, a Claude Code session): GET /api/usage/sessions. */

@@ -1,0 +1,61 @@
+// Per-request Prometheus metrics that answer an on-call's questions (issue 43 item 2). Labels are
+// catalog slugs, registered shapes and fixed sets, never request input: cardinality stays bounded.
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { ShapeId, UsageEvent } from '../hooks.ts';
+import type { RequestRecord } from './request-record.ts';
+
+const SECONDS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** Refusals an operator alerts on: Relay's own rate limits and every host key cooling after the upstream's. */
+const REFUSAL_CODES = new Set(['RELAY_ERR_RATE_LIMITED', 'RELAY_ERR_UPSTREAM_RATE_LIMITED']);
+const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning'] as const;
+
+/** Why a candidate was passed over for the next: a FailureKind, or one of the pipeline's own. */
+export type FailoverReason = 'rate_limit' | 'server' | 'timeout' | 'connect' | 'auth' | 'stream_error' | 'host_key_unusable' | 'circuit_open' | 'other';
+
+export interface InferenceMetrics {
+  /** One finished (or refused) request, from its record and usage event. */
+  observe(record: RequestRecord, event: UsageEvent, shape: ShapeId): void;
+  failover(reason: FailoverReason): void;
+}
+
+function statusClass(status: number): string {
+  return status >= 100 && status <= 599 ? `${Math.floor(status / 100)}xx` : 'other';
+}
+
+export function createInferenceMetrics(registry: Registry): InferenceMetrics {
+  const labels = ['model', 'host', 'shape', 'status_class'] as const;
+  const requests = new Counter({ name: 'relay_requests_total', help: 'Inference requests by model, host, inbound shape and status class', labelNames: labels, registers: [registry] });
+  const errors = new Counter({ name: 'relay_request_errors_total', help: 'Inference requests that failed (status >= 400, or cut mid-response) by model, host, inbound shape and status class', labelNames: labels, registers: [registry] });
+  const tokens = new Counter({ name: 'relay_tokens_total', help: 'Tokens by model and kind (input, output, cache_read, cache_write, reasoning)', labelNames: ['model', 'kind'], registers: [registry] });
+  const cost = new Counter({ name: 'relay_cost_total', help: "Cost in the pricing's currency by model and policy", labelNames: ['model', 'policy', 'currency'], registers: [registry] });
+  const ttfb = new Histogram({ name: 'relay_time_to_first_byte_seconds', help: 'Time to the first byte sent to the client, by model and host', labelNames: ['model', 'host'], buckets: SECONDS, registers: [registry] });
+  const duration = new Histogram({ name: 'relay_request_duration_seconds', help: 'Inference request duration (to the last byte), by model and host', labelNames: ['model', 'host'], buckets: SECONDS, registers: [registry] });
+  const failovers = new Counter({ name: 'relay_failovers_total', help: 'Candidates passed over for the next one before the first byte, by reason', labelNames: ['reason'], registers: [registry] });
+  const refusals = new Counter({ name: 'relay_refusals_total', help: 'Requests refused by a rate limit, by error code', labelNames: ['code'], registers: [registry] });
+  // Present from the first scrape, so alert rules and dashboards see zeros rather than no series.
+  for (const code of REFUSAL_CODES) refusals.inc({ code }, 0);
+
+  return {
+    observe(record, event, shape) {
+      // model_slug is the catalog's (null when the asked name is not a catalog model): never the raw request.
+      const model = event.model_slug ?? '';
+      const host = record.route?.host.metadata.slug ?? '';
+      const cls = statusClass(event.status);
+      requests.inc({ model, host, shape, status_class: cls });
+      if (event.status >= 400 || event.error_code !== null) errors.inc({ model, host, shape, status_class: cls });
+      if (event.error_code !== null && REFUSAL_CODES.has(event.error_code)) refusals.inc({ code: event.error_code });
+      for (const kind of TOKEN_KINDS) {
+        const n = event[`${kind}_tokens`];
+        if (n > 0) tokens.inc({ model, kind }, n);
+      }
+      if (event.cost !== null && event.cost > 0) {
+        cost.inc({ model, policy: record.principal?.policy.metadata.slug ?? '', currency: event.currency ?? '' }, event.cost);
+      }
+      if (event.ttfb_ms !== null) ttfb.observe({ model, host }, event.ttfb_ms / 1000);
+      duration.observe({ model, host }, event.latency_ms / 1000);
+    },
+    failover(reason) {
+      failovers.inc({ reason });
+    },
+  };
+}
