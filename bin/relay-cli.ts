@@ -21,7 +21,10 @@ async function main(): Promise<number | null> {
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
       username: { type: 'string' },
+      // Accepted only to be refused with a clear message: passwords come on stdin.
       password: { type: 'string' },
+      role: { type: 'string' },
+      url: { type: 'string' },
     },
   });
   if (values.help) {
@@ -35,7 +38,7 @@ async function main(): Promise<number | null> {
   }
   // An empty RELAY_CONFIG counts as unset, as for every other variable.
   const configFile = values.config ?? (process.env.RELAY_CONFIG || 'config/relay.yaml');
-  return runCommand(positionals, { configFile, configFlag: values.config, username: values.username, password: values.password });
+  return runCommand(positionals, { configFile, configFlag: values.config, username: values.username, password: values.password, role: values.role, url: values.url });
 }
 
 main().then((code) => {

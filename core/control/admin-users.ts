@@ -45,20 +45,20 @@ export async function findAdminUser(db: Queryable, username: string): Promise<Ad
 }
 
 /**
- * Adds a user, or sets a new password for an existing one. A reset ends every session of
- * that user on every instance (sessions live in Postgres).
+ * Adds a user (an admin unless `role` says), or sets a new password (and the role, when given)
+ * for an existing one. A reset ends every session of that user on every instance.
  */
-export async function upsertAdminUser(db: Database, username: string, password: string, role: AdminRole = 'admin'): Promise<{ created: boolean }> {
+export async function upsertAdminUser(db: Database, username: string, password: string, role?: AdminRole): Promise<{ created: boolean }> {
   checkCredentialsShape(username, password);
   const passwordHash = await hashPassword(password);
   return db.transaction(async (tx) => {
     const existing = await tx.query<{ id: string }>('SELECT id FROM admin_users WHERE username = $1 FOR UPDATE', [username]);
     if (existing.rows[0]) {
-      await tx.query('UPDATE admin_users SET password_hash = $2, updated_at = now() WHERE id = $1', [existing.rows[0].id, passwordHash]);
+      await tx.query('UPDATE admin_users SET password_hash = $2, role = coalesce($3, role), updated_at = now() WHERE id = $1', [existing.rows[0].id, passwordHash, role ?? null]);
       await tx.query('DELETE FROM admin_sessions WHERE user_id = $1', [existing.rows[0].id]);
       return { created: false };
     }
-    await tx.query('INSERT INTO admin_users (id, username, password_hash, role) VALUES ($1, $2, $3, $4)', [randomUUID(), username, passwordHash, role]);
+    await tx.query('INSERT INTO admin_users (id, username, password_hash, role) VALUES ($1, $2, $3, $4)', [randomUUID(), username, passwordHash, role ?? 'admin']);
     return { created: true };
   });
 }
