@@ -21,8 +21,11 @@ async function main(): Promise<number | null> {
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
       username: { type: 'string' },
+      // Accepted only to be refused with a clear message: passwords come on stdin.
       password: { type: 'string' },
       json: { type: 'boolean' },
+      role: { type: 'string' },
+      url: { type: 'string' },
     },
   });
   if (values.help) {
@@ -36,7 +39,7 @@ async function main(): Promise<number | null> {
   }
   // An empty RELAY_CONFIG counts as unset, as for every other variable.
   const configFile = values.config ?? (process.env.RELAY_CONFIG || 'config/relay.yaml');
-  return runCommand(positionals, { configFile, configFlag: values.config, username: values.username, password: values.password, json: values.json });
+  return runCommand(positionals, { configFile, configFlag: values.config, username: values.username, password: values.password, role: values.role, url: values.url, json: values.json });
 }
 
 main().then((code) => {

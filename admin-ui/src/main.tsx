@@ -54,7 +54,7 @@ function App() {
     <ConfigContext.Provider value={config}>
       <div inert={reauth} aria-hidden={reauth}>
         <Shell user={session.user} config={config} onSignOut={() => { void logout().finally(() => { setReauth(false); setSession({ state: 'signed-out', expired: false }); }); }}>
-          <Routes config={config} />
+          <Routes config={config} user={session.user} />
         </Shell>
       </div>
       {reauth && (

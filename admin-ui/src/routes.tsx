@@ -1,5 +1,5 @@
 // Which page a path shows. Paths are real, so any of them can be opened directly.
-import type { KindName, RelayConfig } from './api/types.ts';
+import type { KindName, RelayConfig, Whoami } from './api/types.ts';
 import { Link, matchPath, navigate, useLocation } from './router.tsx';
 import { useEffect } from 'preact/hooks';
 import { isKindName } from './catalog/kinds.ts';
@@ -11,6 +11,8 @@ import { UsagePage } from './usage/usage-page.tsx';
 import { SessionsPage } from './sessions/sessions-page.tsx';
 import { SessionPage } from './sessions/session-page.tsx';
 import { SettingsPage } from './settings/settings-page.tsx';
+import { UsersPage } from './users/users-page.tsx';
+import { AccountPage } from './users/account-page.tsx';
 import { PageHeader } from './ui/page-header.tsx';
 import { EmptyState } from './ui/states.tsx';
 
@@ -28,7 +30,7 @@ function NotFound() {
   );
 }
 
-export function Routes({ config }: { config: RelayConfig | null }) {
+export function Routes({ config, user }: { config: RelayConfig | null; user: Whoami }) {
   const { path } = useLocation();
   let m: Record<string, string> | null;
   if (path === '/' || path === '/sign-in') return <Redirect to="/usage" />;
@@ -38,6 +40,8 @@ export function Routes({ config }: { config: RelayConfig | null }) {
   if (path === '/logs') return <LogsPage />;
   if ((m = matchPath('/logs/:requestId', path))) return <LogDetailPage key={m.requestId} requestId={m.requestId} />;
   if (path === '/settings') return <SettingsPage config={config} />;
+  if (path === '/users') return <UsersPage />;
+  if (path === '/account') return <AccountPage user={user} />;
   if (path === '/catalog') return <Redirect to="/catalog/providers" />;
   if ((m = matchPath('/catalog/:kind', path)) && isKindName(m.kind)) return <ListPage key={m.kind} kind={m.kind as KindName} />;
   if ((m = matchPath('/catalog/:kind/:ref', path)) && isKindName(m.kind)) return <EntityPage key={`${m.kind}/${m.ref}`} kind={m.kind as KindName} entityRef={m.ref} />;

@@ -37,6 +37,8 @@ export function Shell({ user, config, onSignOut, children }: { user: Whoami; con
         </div>
         <div class="nav-group">
           <NavLink href="/settings">Settings</NavLink>
+          {(user.role ?? 'admin') === 'admin' && <NavLink href="/users">Users</NavLink>}
+          <NavLink href="/account">Account</NavLink>
         </div>
         <div class="nav-footer">
           <div class="nav-user">

@@ -8,7 +8,7 @@ import { resealHostKeys } from '../crypto/rekey.ts';
 import { configValuesSealedUnder } from '../crypto/config-sealed.ts';
 import { loadPlugins } from '../plugins/loader.ts';
 import { backendSelectionProblems, declaredBackends, selectedBackend } from '../observer/backend-selection.ts';
-import { checkCredentialsShape, upsertAdminUser } from '../control/admin-users.ts';
+import { adminUserSet } from './admin-user.ts';
 import { startService } from './start.ts';
 import { runPrices } from './prices.ts';
 
@@ -27,8 +27,11 @@ Commands:
   master-key seal           read one value on stdin and print it sealed under RELAY_MASTER_KEY,
                             for the config file (payload-s3 credentials); a value sealed under
                             RELAY_MASTER_KEY_PREVIOUS is printed re-sealed under the current key
-  admin-user set --username <u> --password <p>
-                            add an admin user, or reset its password
+  admin-user set --username <u> [--role admin|viewer] [--url <control url>]
+                            add a dashboard user (admin unless --role), or reset its password;
+                            the password is read on stdin, never argv. Against a running Relay
+                            on the embedded database (or --url) it goes through its admin API
+                            with RELAY_ADMIN_TOKEN, or is refused
   prices [<model>] [--json] print the shipped price table (USD per million tokens, each entry's
                             source and the date it was read); with a name, the entry an upstream
                             model name (a dated snapshot, a Bedrock or Vertex id) resolves to
@@ -43,6 +46,8 @@ export interface CommandOptions {
   username?: string;
   password?: string;
   json?: boolean;
+  role?: string;
+  url?: string;
 }
 
 /** Runs a command; returns the exit code, or null for a long-running service. */
@@ -103,19 +108,8 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
       throw new StartupError('usage: relay master-key generate | relay master-key rotate | relay master-key seal');
     case 'admin-user': {
       takes(1);
-      if (sub !== 'set' || !options.username || !options.password) throw new StartupError('usage: relay admin-user set --username <u> --password <p>');
-      // A short password or a bad name is refused before the database is opened (or migrated).
-      checkCredentialsShape(options.username, options.password);
-      const { config } = loadConfigFile(options.configFile);
-      const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
-      try {
-        await migrate(db);
-        await upsertAdminUser(db, options.username, options.password);
-        process.stdout.write(`admin user ${options.username} saved\n`);
-      } finally {
-        await db.close();
-      }
-      return 0;
+      if (sub !== 'set') throw new StartupError('usage: printf %s "$PASSWORD" | relay admin-user set --username <u> [--role admin|viewer] [--url <control url>]');
+      return adminUserSet(options);
     }
     case 'prices':
       return runPrices(sub, options.json === true, (text) => process.stdout.write(text));

@@ -2,11 +2,14 @@
 // (route-security.ts) needs `Authorization: Bearer <RELAY_ADMIN_TOKEN>` or a live session
 // cookie (GET /metrics also takes Bearer <RELAY_METRICS_TOKEN>, which opens nothing else); a cookie-authenticated change must also pass the CSRF check. Unknown /api/* paths
 // are guarded too, so without credentials they answer 401 and reveal nothing of the routes.
+// A viewer's session reads (GET) and nothing else, bar routes marked `anyRole` (sign-out, their
+// own password) and never routes marked `adminOnly`: anything else is a 403.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../crypto/relay-keys.ts';
 import { RelayError } from '../errors.ts';
 import { assertSameOriginChange } from './csrf.ts';
 import { requestNeedsCredentials } from './route-security.ts';
+import type { AdminRole } from './admin-users.ts';
 import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
 import { clearSessionCookie } from './session-cookie.ts';
 
@@ -14,7 +17,16 @@ export type ControlPrincipal =
   | { kind: 'admin-token' }
   /** RELAY_METRICS_TOKEN: Prometheus's credential, good for GET /metrics and nothing else. */
   | { kind: 'metrics-token' }
-  | { kind: 'user'; userId: string; username: string; sessionToken: string };
+  | { kind: 'user'; userId: string; username: string; role: AdminRole; sessionToken: string };
+
+/** Route config the guard reads. */
+export interface ControlRouteConfig {
+  public?: boolean;
+  /** A viewer may call it whatever the method (sign-out, changing one's own password). */
+  anyRole?: boolean;
+  /** Only an admin may call it, even to read (the user list). */
+  adminOnly?: boolean;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,10 +74,17 @@ export async function authenticateControl(app: FastifyInstance, request: Fastify
   const token = sessionTokenOf(app, request);
   if (token !== null) {
     const user = await options.sessions.lookup(token);
-    if (user) return { kind: 'user', userId: user.userId, username: user.username, sessionToken: token };
+    if (user) return { kind: 'user', userId: user.userId, username: user.username, role: user.role, sessionToken: token };
     throw unauthenticated('the session has expired or was ended; sign in again', { 'set-cookie': clearSessionCookie(app, request, options.secureCookies) });
   }
   throw unauthenticated('sign in, or send Authorization: Bearer <RELAY_ADMIN_TOKEN>');
+}
+
+/** Whether a viewer may make this request: reads, except admin-only routes, and the anyRole routes. */
+export function viewerMayCall(request: FastifyRequest): boolean {
+  const config = (request.routeOptions.config ?? {}) as ControlRouteConfig;
+  if (config.anyRole === true) return true;
+  return (request.method === 'GET' || request.method === 'HEAD') && config.adminOnly !== true;
 }
 
 export function installAuthGuard(app: FastifyInstance, options: AuthGuardOptions): void {
@@ -73,7 +92,12 @@ export function installAuthGuard(app: FastifyInstance, options: AuthGuardOptions
   app.addHook('onRequest', async (request) => {
     if (!requestNeedsCredentials(request.url, request.routeOptions.url, request.routeOptions.config as { public?: boolean } | undefined)) return;
     const principal = await authenticateControl(app, request, options);
-    if (principal.kind === 'user') assertSameOriginChange(request);
+    if (principal.kind === 'user') {
+      assertSameOriginChange(request);
+      if (principal.role !== 'admin' && !viewerMayCall(request)) {
+        throw new RelayError('RELAY_ERR_FORBIDDEN', `user ${principal.username} has the viewer role: it reads the catalog, logs and usage and changes nothing`);
+      }
+    }
     request.controlPrincipal = principal;
   });
 }

@@ -24,6 +24,8 @@ const UserBody = Type.Object({ user: Type.Object({ username: Type.String() }) })
 const WhoAmI = Type.Object({
   kind: Type.Union([Type.Literal('user'), Type.Literal('admin-token')]),
   username: Type.Optional(Type.String()),
+  /** What the caller may do; the admin token is always admin. */
+  role: Type.Union([Type.Literal('admin'), Type.Literal('viewer')]),
 });
 
 export interface AuthRoutesDeps {
@@ -50,7 +52,8 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRoutesDeps): 
     const attempt = await deps.throttle.admit(username, request.ip);
     const user = await findAdminUser(deps.db, username);
     const valid = await verifyPassword(password, user?.passwordHash ?? await decoyHash());
-    if (!user || !valid) {
+    // A disabled user gets the same answer as a wrong password: it reveals nothing about the account.
+    if (!user || !valid || !user.enabled) {
       await attempt.failed();
       throw new RelayError('RELAY_ERR_UNAUTHENTICATED', 'wrong username or password');
     }
@@ -62,6 +65,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRoutesDeps): 
   });
 
   app.post('/api/auth/logout', {
+    config: { anyRole: true },
     schema: { summary: 'Sign out: ends the session on every instance', operationId: 'logout', tags, response: { 204: { type: 'null', description: 'Signed out.' }, ...errorResponses } },
   }, async (request, reply) => {
     const principal = request.controlPrincipal;
@@ -74,7 +78,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRoutesDeps): 
     schema: { summary: 'Who is calling: a signed-in user or the admin token', operationId: 'whoami', tags, response: { 200: WhoAmI, ...errorResponses } },
   }, async (request) => {
     const principal = request.controlPrincipal;
-    if (principal?.kind === 'user') return { kind: 'user' as const, username: principal.username };
-    return { kind: 'admin-token' as const };
+    if (principal?.kind === 'user') return { kind: 'user' as const, username: principal.username, role: principal.role };
+    return { kind: 'admin-token' as const, role: 'admin' as const };
   });
 }

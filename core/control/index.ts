@@ -21,6 +21,7 @@ import { registerRelayKeyRoutes } from './relay-key-routes.ts';
 import { installRouteSecurityDocs } from './route-security.ts';
 import { SessionStore } from './sessions.ts';
 import { registerSettingsRoutes } from './settings-routes.ts';
+import { registerUserRoutes } from './user-routes.ts';
 import { registerVendorAdapterRoutes } from './vendor-adapter-routes.ts';
 import { rejectUnstorableStrings, typeboxValidatorCompiler } from './validator.ts';
 
@@ -52,6 +53,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     // Strict TypeBox validation for the admin API's bodies (see validator.ts).
     api.setValidatorCompiler(typeboxValidatorCompiler);
     registerAuthRoutes(api, { db: deps.db, sessions, throttle, secureCookies });
+    registerUserRoutes(api, { db: deps.db });
     registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv });
     registerCatalogRoutes(api, {
       store: deps.store,

@@ -3,12 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/types.ts';
 import { hashSecret } from '../crypto/relay-keys.ts';
+import type { AdminRole } from './admin-users.ts';
 
 export const SESSION_COOKIE = 'relay_session';
 
 export interface SessionUser {
   userId: string;
   username: string;
+  role: AdminRole;
 }
 
 export interface CreatedSession {
@@ -30,13 +32,13 @@ export class SessionStore {
     return { token, expiresAt };
   }
 
-  /** The user of a live session, or null when the token is unknown or expired. */
+  /** The user of a live session, or null when the token is unknown or expired or the user disabled. */
   async lookup(token: string): Promise<SessionUser | null> {
-    const res = await this.db.query<{ user_id: string; username: string }>(
-      `SELECT s.user_id, u.username FROM admin_sessions s JOIN admin_users u ON u.id = s.user_id
-       WHERE s.token_hash = $1 AND s.expires_at > now()`, [hashSecret(token)]);
+    const res = await this.db.query<{ user_id: string; username: string; role: AdminRole }>(
+      `SELECT s.user_id, u.username, u.role FROM admin_sessions s JOIN admin_users u ON u.id = s.user_id
+       WHERE s.token_hash = $1 AND s.expires_at > now() AND u.enabled`, [hashSecret(token)]);
     const row = res.rows[0];
-    return row ? { userId: row.user_id, username: row.username } : null;
+    return row ? { userId: row.user_id, username: row.username, role: row.role } : null;
   }
 
   async destroy(token: string): Promise<void> {

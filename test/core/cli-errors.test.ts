@@ -14,12 +14,13 @@ const bin = path.join(root, 'bin/relay.js');
 const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
 const STACK = /\n\s+at /;
 
-function relay(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, DATABASE_URL: '', RELAY_CONFIG: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function relay(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, DATABASE_URL: '', RELAY_CONFIG: '', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (input !== undefined) child.stdin!.end(input);
   let out = '';
   let err = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { err += d; });
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { err += d; });
   const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
   return new Promise((resolve) => child.on('exit', (code) => {
     clearTimeout(timer);
@@ -72,7 +73,7 @@ t.test('relay check | (a reader that goes away) exits quietly', async (t) => {
 
 t.test('a short password is one line, before any database is opened; an unreachable database is one line', async (t) => {
   const [short, res] = await Promise.all([
-    relay(['admin-user', 'set', '--username', 'ada', '--password', 'short'], { DATABASE_URL: 'postgres://root@127.0.0.1:1/none' }),
+    relay(['admin-user', 'set', '--username', 'ada'], { DATABASE_URL: 'postgres://root@127.0.0.1:1/none' }, 'short\n'),
     relay(['migrate'], { DATABASE_URL: 'postgres://root:db-secret-pw@127.0.0.1:1/relay' }),
   ]);
   t.equal(short.code, 1);

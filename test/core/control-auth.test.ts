@@ -79,7 +79,7 @@ t.test('an encoded path cannot slip past the guard', async (t) => {
 t.test('the admin token', async (t) => {
   t.equal((await admin('GET', '/api/providers')).status, 200);
   const whoami = await admin('GET', '/api/auth/whoami');
-  t.same(whoami.json, { kind: 'admin-token' });
+  t.same(whoami.json, { kind: 'admin-token', role: 'admin' });
   const wrong = await client(relay.url, { token: `${relay.adminToken}x` })('GET', '/api/providers');
   t.equal(wrong.status, 401);
   t.notMatch(wrong.text, relay.adminToken, 'the token is not echoed');
@@ -122,7 +122,7 @@ t.test('sign in, whoami, sign out', async (t) => {
   t.ok(stored.rows.some((r) => /^[0-9a-f]{64}$/.test(r.token_hash)), 'its sha256 is');
 
   const asUser = client(relay.url, { cookie, csrf: true });
-  t.same((await asUser('GET', '/api/auth/whoami')).json, { kind: 'user', username: 'ada' });
+  t.same((await asUser('GET', '/api/auth/whoami')).json, { kind: 'user', username: 'ada', role: 'admin' });
   t.equal((await asUser('GET', '/api/providers')).status, 200);
 
   const out = await asUser('POST', '/api/auth/logout');
@@ -146,7 +146,7 @@ t.test('sessions expire', async (t) => {
 t.test('a session created on one instance is accepted by another', async (t) => {
   const cookie = await signIn(relay.url);
   const onOther = client(other.url, { cookie, csrf: true });
-  t.same((await onOther('GET', '/api/auth/whoami')).json, { kind: 'user', username: 'ada' });
+  t.same((await onOther('GET', '/api/auth/whoami')).json, { kind: 'user', username: 'ada', role: 'admin' });
   t.equal((await onOther('POST', '/api/auth/logout')).status, 204, 'signed out on the other instance');
   t.equal((await client(relay.url, { cookie })('GET', '/api/auth/whoami')).status, 401, 'ended on the first as well');
 });

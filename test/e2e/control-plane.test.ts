@@ -40,7 +40,7 @@ t.test('a session from one instance works on the other', async (t) => {
   t.equal(login.status, 200);
   const cookie = login.headers.get('set-cookie')!.split(';')[0];
   const whoami = await fetch(`${second.controlUrl}/api/auth/whoami`, { headers: { cookie } });
-  t.same(await whoami.json(), { kind: 'user', username: 'ops' });
+  t.same(await whoami.json(), { kind: 'user', username: 'ops', role: 'admin' });
   const config = await fetch(`${second.controlUrl}/config.json`, { headers: { cookie } }).then((r) => r.json() as Promise<{ plugins: Array<{ name: string; source: string }>; backends: { usage: string[] }; adapters: string[] }>);
   t.ok(config.plugins.some((p: { name: string; source: string }) => p.name === 'wire-vendor-a' && p.source === 'builtin'));
   t.ok(config.backends.usage.includes('file'));

@@ -115,7 +115,7 @@ t.test('a session created on A is accepted by B and C', async (t) => {
   for (const on of [b, c, a]) {
     const res = await fetch(`${on.controlUrl}/api/auth/whoami`, { headers: { cookie } });
     t.equal(res.status, 200, `whoami on ${on.name.toUpperCase()}`);
-    t.same(await res.json(), { kind: 'user', username: ADMIN.username });
+    t.same(await res.json(), { kind: 'user', username: ADMIN.username, role: 'admin' });
   }
   const anonymous = await fetch(`${b.controlUrl}/api/auth/whoami`);
   t.equal(anonymous.status, 401, 'without the cookie: 401');

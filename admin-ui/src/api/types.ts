@@ -34,9 +34,22 @@ export interface ApiErrorBody {
   field?: string;
 }
 
+export type Role = 'admin' | 'viewer';
+
 export interface Whoami {
   kind: 'user' | 'admin-token';
   username?: string;
+  /** Absent only from an older server: treated as admin. */
+  role?: Role;
+}
+
+export interface DashboardUser {
+  id: string;
+  username: string;
+  role: Role;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface RelayConfig {

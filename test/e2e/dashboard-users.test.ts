@@ -1,0 +1,68 @@
+// The Users and Account pages in headless Chromium against the real server: an admin adds a
+// viewer on the Users page; the viewer sees no Users link, gets a 403 from /api/users, and
+// changes their own password on the Account page, which then signs them in.
+import t, { type Test } from 'tap';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startRelay } from '../../core/testing.ts';
+
+const CHROMIUM = process.env.RELAY_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+if (!existsSync(CHROMIUM)) {
+  t.test(`dashboard users: no Chromium at ${CHROMIUM}`, { skip: true }, () => {});
+} else {
+  t.test('dashboard users and own password', { timeout: 120_000 }, run);
+}
+
+async function signIn(page: Page, base: string, username: string, password: string): Promise<void> {
+  await page.goto(`${base}/usage`);
+  await page.waitForSelector('#username');
+  await page.fill('#username', username);
+  await page.fill('#password', password);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('nav .nav-user-name');
+}
+
+async function run(t: Test) {
+  execFileSync(process.execPath, [path.join(ROOT, 'admin-ui/build.mjs')], { stdio: 'pipe' });
+  const relay = await startRelay({
+    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'payload-file' }, { use: 'admin-ui' }],
+    env: { RELAY_ADMIN_USERNAME: 'boss', RELAY_ADMIN_PASSWORD: 'boss password 1' },
+  });
+  t.teardown(() => relay.close());
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  t.teardown(() => browser.close());
+  const base = relay.controlUrl;
+
+  const admin = await (await browser.newContext()).newPage();
+  admin.setDefaultTimeout(15_000);
+  await signIn(admin, base, 'boss', 'boss password 1');
+  await admin.click('nav a[href="/users"]');
+  await admin.waitForSelector('tr[data-username="boss"]');
+  await admin.fill('input[name=username]', 'vera');
+  await admin.fill('input[name=password]', 'vera password 1');
+  await admin.selectOption('select[name=role]', 'viewer');
+  await admin.click('form button[type=submit]');
+  await admin.waitForSelector('tr[data-username="vera"]');
+  t.equal(await admin.inputValue('tr[data-username="vera"] select'), 'viewer', 'the new user is listed as a viewer');
+  const users = await relay.api('GET', '/api/users');
+  t.match(users.body.items, [{ username: 'boss', role: 'admin' }, { username: 'vera', role: 'viewer', enabled: true }]);
+
+  const viewer = await (await browser.newContext()).newPage();
+  viewer.setDefaultTimeout(15_000);
+  await signIn(viewer, base, 'vera', 'vera password 1');
+  t.equal(await viewer.locator('nav a[href="/users"]').count(), 0, 'a viewer sees no Users link');
+  const forbidden = await viewer.evaluate(async () => (await fetch('/api/users')).status);
+  t.equal(forbidden, 403, "a viewer's call to /api/users is a 403");
+  await viewer.click('nav a[href="/account"]');
+  await viewer.fill('input[name=current-password]', 'vera password 1');
+  await viewer.fill('input[name=new-password]', 'vera password 2');
+  await viewer.click('form button[type=submit]');
+  await viewer.waitForSelector('p.saved');
+  const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'vera', password: 'vera password 2' }) });
+  t.equal(login.status, 200, 'the new password signs in');
+}
