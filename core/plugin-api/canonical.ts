@@ -6,3 +6,4 @@ export { dispatchByShape, type ShapeCodec, type TranslationHooks } from '../cano
 export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
 } from '../canonical/custom-tools.ts';
+export { unsupportedContent } from '../canonical/unsupported-content.ts';

@@ -3,7 +3,7 @@
 // thinking {type:"adaptive"} or {type:"enabled", budget_tokens}, and with newer models
 // {"role":"system"} messages inside `messages`, which are accepted.
 import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
-import type { CanonicalRequest, ContentPart, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import { openSignature } from './reasoning-envelope.ts';
 import { effortForBudget, effortFromOutputConfig } from './thinking-budget.ts';
 
@@ -13,8 +13,8 @@ export const MESSAGES_REQUEST_DROPPED = {
   top_k: 'no canonical field',
   'context_management, container, mcp_servers, service_tier': 'no canonical field',
   'server tools (typed tools such as web_search_*, bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
-  'document, search_result, server_tool_use and *_tool_result blocks of server tools, image file sources': 'no canonical part',
-  'citations': 'no canonical field',
+  'search_result, server_tool_use and *_tool_result blocks of server tools, image file sources': 'no canonical part',
+  'citations, and a document\'s context': 'no canonical field (a document\'s title becomes its file name)',
   'metadata.user_id': 'becomes canonical `user`',
 } as const;
 
@@ -91,6 +91,30 @@ function image(block: Static<typeof ImageBlock>): ImagePart | null {
   return null; // file sources: dropped by rule
 }
 
+const DocumentBlock = Type.Object({
+  type: Type.Literal('document'),
+  source: Type.Union([
+    Type.Object({ type: Type.Literal('base64'), media_type: Type.String(), data: Type.String() }),
+    Type.Object({ type: Type.Literal('url'), url: Type.String() }),
+    Type.Object({ type: Type.Literal('text'), data: Type.String() }),
+    Type.Object({ type: Type.Literal('content'), content: Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String(), text: Type.Optional(Type.String()) }))]) }),
+    Type.Object({ type: Type.Literal('file'), file_id: Type.String() }),
+  ]),
+  title: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+/** A document block as a canonical document; custom content becomes its text. */
+function documentPart(b: Static<typeof DocumentBlock>): DocumentPart {
+  const s = b.source;
+  const filename = typeof b.title === 'string' && b.title !== '' ? { filename: b.title } : {};
+  const source: DocumentPart['source'] = s.type === 'base64' ? { type: 'base64', media_type: s.media_type, data: s.data }
+    : s.type === 'url' ? { type: 'url', url: s.url }
+      : s.type === 'text' ? { type: 'text', text: s.data }
+        : s.type === 'file' ? { type: 'file_id', file_id: s.file_id }
+          : { type: 'text', text: typeof s.content === 'string' ? s.content : s.content.map((c) => c.text ?? '').join('\n\n') };
+  return { type: 'document', source, ...filename };
+}
+
 function toolResultContent(content: Static<typeof ToolResultBlock>['content'], pointer: string): ToolResultPart['content'] {
   if (content === undefined) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
@@ -112,6 +136,8 @@ function block(raw: Static<typeof Typed>, pointer: string): ContentPart | null {
       return { type: 'text', text: validateBody<Static<typeof TextBlock>>(TextBlock, raw, pointer).text };
     case 'image':
       return image(validateBody<Static<typeof ImageBlock>>(ImageBlock, raw, pointer));
+    case 'document':
+      return documentPart(validateBody<Static<typeof DocumentBlock>>(DocumentBlock, raw, pointer));
     case 'tool_use': {
       const b = validateBody<Static<typeof ToolUseBlock>>(ToolUseBlock, raw, pointer);
       return { type: 'tool_call', id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}), tool_kind: 'function' };
