@@ -81,3 +81,21 @@ t.test('an OpenAI file id cannot reach Anthropic: a 400, not a silent drop', asy
   t.equal(got.status, 400);
   t.match(got.body.error, { code: 'RELAY_ERR_CONTENT_UNSUPPORTED', message: /file-abc123/ });
 });
+
+for (const [what, part, named] of [
+  ['an image file source', { type: 'image', source: { type: 'file', file_id: 'file_011' } }, /image file source/],
+  ['a search_result block', { type: 'search_result', source: 'https://example.com', title: 'r', content: [{ type: 'text', text: 'x' }] }, /search_result/],
+] as const) {
+  t.test(`${what} is refused on a translated route, not dropped`, async (t) => {
+    const got = await post('/vendor-b/v1/messages', toOpenAI.relayKey, { model: 'doc-gpt', max_tokens: 16, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, part] }] });
+    t.equal(got.status, 400);
+    t.match(got.body.error.message, named);
+    t.match(got.body.error.message, /doc-gpt/);
+  });
+}
+
+t.test('an input_file inside Responses also refuses unknown content parts rather than dropping them', async (t) => {
+  const got = await post('/vendor-a/v1/responses', toAnthropic.relayKey, { model: 'doc-claude', input: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA', format: 'wav' } }] }] });
+  t.equal(got.status, 400);
+  t.match(got.body.error, { code: 'RELAY_ERR_CONTENT_UNSUPPORTED', message: /input_audio/ });
+});
