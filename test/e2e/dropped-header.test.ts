@@ -47,3 +47,12 @@ t.test('nothing dropped, no header; passthrough, no header', async (t) => {
   t.equal(passthrough.headers.get('x-relay-dropped'), null);
   t.equal(up.lastRequest()!.json.seed, 7, 'passthrough forwards it');
 });
+
+t.test('Chat web_search_options on a translated route is a 400, not a drop', async (t) => {
+  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${claude.relayKey}` },
+    body: JSON.stringify({ model: 'drop-claude', web_search_options: {}, messages: [{ role: 'user', content: 'news?' }] }),
+  });
+  t.equal(res.status, 400);
+  t.match(await res.json(), { error: { code: 'RELAY_ERR_CONTENT_UNSUPPORTED', message: /drop-claude.*web_search_options/ } });
+});

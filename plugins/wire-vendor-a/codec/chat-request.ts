@@ -11,7 +11,7 @@ import { documentFromFile } from './file-parts.ts';
 export const CHAT_REQUEST_DROPPED = {
   n: 'Relay returns one choice; n and best-of style sampling are not translated',
   'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': 'no canonical field',
-  'audio, modalities, prediction, web_search_options, service_tier, store': 'no canonical field',
+  'audio, modalities, prediction, service_tier, store': 'no canonical field (web_search_options is refused: it is a tool)',
   'assistant function_call and role "function" messages': 'deprecated function calling; use tool_calls',
   'image_url parts in assistant and tool messages': 'not valid Chat input; tool results keep text only',
 } as const;
@@ -272,6 +272,8 @@ function decodeResponseFormat(format: Static<typeof ResponseFormatDef>): Respons
 
 export function decodeChatRequest(body: unknown): CanonicalRequest {
   const req = validateBody<ChatRequest>(ChatRequest, body);
+  // Web search runs inside OpenAI: dropping it would answer without the search the client asked for.
+  if ((body as Record<string, unknown>).web_search_options !== undefined) throw unsupportedContent('web_search_options', req.model, 'web search runs inside OpenAI');
   const { system, messages } = decodeMessages(req.messages, req.model);
   const out: CanonicalRequest = { model: req.model, messages };
   if (system.length > 0) out.system = system;
