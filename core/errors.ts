@@ -25,6 +25,7 @@ interface ErrorDef {
 export const ERROR_CODES = {
   RELAY_ERR_BAD_REQUEST: { status: 400, type: 'invalid_request', description: 'The request is malformed or a field is invalid.' },
   RELAY_ERR_INVALID_JSON: { status: 400, type: 'invalid_request', description: 'The request body is not valid JSON.' },
+  RELAY_ERR_CONTENT_UNSUPPORTED: { status: 400, type: 'invalid_request', description: 'A content part of the request cannot be taken by the upstream serving the model.' },
   RELAY_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request', description: 'The request content type is not accepted.' },
   RELAY_ERR_BODY_TOO_LARGE: { status: 413, type: 'payload_too_large', description: 'The request body exceeds the configured limit.' },
   RELAY_ERR_BODY_TIMEOUT: { status: 408, type: 'timeout', description: 'The request body did not arrive within the configured time.' },

@@ -225,6 +225,8 @@ export interface InboundCodec {
   shape: ShapeId;
   /** Client request JSON -> canonical. Throws RelayError (400, with field) when invalid. */
   decodeRequest(body: unknown): CanonicalRequest;
+  /** Parameters of the request that translation drops: a translated response names them in x-relay-dropped. */
+  droppedParameters?(body: unknown): string[];
   encodeResponse(response: CanonicalResponse, ctx: EncodeContext): unknown;
   streamEncoder(ctx: EncodeContext): StreamEncoder;
   /** A Relay or upstream error in this shape's error body. */

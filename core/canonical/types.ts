@@ -26,6 +26,18 @@ export const ImagePart = Type.Object({
   detail: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')])),
 }, { additionalProperties: false });
 
+/** A file the model reads (a PDF, a text document): bytes, a URL the upstream fetches, text, or a vendor file id. */
+export const DocumentPart = Type.Object({
+  type: Type.Literal('document'),
+  source: Type.Union([
+    Type.Object({ type: Type.Literal('base64'), media_type: Type.String(), data: Type.String() }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('url'), url: Type.String() }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('file_id'), file_id: Type.String() }, { additionalProperties: false }),
+  ]),
+  filename: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
 export const ToolCallPart = Type.Object({
   type: Type.Literal('tool_call'),
   id: Type.String(),
@@ -60,7 +72,7 @@ export const RefusalPart = Type.Object({
   text: Type.String(),
 }, { additionalProperties: false });
 
-export const ContentPart = Type.Union([TextPart, ImagePart, ToolCallPart, ToolResultPart, ReasoningPart, RefusalPart]);
+export const ContentPart = Type.Union([TextPart, ImagePart, DocumentPart, ToolCallPart, ToolResultPart, ReasoningPart, RefusalPart]);
 
 export const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
 
@@ -200,6 +212,7 @@ export const StreamEvent = Type.Union([
 
 export type TextPart = Static<typeof TextPart>;
 export type ImagePart = Static<typeof ImagePart>;
+export type DocumentPart = Static<typeof DocumentPart>;
 export type ToolCallPart = Static<typeof ToolCallPart>;
 export type ToolResultPart = Static<typeof ToolResultPart>;
 export type ReasoningPart = Static<typeof ReasoningPart>;

@@ -61,9 +61,9 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     attempt.reportSuccess(route);
     attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
-    if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response), limits);
+    if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader() });
     attempt.record.status = 200;
-    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits), false);
+    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader()), false);
     await attempt.writer.write(JSON.stringify(codec.encodeResponse(response, ctx)));
     attempt.writer.end();
     return { kind: 'done' };
@@ -134,7 +134,7 @@ async function translateStream(
 
   const writer = attempt.writer;
   attempt.record.status = 200;
-  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits), false);
+  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader()), false);
   try {
     await writer.write(take());
     writer.flush();

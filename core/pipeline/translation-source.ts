@@ -5,12 +5,12 @@ import type { EncodeContext, InboundCodec, Route } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 
 export class TranslationSource {
-  private constructor(readonly request: CanonicalRequest, readonly inbound: unknown) {}
+  private constructor(readonly request: CanonicalRequest, readonly inbound: unknown, readonly dropped: string[]) {}
 
   /** Decodes the call's JSON with its shape's codec (a 400 in the caller's shape when it does not hold). */
   static decode(codec: InboundCodec, call: InferenceCall): TranslationSource {
     const json = call.json();
-    return new TranslationSource(codec.decodeRequest(json), json);
+    return new TranslationSource(codec.decodeRequest(json), json, codec.droppedParameters?.(json) ?? []);
   }
 
   /**
@@ -21,6 +21,11 @@ export class TranslationSource {
     const routed = { ...this.request, model: route.upstreamModel, stream };
     if (routed.reasoning !== undefined && route.model?.spec.reasoning === false) delete routed.reasoning;
     return routed;
+  }
+
+  /** The x-relay-dropped header of a translated response: what the client sent that no upstream saw. */
+  droppedHeader(): Record<string, string> {
+    return this.dropped.length === 0 ? {} : { 'x-relay-dropped': this.dropped.join(', ') };
   }
 
   encodeContext(requestId: string, model: string): EncodeContext {

@@ -6,3 +6,5 @@ export { dispatchByShape, type ShapeCodec, type TranslationHooks } from '../cano
 export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
 } from '../canonical/custom-tools.ts';
+export { unsupportedContent } from '../canonical/unsupported-content.ts';
+export { presentParameters } from '../canonical/dropped-parameters.ts';

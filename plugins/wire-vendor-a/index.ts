@@ -1,6 +1,6 @@
 // OpenAI's wire shapes on the inference port: Chat Completions, Responses, Embeddings, and the
 // models list, under a prefix (default /vendor-a).
-import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound } from '../../core/plugin-api.ts';
+import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, RelayError } from '../../core/plugin-api.ts';
 import { chatCodec, responsesCodec } from './codec/index.ts';
 
 export default definePlugin({
@@ -21,17 +21,23 @@ export default definePlugin({
       url: `${prefix}/v1/embeddings`, shape: 'openai.embeddings', errorShape: 'openai.chat', streams: false,
       summary: 'OpenAI Embeddings (passed through byte for byte)', tags,
     });
+    const entry = (m: ReturnType<typeof relay.pipeline.reachableModels>[number]) => ({ id: m.metadata.slug, object: 'model', created: Math.floor(Date.parse(m.metadata.createdAt) / 1000), owned_by: 'relay' });
     relay.inference.get(`${prefix}/v1/models`, {
       config: { shape: 'openai.chat' },
       schema: { summary: 'Models reachable by the calling relay key, in OpenAI\'s list shape', tags, security: [{ relayKey: [] }] },
     }, async (request) => {
       const principal = await relay.pipeline.authenticate(request, 'openai.chat');
-      return {
-        object: 'list',
-        data: relay.pipeline.reachableModels(principal).map((m) => ({
-          id: m.metadata.slug, object: 'model', created: Math.floor(Date.parse(m.metadata.createdAt) / 1000), owned_by: 'relay',
-        })),
-      };
+      return { object: 'list', data: relay.pipeline.reachableModels(principal).map(entry) };
+    });
+    // The SDKs' models.retrieve: a model the key cannot reach is as unknown as one that does not exist.
+    relay.inference.get<{ Params: { id: string } }>(`${prefix}/v1/models/:id`, {
+      config: { shape: 'openai.chat' },
+      schema: { summary: 'One model reachable by the calling relay key, in OpenAI\'s model shape', tags, security: [{ relayKey: [] }] },
+    }, async (request) => {
+      const principal = await relay.pipeline.authenticate(request, 'openai.chat');
+      const model = relay.pipeline.reachableModels(principal).find((m) => m.metadata.slug === request.params.id);
+      if (!model) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${request.params.id}\` does not exist or this key cannot use it.`);
+      return entry(model);
     });
   },
 });

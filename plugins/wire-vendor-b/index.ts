@@ -1,5 +1,5 @@
 // Anthropic's Messages shape on the inference port, under a prefix (default /vendor-b).
-import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound } from '../../core/plugin-api.ts';
+import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, RelayError } from '../../core/plugin-api.ts';
 import { messagesCodec } from './codec/index.ts';
 
 export default definePlugin({
@@ -22,15 +22,24 @@ export default definePlugin({
     for (const url of [prefix || '/', `${prefix}/`]) {
       relay.inference.route({ method: 'HEAD', url, config: { shape: 'anthropic.messages' }, schema: { hide: true }, handler: async (_req, reply) => reply.code(200).send() });
     }
+    const entry = (m: ReturnType<typeof relay.pipeline.reachableModels>[number]) => ({ type: 'model', id: m.metadata.slug, display_name: m.metadata.displayName, created_at: m.metadata.createdAt });
     relay.inference.get(`${prefix}/v1/models`, {
       config: { shape: 'anthropic.messages' },
       schema: { summary: 'Models reachable by the calling relay key, in Anthropic\'s list shape', tags, security: [{ relayKey: [] }] },
     }, async (request) => {
       const principal = await relay.pipeline.authenticate(request, 'anthropic.messages');
-      const data = relay.pipeline.reachableModels(principal).map((m) => ({
-        type: 'model', id: m.metadata.slug, display_name: m.metadata.displayName, created_at: m.metadata.createdAt,
-      }));
+      const data = relay.pipeline.reachableModels(principal).map(entry);
       return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+    });
+    // The SDKs' models.retrieve: a model the key cannot reach is as unknown as one that does not exist.
+    relay.inference.get<{ Params: { id: string } }>(`${prefix}/v1/models/:id`, {
+      config: { shape: 'anthropic.messages' },
+      schema: { summary: 'One model reachable by the calling relay key, in Anthropic\'s model shape', tags, security: [{ relayKey: [] }] },
+    }, async (request) => {
+      const principal = await relay.pipeline.authenticate(request, 'anthropic.messages');
+      const model = relay.pipeline.reachableModels(principal).find((m) => m.metadata.slug === request.params.id);
+      if (!model) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${request.params.id}\` does not exist or this key cannot use it.`);
+      return entry(model);
     });
   },
 });

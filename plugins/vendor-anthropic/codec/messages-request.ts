@@ -1,7 +1,7 @@
 // Canonical request -> Anthropic Messages request (Relay speaking to the upstream).
-import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { thinkingFor } from './thinking-budget.ts';
 
 /** Adapter-independent origin of reasoning that Anthropic made (see ReasoningPart.origin). */
@@ -44,6 +44,16 @@ function image(part: ImagePart): Block {
   };
 }
 
+/** A document block; a vendor file id names a file in another vendor's store, so it is refused. */
+function documentBlock(part: DocumentPart, model: string): Block {
+  const s = part.source;
+  const title = part.filename === undefined ? {} : { title: part.filename };
+  if (s.type === 'base64') return { type: 'document', source: { type: 'base64', media_type: s.media_type, data: s.data }, ...title };
+  if (s.type === 'url') return { type: 'document', source: { type: 'url', url: s.url }, ...title };
+  if (s.type === 'text') return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: s.text }, ...title };
+  throw unsupportedContent(`the file \`${s.file_id}\``, model, 'a file id names a file in another vendor\'s store; send the file\'s bytes instead');
+}
+
 function toolInput(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
   if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
   try {
@@ -55,8 +65,10 @@ function toolInput(args: string, kind: 'function' | 'custom' | undefined): Recor
   return { [CUSTOM_INPUT_PARAMETER]: args };
 }
 
-function block(part: ContentPart): Block | null {
+function block(part: ContentPart, model: string): Block | null {
   switch (part.type) {
+    case 'document':
+      return documentBlock(part, model);
     case 'text':
     case 'refusal':
       return part.text === '' ? null : { type: 'text', text: part.text };
@@ -88,7 +100,7 @@ function encodeMessages(request: CanonicalRequest): { system: Block[]; messages:
       for (const part of message.content) if (part.type === 'text' && part.text !== '') system.push({ type: 'text', text: part.text });
       continue;
     }
-    const blocks = message.content.map(block).filter((b): b is Block => b !== null);
+    const blocks = message.content.map((p) => block(p, request.model)).filter((b): b is Block => b !== null);
     if (blocks.length === 0) continue;
     const last = messages[messages.length - 1];
     if (last && last.role === message.role) last.content.push(...blocks);

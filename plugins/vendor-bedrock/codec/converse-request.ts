@@ -1,7 +1,7 @@
 // Canonical request -> Bedrock Converse request (Relay speaking to the upstream). The model is
 // not in the body: it is part of the URL (see adapter.ts).
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, type CanonicalRequest, type ContentPart, type ImagePart, type Tool } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, unsupportedContent, type CanonicalRequest, type ContentPart, type DocumentPart, type ImagePart, type Tool } from '../../../core/plugin-api/canonical.ts';
 import { isClaudeModel, thinkingFor } from './thinking.ts';
 import type { ConverseBlock, ConverseImage, ConverseMessage, ImageFormat } from './wire.ts';
 
@@ -52,6 +52,39 @@ function image(part: ImagePart): ConverseBlock {
   return { text: `[image: ${source.url}]` };
 }
 
+const DOCUMENT_FORMATS: Record<string, string> = {
+  'application/pdf': 'pdf', 'text/plain': 'txt', 'text/markdown': 'md', 'text/html': 'html', 'text/csv': 'csv',
+  'application/msword': 'doc', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+};
+
+/** Converse document names allow letters, digits, single spaces, hyphens, parentheses and brackets only. */
+function documentName(filename: string | undefined): string {
+  const clean = (filename ?? '').replace(/\.[A-Za-z0-9]+$/, '').replace(/[^A-Za-z0-9\s()[\]-]/g, '-').replace(/\s+/g, ' ').trim();
+  return clean === '' ? 'document' : clean.slice(0, 200);
+}
+
+/** A document block (bytes or an S3 location); other URLs and vendor file ids are refused. */
+function documentBlock(part: DocumentPart, model: string): ConverseBlock {
+  const s = part.source;
+  const name = documentName(part.filename);
+  const refuse = (what: string, why: string) => unsupportedContent(what, model, why);
+  if (s.type === 'text') return { document: { format: 'txt', name, source: { bytes: Buffer.from(s.text, 'utf8').toString('base64') } } };
+  if (s.type === 'file_id') throw refuse(`the file \`${s.file_id}\``, 'a file id names a file in another vendor\'s store; send the file\'s bytes instead');
+  const dataUrl = s.type === 'url' ? /^data:([^;,]+);base64,(.*)$/s.exec(s.url) : null;
+  const data = s.type === 'base64' ? { mediaType: s.media_type, bytes: s.data } : dataUrl ? { mediaType: dataUrl[1], bytes: dataUrl[2] } : null;
+  if (data) {
+    const format = DOCUMENT_FORMATS[data.mediaType];
+    if (!format) throw refuse(`a document of type ${data.mediaType}`, 'Converse takes pdf, txt, md, html, csv, doc, docx, xls and xlsx documents');
+    return { document: { format, name, source: { bytes: data.bytes } } };
+  }
+  if (s.type === 'url' && s.url.startsWith('s3://')) {
+    const ext = /\.([a-z0-9]+)$/i.exec(s.url)?.[1]?.toLowerCase() ?? 'pdf';
+    return { document: { format: ext, name, source: { s3Location: { uri: s.url } } } };
+  }
+  throw refuse('a document URL', 'Converse takes document bytes or an s3:// location, not a URL it would fetch');
+}
+
 function toolInput(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
   if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
   try {
@@ -63,8 +96,10 @@ function toolInput(args: string, kind: 'function' | 'custom' | undefined): Recor
   return { [CUSTOM_INPUT_PARAMETER]: args };
 }
 
-function block(part: ContentPart): ConverseBlock | null {
+function block(part: ContentPart, model: string): ConverseBlock | null {
   switch (part.type) {
+    case 'document':
+      return documentBlock(part, model);
     case 'text':
     case 'refusal':
       return part.text === '' ? null : { text: part.text };
@@ -96,7 +131,7 @@ function encodeMessages(request: CanonicalRequest): { system: Array<{ text: stri
       for (const part of message.content) if (part.type === 'text' && part.text !== '') system.push({ text: part.text });
       continue;
     }
-    const blocks = message.content.map(block).filter((b): b is ConverseBlock => b !== null);
+    const blocks = message.content.map((p) => block(p, request.model)).filter((b): b is ConverseBlock => b !== null);
     if (blocks.length === 0) continue;
     const last = messages.at(-1);
     if (last && last.role === message.role) last.content.push(...blocks);

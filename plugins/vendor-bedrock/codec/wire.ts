@@ -20,9 +20,16 @@ export interface ConverseReasoning {
   redactedContent?: string;
 }
 
+export interface ConverseDocument {
+  format: string;
+  name: string;
+  source: { bytes: string } | { s3Location: { uri: string } };
+}
+
 export interface ConverseBlock {
   text?: string;
   image?: ConverseImage;
+  document?: ConverseDocument;
   toolUse?: ConverseToolUse;
   toolResult?: { toolUseId: string; content: Array<{ text: string } | { image: ConverseImage }>; status?: 'success' | 'error' };
   reasoningContent?: ConverseReasoning;

@@ -1,7 +1,7 @@
 // Canonical request -> Gemini generateContent request (Relay speaking to the upstream).
 // The model is not in the body: it is part of the URL (see adapter.ts).
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../../core/plugin-api/canonical.ts';
-import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import { schemaFields, schemaFor, type SchemaDialect } from './schema-dialect.ts';
 import { thinkingConfigFor } from './thinking.ts';
 import type { GeminiContent, GeminiPart } from './wire.ts';
@@ -33,6 +33,20 @@ function image(part: ImagePart): GeminiPart {
   if (part.source.type === 'base64') return { inlineData: { mimeType: part.source.media_type, data: part.source.data } };
   const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(part.source.url)?.[1]?.toLowerCase() ?? '';
   return { fileData: { mimeType: IMAGE_TYPES[ext] ?? 'image/jpeg', fileUri: part.source.url } };
+}
+
+const DOCUMENT_TYPES: Record<string, string> = { pdf: 'application/pdf', txt: 'text/plain', md: 'text/markdown', html: 'text/html', csv: 'text/csv' };
+
+/** A document as inline bytes or a file URI Gemini fetches; a vendor file id is refused. */
+function documentPart(part: DocumentPart, model: string): GeminiPart {
+  const s = part.source;
+  if (s.type === 'text') return { text: s.text };
+  if (s.type === 'base64') return { inlineData: { mimeType: s.media_type, data: s.data } };
+  if (s.type === 'file_id') throw unsupportedContent(`the file \`${s.file_id}\``, model, 'a file id names a file in another vendor\'s store; send the file\'s bytes instead');
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(s.url);
+  if (data) return { inlineData: { mimeType: data[1], data: data[2] } };
+  const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(s.url)?.[1]?.toLowerCase() ?? '';
+  return { fileData: { mimeType: DOCUMENT_TYPES[ext] ?? 'application/pdf', fileUri: s.url } };
 }
 
 function argsObject(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
@@ -70,7 +84,7 @@ function toolNamesById(request: CanonicalRequest): Map<string, string> {
  * Parts of one message. A Gemini signature (a reasoning part of origin gemini) is attached to
  * the next part of the message, or to the previous one when it comes last.
  */
-function partsOf(content: ContentPart[], names: Map<string, string>): GeminiPart[] {
+function partsOf(content: ContentPart[], names: Map<string, string>, model: string): GeminiPart[] {
   const out: GeminiPart[] = [];
   let signature: string | undefined;
   for (const part of content) {
@@ -82,6 +96,9 @@ function partsOf(content: ContentPart[], names: Map<string, string>): GeminiPart
         break;
       case 'image':
         encoded = image(part);
+        break;
+      case 'document':
+        encoded = documentPart(part, model);
         break;
       case 'tool_call':
         encoded = { functionCall: { name: part.name, args: argsObject(part.arguments, part.tool_kind) } };
@@ -116,7 +133,7 @@ function encodeContents(request: CanonicalRequest): { system: GeminiPart[]; cont
       for (const part of message.content) if (part.type === 'text' && part.text !== '') system.push({ text: part.text });
       continue;
     }
-    const parts = partsOf(message.content, names);
+    const parts = partsOf(message.content, names, request.model);
     if (parts.length === 0) continue;
     const role = message.role === 'assistant' ? 'model' : 'user';
     const last = contents[contents.length - 1];

@@ -1,7 +1,7 @@
 // Canonical request -> OpenAI Chat Completions request (Relay speaking to the upstream).
-import type { CanonicalRequest, ContentPart, ImagePart, Message, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Message, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_SCHEMA, customToolDescription, wrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription, unsupportedContent, wrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { openaiEffort } from './reasoning-effort.ts';
 
 /** What the Chat upstream encoder drops, and why. Pinned by test/translation/conformance.test.ts. */
@@ -18,6 +18,17 @@ export function imageUrl(image: ImagePart): string {
   return image.source.type === 'url' ? image.source.url : `data:${image.source.media_type};base64,${image.source.data}`;
 }
 
+/** A Chat `file` part (bytes as a data URL, or an OpenAI file id); text documents go as text. */
+function filePart(part: DocumentPart, model: string): Record<string, unknown> {
+  const s = part.source;
+  const filename = part.filename === undefined ? {} : { filename: part.filename };
+  if (s.type === 'text') return { type: 'text', text: s.text };
+  if (s.type === 'file_id') return { type: 'file', file: { file_id: s.file_id } };
+  if (s.type === 'base64') return { type: 'file', file: { file_data: `data:${s.media_type};base64,${s.data}`, ...filename } };
+  if (s.url.startsWith('data:')) return { type: 'file', file: { file_data: s.url, ...filename } };
+  throw unsupportedContent('a document URL', model, 'Chat Completions does not fetch files; send the file\'s bytes instead');
+}
+
 function textContent(parts: ContentPart[]): string | Array<{ type: 'text'; text: string }> {
   const texts = parts.filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text');
   if (texts.length === 1) return texts[0].text;
@@ -25,20 +36,20 @@ function textContent(parts: ContentPart[]): string | Array<{ type: 'text'; text:
   return texts.map((t) => ({ type: 'text' as const, text: t.text }));
 }
 
-function userMessages(message: Message): unknown[] {
+function userMessages(message: Message, model: string): unknown[] {
   const out: unknown[] = [];
   const rest: ContentPart[] = [];
   for (const part of message.content) {
     if (part.type === 'tool_result') out.push({ role: 'tool', tool_call_id: part.tool_call_id, content: textContent(part.content) });
-    else if (part.type === 'text' || part.type === 'image') rest.push(part);
+    else if (part.type === 'text' || part.type === 'image' || part.type === 'document') rest.push(part);
   }
   if (rest.length === 1 && rest[0].type === 'text') out.push({ role: 'user', content: rest[0].text });
   else if (rest.length > 0) {
     out.push({
       role: 'user',
-      content: rest.map((p) => p.type === 'text'
-        ? { type: 'text', text: p.text }
-        : { type: 'image_url', image_url: { url: imageUrl(p as ImagePart), ...((p as ImagePart).detail ? { detail: (p as ImagePart).detail } : {}) } }),
+      content: rest.map((p) => p.type === 'text' ? { type: 'text', text: p.text }
+        : p.type === 'document' ? filePart(p, model)
+          : { type: 'image_url', image_url: { url: imageUrl(p as ImagePart), ...((p as ImagePart).detail ? { detail: (p as ImagePart).detail } : {}) } }),
     });
   }
   return out;
@@ -73,7 +84,7 @@ function encodeMessages(request: CanonicalRequest): unknown[] {
     if (message.role === 'system') {
       const content = textContent(message.content);
       if (content !== '') out.push({ role: 'system', content });
-    } else if (message.role === 'user') out.push(...userMessages(message));
+    } else if (message.role === 'user') out.push(...userMessages(message, request.model));
     else {
       const m = assistantMessage(message);
       if (m) out.push(m);

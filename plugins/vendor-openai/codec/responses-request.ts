@@ -1,7 +1,7 @@
 // Canonical request -> OpenAI Responses request (Relay speaking to the upstream).
 // Stateless: store is false and encrypted reasoning is asked for, so a multi-turn
 // conversation carries its own reasoning items.
-import type { CanonicalRequest, ContentPart, ImagePart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import type { Route } from '../../../core/plugin-api.ts';
 import { imageUrl } from './chat-request.ts';
 import { openaiEffort } from './reasoning-effort.ts';
@@ -22,6 +22,17 @@ export const RESPONSES_UPSTREAM_DROPPED = {
 
 function image(part: ImagePart): Record<string, unknown> {
   return { type: 'input_image', image_url: imageUrl(part), detail: part.detail ?? 'auto' };
+}
+
+/** An `input_file` item part: bytes as a data URL, a URL OpenAI fetches, or an OpenAI file id; text documents go as text. */
+function inputFile(part: DocumentPart): Record<string, unknown> {
+  const s = part.source;
+  const filename = part.filename === undefined ? {} : { filename: part.filename };
+  if (s.type === 'text') return { type: 'input_text', text: s.text };
+  if (s.type === 'file_id') return { type: 'input_file', file_id: s.file_id };
+  if (s.type === 'base64') return { type: 'input_file', file_data: `data:${s.media_type};base64,${s.data}`, ...filename };
+  if (s.url.startsWith('data:')) return { type: 'input_file', file_data: s.url, ...filename };
+  return { type: 'input_file', file_url: s.url };
 }
 
 function toolOutput(result: ToolResultPart): string | unknown[] {
@@ -62,6 +73,9 @@ function encodeInput(request: CanonicalRequest): unknown[] {
           break;
         case 'image':
           if (role === 'user') content.push(image(part));
+          break;
+        case 'document':
+          content.push(inputFile(part));
           break;
         case 'tool_call': {
           flush(role, content);

@@ -4,19 +4,26 @@
 import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
 import type { CanonicalRequest, ContentPart, ImagePart, Message, ResponseFormat, TextPart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';
+import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
+import { documentFromFile } from './file-parts.ts';
 
 /** What the Chat inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const CHAT_REQUEST_DROPPED = {
   n: 'Relay returns one choice; n and best-of style sampling are not translated',
   'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': 'no canonical field',
-  'audio, modalities, prediction, web_search_options, service_tier, store': 'no canonical field',
-  'content parts input_audio and file': 'canonical messages carry text and images only',
+  'audio, modalities, prediction, service_tier, store': 'no canonical field (web_search_options is refused: it is a tool)',
   'assistant function_call and role "function" messages': 'deprecated function calling; use tool_calls',
   'image_url parts in assistant and tool messages': 'not valid Chat input; tool results keep text only',
 } as const;
 
 const Detail = Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')]);
 const TextContentPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+const FileContentPart = Type.Object({
+  type: Type.Literal('file'),
+  file: Type.Object({
+    file_data: Type.Optional(Type.String()), file_id: Type.Optional(Type.String()), filename: Type.Optional(Type.String()),
+  }),
+});
 const ImageContentPart = Type.Object({
   type: Type.Literal('image_url'),
   image_url: Type.Object({ url: Type.String({ minLength: 1 }), detail: Type.Optional(Detail) }),
@@ -129,7 +136,7 @@ function textParts(content: Static<typeof Content>, pointer: string): TextPart[]
   return out;
 }
 
-function userParts(content: Static<typeof Content>, pointer: string): ContentPart[] {
+function userParts(content: Static<typeof Content>, pointer: string, model: string): ContentPart[] {
   if (content === null || typeof content === 'string') return textParts(content, pointer);
   const out: ContentPart[] = [];
   content.forEach((part, i) => {
@@ -138,7 +145,10 @@ function userParts(content: Static<typeof Content>, pointer: string): ContentPar
     else if (part.type === 'image_url') {
       const image = validateBody<Static<typeof ImageContentPart>>(ImageContentPart, part, at);
       out.push(imageFromUrl(image.image_url.url, image.image_url.detail));
-    }
+    } else if (part.type === 'file') {
+      const file = validateBody<Static<typeof FileContentPart>>(FileContentPart, part, at);
+      out.push(documentFromFile(file.file, `${at}/file`));
+    } else if (part.type === 'input_audio') throw unsupportedContent(`the input_audio part at ${at}`, model, 'audio is not translated to other vendors');
   });
   return out;
 }
@@ -168,7 +178,7 @@ function assistantParts(message: Static<typeof AssistantMessage>, pointer: strin
   return out;
 }
 
-function decodeMessages(raw: ChatRequest['messages']): { system: TextPart[]; messages: Message[] } {
+function decodeMessages(raw: ChatRequest['messages'], model: string): { system: TextPart[]; messages: Message[] } {
   const system: TextPart[] = [];
   const messages: Message[] = [];
   raw.forEach((message, i) => {
@@ -185,7 +195,7 @@ function decodeMessages(raw: ChatRequest['messages']): { system: TextPart[]; mes
       }
       case 'user': {
         const m = validateBody<Static<typeof UserMessage>>(UserMessage, message, at);
-        const parts = userParts(m.content, `${at}/content`);
+        const parts = userParts(m.content, `${at}/content`, model);
         if (parts.length > 0) messages.push({ role: 'user', content: parts });
         return;
       }
@@ -262,7 +272,9 @@ function decodeResponseFormat(format: Static<typeof ResponseFormatDef>): Respons
 
 export function decodeChatRequest(body: unknown): CanonicalRequest {
   const req = validateBody<ChatRequest>(ChatRequest, body);
-  const { system, messages } = decodeMessages(req.messages);
+  // Web search runs inside OpenAI: dropping it would answer without the search the client asked for.
+  if ((body as Record<string, unknown>).web_search_options !== undefined) throw unsupportedContent('web_search_options', req.model, 'web search runs inside OpenAI');
+  const { system, messages } = decodeMessages(req.messages, req.model);
   const out: CanonicalRequest = { model: req.model, messages };
   if (system.length > 0) out.system = system;
   if (req.tools && req.tools.length > 0) out.tools = decodeTools(req.tools);

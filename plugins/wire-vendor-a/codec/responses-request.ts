@@ -5,6 +5,8 @@
 import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
 import type { CanonicalRequest, ContentPart, Message, ReasoningPart, ResponseFormat, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import { imageFromUrl } from './chat-request.ts';
+import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
+import { documentFromFile } from './file-parts.ts';
 import { flattenedName } from './namespace-tools.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';
 import { openReasoning } from './reasoning-envelope.ts';
@@ -15,7 +17,6 @@ export const RESPONSES_REQUEST_DROPPED = {
     'they run inside OpenAI; on a vendor-a upstream the request is forwarded as sent (passthrough), elsewhere they are dropped',
   'tool_choice naming a server-side tool, allowed_tools subsets': 'become "auto" / the allowed_tools mode',
   'input items of other types (item_reference, *_call of server tools, compaction, ...)': 'no canonical form',
-  'input_file parts and input_image file_id': 'canonical images are URLs or base64 data',
   'previous_response_id, conversation, store, include, prompt, prompt_cache_key, background, truncation, service_tier':
     'Relay is stateless between requests; the client resends history (Codex does)',
   'text.verbosity, top_logprobs, max_tool_calls, client_metadata': 'no canonical field',
@@ -26,6 +27,13 @@ export const RESPONSES_REQUEST_DROPPED = {
 const Detail = Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')]);
 const Typed = Type.Object({ type: Type.Optional(Type.String()) });
 const InputText = Type.Object({ type: Type.String(), text: Type.String() });
+const InputFile = Type.Object({
+  type: Type.Literal('input_file'),
+  file_data: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  file_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  file_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  filename: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
 const InputImage = Type.Object({
   type: Type.Literal('input_image'),
   image_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -126,7 +134,7 @@ const ResponsesRequest = Type.Object({
 });
 type ResponsesRequest = Static<typeof ResponsesRequest>;
 
-function messageParts(item: Static<typeof MessageItem>, pointer: string): ContentPart[] {
+function messageParts(item: Static<typeof MessageItem>, pointer: string, model: string): ContentPart[] {
   if (typeof item.content === 'string') return item.content === '' ? [] : [{ type: 'text', text: item.content }];
   const out: ContentPart[] = [];
   item.content.forEach((part, i) => {
@@ -143,10 +151,14 @@ function messageParts(item: Static<typeof MessageItem>, pointer: string): Conten
       case 'input_image': {
         const image = validateBody<Static<typeof InputImage>>(InputImage, part, at);
         if (typeof image.image_url === 'string' && image.image_url !== '') out.push(imageFromUrl(image.image_url, image.detail));
-        return; // file_id images are dropped by rule
+        else throw unsupportedContent(`the input_image at ${at}`, model, 'an image by file id names a file in OpenAI\'s store; send its URL or bytes instead');
+        return;
       }
+      case 'input_file':
+        out.push(documentFromFile(validateBody<Static<typeof InputFile>>(InputFile, part, at), at));
+        return;
       default:
-        return; // input_file and others: dropped by rule
+        throw unsupportedContent(`the ${String(part.type)} part at ${at}`, model, 'it has no form other vendors take');
     }
   });
   return out;
@@ -187,7 +199,7 @@ function append(messages: Message[], role: Message['role'], part: ContentPart, m
 const onlyToolResults = (m: Message): boolean => m.content.every((p) => p.type === 'tool_result');
 const assistantTurn = (m: Message): boolean => m.role === 'assistant';
 
-function decodeInput(input: ResponsesRequest['input']): { system: TextPart[]; messages: Message[] } {
+function decodeInput(input: ResponsesRequest['input'], model: string): { system: TextPart[]; messages: Message[] } {
   const system: TextPart[] = [];
   const messages: Message[] = [];
   if (input === undefined) return { system, messages };
@@ -197,7 +209,7 @@ function decodeInput(input: ResponsesRequest['input']): { system: TextPart[]; me
     switch (item.type ?? 'message') {
       case 'message': {
         const m = validateBody<Static<typeof MessageItem>>(MessageItem, item, at);
-        const parts = messageParts(m, at);
+        const parts = messageParts(m, at, model);
         if (m.role === 'system' || m.role === 'developer') {
           const texts = parts.filter((p): p is TextPart => p.type === 'text');
           if (messages.length === 0) system.push(...texts);
@@ -304,7 +316,7 @@ function decodeFormat(format: NonNullable<NonNullable<ResponsesRequest['text']>[
 
 export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   const req = validateBody<ResponsesRequest>(ResponsesRequest, body);
-  const { system, messages } = decodeInput(req.input);
+  const { system, messages } = decodeInput(req.input, req.model);
   const out: CanonicalRequest = { model: req.model, messages };
   const allSystem = [
     ...(typeof req.instructions === 'string' && req.instructions !== '' ? [{ type: 'text' as const, text: req.instructions }] : []),

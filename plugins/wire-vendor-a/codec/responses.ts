@@ -1,12 +1,17 @@
 // The InboundCodec of OpenAI Responses ('openai.responses'), used by /vendor-a and /agent-a.
 import type { InboundCodec } from '../../../core/plugin-api.ts';
+import { presentParameters } from '../../../core/plugin-api/canonical.ts';
 import { renderOpenAIError } from './errors.ts';
 import { decodeResponsesRequest } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
 
+/** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
+export const RESPONSES_DROPPED_PARAMETERS = ['store', 'include', 'service_tier', 'truncation', 'background', 'prompt_cache_key', 'text.verbosity', 'top_logprobs', 'max_tool_calls', 'client_metadata'] as const;
+
 export const responsesCodec: InboundCodec = {
   shape: 'openai.responses',
+  droppedParameters: (body) => presentParameters(body, RESPONSES_DROPPED_PARAMETERS),
   decodeRequest: decodeResponsesRequest,
   encodeResponse: encodeResponsesResponse,
   streamEncoder: responsesStreamEncoder,

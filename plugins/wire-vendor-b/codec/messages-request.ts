@@ -3,7 +3,8 @@
 // thinking {type:"adaptive"} or {type:"enabled", budget_tokens}, and with newer models
 // {"role":"system"} messages inside `messages`, which are accepted.
 import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
-import type { CanonicalRequest, ContentPart, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
+import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { openSignature } from './reasoning-envelope.ts';
 import { effortForBudget, effortFromOutputConfig } from './thinking-budget.ts';
 
@@ -13,8 +14,8 @@ export const MESSAGES_REQUEST_DROPPED = {
   top_k: 'no canonical field',
   'context_management, container, mcp_servers, service_tier': 'no canonical field',
   'server tools (typed tools such as web_search_*, bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
-  'document, search_result, server_tool_use and *_tool_result blocks of server tools, image file sources': 'no canonical part',
-  'citations': 'no canonical field',
+  'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part (search_result blocks and image file sources are refused)',
+  'citations, and a document\'s context': 'no canonical field (a document\'s title becomes its file name)',
   'metadata.user_id': 'becomes canonical `user`',
 } as const;
 
@@ -84,14 +85,38 @@ const MessagesRequest = Type.Object({
 });
 type MessagesRequest = Static<typeof MessagesRequest>;
 
-function image(block: Static<typeof ImageBlock>): ImagePart | null {
+function image(block: Static<typeof ImageBlock>, model: string, pointer: string): ImagePart {
   const s = block.source;
   if (s.type === 'base64') return { type: 'image', source: { type: 'base64', media_type: s.media_type, data: s.data } };
   if (s.type === 'url') return { type: 'image', source: { type: 'url', url: s.url } };
-  return null; // file sources: dropped by rule
+  throw unsupportedContent(`the image file source at ${pointer}`, model, 'a file id names a file in Anthropic\'s store; send the image\'s URL or bytes instead');
 }
 
-function toolResultContent(content: Static<typeof ToolResultBlock>['content'], pointer: string): ToolResultPart['content'] {
+const DocumentBlock = Type.Object({
+  type: Type.Literal('document'),
+  source: Type.Union([
+    Type.Object({ type: Type.Literal('base64'), media_type: Type.String(), data: Type.String() }),
+    Type.Object({ type: Type.Literal('url'), url: Type.String() }),
+    Type.Object({ type: Type.Literal('text'), data: Type.String() }),
+    Type.Object({ type: Type.Literal('content'), content: Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String(), text: Type.Optional(Type.String()) }))]) }),
+    Type.Object({ type: Type.Literal('file'), file_id: Type.String() }),
+  ]),
+  title: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+/** A document block as a canonical document; custom content becomes its text. */
+function documentPart(b: Static<typeof DocumentBlock>): DocumentPart {
+  const s = b.source;
+  const filename = typeof b.title === 'string' && b.title !== '' ? { filename: b.title } : {};
+  const source: DocumentPart['source'] = s.type === 'base64' ? { type: 'base64', media_type: s.media_type, data: s.data }
+    : s.type === 'url' ? { type: 'url', url: s.url }
+      : s.type === 'text' ? { type: 'text', text: s.data }
+        : s.type === 'file' ? { type: 'file_id', file_id: s.file_id }
+          : { type: 'text', text: typeof s.content === 'string' ? s.content : s.content.map((c) => c.text ?? '').join('\n\n') };
+  return { type: 'document', source, ...filename };
+}
+
+function toolResultContent(content: Static<typeof ToolResultBlock>['content'], pointer: string, model: string): ToolResultPart['content'] {
   if (content === undefined) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   const out: ToolResultPart['content'] = [];
@@ -99,26 +124,27 @@ function toolResultContent(content: Static<typeof ToolResultBlock>['content'], p
     const at = `${pointer}/content/${i}`;
     if (block.type === 'text') out.push({ type: 'text', text: validateBody<Static<typeof TextBlock>>(TextBlock, block, at).text });
     else if (block.type === 'image') {
-      const part = image(validateBody<Static<typeof ImageBlock>>(ImageBlock, block, at));
-      if (part) out.push(part);
+      out.push(image(validateBody<Static<typeof ImageBlock>>(ImageBlock, block, at), model, at));
     }
   });
   return out;
 }
 
-function block(raw: Static<typeof Typed>, pointer: string): ContentPart | null {
+function block(raw: Static<typeof Typed>, pointer: string, model: string): ContentPart | null {
   switch (raw.type) {
     case 'text':
       return { type: 'text', text: validateBody<Static<typeof TextBlock>>(TextBlock, raw, pointer).text };
     case 'image':
-      return image(validateBody<Static<typeof ImageBlock>>(ImageBlock, raw, pointer));
+      return image(validateBody<Static<typeof ImageBlock>>(ImageBlock, raw, pointer), model, pointer);
+    case 'document':
+      return documentPart(validateBody<Static<typeof DocumentBlock>>(DocumentBlock, raw, pointer));
     case 'tool_use': {
       const b = validateBody<Static<typeof ToolUseBlock>>(ToolUseBlock, raw, pointer);
       return { type: 'tool_call', id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}), tool_kind: 'function' };
     }
     case 'tool_result': {
       const b = validateBody<Static<typeof ToolResultBlock>>(ToolResultBlock, raw, pointer);
-      const part: ToolResultPart = { type: 'tool_result', tool_call_id: b.tool_use_id, content: toolResultContent(b.content, pointer) };
+      const part: ToolResultPart = { type: 'tool_result', tool_call_id: b.tool_use_id, content: toolResultContent(b.content, pointer, model) };
       if (b.is_error !== undefined) part.is_error = b.is_error;
       return part;
     }
@@ -133,19 +159,21 @@ function block(raw: Static<typeof Typed>, pointer: string): ContentPart | null {
       const b = validateBody<Static<typeof RedactedThinkingBlock>>(RedactedThinkingBlock, raw, pointer);
       return { type: 'reasoning', encrypted: b.data, origin: 'anthropic' };
     }
+    case 'search_result':
+      throw unsupportedContent(`the search_result block at ${pointer}`, model, 'it has no form other vendors take');
     default:
-      return null; // document, search_result, server tool blocks: dropped by rule
+      return null; // server tool blocks of history: dropped by rule
   }
 }
 
-function decodeMessages(raw: unknown[]): Message[] {
+function decodeMessages(raw: unknown[], model: string): Message[] {
   const messages: Message[] = [];
   raw.forEach((value, i) => {
     const at = `/messages/${i}`;
     const m = validateBody<Static<typeof MessageParam>>(MessageParam, value, at);
     let content: ContentPart[];
     if (typeof m.content === 'string') content = m.content === '' ? [] : [{ type: 'text', text: m.content }];
-    else content = m.content.map((b, j) => block(b, `${at}/content/${j}`)).filter((p): p is ContentPart => p !== null);
+    else content = m.content.map((b, j) => block(b, `${at}/content/${j}`, model)).filter((p): p is ContentPart => p !== null);
     if (m.role === 'system') content = content.filter((p) => p.type === 'text');
     if (content.length > 0) messages.push({ role: m.role, content });
   });
@@ -190,7 +218,7 @@ function decodeReasoning(req: MessagesRequest): CanonicalRequest['reasoning'] {
 
 export function decodeMessagesRequest(body: unknown): CanonicalRequest {
   const req = validateBody<MessagesRequest>(MessagesRequest, body);
-  const out: CanonicalRequest = { model: req.model, messages: decodeMessages(req.messages), max_output_tokens: req.max_tokens };
+  const out: CanonicalRequest = { model: req.model, messages: decodeMessages(req.messages, req.model), max_output_tokens: req.max_tokens };
   if (req.system !== undefined) {
     const system = decodeSystem(req.system);
     if (system.length > 0) out.system = system;

@@ -1,0 +1,58 @@
+// x-relay-dropped (issue 44 item 3): a translated response names the parameters the client sent
+// that no upstream saw; a passthrough response, which drops nothing, has no such header.
+import t from 'tap';
+import { startRelay, seedRoute, eventually } from '../../core/testing.ts';
+import { startFakeUpstream } from '../support/fake-upstream.ts';
+
+const relay = await startRelay();
+const up = await startFakeUpstream();
+t.teardown(async () => { await relay.close(); await up.close(); });
+
+const claude = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'drop-claude' });
+const gpt = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'drop-gpt', shapes: ['openai.chat'] });
+await eventually(() => relay.relay.sync.snapshot().relayKeys.size >= 2);
+
+async function post(path: string, key: string, body: unknown) {
+  const res = await fetch(`${relay.inferenceUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  return res;
+}
+
+for (const stream of [false, true]) {
+  t.test(`Chat -> Messages${stream ? ', streamed' : ''}: seed and logprobs are named`, async (t) => {
+    const res = await post('/vendor-a/v1/chat/completions', claude.relayKey, { model: 'drop-claude', stream, seed: 7, logprobs: true, temperature: 0.5, messages: [{ role: 'user', content: 'hi' }] });
+    t.equal(res.status, 200);
+    t.equal(res.headers.get('x-relay-dropped'), 'seed, logprobs');
+    t.notOk('seed' in up.lastRequest()!.json, 'the upstream did not get it');
+  });
+}
+
+t.test('Responses -> Messages: text.verbosity and store are named', async (t) => {
+  const res = await post('/vendor-a/v1/responses', claude.relayKey, { model: 'drop-claude', store: false, text: { verbosity: 'low' }, input: 'hi' });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('x-relay-dropped'), 'store, text.verbosity');
+});
+
+t.test('Messages -> Chat: top_k is named', async (t) => {
+  const res = await post('/vendor-b/v1/messages', gpt.relayKey, { model: 'drop-gpt', max_tokens: 16, top_k: 5, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('x-relay-dropped'), 'top_k');
+});
+
+t.test('nothing dropped, no header; passthrough, no header', async (t) => {
+  const translated = await post('/vendor-a/v1/chat/completions', claude.relayKey, { model: 'drop-claude', messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(translated.headers.get('x-relay-dropped'), null);
+  const passthrough = await post('/vendor-a/v1/chat/completions', gpt.relayKey, { model: 'drop-gpt', seed: 7, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(passthrough.status, 200);
+  t.equal(passthrough.headers.get('x-relay-dropped'), null);
+  t.equal(up.lastRequest()!.json.seed, 7, 'passthrough forwards it');
+});
+
+t.test('Chat web_search_options on a translated route is a 400, not a drop', async (t) => {
+  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${claude.relayKey}` },
+    body: JSON.stringify({ model: 'drop-claude', web_search_options: {}, messages: [{ role: 'user', content: 'news?' }] }),
+  });
+  t.equal(res.status, 400);
+  t.match(await res.json(), { error: { code: 'RELAY_ERR_CONTENT_UNSUPPORTED', message: /drop-claude.*web_search_options/ } });
+});
