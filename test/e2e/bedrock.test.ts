@@ -128,8 +128,9 @@ async function anthropicThenBedrock(): Promise<{ a: Seeded; b: Seeded }> {
   const a = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: `cross-${++seq}`, hostKeys: [`sk-ant-${seq}`] });
   const b = await seedBedrock({ model: a.modelSlug });
   await setBindingWeights(relay, a.modelId, { [a.hostId]: 1000, [b.hostId]: 1 });
+  // Both hosts' keys too: a key not yet in this instance's snapshot would leave its host out of the candidates.
   await settled(relay, (snap) => snap.models.get(a.modelId)?.spec.bindings.find((x) => x.hostId === a.hostId)?.weight === 1000
-    && snap.relayKeys.has(a.relayKeyId));
+    && snap.relayKeys.has(a.relayKeyId) && snap.hostKeysOfHost(a.hostId).length > 0 && snap.hostKeysOfHost(b.hostId).length > 0);
   return { a, b };
 }
 
@@ -150,7 +151,8 @@ t.test("Bedrock's throttling and a model not ready fail over like any 429/5xx, a
   const s = await seedBedrock();
   const other = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: s.modelSlug, hostKeys: [`sk-ant-${++seq}`] });
   await setBindingWeights(relay, s.modelId, { [s.hostId]: 1000, [other.hostId]: 1 });
-  await settled(relay, (snap) => snap.models.get(s.modelId)?.spec.bindings.find((x) => x.hostId === s.hostId)?.weight === 1000);
+  await settled(relay, (snap) => snap.models.get(s.modelId)?.spec.bindings.find((x) => x.hostId === s.hostId)?.weight === 1000
+    && snap.hostKeysOfHost(s.hostId).length > 0 && snap.hostKeysOfHost(other.hostId).length > 0);
   once({ kind: 'json', status: 429, body: { message: 'Too many requests, please wait before trying again.' }, errorType: 'ThrottlingException' });
   const res = await viaRelay(relay, '/vendor-b/v1/messages', s.relayKey, messages(s.modelSlug), { 'anthropic-version': '2023-06-01' });
   t.equal(res.status, 200, res.text);
@@ -161,7 +163,8 @@ t.test("Bedrock's throttling and a model not ready fail over like any 429/5xx, a
   const t2 = await seedBedrock();
   const fallback = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: t2.modelSlug, hostKeys: [`sk-ant-${++seq}`] });
   await setBindingWeights(relay, t2.modelId, { [t2.hostId]: 1000, [fallback.hostId]: 1 });
-  await settled(relay, (snap) => snap.models.get(t2.modelId)?.spec.bindings.find((x) => x.hostId === t2.hostId)?.weight === 1000);
+  await settled(relay, (snap) => snap.models.get(t2.modelId)?.spec.bindings.find((x) => x.hostId === t2.hostId)?.weight === 1000
+    && snap.hostKeysOfHost(t2.hostId).length > 0 && snap.hostKeysOfHost(fallback.hostId).length > 0);
   once({ kind: 'json', status: 429, body: { message: 'Model is not ready for inference.' }, errorType: 'ModelNotReadyException' });
   const chatRes = await viaRelay(relay, '/vendor-a/v1/chat/completions', t2.relayKey, chat(t2.modelSlug));
   t.equal(chatRes.status, 200, chatRes.text);
@@ -182,7 +185,8 @@ t.test('a throttling exception inside the stream, before any output, fails over 
   const s = await seedBedrock();
   const other = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: s.modelSlug, hostKeys: [`sk-ant-${++seq}`] });
   await setBindingWeights(relay, s.modelId, { [s.hostId]: 1000, [other.hostId]: 1 });
-  await settled(relay, (snap) => snap.models.get(s.modelId)?.spec.bindings.find((x) => x.hostId === s.hostId)?.weight === 1000);
+  await settled(relay, (snap) => snap.models.get(s.modelId)?.spec.bindings.find((x) => x.hostId === s.hostId)?.weight === 1000
+    && snap.hostKeysOfHost(s.hostId).length > 0 && snap.hostKeysOfHost(other.hostId).length > 0);
   once({ kind: 'events', messages: [{ event: 'messageStart', payload: { role: 'assistant' } }, { exception: 'throttlingException', message: 'Too many tokens, please wait.' }] });
   const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug, true));
   t.equal(res.status, 200);
