@@ -67,6 +67,8 @@ export class UpstreamProtocolError extends Error {
 }
 
 const ignore = (): void => {};
+/** Parsed upstream URLs kept at most (hosts times endpoints; a query string per request would not repeat). */
+const MAX_KEPT_TARGETS = 1024;
 
 /** Rejects with the signal's reason once it aborts. */
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
@@ -78,12 +80,13 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
 
 export class UpstreamClient {
   private readonly agents = new Map<string, Dispatcher>();
+  private readonly targets = new Map<string, { origin: string; pathname: string; search: string }>();
 
   constructor(private readonly options: UpstreamClientOptions) {}
 
   /** Sends one request; resolves when the response head arrived. */
   async send(url: string, options: SendOptions): Promise<UpstreamResponse> {
-    const target = new URL(url);
+    const target = this.target(url);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new UpstreamTimeoutError('the upstream did not answer in time')), options.timeoutMs);
     const caller = options.signal;
@@ -137,6 +140,18 @@ export class UpstreamClient {
       }
     }
     return out;
+  }
+
+  /** Origin and path of a URL, kept per URL: a gateway sends to the same few URLs on every request. */
+  private target(url: string): { origin: string; pathname: string; search: string } {
+    let target = this.targets.get(url);
+    if (!target) {
+      const parsed = new URL(url); // a malformed URL throws here, which rejects the send
+      target = { origin: parsed.origin, pathname: parsed.pathname, search: parsed.search };
+      if (this.targets.size >= MAX_KEPT_TARGETS) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
   }
 
   async close(): Promise<void> {
