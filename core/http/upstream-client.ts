@@ -3,7 +3,7 @@
 // connections and offer HTTP/2; hosts with the same settings share one agent (and so one pool per
 // origin). Waiting for a free connection counts against the host's timeout, like connecting and
 // waiting for the head, so a saturated origin fails over like a slow one.
-import { Agent, EnvHttpProxyAgent, errors, type Dispatcher } from 'undici';
+import { Agent, Dispatcher, EnvHttpProxyAgent, errors } from 'undici';
 import type { UpstreamResponse } from '../hooks.ts';
 
 export interface UpstreamClientOptions {
@@ -46,12 +46,18 @@ interface ClientOrPoolStats {
   queued?: number;
 }
 
-/** The undici Agents an EnvHttpProxyAgent holds (direct and proxy): it exposes no stats of its own. */
-function innerAgents(dispatcher: Dispatcher): Agent[] {
+/**
+ * The undici Agents a dispatcher is or holds: an EnvHttpProxyAgent holds a direct Agent and a
+ * ProxyAgent, which holds its own; neither exposes stats of its own.
+ */
+function innerAgents(dispatcher: Dispatcher, depth = 0): Agent[] {
+  if (dispatcher instanceof Agent) return [dispatcher];
+  if (depth > 2) return [];
   const found = new Set<Agent>();
   for (const symbol of Object.getOwnPropertySymbols(dispatcher)) {
     const value = (dispatcher as unknown as Record<symbol, unknown>)[symbol];
     if (value instanceof Agent) found.add(value);
+    else if (value instanceof Dispatcher) for (const agent of innerAgents(value, depth + 1)) found.add(agent);
   }
   return [...found];
 }
@@ -67,6 +73,12 @@ export class UpstreamProtocolError extends Error {
 }
 
 const ignore = (): void => {};
+
+/** Whether the environment names an egress proxy (the variables EnvHttpProxyAgent reads). */
+function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);
+}
+
 /** Parsed upstream URLs kept at most (hosts times endpoints; a query string per request would not repeat). */
 const MAX_KEPT_TARGETS = 1024;
 
@@ -166,13 +178,15 @@ export class UpstreamClient {
     const key = `${connections}/${allowH2}`;
     let agent = this.agents.get(key);
     if (!agent) {
-      agent = new EnvHttpProxyAgent({
+      const settings = {
         connections,
         allowH2,
         pipelining: 1,
         keepAliveTimeout: this.options.keepAliveTimeoutMs,
         connect: { timeout: this.options.connectTimeoutMs },
-      });
+      };
+      // The proxy agent looks at NO_PROXY on every request; without a proxy there is nothing to look for.
+      agent = proxyConfigured(process.env) ? new EnvHttpProxyAgent(settings) : new Agent(settings);
       this.agents.set(key, agent);
     }
     return agent;

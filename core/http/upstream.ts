@@ -6,6 +6,8 @@ import type { SendOptions } from './upstream-client.ts';
 
 export type { SendOptions } from './upstream-client.ts';
 
+const JSON_CONTENT = { 'content-type': 'application/json' };
+
 /** Joins a base URL (which may carry a path such as /v1) with an endpoint path. */
 export function joinUrl(base: string, path: string): string {
   return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
@@ -14,7 +16,7 @@ export function joinUrl(base: string, path: string): string {
 /** Sends one request for `req` to `url`; resolves when the response head arrived. Aborts with the client. */
 export function sendUpstream(req: UpstreamRequest, url: string, options: Omit<SendOptions, 'signal'>): Promise<UpstreamResponse> {
   const host = req.route.host.spec;
-  return req.client.send(url, { transport: { maxConnections: host.maxConnections, http2: host.http2 }, ...options, signal: req.signal });
+  return req.client.send(url, Object.assign({ transport: { maxConnections: host.maxConnections, http2: host.http2 } }, options, { signal: req.signal }));
 }
 
 /**
@@ -25,7 +27,7 @@ export function sendUpstream(req: UpstreamRequest, url: string, options: Omit<Se
  */
 export function sendToHost(req: UpstreamRequest, path: string, credentialHeaders: (credential: string) => Record<string, string>, defaults: Record<string, string> = {}): Promise<UpstreamResponse> {
   const host = req.route.host.spec;
-  const headers: Record<string, string> = { ...defaults, ...req.headers, ...host.headers, 'content-type': 'application/json' };
+  const headers: Record<string, string> = Object.assign({}, defaults, req.headers, host.headers, JSON_CONTENT);
   if (req.credential !== null) Object.assign(headers, credentialHeaders(req.credential));
   return sendUpstream(req, joinUrl(host.baseUrl, path) + (req.search ?? ''), { headers, body: req.body, timeoutMs: host.timeoutMs });
 }

@@ -1,6 +1,5 @@
 // One inference request's state across its failover attempts: the client writer, the
 // cancellation, health reporting, and what to do when the upstream fails at each stage.
-import type { Logger } from 'pino';
 import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, Principal, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
@@ -10,6 +9,7 @@ import type { FailureKind, KeyHealth } from './key-health.ts';
 import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
+import type { RequestLog } from './request-log.ts';
 import { upstreamRequestIdOf } from '../http/request-id.ts';
 
 /** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
@@ -48,15 +48,15 @@ export class Attempt {
     readonly cancellation: AbortController,
     readonly holdBounds: HoldBounds,
     private readonly health: KeyHealth,
-    private readonly log: Logger,
+    private readonly log: RequestLog,
     private readonly client: UpstreamClient,
   ) {}
 
   /** What an adapter is asked to send: `fields` plus this request's cancellation and the instance's client. */
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
     // The upstream sees the client's id when it sent one, else Relay's: either finds this request in Relay's log.
-    const headers = { ...fields.headers, 'x-request-id': this.record.clientRequestId ?? this.request.id };
-    return { ...fields, headers, signal: this.cancellation.signal, client: this.client };
+    const headers = Object.assign({}, fields.headers, { 'x-request-id': this.record.clientRequestId ?? this.request.id });
+    return Object.assign({}, fields, { headers, signal: this.cancellation.signal, client: this.client });
   }
 
   get clientGone(): boolean {

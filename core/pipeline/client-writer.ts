@@ -16,6 +16,8 @@ export class ClientWriter {
   private wroteBody = false;
   /** The head sent (for payload capture; res.getHeaders() does not see what writeHead was given). */
   sentHeaders: Record<string, string | string[]> = {};
+  /** The catalog model answering (x-relay-served-model), set before each model is tried. */
+  servedModel: string | null = null;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -45,6 +47,7 @@ export class ClientWriter {
       headers[name] = value;
     }
     headers['x-request-id'] = this.requestId;
+    if (this.servedModel !== null) headers['x-relay-served-model'] = this.servedModel;
     this.sentHeaders = headers;
     // Not flushed here: Node sends the head with the first body write, one syscall instead of two.
     this.raw.writeHead(status, headers);

@@ -24,6 +24,7 @@ import { ADMITTED, REFUSED, type KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
+import { RequestLog } from './request-log.ts';
 import { refusedRelayKeyOf } from './relay-key-auth.ts';
 import { knownClientAttribution } from '../attribution/known-clients.ts';
 import type { Attribution } from '../plugins/context.ts';
@@ -67,6 +68,8 @@ export interface KernelPipeline extends Pipeline {
    * list, the HEAD probe, an unknown path), once its answer is sent: see answered-requests.ts.
    */
   recordAnswered(request: FastifyRequest, reply: FastifyReply): void;
+  /** Authenticates a request that the pipeline itself records (an inference POST), from its headers. */
+  authenticateInference(request: InboundHttpRequest, shape: ShapeId): Promise<Principal>;
 }
 
 function missingKey(): RelayError {
@@ -136,8 +139,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   async function handle(request: InboundHttpRequest, res: ServerResponse, call: InferenceCall): Promise<void> {
     const record = new RequestRecord(request.id, call.shape, call.model || null, call.stream);
     record.clientRequestId = clientRequestIdOf(request.headers);
-    // Every line this request logs names it, and the client's own id when it sent one.
-    const requestLog = log.child(record.clientRequestId === null ? { reqId: request.id } : { reqId: request.id, clientRequestId: record.clientRequestId });
+    const requestLog = new RequestLog(log, request.id, record.clientRequestId);
     // The route's own attribution (an agent's endpoint), else known clients by their headers.
     const attribution = call.attribution ?? knownClientAttribution(request.headers);
     if (attribution) {
@@ -223,7 +225,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
         attempt.servedModel = entry ? servedSlug : null;
         attempt.lastFailure = null;
-        if (!res.headersSent) res.setHeader('x-relay-served-model', servedSlug);
+        writer.servedModel = servedSlug;
         for (let i = 0; i < routes.length; i++) {
           const route = routes[i];
           attempt.isLast = i === routes.length - 1 && !more;
@@ -278,7 +280,6 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         record.extras.relay_model_attempts = JSON.stringify(tried);
       }
       if (!writer.isCommitted && !res.headersSent) {
-        res.removeHeader('x-relay-served-model');
         if (chain.length > 0 && condition) throw exhausted(call.model, condition);
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
       }
@@ -296,7 +297,6 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           writer.cut();
         } else {
           record.status = relayErr.status;
-          if (!res.headersSent) res.removeHeader('x-relay-served-model');
           const rendered = renderError(call.errorShape ?? call.shape, relayErr);
           const text = JSON.stringify(rendered.body);
           responseCapture?.add(text);
@@ -343,6 +343,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   return {
     handle,
     authenticate,
+    authenticateInference: authenticateNow,
     sendError,
     recordRejected,
     recordAnswered(request, reply) {

@@ -2,7 +2,7 @@
 // error rendering, and OpenAPI generation registered before any route.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { RelayConfig } from '../config/schema.ts';
@@ -91,6 +91,8 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     // parameter over maxParamLength) get Relay's JSON error and x-request-id, not Fastify's body.
     clientErrorHandler: answerMalformedConnection,
     ...(options.inference ? {
+      // No pino child per request: the pipeline makes its own when a request logs (request-log.ts).
+      childLoggerFactory: (logger: FastifyBaseLogger) => logger,
       keepAliveTimeout: options.config.server.keepAliveTimeoutMs,
       requestTimeout: options.config.server.bodyTimeoutMs + options.config.server.headersTimeoutMs,
       http: { headersTimeout: options.config.server.headersTimeoutMs },
@@ -105,8 +107,13 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     // Inference bodies are JSON and nothing else (415 otherwise), kept as the bytes received.
     const guard = options.inference.bodyGuard;
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    app.addHook('preParsing', async (request, reply, payload) => guard.guard(payload, reply.raw));
+    app.addHook('preParsing', (request, reply, payload, done) => {
+      guard.track(request.raw, reply.raw);
+      done(null, payload);
+    });
+    app.addContentTypeParser('application/json', (request, payload, done) => {
+      guard.read(payload, request.routeOptions.bodyLimit ?? options.config.server.bodyLimitBytes, done);
+    });
     app.server.maxConnections = options.config.server.maxConnections;
   } else {
     // An empty body sent with content-type application/json is no body, not a 400: clients and
@@ -127,7 +134,7 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
 
   app.setErrorHandler((err, request, reply) => {
     const relayErr = toRelayError(err);
-    if (relayErr.status >= 500) request.log.error({ err, code: relayErr.code }, 'request failed');
+    if (relayErr.status >= 500) request.log.error({ err, code: relayErr.code, reqId: request.id }, 'request failed');
     options.renderError(request, reply, relayErr);
   });
 

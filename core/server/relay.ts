@@ -178,7 +178,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       const config = request.routeOptions.config;
       if (!config?.shape || !config.recordedByPipeline) return;
       try {
-        request.principal = await pipeline.authenticate(request, config.shape);
+        request.principal = await pipeline.authenticateInference(request, config.shape);
       } catch (err) {
         reply.header('connection', 'close');
         throw err;

@@ -11,7 +11,7 @@ import { runWrk, wrkVersion, type WrkResult } from './wrk.ts';
 import { sampleProc, alive, type ProcSample } from './proc.ts';
 import { measureTtfb, type TtfbResult } from './ttfb.ts';
 import { installPortkey, startPortkey } from './portkey.ts';
-import { startRelayForBench } from './relay-target.ts';
+import { splitArgs, startRelayForBench } from './relay-target.ts';
 import {
   directTarget,
   nodeProxyTarget,
@@ -311,7 +311,7 @@ async function main(): Promise<void> {
       try {
         if (name === 'direct') target = directTarget(upstreamUrl);
         else if (name === 'node-proxy') {
-          const proxy = spawnPinned(cfg.gatewayCpu, process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/node-proxy.ts'), '--upstream', upstreamUrl], { cwd: ROOT });
+          const proxy = spawnPinned(cfg.gatewayCpu, process.execPath, [...splitArgs(env.BENCH_PROXY_NODE_ARGS), '--import', 'tsx', join(ROOT, 'test/bench/node-proxy.ts'), '--upstream', upstreamUrl], { cwd: ROOT });
           target = nodeProxyTarget(await readLine(proxy, 'READY '), proxy.pid!, () => stopChild(proxy));
         } else if (name === 'relay') {
           target = relayTarget(await startRelayForBench(upstreamUrl, { cpu: cfg.gatewayCpu, workDir: join(BENCH_DIR, 'relay') }));
