@@ -4,6 +4,7 @@ import { definePlugin, Type } from '../../core/plugin-api.ts';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { createRequestTracer } from './request-tracer.ts';
 import { protocolOf, startTraceExport } from './trace-export.ts';
+import { startMetricsExport } from './metrics-export.ts';
 
 export const OtelOptions = Type.Object({
   endpoint: Type.Optional(Type.String({
@@ -18,6 +19,8 @@ export const OtelOptions = Type.Object({
     description: 'Share of requests traced (parent-based: a client\'s sampled traceparent is always followed); absent: OTEL_TRACES_SAMPLER(_ARG), else 1.',
   })),
   serviceName: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'service.name of the spans; absent: OTEL_SERVICE_NAME, else relay.' })),
+  metrics: Type.Boolean({ default: false, description: 'Also export the /metrics registry as OTLP metrics (HTTP/protobuf, to the same endpoint).' }),
+  metricsIntervalMs: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 60_000, description: 'How often metrics are exported.' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -33,6 +36,10 @@ export default definePlugin({
     const traces = await startTraceExport({ protocol, endpoint: options.endpoint, sampleRatio: options.sampleRatio, resource });
     relay.hooks.setRequestTracer(createRequestTracer(traces.tracer));
     relay.onClose(() => traces.shutdown());
-    relay.log.info({ protocol, endpoint: options.endpoint ?? null, sampleRatio: options.sampleRatio ?? null }, 'otel: tracing inference requests');
+    if (options.metrics) {
+      const metrics = startMetricsExport({ registry: relay.metrics, endpoint: options.endpoint, intervalMs: options.metricsIntervalMs, resource });
+      relay.onClose(() => metrics.shutdown());
+    }
+    relay.log.info({ protocol, endpoint: options.endpoint ?? null, sampleRatio: options.sampleRatio ?? null, metrics: options.metrics }, 'otel: tracing inference requests');
   },
 });

@@ -2,7 +2,7 @@
 // official protos): a failed-over translated stream yields a SERVER span with a CLIENT child per
 // upstream call under the GenAI conventions' attribute names; W3C traceparent is kept from the
 // client and sent upstream as the upstream call's own context; prompt and completion never leave
-// in a span; gRPC export and the parent-based ratio sampler.
+// in a span; gRPC export and the parent-based ratio sampler; /metrics exported as OTLP metrics.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_TEST_PLUGINS, eventually, seedRoute, startRelay, type TestRelay } from '../../core/testing.ts';
@@ -48,7 +48,7 @@ async function spansOf(r: OtlpReceiver, trace: string, n: number): Promise<Recei
   return r.spans.filter((s) => s.traceId === trace);
 }
 
-const relay = await relayWith({ endpoint: receiver.url, protocol: 'http/protobuf', sampleRatio: 1, serviceName: 'relay-under-test' });
+const relay = await relayWith({ endpoint: receiver.url, protocol: 'http/protobuf', sampleRatio: 1, serviceName: 'relay-under-test', metrics: true, metricsIntervalMs: 1000 });
 // One model on two Anthropic hosts, the first tried first; the client speaks OpenAI Chat: translated.
 const failing = await fake();
 const healthy = await fake();
@@ -156,4 +156,13 @@ t.test('gRPC export, and the parent-based ratio sampler', async (t) => {
   t.equal(spans.length, 2, 'the request and its upstream call arrived over gRPC');
   t.match(spans.find((x) => x.kind === SERVER)!.attributes, { 'gen_ai.request.model': 'otel-grpc', 'gen_ai.provider.name': 'openai' });
   t.notOk(grpcReceiver.spans.some((x) => x.traceId === unsampled![1]), 'the unsampled request was not exported');
+});
+
+t.test('/metrics as OTLP metrics: counters, gauges and histograms with their labels', async (t) => {
+  await eventually(() => receiver.metrics.some((m) => m.name === 'relay_requests_total' && m.points.some((p) => p.model === 'otel-claude')), 5_000, 50);
+  const byName = new Map(receiver.metrics.map((m) => [m.name, m]));
+  t.match(byName.get('relay_requests_total')!.points.find((p) => p.model === 'otel-claude'), { model: 'otel-claude', shape: 'openai.chat', status_class: '2xx' });
+  t.ok(byName.get('relay_time_to_first_byte_seconds')?.points.some((p) => p.model === 'otel-claude'), 'a histogram, by model and host');
+  t.ok(byName.has('relay_log_queue_depth'), 'a gauge');
+  t.ok(byName.get('relay_failovers_total')?.points.some((p) => p.reason === 'server'), 'failovers by reason');
 });
