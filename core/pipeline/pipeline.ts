@@ -223,6 +223,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             tried.push({ model: slug, outcome: snapshot.models.has(entry.modelId) ? 'not_granted' : 'not_found' });
             continue;
           }
+          inferenceMetrics.fallback(condition!);
         }
         // Whether a later model may still answer: then this one's last failure is not the client's answer.
         const more = usable.some((u, j) => u && j > step);
