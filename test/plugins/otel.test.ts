@@ -166,3 +166,14 @@ t.test('/metrics as OTLP metrics: counters, gauges and histograms with their lab
   t.ok(byName.has('relay_log_queue_depth'), 'a gauge');
   t.ok(byName.get('relay_failovers_total')?.points.some((p) => p.reason === 'server'), 'failovers by reason');
 });
+
+t.test('a bad option stops start-up with its pointer', async (t) => {
+  const { relayCheck, DUMMY_ENV } = await import('../support/relay-check.ts');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const file = `${mkdtempSync(`${tmpdir()}/otel-check-`)}/relay.yaml`;
+  writeFileSync(file, 'plugins:\n  - use: auth-bearer\n  - use: otel\n    options: { endpoint: "ftp://collector:4318", sampleRatio: 2 }\n');
+  const res = await relayCheck(file, DUMMY_ENV);
+  t.not(res.code, 0);
+  t.match(res.err, /\/plugins\/1\/options\/(endpoint|sampleRatio).*\(plugin otel\)/);
+});
