@@ -33,7 +33,10 @@ export default definePlugin({
       .merge(detectResources({ detectors: [envDetector] }))
       .merge(resourceFromAttributes({ 'service.name': options.serviceName ?? process.env.OTEL_SERVICE_NAME ?? 'relay' }));
     const protocol = protocolOf(options.protocol);
-    const traces = await startTraceExport({ protocol, endpoint: options.endpoint, sampleRatio: options.sampleRatio, resource });
+    const traces = await startTraceExport({
+      protocol, endpoint: options.endpoint, sampleRatio: options.sampleRatio, resource, metrics: relay.metrics,
+      onFailure: (message) => relay.log.warn({ err: message }, 'otel: spans could not be exported (relay_otel_spans_exported_total{result="failure"} counts them)'),
+    });
     relay.hooks.setRequestTracer(createRequestTracer(traces.tracer));
     relay.onClose(() => traces.shutdown());
     if (options.metrics) {

@@ -4,6 +4,8 @@
 import type { Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Resource } from '@opentelemetry/resources';
+import { ExportResultCode } from '@opentelemetry/core';
+import { Counter, type Registry } from 'prom-client';
 
 export type OtlpProtocol = 'http/protobuf' | 'grpc';
 
@@ -14,6 +16,10 @@ export interface TraceExportOptions {
   /** Absent: OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG, else every trace. */
   sampleRatio?: number;
   resource: Resource;
+  /** Where relay_otel_spans_exported_total is registered. */
+  metrics: Registry;
+  /** Told of a failed export (at most once a minute). */
+  onFailure(message: string): void;
 }
 
 export interface TraceExport {
@@ -41,8 +47,31 @@ async function exporterFor(protocol: OtlpProtocol, endpoint: string | undefined)
   return new OTLPTraceExporter(base === undefined ? {} : { url: `${base}/v1/traces` });
 }
 
+/** The exporter, with each batch's spans counted by result: a collector that is down shows in /metrics and the log. */
+function counted(exporter: SpanExporter, options: TraceExportOptions): SpanExporter {
+  const spans = new Counter({ name: 'relay_otel_spans_exported_total', help: 'Spans handed to the OTLP exporter, by result (success, failure)', labelNames: ['result'], registers: [options.metrics] });
+  spans.inc({ result: 'success' }, 0);
+  spans.inc({ result: 'failure' }, 0);
+  let toldAt = 0;
+  return {
+    export(batch, done) {
+      exporter.export(batch, (result) => {
+        const ok = result.code === ExportResultCode.SUCCESS;
+        spans.inc({ result: ok ? 'success' : 'failure' }, batch.length);
+        if (!ok && Date.now() - toldAt >= 60_000) {
+          toldAt = Date.now();
+          options.onFailure(result.error?.message ?? 'export failed');
+        }
+        done(result);
+      });
+    },
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+  };
+}
+
 export async function startTraceExport(options: TraceExportOptions): Promise<TraceExport> {
-  const exporter = await exporterFor(options.protocol, options.endpoint);
+  const exporter = counted(await exporterFor(options.protocol, options.endpoint), options);
   const provider = new BasicTracerProvider({
     resource: options.resource,
     ...(options.sampleRatio === undefined ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) }) }),

@@ -6,12 +6,14 @@
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_TEST_PLUGINS, eventually, seedRoute, startRelay, type TestRelay } from '../../core/testing.ts';
-import { faults, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { faults, refusingUrl, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
 import { setBindingWeights, settled, viaRelay } from '../support/relay-client.ts';
 import { startOtlpGrpcReceiver, startOtlpHttpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 
 // The batch processor's standard variable: export within 50 ms rather than 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
+// And give up on an unreachable collector within 1 s (the exporter's standard variable).
+process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '1000';
 
 const PROMPT = 'PROMPT-never-in-a-span-7f3a';
 const COMPLETION = 'COMPLETION-never-in-a-span-91c2';
@@ -118,6 +120,10 @@ t.test('a failed-over translated stream: the span tree, its conventions, and tra
   t.equal(failing.requests[0]!.headers.traceparent, `00-${trace}-${first!.spanId}-01`, 'the first host saw the first call\'s span');
   t.equal(healthy.requests[0]!.headers.traceparent, `00-${trace}-${second!.spanId}-01`, 'the second host saw the second call\'s span');
 
+  const scrape = String((await relay.api<string>('GET', '/metrics')).body);
+  t.ok(Number(/^relay_otel_spans_exported_total\{result="success"\} (\d+)/m.exec(scrape)?.[1]) >= 3, 'exported spans are counted');
+  t.match(scrape, /^relay_otel_spans_exported_total\{result="failure"\} 0$/m, 'and none failed');
+
   const exported = Buffer.concat(receiver.bodies).toString('latin1');
   t.notOk(exported.includes(PROMPT), 'no prompt text in any exported span');
   t.notOk(exported.includes('COMPLETION'), 'no completion text in any exported span');
@@ -176,4 +182,14 @@ t.test('a bad option stops start-up with its pointer', async (t) => {
   const res = await relayCheck(file, DUMMY_ENV);
   t.not(res.code, 0);
   t.match(res.err, /\/plugins\/1\/options\/(endpoint|sampleRatio).*\(plugin otel\)/);
+});
+
+t.test('a collector that is down: failed exports are counted, requests are served as before', async (t) => {
+  const down = await relayWith({ endpoint: await refusingUrl(), sampleRatio: 1 });
+  const up = await fake();
+  const s = await seedRoute(down, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'otel-down' });
+  await settled(down, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length === 1);
+  t.equal((await viaRelay(down, '/vendor-a/v1/chat/completions', s.relayKey, chat('otel-down', false))).status, 200);
+  await eventually(async () => /^relay_otel_spans_exported_total\{result="failure"\} [1-9]/m.test(String((await down.api<string>('GET', '/metrics')).body)), 8_000, 100);
+  t.pass('the failed export is counted');
 });
