@@ -43,6 +43,7 @@ export default definePlugin({
       const metrics = startMetricsExport({ registry: relay.metrics, endpoint: options.endpoint, intervalMs: options.metricsIntervalMs, resource });
       relay.onClose(() => metrics.shutdown());
     }
-    relay.log.info({ protocol, endpoint: options.endpoint ?? null, sampleRatio: options.sampleRatio ?? null, metrics: options.metrics }, 'otel: tracing inference requests');
+    // The endpoint's origin only: a URL may carry credentials.
+    relay.log.info({ protocol, endpoint: options.endpoint === undefined ? null : new URL(options.endpoint).origin, sampleRatio: options.sampleRatio ?? null, metrics: options.metrics }, 'otel: tracing inference requests');
   },
 });
