@@ -288,3 +288,37 @@ export interface CapturedPayload {
 
 /** A detached observer of every finished request. Never delays or fails a response. */
 export type Recorder = (event: UsageEvent, payload: CapturedPayload | null) => void;
+
+// ---------------------------------------------------------------- trace
+
+/**
+ * Follows each inference request as it runs (the otel plugin's tracer): told of the request, of
+ * each upstream call and of the first byte, and given the usage event at the end; never the
+ * prompt or the completion. None registered: the pipeline pays one null check per step.
+ * Its methods must not throw (the kernel guards `startRequest` and `end`, not the per-call ones).
+ */
+export interface RequestTracer {
+  /** An inference request begins (authenticated or not yet); null leaves it untraced. */
+  startRequest(request: InboundRequest, model: string, stream: boolean): RequestTrace | null;
+}
+
+export interface RequestTrace {
+  /** One upstream call begins; its `headers` (e.g. a W3C traceparent) are added to that call. */
+  startAttempt(route: Route, upstreamShape: ShapeId): AttemptTrace;
+  /** The first byte reached the client. */
+  firstByte(): void;
+  /** The request finished: its usage event (ids, counts, status; never content). */
+  end(event: UsageEvent): void;
+}
+
+export interface AttemptTrace {
+  /** Headers to send upstream with this call, or null. */
+  readonly headers: Record<string, string> | null;
+  /** The upstream answered with `status` (its own request id, when it sent one). */
+  response(status: number, upstreamRequestId: string | null): void;
+  /**
+   * The call is over. `failover`: why the next candidate is tried instead (a failover reason),
+   * null when this call answered the client or was the last; `error`: the code of what it threw.
+   */
+  end(failover: string | null, error?: string): void;
+}

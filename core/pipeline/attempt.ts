@@ -1,7 +1,7 @@
 // One inference request's state across its failover attempts: the client writer, the
 // cancellation, health reporting, and what to do when the upstream fails at each stage.
 import { RelayError } from '../errors.ts';
-import type { InboundHttpRequest, Principal, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
+import type { AttemptTrace, InboundHttpRequest, Principal, RequestTrace, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 import type { ClientWriter } from './client-writer.ts';
 import { classifyNetworkError } from './failure.ts';
@@ -50,7 +50,18 @@ export class Attempt {
     private readonly health: KeyHealth,
     private readonly log: RequestLog,
     private readonly client: UpstreamClient,
+    /** The request's trace when a tracer follows it (hooks.ts RequestTracer), else null. */
+    private readonly trace: RequestTrace | null = null,
   ) {}
+
+  /** The open upstream call's trace, ended by endAttempt. */
+  private span: AttemptTrace | null = null;
+
+  /** Ends the upstream call's trace: `failover` names why the next candidate is tried, if one is. */
+  endAttempt(failover: string | null, error?: string): void {
+    this.span?.end(failover, error);
+    this.span = null;
+  }
 
   /** What an adapter is asked to send: `fields` plus this request's cancellation and the instance's client. */
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
@@ -68,9 +79,14 @@ export class Attempt {
     this.record.attempts++;
     this.record.route = route;
     this.record.upstreamShape = req.shape;
+    if (this.trace) {
+      this.span = this.trace.startAttempt(route, req.shape);
+      if (this.span.headers) Object.assign(req.headers, this.span.headers);
+    }
     try {
       const res = await route.adapter.send(req);
       this.record.upstreamRequestId = upstreamRequestIdOf(res.headers);
+      this.span?.response(res.status, this.record.upstreamRequestId);
       return res;
     } catch (err) {
       if (this.cancellation.signal.aborted) throw new ClientGone();

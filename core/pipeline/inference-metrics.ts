@@ -3,10 +3,12 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ShapeId, UsageEvent } from '../hooks.ts';
 import type { RequestRecord } from './request-record.ts';
+import type { FallbackCondition } from '../catalog/kinds.ts';
+import { FALLBACK_CONDITIONS } from './fallbacks.ts';
 
 const SECONDS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-/** Refusals an operator alerts on: Relay's own rate limits and every host key cooling after the upstream's. */
-const REFUSAL_CODES = new Set(['RELAY_ERR_RATE_LIMITED', 'RELAY_ERR_UPSTREAM_RATE_LIMITED']);
+/** Refusals an operator alerts on: Relay's own rate limits, every host key cooling after the upstream's, a spent budget. */
+const REFUSAL_CODES = new Set(['RELAY_ERR_RATE_LIMITED', 'RELAY_ERR_UPSTREAM_RATE_LIMITED', 'RELAY_ERR_BUDGET_EXCEEDED']);
 const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning'] as const;
 
 /** Why a candidate was passed over for the next: a FailureKind, or one of the pipeline's own. */
@@ -16,6 +18,8 @@ export interface InferenceMetrics {
   /** One finished (or refused) request, from its record and usage event. */
   observe(record: RequestRecord, event: UsageEvent, shape: ShapeId): void;
   failover(reason: FailoverReason): void;
+  /** The request moved on to a fallback model, for this condition (fallbacks.ts). */
+  fallback(reason: FallbackCondition): void;
 }
 
 function statusClass(status: number): string {
@@ -31,9 +35,11 @@ export function createInferenceMetrics(registry: Registry): InferenceMetrics {
   const ttfb = new Histogram({ name: 'relay_time_to_first_byte_seconds', help: 'Time to the first byte sent to the client, by model and host', labelNames: ['model', 'host'], buckets: SECONDS, registers: [registry] });
   const duration = new Histogram({ name: 'relay_request_duration_seconds', help: 'Inference request duration (to the last byte), by model and host', labelNames: ['model', 'host'], buckets: SECONDS, registers: [registry] });
   const failovers = new Counter({ name: 'relay_failovers_total', help: 'Candidates passed over for the next one before the first byte, by reason', labelNames: ['reason'], registers: [registry] });
-  const refusals = new Counter({ name: 'relay_refusals_total', help: 'Requests refused by a rate limit, by error code', labelNames: ['code'], registers: [registry] });
+  const refusals = new Counter({ name: 'relay_refusals_total', help: 'Requests refused by a rate limit or a spent budget, by error code', labelNames: ['code'], registers: [registry] });
+  const fallbacks = new Counter({ name: 'relay_fallbacks_total', help: 'Requests that moved on to a fallback model, by the condition that sent them', labelNames: ['reason'], registers: [registry] });
   // Present from the first scrape, so alert rules and dashboards see zeros rather than no series.
   for (const code of REFUSAL_CODES) refusals.inc({ code }, 0);
+  for (const reason of FALLBACK_CONDITIONS) fallbacks.inc({ reason }, 0);
 
   return {
     observe(record, event, shape) {
@@ -56,6 +62,9 @@ export function createInferenceMetrics(registry: Registry): InferenceMetrics {
     },
     failover(reason) {
       failovers.inc({ reason });
+    },
+    fallback(reason) {
+      fallbacks.inc({ reason });
     },
   };
 }

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { RelayError } from '../errors.ts';
-import type { InboundHttpRequest, InboundRequest, Principal, Route, ShapeId } from '../hooks.ts';
+import type { InboundHttpRequest, InboundRequest, Principal, RequestTrace, RequestTracer, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import type { InferenceCall, Pipeline } from '../plugins/context.ts';
 import type { Hooks } from '../plugins/registry.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
@@ -74,6 +74,24 @@ export interface KernelPipeline extends Pipeline {
 
 function missingKey(): RelayError {
   return new RelayError('RELAY_ERR_RELAY_KEY_INVALID', 'Missing relay key: send it as Authorization: Bearer <relay key>.');
+}
+
+/** The tracer's trace of this request; a tracer that throws leaves the request untraced, never failed. */
+function startTrace(tracer: RequestTracer, request: InboundHttpRequest, call: InferenceCall, log: RequestLog): RequestTrace | null {
+  try {
+    return tracer.startRequest({ id: request.id, method: request.method, url: request.url, headers: request.headers, shape: call.shape }, call.model, call.stream);
+  } catch (err) {
+    log.warn({ err: (err as Error)?.message }, 'request tracer failed to start a trace');
+    return null;
+  }
+}
+
+function endTrace(trace: RequestTrace, event: UsageEvent, log: RequestLog): void {
+  try {
+    trace.end(event);
+  } catch (err) {
+    log.warn({ err: (err as Error)?.message }, 'request tracer failed to end a trace');
+  }
 }
 
 export function createPipeline(deps: PipelineDeps): KernelPipeline {
@@ -156,8 +174,12 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     let responseCapture: BodyCapture | null = null;
     let responseHeaders: Record<string, string | string[] | undefined> = {};
     let translation: TranslationSource | null = null;
+    const trace = hooks.tracer ? startTrace(hooks.tracer, request, call, requestLog) : null;
     const writer = new ClientWriter(res, request.id, () => {
-      if (record.ttfbMs === null) record.markFirstByte();
+      if (record.ttfbMs === null) {
+        record.markFirstByte();
+        trace?.firstByte();
+      }
     }, (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
 
@@ -192,7 +214,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       let condition: FallbackCondition | null = null;
       let served = false;
 
-      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream);
+      const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream, trace);
       for (let step = -1; step < chain.length && !served; step++) {
         const entry = step < 0 ? null : chain[step];
         if (entry) {
@@ -203,6 +225,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             tried.push({ model: slug, outcome: snapshot.models.has(entry.modelId) ? 'not_granted' : 'not_found' });
             continue;
           }
+          inferenceMetrics.fallback(condition!);
         }
         // Whether a later model may still answer: then this one's last failure is not the client's answer.
         const more = usable.some((u, j) => u && j > step);
@@ -256,6 +279,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             result = route.shapes.includes(call.shape)
               ? await passthrough(attempt, route, credential)
               : await translate(attempt, route, credential, codec!, translation!);
+            attempt.endAttempt(result.kind === 'retry' && !attempt.isLast ? record.lastFailure ?? 'other' : null);
+          } catch (err) {
+            attempt.endAttempt(null, err instanceof RelayError ? err.code : err instanceof ClientGone ? 'client_aborted' : 'internal');
+            throw err;
           } finally {
             // A probe answered with a success or failure already closed or reopened the circuit.
             if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
@@ -313,6 +340,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       countRequest(call.shape, event.status);
       duration.observe({ shape: call.shape }, event.latency_ms / 1000);
       inferenceMetrics.observe(record, event, call.shape);
+      if (trace) endTrace(trace, event, requestLog);
       const payload = requestCapture && responseCapture
         ? buildCapturedPayload({ requestId: request.id, request: requestCapture, response: responseCapture, requestHeaders: request.headers, responseHeaders: writer.isCommitted ? writer.sentHeaders : responseHeaders })
         : null;

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Redis } from 'ioredis';
-import type { Authenticator, InboundCodec, InboundHttpRequest, ModelResolver, Recorder, ShapeId, VendorAdapter } from '../hooks.ts';
+import type { Authenticator, InboundCodec, InboundHttpRequest, ModelResolver, Recorder, RequestTracer, ShapeId, VendorAdapter } from '../hooks.ts';
 import type { PayloadBackend, UsageBackend } from '../observer/types.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Settings } from '../settings/types.ts';
@@ -28,6 +28,8 @@ export interface HookRegistry {
   addPayloadBackend(backend: PayloadBackend): void;
   /** A detached observer of every finished request (in addition to the selected backends). */
   onRecord(name: string, fn: Recorder): void;
+  /** Follows every inference request as it runs (one tracer per instance: a second is a start-up error). */
+  setRequestTracer(tracer: RequestTracer): void;
 }
 
 /** Per-request attribution an integration adds to the usage event. */

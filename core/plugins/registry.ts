@@ -1,5 +1,5 @@
 // The hook registry plugins fill at registration time and the pipeline reads per request.
-import type { Authenticator, InboundCodec, ModelResolver, Recorder, ShapeId, VendorAdapter } from '../hooks.ts';
+import type { Authenticator, InboundCodec, ModelResolver, Recorder, RequestTracer, ShapeId, VendorAdapter } from '../hooks.ts';
 import type { PayloadBackend, UsageBackend } from '../observer/types.ts';
 import type { HookRegistry } from './context.ts';
 
@@ -16,6 +16,8 @@ export class Hooks implements HookRegistry {
   resolver: ModelResolver | null = null;
   readonly adapters = new Map<string, VendorAdapter>();
   readonly codecs = new Map<ShapeId, InboundCodec>();
+  /** Null unless a plugin traces requests: the pipeline then skips every tracing step. */
+  tracer: RequestTracer | null = null;
 
   constructor(private readonly sink: BackendSink) {}
 
@@ -51,5 +53,10 @@ export class Hooks implements HookRegistry {
 
   onRecord(name: string, fn: Recorder): void {
     this.sink.addRecorder(name, fn);
+  }
+
+  setRequestTracer(tracer: RequestTracer): void {
+    if (this.tracer) throw new Error('a request tracer is already registered');
+    this.tracer = tracer;
   }
 }

@@ -40,6 +40,7 @@ import { startCatalog } from './catalog-start.ts';
 import { checkSelectedBackends } from './backend-check.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
+import { registerBudgetMetrics } from '../budgets/budget-metrics.ts';
 import { BudgetGuard } from '../budgets/budget-guard.ts';
 import { budgetSpendFromLog } from '../budgets/spend-from-log.ts';
 import { registerAllowanceRoute } from '../budgets/allowance-route.ts';
@@ -136,6 +137,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}) });
     // Spend is added after each response (a recorder runs off the response path).
     observer.addRecorder('budgets', (event) => budgets.record(event));
+    registerBudgetMetrics(metrics, budgets, () => sync.snapshot());
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream });
 
     let plugins: LoadedPlugin[] = [];

@@ -41,6 +41,20 @@ export interface RelayBenchOptions {
   nodeArgs?: string[];
   /** Extra host spec for the seeded hosts (e.g. maxConnections for thousands of streams). */
   hostSpec?: Record<string, unknown>;
+  /**
+   * Load the otel plugin, exporting to `endpoint` at `sampleRatio`; default: RELAY_BENCH_OTEL (a
+   * sample ratio, e.g. 1 or 0.01) to RELAY_BENCH_OTEL_ENDPOINT, else no tracing.
+   */
+  tracing?: { sampleRatio: number; endpoint: string } | null;
+}
+
+/** Tracing from RELAY_BENCH_OTEL / RELAY_BENCH_OTEL_ENDPOINT (run.ts starts a sink and sets the endpoint). */
+export function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): { sampleRatio: number; endpoint: string } | null {
+  if (!env.RELAY_BENCH_OTEL) return null;
+  const sampleRatio = Number(env.RELAY_BENCH_OTEL);
+  if (!(sampleRatio >= 0 && sampleRatio <= 1)) throw new Error(`RELAY_BENCH_OTEL must be a sample ratio from 0 to 1 (got ${env.RELAY_BENCH_OTEL})`);
+  if (!env.RELAY_BENCH_OTEL_ENDPOINT) throw new Error('RELAY_BENCH_OTEL needs RELAY_BENCH_OTEL_ENDPOINT (an OTLP/HTTP base URL; run.ts starts a sink and sets it)');
+  return { sampleRatio, endpoint: env.RELAY_BENCH_OTEL_ENDPOINT };
 }
 
 let compiled = false;
@@ -60,7 +74,8 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
   mkdirSync(opts.workDir, { recursive: true });
   const usageLogging = opts.usageLogging ?? process.env.BENCH_RELAY_LOG !== 'off';
   const dataDir = path.join(opts.workDir, `data-${Date.now()}`);
-  const config = path.join(opts.workDir, usageLogging ? 'relay.yaml' : 'relay-nolog.yaml');
+  const tracing = opts.tracing === undefined ? tracingFromEnv() : opts.tracing;
+  const config = path.join(opts.workDir, `${usageLogging ? 'relay' : 'relay-nolog'}${tracing ? `-otel-${tracing.sampleRatio}` : ''}.yaml`);
   writeFileSync(config, [
     'server: { host: 127.0.0.1 }',
     'log: { level: warn }',
@@ -69,6 +84,7 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
     ...['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic'].map((p) => `  - use: ${p}`),
     // BENCH_LOG_DIR puts the segments elsewhere (e.g. on /dev/shm, to take the disk out).
     ...(usageLogging ? ['  - use: log-file', ...(process.env.BENCH_LOG_DIR ? [`    options: { dir: ${JSON.stringify(path.join(process.env.BENCH_LOG_DIR, path.basename(dataDir)))} }`] : [])] : []),
+    ...(tracing ? ['  - use: otel', `    options: { endpoint: ${JSON.stringify(tracing.endpoint)}, protocol: http/protobuf, sampleRatio: ${tracing.sampleRatio} }`] : []),
     '',
   ].join('\n'));
   const db = process.env.RELAY_BENCH_PGLITE ? null : await createTestDatabase();

@@ -12,6 +12,7 @@ import { sampleProc, alive, type ProcSample } from './proc.ts';
 import { measureTtfb, type TtfbResult } from './ttfb.ts';
 import { installPortkey, startPortkey } from './portkey.ts';
 import { splitArgs, startRelayForBench } from './relay-target.ts';
+import { startOtlpSink } from './otlp-sink.ts';
 import {
   directTarget,
   nodeProxyTarget,
@@ -297,6 +298,10 @@ async function main(): Promise<void> {
 
   const idle = holdIdleMode(cfg.idle);
   log(describeIdleMode(idle));
+  // RELAY_BENCH_OTEL=<ratio>: Relay traces at that ratio and exports to a sink in this process (relay-target.ts).
+  const sink = env.RELAY_BENCH_OTEL && !env.RELAY_BENCH_OTEL_ENDPOINT ? await startOtlpSink() : null;
+  if (sink) env.RELAY_BENCH_OTEL_ENDPOINT = sink.url;
+  if (env.RELAY_BENCH_OTEL) log(`Relay traces ${Number(env.RELAY_BENCH_OTEL) * 100}% of requests to ${env.RELAY_BENCH_OTEL_ENDPOINT}`);
   const upstream = spawnPinned(cfg.loadCpu, process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/upstream-process.ts'), '--chunks', String(cfg.chunks)], {
     cwd: ROOT,
   });
@@ -362,6 +367,7 @@ async function main(): Promise<void> {
       pinned,
       ...cfg,
       idle: idle.mode,
+      otelSampleRatio: env.RELAY_BENCH_OTEL ? Number(env.RELAY_BENCH_OTEL) : null,
     },
     targets: statuses,
     points,
@@ -370,6 +376,8 @@ async function main(): Promise<void> {
   mkdirSync(resolve(cfg.out, '..'), { recursive: true });
   writeFileSync(cfg.out, JSON.stringify(result, null, 2) + '\n');
   log(`results written to ${cfg.out}`);
+  if (sink) log(`the OTLP sink took ${sink.exports} exports, ${sink.bytes.toLocaleString('en-US')} bytes`);
+  await sink?.close();
 }
 
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

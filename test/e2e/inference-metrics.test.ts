@@ -1,6 +1,6 @@
 // Metrics that answer questions (issue 43 item 2), read from a real /metrics scrape: requests and
 // errors by model, host, shape and status class; tokens and cost; time to first byte and duration;
-// failovers by reason; rate-limit refusals; upstream connections in use and queued per origin.
+// failovers and fallbacks by reason; rate-limit and budget refusals; each budget's spent fraction; upstream connections in use and queued per origin.
 // Every new metric's name and label names are pinned, and no label carries request input.
 import t from 'tap';
 import { startRelay, seedRoute, eventually } from '../../core/testing.ts';
@@ -27,7 +27,9 @@ const limit = await relay.api('POST', '/api/rate-limits', { metadata: { displayN
 if (limit.status !== 201) throw new Error(`rate limit: ${limit.status} ${JSON.stringify(limit.body)}`);
 const limited = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'metrics-limited', policy: { rateLimitIds: [limit.body.metadata.id] } });
 const slowRoute = await seedRoute(relay, { baseUrl: `${slow.url}/v1`, adapter: 'openai', model: 'metrics-slow' });
-for (const s of [ok, twoKeys, limited, slowRoute]) await routeLive(relay, s);
+// Fails on its only host, then falls back to metrics-ok.
+const primary = await seedRoute(relay, { baseUrl: `${failing.url}/v1`, adapter: 'openai', model: 'metrics-primary', policy: { modelIds: '*' }, model_spec: { fallbacks: [{ modelId: ok.modelId }] } });
+for (const s of [ok, twoKeys, limited, slowRoute, primary]) await routeLive(relay, s);
 await settled(relay, (snap) => snap.pricings.size >= 1 && snap.rateLimits.size >= 1);
 
 const host = async (id: string) => (await relay.api('GET', `/api/hosts/${id}`)).body.metadata.slug as string;
@@ -81,6 +83,26 @@ t.test('rate-limit refusals', async (t) => {
   t.equal(sample(await scrape(), 'relay_refusals_total', { code: 'RELAY_ERR_RATE_LIMITED' }), 1);
 });
 
+t.test('fallbacks by condition', async (t) => {
+  t.equal(sample(await scrape(), 'relay_fallbacks_total', { reason: 'server_error' }), 0, 'present at zero');
+  const res = await chat(primary.relayKey, 'metrics-primary');
+  t.equal(res.status, 200, 'the fallback answered');
+  t.equal(res.headers.get('x-relay-served-model'), 'metrics-ok');
+  t.equal(sample(await scrape(), 'relay_fallbacks_total', { reason: 'server_error' }), 1);
+});
+
+t.test('budget refusals, and each budget\'s spent fraction', async (t) => {
+  t.equal(sample(await scrape(), 'relay_refusals_total', { code: 'RELAY_ERR_BUDGET_EXCEEDED' }), 0, 'present at zero');
+  const created = await relay.api<any>('POST', '/api/budgets', { metadata: { displayName: 'metrics tiny budget' }, spec: { scope: { relayKeyId: ok.relayKeyId }, window: 'daily', timezone: 'UTC', limitTokens: 1 } });
+  t.equal(created.status, 201);
+  await settled(relay, (snap) => snap.byKind('budgets').has(created.body.metadata.id));
+  t.equal((await chat(ok.relayKey, 'metrics-ok')).status, 200, 'spends past the limit (admitted while under it)');
+  await eventually(async () => (await chat(ok.relayKey, 'metrics-ok')).status === 429, 5_000, 50);
+  const text = await scrape();
+  t.ok(sample(text, 'relay_refusals_total', { code: 'RELAY_ERR_BUDGET_EXCEEDED' }) >= 1, 'a spent budget\'s refusal is counted');
+  t.ok(sample(text, 'relay_budget_spent_ratio', { budget: created.body.metadata.slug }) >= 1, 'the budget reads as spent');
+});
+
 t.test('upstream connections in use and queued per origin, read at scrape time', async (t) => {
   // One connection to the slow origin: a second request waits for it.
   const capped = await relay.api('PUT', `/api/hosts/by-id/${slowRoute.hostId}`, { spec: { maxConnections: 1 } });
@@ -113,6 +135,8 @@ t.test('every new metric, pinned by name and label names', async (t) => {
     relay_request_duration_seconds_bucket: ['host', 'le', 'model'],
     relay_failovers_total: ['reason'],
     relay_refusals_total: ['code'],
+    relay_fallbacks_total: ['reason'],
+    relay_budget_spent_ratio: ['budget'],
     relay_upstream_connections_in_use: ['origin'],
     relay_upstream_requests_queued: ['origin'],
   };
