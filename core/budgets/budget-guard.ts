@@ -64,6 +64,8 @@ export interface BudgetGuardOptions {
    * log's figures when reconciled); rolling ones, whose window moves, count from the log.
    */
   shared?: SharedSpend;
+  /** Told a budget's status after a request's spend was counted (alerts: core/budgets/budget-alerts.ts). */
+  onCounted?: (budget: Budget, status: BudgetStatus) => void;
 }
 
 interface Counter {
@@ -234,6 +236,7 @@ export class BudgetGuard {
       counter.local.tokens += delta.tokens;
       counter.local.micros += delta.micros;
       if (counter.shared) this.addShared(budget, counter, delta);
+      else this.options.onCounted?.(budget, this.statusOf(budget, counter));
     }
   }
 
@@ -242,7 +245,10 @@ export class BudgetGuard {
     this.options.shared!.add(budget.metadata.id, c.startMs, c.resetsAtMs, delta).then((total) => {
       c.local = { micros: c.local.micros - delta.micros, tokens: c.local.tokens - delta.tokens };
       c.base = maxSpend(c.base, total);
+      // The shared total, every instance's spend included: the figure alerts go by.
+      if (this.counters.get(budget.metadata.id) === c) this.options.onCounted?.(budget, this.statusOf(budget, c));
     }, (err: unknown) => {
+      this.options.onCounted?.(budget, this.statusOf(budget, c));
       // Kept in local: this instance still counts it, the others learn it from the usage log.
       this.options.log.warn({ err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
     });

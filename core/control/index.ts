@@ -65,6 +65,6 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
     registerHealthDetailRoute(api, { db: deps.db, sync: deps.sync });
     registerVendorAdapterRoutes(api, { hooks: deps.hooks });
-    registerBudgetRoutes(api, { budgets: deps.budgets, sync: deps.sync });
+    registerBudgetRoutes(api, { budgets: deps.budgets, alerts: deps.budgetAlerts, sync: deps.sync });
   });
 }
