@@ -60,13 +60,13 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: Budg
     schema: {
       tags: ['budgets'], summary: "A budget's alerts, the latest first: the fraction crossed, the window, and each webhook's outcome",
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
-      querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }) }, { additionalProperties: false }),
+      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }, { additionalProperties: false }),
       response: { 200: Type.Object({ alerts: Type.Array(AlertSchema) }) },
     },
   }, async (request) => {
     const budget = findBudget((request.params as { id: string }).id);
-    const { limit } = request.query as { limit: number };
-    return { alerts: deps.alerts ? await deps.alerts.list(budget.metadata.id, limit) : [] };
+    const { limit } = request.query as { limit?: number };
+    return { alerts: deps.alerts ? await deps.alerts.list(budget.metadata.id, limit ?? 100) : [] };
   });
 
   app.get('/api/budgets/:id/status', {
