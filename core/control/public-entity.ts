@@ -12,16 +12,17 @@ export interface PublicEntity {
 }
 
 /** Whether the caller may read secrets the catalog keeps readable (webhook URLs): an admin, not a viewer. */
-export function mayReadSecrets(request: FastifyRequest): boolean {
+export function mayReadWebhookUrls(request: FastifyRequest): boolean {
   const principal = request.controlPrincipal;
   return principal?.kind === 'admin-token' || (principal?.kind === 'user' && principal.role === 'admin');
 }
 
-export function toPublicEntity(kind: KindName, entity: AnyEntity, options: { secrets?: boolean } = {}): PublicEntity {
+/** `hideWebhookUrls`: for a viewer, a budget's webhooks show their origin only. */
+export function toPublicEntity(kind: KindName, entity: AnyEntity, options: { hideWebhookUrls?: boolean } = {}): PublicEntity {
   const spec: Record<string, unknown> = { ...(entity.spec as Record<string, unknown>) };
   for (const field of KINDS[kind].writeOnlyFields) delete spec[field];
   if (kind === 'host-keys') spec.hasValue = typeof entity.sealedValue === 'string' && entity.sealedValue.length > 0;
-  if (kind === 'budgets' && options.secrets === false && Array.isArray(spec.alertWebhooks)) {
+  if (kind === 'budgets' && options.hideWebhookUrls && Array.isArray(spec.alertWebhooks)) {
     spec.alertWebhooks = (spec.alertWebhooks as Array<{ url: string }>).map((hook) => ({ ...hook, url: webhookTarget(hook.url) }));
   }
   return { metadata: { ...entity.metadata }, spec };
