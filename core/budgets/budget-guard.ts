@@ -27,6 +27,8 @@ import { windowAt } from './window.ts';
 
 /** How often a budget's spend is re-read from the usage log, by default (config budgets.reconcileMs). */
 export const RECONCILE_MS = 60_000;
+/** Longest a status reader waits for a read of the usage log under way. */
+const FRESH_WAIT_MS = 2_000;
 /** How often a shared (Valkey) total is re-read between this instance's own increments. */
 export const SHARED_READ_MS = 500;
 
@@ -77,6 +79,8 @@ interface Counter {
   local: Spend;
   reconciledAt: number;
   reconciling: boolean;
+  /** The reconcile under way, for a reader that would rather wait for it than see a stale figure. */
+  reconciled: Promise<void> | null;
   /** Counted in the shared store: base is the shared total, local what was sent and not yet acknowledged. */
   shared: boolean;
   readAt: number;
@@ -124,7 +128,7 @@ export class BudgetGuard {
       const w = windowAt(budget.spec, now);
       c = {
         spec: budget.spec, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 },
-        reconciledAt: 0, reconciling: false, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
+        reconciledAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
       };
       this.counters.set(budget.metadata.id, c);
     } else if (rolling) {
@@ -156,7 +160,7 @@ export class BudgetGuard {
     const read = c.shared
       ? fromLog.then((spend) => this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 }))
       : fromLog;
-    read.then((spend) => {
+    c.reconciled = read.then((spend) => {
       if (this.counters.get(budget.metadata.id) !== c) return; // the window reset meanwhile
       if (spend && c.shared) {
         c.base = maxSpend(c.base, spend);
@@ -168,7 +172,7 @@ export class BudgetGuard {
     }, (err: unknown) => {
       this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s spend from the usage log failed; counting this instance\'s requests only');
       c.reconciledAt = now;
-    }).finally(() => { c.reconciling = false; });
+    }).finally(() => { c.reconciling = false; c.reconciled = null; });
   }
 
   private statusOf(budget: Budget, c: Counter): BudgetStatus {
@@ -197,6 +201,18 @@ export class BudgetGuard {
   /** A budget's spend in its current window. */
   status(budget: Budget): BudgetStatus {
     return this.statusOf(budget, this.counter(budget, this.now()));
+  }
+
+  /** The same, once a read of the usage log under way has finished (a budget first seen reads 0 until then). */
+  async freshStatus(budget: Budget): Promise<BudgetStatus> {
+    const c = this.counter(budget, this.now());
+    if (c.reconciled) {
+      // Bounded: a slow usage backend gives the figure as counted so far, not a hung answer.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([c.reconciled, new Promise<void>((resolve) => { timer = setTimeout(resolve, FRESH_WAIT_MS); })]);
+      clearTimeout(timer);
+    }
+    return this.statusOf(budget, c);
   }
 
   /** The refusal for a request of this principal to this model when a refusing budget covering it is spent; else null. */

@@ -76,6 +76,6 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: Budg
       response: { 200: BudgetStatusSchema },
     },
   }, async (request) => {
-    return deps.budgets.status(findBudget((request.params as { id: string }).id));
+    return deps.budgets.freshStatus(findBudget((request.params as { id: string }).id));
   });
 }

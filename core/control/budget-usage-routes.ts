@@ -54,7 +54,7 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
     const sources = usageSources(deps.observer, 'summary', 'a summary');
     const skipped: SkippedBackend[] = [];
     const rows = await Promise.all(allBudgets().map(async (budget) => {
-      const status = deps.budgets.status(budget);
+      const status = await deps.budgets.freshStatus(budget);
       const from = window.from ?? new Date(status.windowStart);
       const to = window.from ? window.to ?? null : null;
       const read = await readEach('usage', sources, (b) => b.summary?.({ ...scopeFilter(budget), from, ...(to ? { to } : {}) }) ?? null);
@@ -94,7 +94,7 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
     const budget = allBudgets().find((b) => b.metadata.id === id || b.metadata.slug === id);
     if (!budget) throw new RelayError('RELAY_ERR_NOT_FOUND', `no budget with id or slug ${JSON.stringify(id)}`, { field: 'id' });
     const now = Date.now();
-    const status = deps.budgets.status(budget);
+    const status = await deps.budgets.freshStatus(budget);
     const span = burnDownSpan(budget, status, now);
     const sources = usageSources(deps.observer, 'timeseries', 'a timeseries');
     const read = await readEach('usage', sources, (b) => b.timeseries?.({ ...scopeFilter(budget), from: new Date(span.fromMs), to: new Date(Math.min(now, span.toMs)), bucketSeconds: span.bucketSeconds }) ?? null);

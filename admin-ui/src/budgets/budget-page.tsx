@@ -80,7 +80,7 @@ export function BudgetPage({ budgetId }: { budgetId: string }) {
               {burnDown.data.projection
                 ? <span class="budget-projection">{status.limitAmount !== null ? formatCost(burnDown.data.projection.amount, status.currency) : `${formatCompact(burnDown.data.projection.tokens)} tokens`}</span>
                 : <span class="muted">no window end</span>}
-              {burnDown.data.projection?.limitReachedAt && <div class="muted small">limit reached {formatDateTime(burnDown.data.projection.limitReachedAt)}</div>}
+              {burnDown.data.projection?.limitReachedAt && !status.exceeded && <div class="muted small">limit reached {formatDateTime(burnDown.data.projection.limitReachedAt)}</div>}
             </Stat>
           </div>
           <BurnDownChart burnDown={burnDown.data} />

@@ -56,7 +56,8 @@ export function BurnDownChart({ burnDown, height = 260 }: { burnDown: BudgetBurn
       ],
       series: [
         { label: 'Time', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toLocaleString('en-GB', { month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit' })) },
-        { label: 'Spent', stroke: '#4f46e5', width: 2, fill: '#4f46e533', spanGaps: true, value: (_u, v) => (v == null ? '—' : format(v)) },
+        // A step: each point is the total at its bucket's end, nothing is known between them.
+        { label: 'Spent', stroke: '#4f46e5', width: 2, fill: '#4f46e533', spanGaps: true, paths: uPlot.paths.stepped!({ align: 1 }), value: (_u, v) => (v == null ? '—' : format(v)) },
         { label: 'Projected', stroke: '#d97706', width: 2, dash: [6, 4], spanGaps: true, value: (_u, v) => (v == null ? '—' : format(v)) },
         { label: 'Limit', stroke: '#dc2626', width: 1, value: (_u, v) => (v == null ? '—' : format(v)) },
       ],
