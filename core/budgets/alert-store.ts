@@ -78,10 +78,10 @@ export class BudgetAlertStore {
     await this.db.query('UPDATE budget_alerts SET status = $2, deliveries = $3::jsonb, updated_at = now() WHERE id = $1', [id, status, JSON.stringify(deliveries)]);
   }
 
-  /** A budget's alerts, the latest first. */
+  /** A budget's alerts: the latest window first, and in it the highest fraction (the last to fire) first. */
   async list(budgetId: string, limit: number): Promise<BudgetAlertRecord[]> {
     const { rows } = await this.db.query<AlertRow>(
-      'SELECT * FROM budget_alerts WHERE budget_id = $1 ORDER BY fired_at DESC, threshold DESC LIMIT $2', [budgetId, limit]);
+      'SELECT * FROM budget_alerts WHERE budget_id = $1 ORDER BY window_start DESC, threshold DESC LIMIT $2', [budgetId, limit]);
     return rows.map(fromRow);
   }
 }

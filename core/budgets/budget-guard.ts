@@ -71,8 +71,8 @@ export interface BudgetGuardOptions {
 }
 
 interface Counter {
-  /** The spec the counter was made for: a changed window or scope starts over. */
-  spec: BudgetSpec;
+  /** What the counter counts (scope, window, zone, currency): a change starts over; a new snapshot of the same budget does not. */
+  counts: string;
   startMs: number;
   resetsAtMs: number | null;
   base: Spend;
@@ -96,6 +96,8 @@ const scopeMatches = (spec: BudgetSpec, relayKeyId: string | null, policyId: str
   if (s.modelId !== undefined) return s.modelId === modelId;
   return true;
 };
+
+const whatCounts = (spec: BudgetSpec): string => JSON.stringify([spec.scope ?? {}, spec.window, spec.timezone, spec.currency]);
 
 const PERIOD = { daily: 'day', weekly: 'week', monthly: 'month', lifetime: 'lifetime' } as const;
 const windowName = (spec: BudgetSpec): string => (typeof spec.window === 'object' ? `${spec.window.rollingDays}-day window` : PERIOD[spec.window]);
@@ -124,10 +126,11 @@ export class BudgetGuard {
   private counter(budget: Budget, now: number): Counter {
     let c = this.counters.get(budget.metadata.id);
     const rolling = typeof budget.spec.window === 'object';
-    if (!c || c.spec !== budget.spec || (c.resetsAtMs !== null && now >= c.resetsAtMs)) {
+    const counts = whatCounts(budget.spec);
+    if (!c || c.counts !== counts || (c.resetsAtMs !== null && now >= c.resetsAtMs)) {
       const w = windowAt(budget.spec, now);
       c = {
-        spec: budget.spec, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 },
+        counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 },
         reconciledAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
       };
       this.counters.set(budget.metadata.id, c);
