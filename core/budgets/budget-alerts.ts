@@ -92,7 +92,16 @@ export class BudgetAlerts {
   private async fire(budget: Budget, status: BudgetStatus, threshold: number, window: { startMs: number; endMs: number | null }, now: number): Promise<void> {
     const { store, claims } = this.options;
     const id = budget.metadata.id;
-    if (claims && !(await claims.claim(id, window.startMs, threshold, window.endMs, now))) return;
+    let claimed = false;
+    if (claims) {
+      try {
+        if (!(await claims.claim(id, window.startMs, threshold, window.endMs, now))) return;
+        claimed = true;
+      } catch (err) {
+        // Valkey down: the database's unique key still picks one among instances sharing it.
+        this.options.log.warn({ err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'claiming a budget alert in Valkey failed; the database decides alone');
+      }
+    }
     const hooks = budget.spec.alertWebhooks ?? [];
     const deliveries: AlertDelivery[] = hooks.map((h) => ({ target: webhookTarget(h.url), format: h.format, status: 'pending', attempts: 0, lastError: null, deliveredAt: null }));
     let rowId: string | null;
@@ -102,7 +111,7 @@ export class BudgetAlerts {
         spentAmount: status.spentAmount, spentTokens: status.spentTokens, currency: status.currency, deliveries,
       });
     } catch (err) {
-      if (claims) await claims.release(id, window.startMs, threshold).catch(() => undefined);
+      if (claimed) await claims!.release(id, window.startMs, threshold).catch(() => undefined);
       throw err;
     }
     if (rowId === null) return;
