@@ -83,3 +83,21 @@ t.test('a budget without webhooks records its alerts', async (t) => {
   const [row] = await store.list(id, 10);
   t.match(row, { threshold: 0.5, status: 'fired', deliveries: [] });
 });
+
+t.test('Valkey unreachable: the database decides alone, and the alert still fires once', async (t) => {
+  const { Redis } = await import('ioredis');
+  const { ValkeyAlertClaims } = await import('../../core/budgets/valkey-alert-claims.ts');
+  // Port 9 on loopback: nothing listens; no offline queue, so each command fails at once.
+  const down = new Redis({ host: '127.0.0.1', port: 9, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  down.on('error', () => undefined);
+  t.teardown(() => down.disconnect());
+  const warnings: string[] = [];
+  const id = '00000000-0000-4000-8000-00000000d004';
+  const make = () => new BudgetAlerts({ store, claims: new ValkeyAlertClaims(down), log: { warn: (_o, msg) => { warnings.push(msg); } }, delivery: { attempts: 1, retryBaseMs: 10, timeoutMs: 2_000 }, now: () => clock });
+  const [a, b] = [make(), make()];
+  a.check(budget(id, 'daily'), status(id, 0.6, '2026-12-10T00:00:00.000Z'));
+  b.check(budget(id, 'daily'), status(id, 0.6, '2026-12-10T00:00:00.000Z'));
+  await Promise.all([a.idle(), b.idle()]);
+  t.equal(hooks.on(`/${id}`).length, 1, 'two alerters, one alert');
+  t.ok(warnings.includes('claiming a budget alert in Valkey failed; the database decides alone'), 'the Valkey failure is logged');
+});
