@@ -10,6 +10,8 @@ import { LogDetailPage } from './logs/log-detail-page.tsx';
 import { UsagePage } from './usage/usage-page.tsx';
 import { SessionsPage } from './sessions/sessions-page.tsx';
 import { SessionPage } from './sessions/session-page.tsx';
+import { BudgetsPage } from './budgets/budgets-page.tsx';
+import { BudgetPage } from './budgets/budget-page.tsx';
 import { SettingsPage } from './settings/settings-page.tsx';
 import { UsersPage } from './users/users-page.tsx';
 import { AccountPage } from './users/account-page.tsx';
@@ -42,6 +44,10 @@ export function Routes({ config, user }: { config: RelayConfig | null; user: Who
   if (path === '/settings') return <SettingsPage config={config} />;
   if (path === '/users') return <UsersPage />;
   if (path === '/account') return <AccountPage user={user} />;
+  if (path === '/budgets') return <BudgetsPage />;
+  if ((m = matchPath('/budgets/:budgetId', path))) return <BudgetPage key={m.budgetId} budgetId={m.budgetId} />;
+  // Budgets are listed with their spend on /budgets; /catalog/budgets/<id> is the edit form.
+  if (path === '/catalog/budgets') return <Redirect to="/budgets" />;
   if (path === '/catalog') return <Redirect to="/catalog/providers" />;
   if ((m = matchPath('/catalog/:kind', path)) && isKindName(m.kind)) return <ListPage key={m.kind} kind={m.kind as KindName} />;
   if ((m = matchPath('/catalog/:kind/:ref', path)) && isKindName(m.kind)) return <EntityPage key={`${m.kind}/${m.ref}`} kind={m.kind as KindName} entityRef={m.ref} />;

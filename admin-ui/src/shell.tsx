@@ -29,6 +29,7 @@ export function Shell({ user, config, onSignOut, children }: { user: Whoami; con
         <div class="nav-group">
           <NavLink href="/usage">Usage</NavLink>
           <NavLink href="/sessions">Sessions</NavLink>
+          <NavLink href="/budgets">Budgets</NavLink>
           <NavLink href="/logs">Logs</NavLink>
         </div>
         <div class="nav-group">

@@ -32,11 +32,11 @@ export function registerAllowanceRoute(app: FastifyInstance, deps: AllowanceRout
     const budgets = ([...deps.snapshot().byKind('budgets').values()] as unknown as Budget[])
       .filter((b) => b.spec.enabled !== false && covers(b, principal, modelIds));
     return {
-      budgets: budgets.map((b) => ({
+      budgets: await Promise.all(budgets.map(async (b) => ({
         id: b.metadata.id, slug: b.metadata.slug, displayName: b.metadata.displayName,
         scope: b.spec.scope ?? {}, window: b.spec.window, timezone: b.spec.timezone, action: b.spec.action,
-        ...deps.budgets.status(b),
-      })),
+        ...await deps.budgets.freshStatus(b),
+      }))),
     };
   });
 }

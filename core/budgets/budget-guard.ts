@@ -27,6 +27,8 @@ import { windowAt } from './window.ts';
 
 /** How often a budget's spend is re-read from the usage log, by default (config budgets.reconcileMs). */
 export const RECONCILE_MS = 60_000;
+/** Longest a status reader waits for a read of the usage log under way. */
+const FRESH_WAIT_MS = 2_000;
 /** How often a shared (Valkey) total is re-read between this instance's own increments. */
 export const SHARED_READ_MS = 500;
 
@@ -64,17 +66,21 @@ export interface BudgetGuardOptions {
    * log's figures when reconciled); rolling ones, whose window moves, count from the log.
    */
   shared?: SharedSpend;
+  /** Told a budget's status after a request's spend was counted (alerts: core/budgets/budget-alerts.ts). */
+  onCounted?: (budget: Budget, status: BudgetStatus) => void;
 }
 
 interface Counter {
-  /** The spec the counter was made for: a changed window or scope starts over. */
-  spec: BudgetSpec;
+  /** What the counter counts (scope, window, zone, currency): a change starts over; a new snapshot of the same budget does not. */
+  counts: string;
   startMs: number;
   resetsAtMs: number | null;
   base: Spend;
   local: Spend;
   reconciledAt: number;
   reconciling: boolean;
+  /** The reconcile under way, for a reader that would rather wait for it than see a stale figure. */
+  reconciled: Promise<void> | null;
   /** Counted in the shared store: base is the shared total, local what was sent and not yet acknowledged. */
   shared: boolean;
   readAt: number;
@@ -90,6 +96,8 @@ const scopeMatches = (spec: BudgetSpec, relayKeyId: string | null, policyId: str
   if (s.modelId !== undefined) return s.modelId === modelId;
   return true;
 };
+
+const whatCounts = (spec: BudgetSpec): string => JSON.stringify([spec.scope ?? {}, spec.window, spec.timezone, spec.currency]);
 
 const PERIOD = { daily: 'day', weekly: 'week', monthly: 'month', lifetime: 'lifetime' } as const;
 const windowName = (spec: BudgetSpec): string => (typeof spec.window === 'object' ? `${spec.window.rollingDays}-day window` : PERIOD[spec.window]);
@@ -118,11 +126,12 @@ export class BudgetGuard {
   private counter(budget: Budget, now: number): Counter {
     let c = this.counters.get(budget.metadata.id);
     const rolling = typeof budget.spec.window === 'object';
-    if (!c || c.spec !== budget.spec || (c.resetsAtMs !== null && now >= c.resetsAtMs)) {
+    const counts = whatCounts(budget.spec);
+    if (!c || c.counts !== counts || (c.resetsAtMs !== null && now >= c.resetsAtMs)) {
       const w = windowAt(budget.spec, now);
       c = {
-        spec: budget.spec, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 },
-        reconciledAt: 0, reconciling: false, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
+        counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 },
+        reconciledAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
       };
       this.counters.set(budget.metadata.id, c);
     } else if (rolling) {
@@ -154,7 +163,7 @@ export class BudgetGuard {
     const read = c.shared
       ? fromLog.then((spend) => this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 }))
       : fromLog;
-    read.then((spend) => {
+    c.reconciled = read.then((spend) => {
       if (this.counters.get(budget.metadata.id) !== c) return; // the window reset meanwhile
       if (spend && c.shared) {
         c.base = maxSpend(c.base, spend);
@@ -166,7 +175,7 @@ export class BudgetGuard {
     }, (err: unknown) => {
       this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s spend from the usage log failed; counting this instance\'s requests only');
       c.reconciledAt = now;
-    }).finally(() => { c.reconciling = false; });
+    }).finally(() => { c.reconciling = false; c.reconciled = null; });
   }
 
   private statusOf(budget: Budget, c: Counter): BudgetStatus {
@@ -195,6 +204,18 @@ export class BudgetGuard {
   /** A budget's spend in its current window. */
   status(budget: Budget): BudgetStatus {
     return this.statusOf(budget, this.counter(budget, this.now()));
+  }
+
+  /** The same, once a read of the usage log under way has finished (a budget first seen reads 0 until then). */
+  async freshStatus(budget: Budget): Promise<BudgetStatus> {
+    const c = this.counter(budget, this.now());
+    if (c.reconciled) {
+      // Bounded: a slow usage backend gives the figure as counted so far, not a hung answer.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([c.reconciled, new Promise<void>((resolve) => { timer = setTimeout(resolve, FRESH_WAIT_MS); })]);
+      clearTimeout(timer);
+    }
+    return this.statusOf(budget, c);
   }
 
   /** The refusal for a request of this principal to this model when a refusing budget covering it is spent; else null. */
@@ -234,6 +255,7 @@ export class BudgetGuard {
       counter.local.tokens += delta.tokens;
       counter.local.micros += delta.micros;
       if (counter.shared) this.addShared(budget, counter, delta);
+      else this.options.onCounted?.(budget, this.statusOf(budget, counter));
     }
   }
 
@@ -242,7 +264,10 @@ export class BudgetGuard {
     this.options.shared!.add(budget.metadata.id, c.startMs, c.resetsAtMs, delta).then((total) => {
       c.local = { micros: c.local.micros - delta.micros, tokens: c.local.tokens - delta.tokens };
       c.base = maxSpend(c.base, total);
+      // The shared total, every instance's spend included: the figure alerts go by.
+      if (this.counters.get(budget.metadata.id) === c) this.options.onCounted?.(budget, this.statusOf(budget, c));
     }, (err: unknown) => {
+      this.options.onCounted?.(budget, this.statusOf(budget, c));
       // Kept in local: this instance still counts it, the others learn it from the usage log.
       this.options.log.warn({ err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
     });

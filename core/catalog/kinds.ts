@@ -158,6 +158,10 @@ export const BudgetSpec = Type.Object({
   limitTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1e15, description: 'Most tokens (input + output) in a window.' })),
   action: Type.Union([Type.Literal('refuse'), Type.Literal('alert')], { default: 'refuse', description: 'At 100%: refuse requests (429) until the window resets, or only alert.' }),
   alertAt: Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 1 }), { default: [0.5, 0.8, 1], maxItems: 10, uniqueItems: true, description: 'Fractions of the limit that raise an alert.' }),
+  alertWebhooks: Type.Optional(Type.Array(Type.Object({
+    url: Type.String({ minLength: 8, maxLength: 2048, description: 'http(s) URL the alert is POSTed to. A secret (Slack\'s URLs are): viewers see only its origin.' }),
+    format: Type.Union([Type.Literal('json'), Type.Literal('slack')], { default: 'json', description: 'json: Relay\'s alert object; slack: an incoming-webhook message ({"text": ...}).' }),
+  }, { additionalProperties: false }), { maxItems: 5, description: 'Where alerts go when spend crosses an alertAt fraction: once per fraction per window, retried with backoff.' })),
   enabled: Type.Boolean({ default: true }),
 }, { additionalProperties: false });
 
@@ -284,11 +288,23 @@ export const KINDS: Record<KindName, KindDef> = {
   },
 };
 
+function isWebhookUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** What JSON Schema cannot say of a budget: one scope at most, a limit, a real time zone. */
 export function budgetSpecProblem(spec: BudgetSpec): SpecProblem | null {
   const scoped = Object.keys(spec.scope ?? {});
   if (scoped.length > 1) return { pointer: '/scope', message: `names ${scoped.join(' and ')}: a budget covers one relay key, one policy, one model, or (empty) everything` };
   if (spec.limitAmount === undefined && spec.limitTokens === undefined) return { pointer: '', message: 'set limitAmount, limitTokens, or both' };
+  const badHook = (spec.alertWebhooks ?? []).findIndex((hook) => !isWebhookUrl(hook.url));
+  // The URL is not echoed: it may hold a secret.
+  if (badHook >= 0) return { pointer: `/alertWebhooks/${badHook}/url`, message: 'is not an absolute http:// or https:// URL' };
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: spec.timezone });
   } catch {

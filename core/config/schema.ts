@@ -70,6 +70,11 @@ export const RelayConfigSchema = Type.Object({
       minimum: 100, maximum: 3_600_000, default: 60_000,
       description: "How often each budget's spend is re-read from the usage log: how soon instances sharing a usage backend (log-postgres, log-clickhouse) see each other's spend.",
     }),
+    alerts: Type.Object({
+      attempts: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Attempts to deliver a budget alert to a webhook, the first included.' }),
+      retryBaseMs: Type.Integer({ minimum: 10, maximum: 600_000, default: 1000, description: 'Wait before the second attempt; doubled before each next one.' }),
+      timeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'Most one delivery attempt may take.' }),
+    }, { additionalProperties: false, default: {} }),
   }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),

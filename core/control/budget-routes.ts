@@ -1,8 +1,10 @@
 // GET /api/budgets/{id}/status: what a budget has spent in its current window, what is left, and
 // when it resets, as this instance counts it (core/budgets/budget-guard.ts).
+// GET /api/budgets/{id}/alerts: the alerts it fired, each webhook's outcome (targets shown by origin only).
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
+import type { BudgetAlerts } from '../budgets/budget-alerts.ts';
 import type { Budget } from '../catalog/kinds.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import { RelayError } from '../errors.ts';
@@ -24,7 +26,49 @@ export const BudgetStatusSchema = Type.Object({
   exceeded: Type.Boolean(),
 });
 
-export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: BudgetGuard; sync: CatalogSync }): void {
+const AlertSchema = Type.Object({
+  id: Type.String(),
+  budgetId: Type.String(),
+  windowStart: Type.String({ format: 'date-time', description: 'The window the alert fired in (for a rolling budget, the period of its length it fell in).' }),
+  threshold: Type.Number({ description: 'The alertAt fraction crossed.' }),
+  firedAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+  fraction: Type.Number({ description: 'Spent over limit when it fired.' }),
+  spentAmount: Type.Number(),
+  spentTokens: Type.Integer(),
+  currency: Type.String(),
+  status: Type.Union([Type.Literal('fired'), Type.Literal('delivered'), Type.Literal('failed')], { description: 'fired: recorded, deliveries under way (or no webhook); delivered: every webhook answered 2xx; failed: one gave up.' }),
+  deliveries: Type.Array(Type.Object({
+    target: Type.String({ description: "The webhook's origin only: its URL may hold a secret." }),
+    format: Type.Union([Type.Literal('json'), Type.Literal('slack')]),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    attempts: Type.Integer(),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  })),
+});
+
+export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: BudgetGuard; alerts?: BudgetAlerts; sync: CatalogSync }): void {
+  const findBudget = (id: string): Budget => {
+    const all = deps.sync.snapshot().byKind('budgets');
+    const budget = (all.get(id) ?? [...all.values()].find((b) => b.metadata.slug === id)) as Budget | undefined;
+    if (!budget) throw new RelayError('RELAY_ERR_NOT_FOUND', `no budget with id or slug ${JSON.stringify(id)}`, { field: 'id' });
+    return budget;
+  };
+
+  app.get('/api/budgets/:id/alerts', {
+    schema: {
+      tags: ['budgets'], summary: "A budget's alerts, the latest first: the fraction crossed, the window, and each webhook's outcome",
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }, { additionalProperties: false }),
+      response: { 200: Type.Object({ alerts: Type.Array(AlertSchema) }) },
+    },
+  }, async (request) => {
+    const budget = findBudget((request.params as { id: string }).id);
+    const { limit } = request.query as { limit?: number };
+    return { alerts: deps.alerts ? await deps.alerts.list(budget.metadata.id, limit ?? 100) : [] };
+  });
+
   app.get('/api/budgets/:id/status', {
     schema: {
       tags: ['budgets'], summary: "A budget's spend in its current window, what is left and when it resets",
@@ -32,10 +76,6 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: Budg
       response: { 200: BudgetStatusSchema },
     },
   }, async (request) => {
-    const { id } = request.params as { id: string };
-    const all = deps.sync.snapshot().byKind('budgets');
-    const budget = (all.get(id) ?? [...all.values()].find((b) => b.metadata.slug === id)) as Budget | undefined;
-    if (!budget) throw new RelayError('RELAY_ERR_NOT_FOUND', `no budget with id or slug ${JSON.stringify(id)}`, { field: 'id' });
-    return deps.budgets.status(budget);
+    return deps.budgets.freshStatus(findBudget((request.params as { id: string }).id));
   });
 }

@@ -6,7 +6,7 @@ import { KINDS, KIND_NAMES, type KindName } from '../catalog/kinds.ts';
 import type { AnyEntity } from '../catalog/snapshot.ts';
 import type { CatalogStore, EntitySecrets } from '../catalog/store.ts';
 import { RelayError } from '../errors.ts';
-import { toPublicEntity, withoutServerFields } from './public-entity.ts';
+import { mayReadWebhookUrls, toPublicEntity, withoutServerFields } from './public-entity.ts';
 import {
   IdParams, ListQuery, RefParams, createBodySchema, entitySchema, errorResponses, listSchema, updateBodySchema,
 } from './schemas.ts';
@@ -56,7 +56,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
     }, async (request) => {
       const query = request.query as { limit?: number; cursor?: string; q?: string };
       const page = await store.list(kind, { limit: query.limit, cursor: query.cursor || undefined, q: query.q || undefined });
-      return { items: page.items.map((e) => toPublicEntity(kind, e)), nextCursor: page.nextCursor };
+      return { items: page.items.map((e) => toPublicEntity(kind, e, { hideWebhookUrls: !mayReadWebhookUrls(request) })), nextCursor: page.nextCursor };
     });
 
     app.get(`${base}/:ref`, {
@@ -68,7 +68,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
       const { ref } = request.params as { ref: string };
       const entity = await store.get(kind, ref);
       if (!entity) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${def.singular} with slug or id ${JSON.stringify(ref)}`);
-      return toPublicEntity(kind, entity);
+      return toPublicEntity(kind, entity, { hideWebhookUrls: !mayReadWebhookUrls(request) });
     });
 
     if (!options.customCreate?.includes(kind)) {

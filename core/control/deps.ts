@@ -14,6 +14,7 @@ import type { Observer } from '../observer/observer.ts';
 import type { KeyHealth } from '../pipeline/key-health.ts';
 
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
+import type { BudgetAlerts } from '../budgets/budget-alerts.ts';
 
 export interface ControlDeps {
   config: RelayConfig;
@@ -36,6 +37,8 @@ export interface ControlDeps {
   metricsToken?: string | null;
   /** Budget spend as this instance counts it (GET /api/budgets/{id}/status). */
   budgets: BudgetGuard;
+  /** Budget alerts this deployment recorded (GET /api/budgets/{id}/alerts); absent in tests that build a control plane without one. */
+  budgetAlerts?: BudgetAlerts;
   /** Plugins in load order (filled once loading finished). */
   plugins: () => LoadedPlugin[];
 }

@@ -14,6 +14,7 @@ import { hostKeyWriter, registerHostKeyHealthRoute } from './host-key-routes.ts'
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
 import { registerBudgetRoutes } from './budget-routes.ts';
+import { registerBudgetUsageRoutes } from './budget-usage-routes.ts';
 import { installControlMetrics } from './metrics.ts';
 import { registerOpsRoutes } from './ops-routes.ts';
 import { providerWriter } from './provider-writer.ts';
@@ -48,6 +49,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   registerConfigJson(app, deps);
   registerControlLiveness(app);
   registerLogRoutes(app, deps.observer);
+  registerBudgetUsageRoutes(app, { observer: deps.observer, budgets: deps.budgets, sync: deps.sync });
 
   await app.register(async (api) => {
     // Strict TypeBox validation for the admin API's bodies (see validator.ts).
@@ -65,6 +67,6 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
     registerHealthDetailRoute(api, { db: deps.db, sync: deps.sync });
     registerVendorAdapterRoutes(api, { hooks: deps.hooks });
-    registerBudgetRoutes(api, { budgets: deps.budgets, sync: deps.sync });
+    registerBudgetRoutes(api, { budgets: deps.budgets, alerts: deps.budgetAlerts, sync: deps.sync });
   });
 }

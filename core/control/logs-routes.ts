@@ -48,7 +48,7 @@ function allowedValues(issues: AjvIssue[], path: string | undefined): unknown[] 
 }
 
 /** Turns a schema validation failure into a 400 that names the parameter (and, for a choice, the choices). */
-function rejectInvalid(request: FastifyRequest): void {
+export function rejectInvalid(request: FastifyRequest): void {
   const error = request.validationError as (Error & { validation?: AjvIssue[] }) | undefined;
   if (!error) return;
   const issues = error.validation ?? [];
@@ -61,7 +61,7 @@ function rejectInvalid(request: FastifyRequest): void {
 }
 
 /** The selected usage backend, which must answer `method`, then every other loaded one. */
-function usageSources(reader: LogReader, method: 'list' | 'get' | 'summary' | 'timeseries' | 'sessions', what: string): Array<Source<UsageBackend>> {
+export function usageSources(reader: LogReader, method: 'list' | 'get' | 'summary' | 'timeseries' | 'sessions', what: string): Array<Source<UsageBackend>> {
   const backend = reader.usageBackend();
   if (!backend) throw new RelayError('RELAY_ERR_BACKEND_NOT_LOADED', 'the selected usage-logging backend is not loaded; load its plugin or select another');
   if (!backend[method]) throw unsupported(backend, what);

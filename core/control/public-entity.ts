@@ -1,5 +1,8 @@
 // What the API shows of an entity: metadata and spec, never secret material. Relay keys lose
-// keyHash; host keys lose sealedValue and any write-only field, and say hasValue instead.
+// keyHash; host keys lose sealedValue and any write-only field, and say hasValue instead. A budget's
+// webhook URLs (Slack's hold their secret in the path) are shown whole only to an admin.
+import type { FastifyRequest } from 'fastify';
+import { webhookTarget } from '../budgets/webhook-delivery.ts';
 import { KINDS, type KindName } from '../catalog/kinds.ts';
 import type { AnyEntity } from '../catalog/snapshot.ts';
 
@@ -8,10 +11,20 @@ export interface PublicEntity {
   spec: Record<string, unknown>;
 }
 
-export function toPublicEntity(kind: KindName, entity: AnyEntity): PublicEntity {
+/** Whether the caller may read secrets the catalog keeps readable (webhook URLs): an admin, not a viewer. */
+export function mayReadWebhookUrls(request: FastifyRequest): boolean {
+  const principal = request.controlPrincipal;
+  return principal?.kind === 'admin-token' || (principal?.kind === 'user' && principal.role === 'admin');
+}
+
+/** `hideWebhookUrls`: for a viewer, a budget's webhooks show their origin only. */
+export function toPublicEntity(kind: KindName, entity: AnyEntity, options: { hideWebhookUrls?: boolean } = {}): PublicEntity {
   const spec: Record<string, unknown> = { ...(entity.spec as Record<string, unknown>) };
   for (const field of KINDS[kind].writeOnlyFields) delete spec[field];
   if (kind === 'host-keys') spec.hasValue = typeof entity.sealedValue === 'string' && entity.sealedValue.length > 0;
+  if (kind === 'budgets' && options.hideWebhookUrls && Array.isArray(spec.alertWebhooks)) {
+    spec.alertWebhooks = (spec.alertWebhooks as Array<{ url: string }>).map((hook) => ({ ...hook, url: webhookTarget(hook.url) }));
+  }
   return { metadata: { ...entity.metadata }, spec };
 }
 

@@ -45,6 +45,9 @@ import { BudgetGuard } from '../budgets/budget-guard.ts';
 import { budgetSpendFromLog } from '../budgets/spend-from-log.ts';
 import { registerAllowanceRoute } from '../budgets/allowance-route.ts';
 import { ValkeySpend } from '../budgets/valkey-spend.ts';
+import { BudgetAlerts } from '../budgets/budget-alerts.ts';
+import { BudgetAlertStore } from '../budgets/alert-store.ts';
+import { ValkeyAlertClaims } from '../budgets/valkey-alert-claims.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -133,8 +136,10 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     });
     closers.push(() => upstream.close());
     registerUpstreamMetrics(metrics, upstream);
+    const budgetAlerts = new BudgetAlerts({ store: new BudgetAlertStore(db), log, delivery: config.budgets.alerts, ...(redis ? { claims: new ValkeyAlertClaims(redis) } : {}) });
+    closers.push(() => budgetAlerts.close());
     const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log,
-      reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}) });
+      reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}), onCounted: (budget, status) => budgetAlerts.check(budget, status) });
     // Spend is added after each response (a recorder runs off the response path).
     observer.addRecorder('budgets', (event) => budgets.record(event));
     registerBudgetMetrics(metrics, budgets, () => sync.snapshot());
@@ -192,7 +197,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       authenticate: (request) => pipeline.authenticate(request, 'canonical'), reachableModels: (principal) => pipeline.reachableModels(principal),
     });
     await registerControlPlane(control, {
-      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, version: VERSION,
+      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, budgetAlerts, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
       metricsToken: env.RELAY_METRICS_TOKEN ? env.RELAY_METRICS_TOKEN : null,
       plugins: () => plugins,

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startRelay } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const CHROMIUM = process.env.RELAY_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -265,6 +266,63 @@ async function run(t: Test) {
     await page.waitForSelector('text=No agent sessions in this window');
     t.pass('the Sessions page answers from GET /api/usage/sessions');
     await shot('14b-sessions');
+  });
+
+  await t.test('the Budgets page: create a budget with a webhook, see its burn-down, then its alert', async (t) => {
+    const hooks = await startWebhookReceiver();
+    t.teardown(() => hooks.close());
+    await page.click('nav >> text=Budgets');
+    await page.waitForURL(/\/budgets$/);
+    await page.waitForSelector('text=No budgets yet');
+    await page.click('text=New budget');
+    await page.waitForURL(/\/catalog\/budgets\/new$/);
+    await page.fill('#f-displayName', 'E2E tokens');
+    await page.selectOption('#f-scope-relayKeyId', ids.relayKey);
+    await page.selectOption('#f-window', 'daily');
+    // 28 tokens a request: the first (before the budget) is 56% of 50; the next takes it past 100%.
+    await page.fill('#f-limitTokens', '50');
+    await page.fill('#f-alertAt', '0.5, 1');
+    await page.click('#f-alertWebhooks');
+    await page.fill('[aria-label="Webhook 1 URL"]', `${hooks.url}/slack/T0/B0/e2eSecret`);
+    await page.selectOption('[aria-label="Webhook 1 format"]', 'slack');
+    await shot('14c-budget-form');
+    ids.budget = await submitAndGetId('budgets');
+    const stored = await relay.api('GET', `/api/budgets/${ids.budget}`);
+    t.match(stored.body.spec, { scope: { relayKeyId: ids.relayKey }, window: 'daily', limitTokens: 50, alertAt: [0.5, 1], action: 'refuse', alertWebhooks: [{ url: `${hooks.url}/slack/T0/B0/e2eSecret`, format: 'slack' }] }, 'the form saved what was typed, as numbers');
+
+    await page.click('text=Burn-down and alerts');
+    await page.waitForURL(new RegExp(`/budgets/${ids.budget}$`));
+    await expectVisible('figure[aria-label="Burn-down"] canvas', 'budget-burn-down');
+    await expectVisible('.stat:has-text("Spent"):has-text("28 of 50 tokens")', 'budget-spent');
+    t.match(await page.textContent('.stats'), /Projected by then/, 'the projection to the window\'s end is shown');
+    t.match(await page.textContent('figure[aria-label="Burn-down"] .u-legend'), /Spent.*Projected.*Limit/s, 'spent, projected and limit lines');
+    await page.waitForSelector('text=No alerts yet');
+
+    // Spend after the budget exists crosses 50% and 100%: two alerts, each reaching the webhook once.
+    const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-gpt', messages: [{ role: 'user', content: 'Spend some budget' }] }),
+    });
+    await res.text();
+    t.equal(res.status, 200);
+    const deadline = Date.now() + 15_000;
+    while (hooks.received.length < 2 && Date.now() < deadline) await page.waitForTimeout(100);
+    t.same(hooks.received.map((h) => Object.keys(h.body)), [['text'], ['text']], 'two Slack messages');
+    await page.click('button:text("Refresh")');
+    await expectVisible('.table-alerts tbody tr:nth-child(2)', 'budget-alerts');
+    t.match(await page.textContent('.table-alerts'), /100%.*delivered.*50%.*delivered/s, 'the alerts are listed, the latest first, delivered');
+    t.notMatch(await page.textContent('.table-alerts'), /e2eSecret/, 'the webhook shows by its origin only');
+    await shot('14d-budget');
+
+    await page.click('text=← Budgets');
+    await page.waitForURL(/\/budgets$/);
+    const row = await expectVisible('.table-budgets tr:has-text("E2E tokens")', 'budgets-list');
+    t.match(await row.textContent(), /spent/, 'the budget is past its limit');
+    t.equal(await page.getAttribute('.table-budgets tr:has-text("E2E tokens") [role=meter]', 'aria-valuenow'), '112', '56 of 50 tokens: 112%');
+    await shot('14e-budgets');
+    // The remaining steps send no more requests through this key; the budget goes, so nothing else sees it.
+    t.equal((await relay.api('DELETE', `/api/budgets/by-id/${ids.budget}`)).status, 204);
   });
 
   await t.test('a session that ends mid-edit: sign in again over the form, the edit is kept', async (t) => {

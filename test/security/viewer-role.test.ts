@@ -9,6 +9,11 @@ t.teardown(() => relay.close());
 
 const hostKeySecret = 'sk-upstream-viewer-must-never-see-this';
 const seeded = await seedRoute(relay, { baseUrl: 'http://127.0.0.1:9/v1', adapter: 'openai', hostKeys: [hostKeySecret] });
+// A budget alerting to a Slack-like webhook: the token in its path is a secret a viewer never reads.
+const webhookSecret = 'T0VIEWER/B0VIEWER/webhookSecretViewerMustNotSee';
+const budget = await relay.api('POST', '/api/budgets', {
+  metadata: { displayName: 'viewer budget' }, spec: { window: 'daily', limitAmount: 1, alertWebhooks: [{ url: `https://hooks.slack.com/services/${webhookSecret}`, format: 'slack' }] },
+});
 const viewerPassword = 'viewer password 123';
 const created = await relay.api('POST', '/api/users', { username: 'vera', password: viewerPassword, role: 'viewer' });
 
@@ -29,6 +34,7 @@ const asViewer = (method: string, path: string, body?: unknown) => fetch(relay.c
 const idFor: Array<[RegExp, string]> = [
   [/\/providers\//, seeded.providerId], [/\/hosts\//, seeded.hostId], [/\/models\//, seeded.modelId],
   [/\/policies\//, seeded.policyId], [/\/host-keys\//, seeded.hostKeyIds[0]!], [/\/relay-keys\//, seeded.relayKeyId],
+  [/\/budgets\//, budget.body.metadata.id],
 ];
 function concrete(path: string): string {
   const id = idFor.find(([re]) => re.test(path))?.[1] ?? '00000000-0000-4000-8000-000000000000';
@@ -38,12 +44,13 @@ function concrete(path: string): string {
 t.test('setup', async (t) => {
   t.equal(created.status, 201, 'the admin token adds a viewer through /api/users');
   t.equal(created.body.role, 'viewer');
+  t.equal(budget.status, 201, 'a budget with an alert webhook');
   t.notOk(JSON.stringify(created.body).includes('scrypt'), 'the answer carries no password hash');
 });
 
 t.test('a viewer changes nothing and reads no secret on any control route', async (t) => {
   const openapi = await relay.api('GET', '/api/openapi.json');
-  const secrets = [hostKeySecret, seeded.relayKey, relay.adminToken, viewerPassword, 'scrypt$', ...(relay.masterKey ? [relay.masterKey] : [])];
+  const secrets = [hostKeySecret, seeded.relayKey, relay.adminToken, viewerPassword, 'scrypt$', webhookSecret, ...(relay.masterKey ? [relay.masterKey] : [])];
   // Public sign-in, sign-out and the user's own password are the only changes a viewer makes.
   const mayChange = new Set(['POST /api/auth/login', 'POST /api/auth/logout', 'PUT /api/auth/password']);
   let changes = 0;

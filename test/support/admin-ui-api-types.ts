@@ -7,6 +7,9 @@ import type { UsageEvent } from '../../core/hooks.ts';
 import type { SessionSummary, Summary, UsageTotals } from '../../core/observer/types.ts';
 import type { PayloadLoggingSetting, UsageLoggingSetting } from '../../core/settings/types.ts';
 import type { KeyState } from '../../core/pipeline/key-health.ts';
+import type { BudgetStatus } from '../../core/budgets/budget-guard.ts';
+import type { BudgetAlertRecord } from '../../core/budgets/alert-store.ts';
+import type { BurnDownPoint, Projection } from '../../core/budgets/burn-down.ts';
 
 /** True only when A and B are the same type (not merely assignable one way). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
@@ -20,4 +23,8 @@ export type AdminUiApiTypesMatchCore = [
   Holds<Equal<Ui.UsageLoggingSetting, UsageLoggingSetting>>,
   Holds<Equal<Ui.PayloadLoggingSetting, PayloadLoggingSetting>>,
   Holds<Equal<Ui.HealthState, KeyState>>,
+  Holds<Equal<Ui.BudgetStatus, BudgetStatus>>,
+  Holds<Equal<Ui.BudgetAlert, BudgetAlertRecord>>,
+  Holds<Equal<Ui.BudgetBurnDown['points'][number], BurnDownPoint>>,
+  Holds<Equal<NonNullable<Ui.BudgetBurnDown['projection']>, Projection>>,
 ];

@@ -3,7 +3,7 @@
 // (checked by npm run typecheck).
 
 export type KindName =
-  | 'providers' | 'hosts' | 'models' | 'host-keys' | 'rate-limits' | 'policies' | 'pricings' | 'relay-keys';
+  | 'providers' | 'hosts' | 'models' | 'host-keys' | 'rate-limits' | 'policies' | 'pricings' | 'relay-keys' | 'budgets';
 
 export interface Metadata {
   id: string;
@@ -179,4 +179,63 @@ export interface UsageSummary {
 export interface UsageTimeseries {
   bucketSeconds: number;
   points: Array<{ t: string; key?: string | null; totals: UsageTotals }>;
+}
+
+/** GET /api/budgets/{id}/status: a budget's spend in its current window. */
+export interface BudgetStatus {
+  budgetId: string;
+  windowStart: string;
+  resetsAt: string | null;
+  spentAmount: number;
+  spentTokens: number;
+  limitAmount: number | null;
+  limitTokens: number | null;
+  remainingAmount: number | null;
+  remainingTokens: number | null;
+  currency: string;
+  fraction: number;
+  exceeded: boolean;
+}
+
+export type BudgetWindow = 'daily' | 'weekly' | 'monthly' | 'lifetime' | { rollingDays: number };
+
+/** One row of GET /api/usage/budgets. */
+export interface BudgetUsage {
+  budgetId: string;
+  slug: string;
+  displayName: string;
+  scope: { relayKeyId?: string; policyId?: string; modelId?: string };
+  window: BudgetWindow;
+  enabled: boolean;
+  from: string;
+  to: string | null;
+  totals: UsageTotals;
+  status: BudgetStatus;
+}
+
+/** GET /api/usage/budgets/{id}: cumulative spend per bucket, and the projection to the window's end. */
+export interface BudgetBurnDown {
+  budgetId: string;
+  from: string;
+  to: string;
+  bucketSeconds: number;
+  status: BudgetStatus;
+  points: Array<{ t: string; amount: number; tokens: number }>;
+  projection: { at: string; amount: number; tokens: number; limitReachedAt: string | null } | null;
+}
+
+/** One alert of GET /api/budgets/{id}/alerts. */
+export interface BudgetAlert {
+  id: string;
+  budgetId: string;
+  windowStart: string;
+  threshold: number;
+  firedAt: string;
+  updatedAt: string;
+  fraction: number;
+  spentAmount: number;
+  spentTokens: number;
+  currency: string;
+  status: 'fired' | 'delivered' | 'failed';
+  deliveries: Array<{ target: string; format: 'json' | 'slack'; status: 'pending' | 'delivered' | 'failed'; attempts: number; lastError: string | null; deliveredAt: string | null }>;
 }

@@ -74,6 +74,18 @@ export const COLUMNS: Record<KindName, Column[]> = {
     { label: 'Host', optional: true, cell: (e, { refs }) => (s(e).hostId ? nameOf(refs, 'hosts', s(e).hostId) : <span class="muted">any</span>) },
     { label: 'In / out per 1M', cell: (e) => `${s(e).inputPerMillion ?? '—'} / ${s(e).outputPerMillion ?? '—'} ${String(s(e).currency ?? '')}` },
   ],
+  budgets: [
+    { label: 'Scope', cell: (e, { refs }) => {
+      const scope = (s(e).scope ?? {}) as { relayKeyId?: string; policyId?: string; modelId?: string };
+      if (scope.relayKeyId) return <>key {nameOf(refs, 'relay-keys', scope.relayKeyId)}</>;
+      if (scope.policyId) return <>policy {nameOf(refs, 'policies', scope.policyId)}</>;
+      if (scope.modelId) return <>model {nameOf(refs, 'models', scope.modelId)}</>;
+      return <span>everything</span>;
+    } },
+    { label: 'Limit', cell: (e) => [s(e).limitAmount !== undefined ? `${String(s(e).limitAmount)} ${String(s(e).currency ?? '')}` : '', s(e).limitTokens !== undefined ? `${formatCompact(s(e).limitTokens as number)} tokens` : ''].filter(Boolean).join(' · ') },
+    { label: 'Window', optional: true, cell: (e) => (typeof s(e).window === 'object' ? `${(s(e).window as { rollingDays: number }).rollingDays} days rolling` : String(s(e).window)) },
+    { label: 'State', cell: (e) => <EnabledBadge enabled={s(e).enabled} /> },
+  ],
   'relay-keys': [
     { label: 'Prefix', cell: (e) => <code>{String(s(e).prefix ?? '—')}</code> },
     { label: 'Policy', optional: true, cell: (e, { refs }) => nameOf(refs, 'policies', s(e).policyId) },

@@ -163,7 +163,8 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
         title={title}
         subtitle={existing ? <><span class="mono">{existing.metadata.slug}</span> · {info.singular}</> : info.description}
         back={<Link href={`/catalog/${kind}`}>← {info.title}</Link>}
-        actions={existing && kind === 'relay-keys' ? <button type="button" class="btn" onClick={() => { setDialogError(null); setConfirm('rotate'); }}>Rotate key</button> : undefined}
+        actions={existing && kind === 'relay-keys' ? <button type="button" class="btn" onClick={() => { setDialogError(null); setConfirm('rotate'); }}>Rotate key</button>
+          : existing && kind === 'budgets' ? <Link class="btn" href={`/budgets/${existing.metadata.id}`}>Burn-down and alerts</Link> : undefined}
       />
       {notice && <div class="banner banner-success" role="status">{notice}</div>}
       <div class={`entity-layout${existing ? '' : ' entity-layout-single'}`}>

@@ -1,6 +1,7 @@
 // Draws one catalog field from its descriptor: label, input, help text, and the server's
 // validation message for that field right beneath it.
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import type { Entity } from '../api/types.ts';
 import { Link } from '../router.tsx';
 import { useRelayConfig } from '../config-context.ts';
@@ -39,7 +40,7 @@ interface InputProps {
 
 export function FieldInput(props: InputProps) {
   const { field, id, error } = props;
-  const group = field.type === 'refs' || field.type === 'bindings' || field.type === 'headers' || field.type === 'boolean';
+  const group = field.type === 'refs' || field.type === 'bindings' || field.type === 'headers' || field.type === 'webhooks' || field.type === 'boolean';
   return (
     <FieldRow id={id} label={field.label} required={field.required} help={field.help} error={error} group={group}>
       <Control {...props} />
@@ -96,6 +97,10 @@ function Control(props: InputProps) {
       return <SecretInput {...props} common={common} />;
     case 'datetime':
       return <DateTimeInput {...props} common={common} />;
+    case 'numbers':
+      return <NumbersInput {...props} common={common} />;
+    case 'webhooks':
+      return <WebhooksEditor {...props} />;
   }
 }
 
@@ -267,6 +272,43 @@ function DateTimeInput(props: InputProps & { common: Record<string, unknown> }) 
       <input {...props.common} class="input" type="datetime-local" value={value}
         onInput={(e) => { const v = e.currentTarget.value; props.onChange(v ? new Date(v).toISOString() : null); }} />
       {value && <button type="button" class="btn btn-small" onClick={() => props.onChange(null)}>Never expires</button>}
+    </div>
+  );
+}
+
+/** Comma-separated numbers; the text is kept as typed (so "0." can become "0.5"), the numbers sent. */
+function NumbersInput(props: InputProps & { common: Record<string, unknown> }) {
+  const { field, value, onChange, common } = props;
+  const [text, setText] = useState(Array.isArray(value) ? value.join(', ') : '');
+  if (field.type !== 'numbers') return null;
+  return <input {...common} class="input mono" type="text" inputMode="decimal" placeholder={field.placeholder} value={text}
+    onInput={(e) => {
+      setText(e.currentTarget.value);
+      const items = e.currentTarget.value.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+      onChange(items.length ? items : undefined);
+    }} />;
+}
+
+interface Webhook { url: string; format: 'json' | 'slack' }
+
+function WebhooksEditor(props: InputProps) {
+  const hooks = (Array.isArray(props.value) ? props.value : []) as Webhook[];
+  const write = (next: Webhook[]) => props.onChange(next);
+  const patch = (i: number, change: Partial<Webhook>) => write(hooks.map((h, j) => (j === i ? { ...h, ...change } : h)));
+  return (
+    <div class="rows" role="group" aria-labelledby={`${props.id}-label`}>
+      {hooks.map((h, i) => (
+        <div class="row-edit" key={i}>
+          <input class="input mono" type="url" aria-label={`Webhook ${i + 1} URL`} placeholder="https://hooks.slack.com/services/…" value={h.url}
+            onInput={(e) => patch(i, { url: e.currentTarget.value })} />
+          <select class="input" aria-label={`Webhook ${i + 1} format`} value={h.format} onChange={(e) => patch(i, { format: e.currentTarget.value as Webhook['format'] })}>
+            <option value="json">JSON</option>
+            <option value="slack">Slack</option>
+          </select>
+          <button type="button" class="btn btn-icon" aria-label={`Remove webhook ${i + 1}`} onClick={() => write(hooks.filter((_, j) => j !== i))}>✕</button>
+        </div>
+      ))}
+      <button type="button" class="btn btn-small" id={props.id} onClick={() => write([...hooks, { url: '', format: 'json' }])}>Add webhook</button>
     </div>
   );
 }

@@ -27,7 +27,11 @@ export type Field =
   | FieldBase & { type: 'headers' }
   | FieldBase & { type: 'bindings' }
   | FieldBase & { type: 'secret'; placeholder?: string }
-  | FieldBase & { type: 'datetime' };
+  | FieldBase & { type: 'datetime' }
+  /** Comma-separated numbers (a budget's alertAt fractions). */
+  | FieldBase & { type: 'numbers'; placeholder?: string }
+  /** A budget's alert webhooks: URL and format per row. */
+  | FieldBase & { type: 'webhooks' };
 
 export function getPath(obj: Record<string, unknown>, key: string): unknown {
   let cur: unknown = obj;

@@ -119,6 +119,27 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
     ],
     defaults: () => ({ policyId: '', enabled: true, payloadLoggingEnabled: false, expiresAt: null }),
   },
+  budgets: {
+    name: 'budgets', title: 'Budgets', singular: 'budget',
+    description: 'A budget caps spend in money and/or tokens over a window, for one relay key, one policy, one model, or everything; at 100% it refuses requests (429) or only alerts. Alerts go to webhooks once per fraction per window.',
+    fields: [
+      { key: 'scope.relayKeyId', label: 'Relay key', type: 'ref', kind: 'relay-keys', optional: true, help: 'Set one of relay key, policy or model, or none for every request.' },
+      { key: 'scope.policyId', label: 'Policy', type: 'ref', kind: 'policies', optional: true },
+      { key: 'scope.modelId', label: 'Model', type: 'ref', kind: 'models', optional: true },
+      { key: 'window', label: 'Window', type: 'select', required: true, options: [
+        { value: 'daily', label: 'Daily' }, { value: 'weekly', label: 'Weekly (from Monday)' }, { value: 'monthly', label: 'Monthly' }, { value: 'lifetime', label: 'Lifetime (never resets)' },
+      ], help: 'A rolling window of N days ({"rollingDays": N}) is set through the API.' },
+      { key: 'timezone', label: 'Time zone', type: 'text', required: true, placeholder: 'UTC', monospace: true, help: 'IANA name, e.g. Europe/Paris: where daily, weekly and monthly windows start at midnight.' },
+      { key: 'limitAmount', label: 'Money limit', type: 'number', min: 0, step: 0.01, help: 'In the currency below. Set this, the token limit, or both.' },
+      { key: 'currency', label: 'Currency', type: 'text', required: true, placeholder: 'USD', monospace: true },
+      { key: 'limitTokens', label: 'Token limit', type: 'number', integer: true, min: 1, help: 'Input + output tokens.' },
+      { key: 'action', label: 'At 100%', type: 'select', required: true, options: [{ value: 'refuse', label: 'Refuse requests until the window resets' }, { value: 'alert', label: 'Only alert' }] },
+      { key: 'alertAt', label: 'Alert at', type: 'numbers', placeholder: '0.5, 0.8, 1', help: 'Fractions of the limit, between 0 and 1.' },
+      { key: 'alertWebhooks', label: 'Alert webhooks', type: 'webhooks', help: 'Each alert is POSTed to these: Relay\'s JSON, or a Slack incoming-webhook message. The URLs are secrets: viewers see only their origin.' },
+      { key: 'enabled', label: 'Enabled', type: 'boolean', onLabel: 'Count spend and enforce this budget' },
+    ],
+    defaults: () => ({ scope: {}, window: 'monthly', timezone: 'UTC', currency: 'USD', action: 'refuse', alertAt: [0.5, 0.8, 1], enabled: true }),
+  },
 };
 
 export const KIND_ORDER: KindName[] = ['providers', 'hosts', 'models', 'host-keys', 'policies', 'rate-limits', 'pricings', 'relay-keys'];

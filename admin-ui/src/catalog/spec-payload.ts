@@ -29,6 +29,11 @@ export function specPayload(kind: KindName, draft: Record<string, unknown>, stor
     spec.valueFrom = valueFrom;
   }
   if (kind === 'relay-keys' && spec.expiresAt === undefined) spec.expiresAt = null;
+  // A budget's scope is sent whole (an update replaces it): only the reference chosen, or {} for everything.
+  if (kind === 'budgets') {
+    spec.scope = Object.fromEntries(Object.entries((draft.scope ?? {}) as Record<string, unknown>).filter(([, v]) => typeof v === 'string' && v !== ''));
+    if (spec.alertWebhooks === null) spec.alertWebhooks = [];
+  }
   return spec;
 }
 

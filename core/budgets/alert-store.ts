@@ -1,0 +1,87 @@
+// Budget alerts as rows of budget_alerts (migration 004): claiming an alert inserts its row, and
+// the unique (budget, window start, threshold) key lets one instance of those sharing the
+// database win; the row then records each webhook's outcome for GET /api/budgets/{id}/alerts.
+import type { Queryable } from '../db/types.ts';
+
+export type AlertStatus = 'fired' | 'delivered' | 'failed';
+
+export interface AlertDelivery {
+  /** The webhook's origin only: the full URL may hold a secret. */
+  target: string;
+  format: 'json' | 'slack';
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** Why the last attempt failed (a status or a network error code), never the URL. */
+  lastError: string | null;
+  deliveredAt: string | null;
+}
+
+export interface FiredAlert {
+  budgetId: string;
+  windowStart: Date;
+  threshold: number;
+  fraction: number;
+  spentAmount: number;
+  spentTokens: number;
+  currency: string;
+  deliveries: AlertDelivery[];
+}
+
+export interface BudgetAlertRecord extends Omit<FiredAlert, 'windowStart'> {
+  id: string;
+  windowStart: string;
+  firedAt: string;
+  updatedAt: string;
+  status: AlertStatus;
+}
+
+interface AlertRow {
+  id: string | number;
+  budget_id: string;
+  window_start: Date | string;
+  threshold: number;
+  fired_at: Date | string;
+  updated_at: Date | string;
+  fraction: number;
+  spent_amount: number;
+  spent_tokens: string | number;
+  currency: string;
+  status: AlertStatus;
+  deliveries: AlertDelivery[] | string;
+}
+
+const iso = (v: Date | string): string => new Date(v).toISOString();
+
+function fromRow(row: AlertRow): BudgetAlertRecord {
+  return {
+    id: String(row.id), budgetId: row.budget_id, windowStart: iso(row.window_start), threshold: Number(row.threshold),
+    firedAt: iso(row.fired_at), updatedAt: iso(row.updated_at), fraction: Number(row.fraction), spentAmount: Number(row.spent_amount),
+    spentTokens: Number(row.spent_tokens), currency: row.currency, status: row.status,
+    deliveries: typeof row.deliveries === 'string' ? JSON.parse(row.deliveries) as AlertDelivery[] : row.deliveries,
+  };
+}
+
+export class BudgetAlertStore {
+  constructor(private readonly db: Queryable) {}
+
+  /** Inserts the alert's row; its id, or null when another instance (or an earlier run) already fired it. */
+  async claim(alert: FiredAlert): Promise<string | null> {
+    const { rows } = await this.db.query<{ id: string | number }>(
+      `INSERT INTO budget_alerts (budget_id, window_start, threshold, fraction, spent_amount, spent_tokens, currency, status, deliveries)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'fired', $8::jsonb)
+       ON CONFLICT (budget_id, window_start, threshold) DO NOTHING RETURNING id`,
+      [alert.budgetId, alert.windowStart.toISOString(), alert.threshold, alert.fraction, alert.spentAmount, alert.spentTokens, alert.currency, JSON.stringify(alert.deliveries)]);
+    return rows[0] ? String(rows[0].id) : null;
+  }
+
+  async finish(id: string, status: AlertStatus, deliveries: AlertDelivery[]): Promise<void> {
+    await this.db.query('UPDATE budget_alerts SET status = $2, deliveries = $3::jsonb, updated_at = now() WHERE id = $1', [id, status, JSON.stringify(deliveries)]);
+  }
+
+  /** A budget's alerts: the latest window first, and in it the highest fraction (the last to fire) first. */
+  async list(budgetId: string, limit: number): Promise<BudgetAlertRecord[]> {
+    const { rows } = await this.db.query<AlertRow>(
+      'SELECT * FROM budget_alerts WHERE budget_id = $1 ORDER BY window_start DESC, threshold DESC LIMIT $2', [budgetId, limit]);
+    return rows.map(fromRow);
+  }
+}

@@ -1,0 +1,131 @@
+// Budget alerts: when a finished request's spend takes a budget past one of its spec.alertAt
+// fractions, the alert fires once for that budget, window and fraction, off the request's path,
+// to each of spec.alertWebhooks, and is recorded (budget_alerts) with each webhook's outcome.
+//
+// Once, across instances: this instance remembers what it fired (no I/O for the requests after),
+// Valkey's SET NX picks one instance when Valkey is configured, and the row's unique key picks one
+// among instances sharing the database (with the embedded database, the one instance).
+//
+// A rolling window has no fixed start: its alerts count in fixed periods of its length (from the
+// Unix epoch), so each fraction alerts at most once per period. A lifetime budget alerts once.
+import type { Budget } from '../catalog/kinds.ts';
+import { jsonAlert, slackAlert } from './alert-payload.ts';
+import type { AlertDelivery, AlertStatus, BudgetAlertStore } from './alert-store.ts';
+import type { BudgetStatus } from './budget-guard.ts';
+import type { ValkeyAlertClaims } from './valkey-alert-claims.ts';
+import { deliverWebhook, webhookTarget, type DeliveryOptions } from './webhook-delivery.ts';
+
+const DAY_MS = 86_400_000;
+
+export const DEFAULT_DELIVERY: DeliveryOptions = { attempts: 5, retryBaseMs: 1_000, timeoutMs: 10_000 };
+
+export interface BudgetAlertsOptions {
+  store: BudgetAlertStore;
+  claims?: ValkeyAlertClaims;
+  log: { warn(obj: object, msg: string): void };
+  delivery?: DeliveryOptions;
+  now?: () => number;
+}
+
+/** The window an alert is deduplicated in: [startMs, endMs), endMs null for lifetime. */
+export function alertWindow(budget: Budget, status: BudgetStatus, now: number): { startMs: number; endMs: number | null } {
+  const w = budget.spec.window;
+  if (typeof w === 'object') {
+    const period = w.rollingDays * DAY_MS;
+    const startMs = Math.floor(now / period) * period;
+    return { startMs, endMs: startMs + period };
+  }
+  return { startMs: Date.parse(status.windowStart), endMs: status.resetsAt === null ? null : Date.parse(status.resetsAt) };
+}
+
+export class BudgetAlerts {
+  /** Per budget: the window this instance last fired in, and the fractions it claimed there. */
+  private readonly fired = new Map<string, { startMs: number; thresholds: Set<number> }>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: BudgetAlertsOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Called with a budget's status after a request's spend was counted: fires what it crossed (no I/O here). */
+  check(budget: Budget, status: BudgetStatus): void {
+    const crossed = budget.spec.alertAt.filter((t) => status.fraction >= t);
+    if (crossed.length === 0) return;
+    const now = this.now();
+    const window = alertWindow(budget, status, now);
+    let seen = this.fired.get(budget.metadata.id);
+    if (!seen || seen.startMs !== window.startMs) {
+      seen = { startMs: window.startMs, thresholds: new Set() };
+      this.fired.set(budget.metadata.id, seen);
+    }
+    for (const threshold of crossed) {
+      if (seen.thresholds.has(threshold)) continue;
+      seen.thresholds.add(threshold);
+      const run = this.fire(budget, status, threshold, window, now).catch((err: unknown) => {
+        // Not recorded: forgotten here, so the next request's spend tries again.
+        seen.thresholds.delete(threshold);
+        this.options.log.warn({ err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'a budget alert could not be recorded; it is tried again on the next request');
+      });
+      this.inFlight.add(run);
+      void run.finally(() => this.inFlight.delete(run));
+    }
+  }
+
+  /** Resolves when every alert fired so far is delivered or failed (tests). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  /** Shutdown: lets deliveries under way finish for up to `maxWaitMs`, not through every retry. */
+  async close(maxWaitMs = 2_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.idle(), new Promise<void>((resolve) => { timer = setTimeout(resolve, maxWaitMs); })]);
+    clearTimeout(timer);
+  }
+
+  /** A budget's recorded alerts, the latest first. */
+  list(budgetId: string, limit: number) {
+    return this.options.store.list(budgetId, limit);
+  }
+
+  private async fire(budget: Budget, status: BudgetStatus, threshold: number, window: { startMs: number; endMs: number | null }, now: number): Promise<void> {
+    const { store, claims } = this.options;
+    const id = budget.metadata.id;
+    let claimed = false;
+    if (claims) {
+      try {
+        if (!(await claims.claim(id, window.startMs, threshold, window.endMs, now))) return;
+        claimed = true;
+      } catch (err) {
+        // Valkey down: the database's unique key still picks one among instances sharing it.
+        this.options.log.warn({ err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'claiming a budget alert in Valkey failed; the database decides alone');
+      }
+    }
+    const hooks = budget.spec.alertWebhooks ?? [];
+    const deliveries: AlertDelivery[] = hooks.map((h) => ({ target: webhookTarget(h.url), format: h.format, status: 'pending', attempts: 0, lastError: null, deliveredAt: null }));
+    let rowId: string | null;
+    try {
+      rowId = await store.claim({
+        budgetId: id, windowStart: new Date(window.startMs), threshold, fraction: status.fraction,
+        spentAmount: status.spentAmount, spentTokens: status.spentTokens, currency: status.currency, deliveries,
+      });
+    } catch (err) {
+      if (claimed) await claims!.release(id, window.startMs, threshold).catch(() => undefined);
+      throw err;
+    }
+    if (rowId === null) return;
+    if (hooks.length === 0) return;
+    const facts = { budget, status, threshold, firedAt: new Date(now).toISOString() };
+    const delivery = this.options.delivery ?? DEFAULT_DELIVERY;
+    await Promise.all(hooks.map(async (hook, i) => {
+      const result = await deliverWebhook(hook.url, hook.format === 'slack' ? slackAlert(facts) : jsonAlert(facts), delivery);
+      deliveries[i] = { ...deliveries[i]!, status: result.ok ? 'delivered' : 'failed', attempts: result.attempts, lastError: result.error, deliveredAt: result.ok ? new Date(this.now()).toISOString() : null };
+      if (!result.ok) {
+        this.options.log.warn({ budget: budget.metadata.slug, threshold, target: deliveries[i]!.target, attempts: result.attempts, error: result.error }, 'a budget alert webhook failed');
+      }
+    }));
+    const outcome: AlertStatus = deliveries.every((d) => d.status === 'delivered') ? 'delivered' : 'failed';
+    await store.finish(rowId, outcome, deliveries);
+  }
+}

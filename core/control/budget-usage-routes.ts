@@ -1,0 +1,113 @@
+// Usage grouped by budget: GET /api/usage/budgets lists every budget with what the usage log holds
+// in its scope (over each budget's current window, or one window given by since/from/to), the
+// costliest first; GET /api/usage/budgets/{id} is one budget's burn-down (cumulative spend per
+// bucket over its current window) and its projection to the window's end.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { BudgetGuard } from '../budgets/budget-guard.ts';
+import { burnDownSpan, cumulative, projection } from '../budgets/burn-down.ts';
+import type { Budget } from '../catalog/kinds.ts';
+import type { CatalogSync } from '../catalog/sync.ts';
+import { RelayError } from '../errors.ts';
+import { mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
+import { parseFilter } from '../observer/query-params.ts';
+import { FilterQuerySchema, UsageTotalsSchema } from '../observer/schemas.ts';
+import type { UsageFilter } from '../observer/types.ts';
+import { BudgetStatusSchema } from './budget-routes.ts';
+import { readEach, type SkippedBackend } from './log-sources.ts';
+import { rejectInvalid, usageSources, type LogReader } from './logs-routes.ts';
+
+const Skipped = Type.Optional(Type.Array(Type.Object({ backend: Type.String(), code: Type.String(), message: Type.String() })));
+const DateTime = Type.String({ format: 'date-time' });
+
+const BudgetUsageSchema = Type.Object({
+  budgetId: Type.String(),
+  slug: Type.String(),
+  displayName: Type.String(),
+  scope: Type.Object({ relayKeyId: Type.Optional(Type.String()), policyId: Type.Optional(Type.String()), modelId: Type.Optional(Type.String()) }),
+  window: Type.Unknown({ description: 'daily, weekly, monthly, lifetime or {rollingDays}.' }),
+  enabled: Type.Boolean(),
+  from: DateTime,
+  to: Type.Union([DateTime, Type.Null()]),
+  totals: UsageTotalsSchema,
+  status: BudgetStatusSchema,
+});
+
+const scopeFilter = (budget: Budget): UsageFilter => {
+  const s = budget.spec.scope ?? {};
+  return { ...(s.relayKeyId ? { relayKeyId: s.relayKeyId } : {}), ...(s.policyId ? { policyId: s.policyId } : {}), ...(s.modelId ? { modelId: s.modelId } : {}) };
+};
+
+export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer: LogReader; budgets: BudgetGuard; sync: CatalogSync }): void {
+  const allBudgets = () => [...deps.sync.snapshot().byKind('budgets').values()] as unknown as Budget[];
+
+  app.get('/api/usage/budgets', {
+    schema: {
+      tags: ['usage', 'budgets'], summary: "Usage grouped by budget: each budget's totals over its scope, in its current window (or the window given), the costliest first",
+      querystring: Type.Object({ since: FilterQuerySchema.since, from: FilterQuerySchema.from, to: FilterQuerySchema.to }, { additionalProperties: false }),
+      response: { 200: Type.Object({ budgets: Type.Array(BudgetUsageSchema), skipped: Skipped }) },
+    },
+    attachValidation: true,
+  }, async (request) => {
+    rejectInvalid(request);
+    const window = parseFilter(request.query as { since?: string; from?: string; to?: string });
+    const sources = usageSources(deps.observer, 'summary', 'a summary');
+    const skipped: SkippedBackend[] = [];
+    const rows = await Promise.all(allBudgets().map(async (budget) => {
+      const status = await deps.budgets.freshStatus(budget);
+      const from = window.from ?? new Date(status.windowStart);
+      const to = window.from ? window.to ?? null : null;
+      const read = await readEach('usage', sources, (b) => b.summary?.({ ...scopeFilter(budget), from, ...(to ? { to } : {}) }) ?? null);
+      for (const s of read.skipped) if (!skipped.some((k) => k.backend === s.backend)) skipped.push(s);
+      return {
+        budgetId: budget.metadata.id, slug: budget.metadata.slug, displayName: budget.metadata.displayName, scope: budget.spec.scope ?? {},
+        window: budget.spec.window, enabled: budget.spec.enabled !== false, from: from.toISOString(), to: to?.toISOString() ?? null,
+        totals: mergeSummaries(read.results).totals, status,
+      };
+    }));
+    rows.sort((a, b) => b.totals.cost - a.totals.cost || b.status.fraction - a.status.fraction);
+    return skipped.length > 0 ? { budgets: rows, skipped } : { budgets: rows };
+  });
+
+  app.get('/api/usage/budgets/:id', {
+    schema: {
+      tags: ['usage', 'budgets'], summary: "One budget's burn-down: cumulative spend per bucket over its current window, and its projection to the window's end",
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+      response: {
+        200: Type.Object({
+          budgetId: Type.String(),
+          from: DateTime,
+          to: DateTime,
+          bucketSeconds: Type.Integer(),
+          status: BudgetStatusSchema,
+          points: Type.Array(Type.Object({ t: DateTime, amount: Type.Number({ description: 'Spent from the window\'s start through this bucket.' }), tokens: Type.Integer() })),
+          projection: Type.Union([Type.Object({
+            at: DateTime, amount: Type.Number(), tokens: Type.Integer(),
+            limitReachedAt: Type.Union([DateTime, Type.Null()], { description: 'When the rate so far reaches the limit, if before the window\'s end.' }),
+          }), Type.Null()], { description: 'Where the rate so far takes spend by the window\'s end; null for rolling and lifetime budgets.' }),
+          skipped: Skipped,
+        }),
+      },
+    },
+  }, async (request) => {
+    const { id } = request.params as { id: string };
+    const budget = allBudgets().find((b) => b.metadata.id === id || b.metadata.slug === id);
+    if (!budget) throw new RelayError('RELAY_ERR_NOT_FOUND', `no budget with id or slug ${JSON.stringify(id)}`, { field: 'id' });
+    const now = Date.now();
+    const status = await deps.budgets.freshStatus(budget);
+    const span = burnDownSpan(budget, status, now);
+    const sources = usageSources(deps.observer, 'timeseries', 'a timeseries');
+    const read = await readEach('usage', sources, (b) => b.timeseries?.({ ...scopeFilter(budget), from: new Date(span.fromMs), to: new Date(Math.min(now, span.toMs)), bucketSeconds: span.bucketSeconds }) ?? null);
+    const series = mergeTimeseries(read.results);
+    // A lifetime budget counts spend from before the chart's start: it is where the line begins.
+    const charted = series.reduce((sum, p) => ({ amount: sum.amount + p.totals.cost, tokens: sum.tokens + p.totals.input_tokens + p.totals.output_tokens }), { amount: 0, tokens: 0 });
+    const offset = budget.spec.window === 'lifetime'
+      ? { amount: Math.max(0, status.spentAmount - charted.amount), tokens: Math.max(0, status.spentTokens - charted.tokens) }
+      : { amount: 0, tokens: 0 };
+    const answer = {
+      budgetId: budget.metadata.id, from: new Date(span.fromMs).toISOString(), to: new Date(span.toMs).toISOString(), bucketSeconds: span.bucketSeconds,
+      status, points: cumulative(series, offset), projection: projection(status, now),
+    };
+    return read.skipped.length > 0 ? { ...answer, skipped: read.skipped } : answer;
+  });
+}
