@@ -44,6 +44,8 @@ import { BudgetGuard } from '../budgets/budget-guard.ts';
 import { budgetSpendFromLog } from '../budgets/spend-from-log.ts';
 import { registerAllowanceRoute } from '../budgets/allowance-route.ts';
 import { ValkeySpend } from '../budgets/valkey-spend.ts';
+import { CatalogFileService } from '../catalog-file/service.ts';
+import { applyCatalogFileAtStart } from './catalog-file-start.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -55,6 +57,8 @@ export interface CreateRelayOptions {
   baseDir?: string;
   env?: Record<string, string | undefined>;
   logger?: Logger;
+  /** Apply the config's catalog.file at start (default true; `relay catalog` opens the database without). */
+  applyCatalogFile?: boolean;
 }
 
 export interface Relay {
@@ -72,6 +76,8 @@ export interface Relay {
   upstream: UpstreamClient;
   control: FastifyInstance;
   plugins: LoadedPlugin[];
+  /** The catalog as a file: export and apply through the admin API's layer. */
+  catalogFile: CatalogFileService;
   /** Starts listening; returns the two base URLs. */
   listen(): Promise<{ inferenceUrl: string; controlUrl: string }>;
   /** Stops accepting, drains in-flight requests up to the bound, flushes, closes. */
@@ -232,8 +238,10 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     });
     await inference.ready();
     await control.ready();
+    const catalogFile = new CatalogFileService({ store, sealer, hostKeyEnv, adapters: hooks.adapters });
     try {
       checkSelectedBackends(config, where, observer.backends(), settings, log);
+      if (options.applyCatalogFile !== false) await applyCatalogFileAtStart(config, loaded.baseDir, catalogFile, sync, log);
     } catch (err) {
       // The plugins are registered: close them (and their pools) the way shutdown does.
       await Promise.allSettled([inference.close(), control.close()]);
@@ -244,7 +252,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     let closing: Promise<void> | null = null;
     const relay: Relay = {
-      config, log, db, store, sync, settings, observer, hooks, health, inference, upstream, control, plugins,
+      config, log, db, store, sync, settings, observer, hooks, health, inference, upstream, control, plugins, catalogFile,
       async listen() {
         await inference.listen({ host: config.server.host, port: config.server.port });
         await control.listen({ host: config.server.controlHost, port: config.server.controlPort });
