@@ -3,15 +3,24 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { StartupError } from '../errors.ts';
 import type { ApplyOutcome } from './apply.ts';
-import type { CatalogDocument } from './document.ts';
+import { FILE_KINDS, type CatalogDocument } from './document.ts';
 
 const HEADER = `# Relay catalog. Apply with: relay catalog apply -f FILE [--dry-run] [--prune]
 # Entities are matched by slug; references name the slug of their target. Host keys name an
 # environment variable or carry a value sealed under RELAY_MASTER_KEY, never plaintext.
 `;
 
+/** Keys in one order (slug, displayName, spec, sealedValue), whichever path the document came by. */
 export function catalogYaml(doc: CatalogDocument): string {
-  return HEADER + stringifyYaml(doc, { lineWidth: 0 });
+  const ordered: Record<string, unknown> = { version: doc.version };
+  for (const kind of FILE_KINDS) {
+    const items = doc[kind];
+    if (!items) continue;
+    ordered[kind] = items.map(({ slug, displayName, spec, sealedValue }) => ({
+      slug, ...(displayName === undefined ? {} : { displayName }), spec, ...(sealedValue === undefined ? {} : { sealedValue }),
+    }));
+  }
+  return HEADER + stringifyYaml(ordered, { lineWidth: 0 });
 }
 
 /** Parses a catalog file's text; `where` names it in errors. */

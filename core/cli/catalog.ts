@@ -55,8 +55,8 @@ function apiTarget(url: string, token: string): CatalogTarget {
 }
 
 async function databaseTarget(configFile: string, env: Record<string, string | undefined>): Promise<CatalogTarget> {
-  // Warnings go to stderr: stdout carries the exported file.
-  const relay = await createRelay({ configFile, env, applyCatalogFile: false, logger: pino({ level: 'warn' }, pino.destination(2)) });
+  // Errors only, and to stderr: stdout carries the exported file, and the service's start-up warnings (no dashboard user) are not this command's.
+  const relay = await createRelay({ configFile, env, applyCatalogFile: false, logger: pino({ level: 'error' }, pino.destination(2)) });
   return {
     export: () => relay.catalogFile.export(),
     apply: (document, options) => relay.catalogFile.apply(document, options),
