@@ -128,8 +128,11 @@ const POLICY_TIER_FOR: Partial<Record<KindName, 'relay' | 'host'>> = { 'relay-ke
 
 export type AfterWrite = (kind: KindName, id: string) => Promise<void>;
 
-/** Checks a host's `spec.options` against its provider's adapter; a problem's pointer is relative to the options. */
-export type HostOptionsCheck = (adapterId: string, options: Record<string, unknown>) => { pointer: string; message: string } | null;
+/**
+ * Checks a host against its provider's adapter: `spec.options` against the adapter's schema, and
+ * `spec.baseUrl` against what the adapter can send to. A problem's pointer is relative to the spec.
+ */
+export type HostOptionsCheck = (adapterId: string, host: { options: Record<string, unknown>; baseUrl: string }) => { pointer: string; message: string } | null;
 
 export class CatalogStore {
   private afterWrite: AfterWrite | null = null;
@@ -335,9 +338,9 @@ export class CatalogStore {
     const res = await tx.query<{ adapter: string }>("SELECT spec->>'adapter' AS adapter FROM catalog_entities WHERE id = $1", [spec.providerId]);
     const adapter = res.rows[0]?.adapter;
     if (!adapter) return;
-    const problem = this.hostOptionsCheck(adapter, (spec.options ?? {}) as Record<string, unknown>);
+    const problem = this.hostOptionsCheck(adapter, { options: (spec.options ?? {}) as Record<string, unknown>, baseUrl: String(spec.baseUrl) });
     if (problem) {
-      const pointer = `/spec/options${problem.pointer}`;
+      const pointer = `/spec${problem.pointer}`;
       throw new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: ${problem.message}`, { field: pointer });
     }
   }

@@ -228,13 +228,15 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       }, { name: plugin.name, dependencies: plugin.dependencies, fastify: '5.x' });
       inference.register(wrapped);
     }
-    store.setHostOptionsCheck((adapterId, options) => {
+    store.setHostOptionsCheck((adapterId, { options, baseUrl }) => {
       const adapter = hooks.adapters.get(adapterId);
       if (!adapter) return null;
+      const urlProblem = adapter.baseUrlProblem?.(baseUrl);
+      if (urlProblem) return { pointer: '/baseUrl', message: urlProblem };
       if (!adapter.hostOptions) {
-        return Object.keys(options).length === 0 ? null : { pointer: '', message: `the ${adapterId} adapter takes no host options` };
+        return Object.keys(options).length === 0 ? null : { pointer: '/options', message: `the ${adapterId} adapter takes no host options` };
       }
-      return firstProblem(adapter.hostOptions, options, '');
+      return firstProblem(adapter.hostOptions, options, '/options');
     });
     await inference.ready();
     await control.ready();
