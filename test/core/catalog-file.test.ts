@@ -206,3 +206,19 @@ t.test('a viewer cannot export (sealed values) nor apply', async (t) => {
   });
   t.equal(apply.status, 403);
 });
+
+t.test('on the embedded database (PGlite) too: a refused file and a dry run leave nothing, an apply writes all', async (t) => {
+  const embedded = await startRelay({ masterKey, env, database: 'pglite' });
+  t.teardown(() => embedded.close());
+  const doc = (await source.api('GET', '/api/catalog/export')).body;
+  const late = structuredClone(doc);
+  late.budgets[0].spec.timezone = 'Nowhere/Special';
+  t.equal((await embedded.api('POST', '/api/catalog/apply', { document: late })).status, 400);
+  const dry = await embedded.api('POST', '/api/catalog/apply', { document: doc, dryRun: true });
+  t.equal(dry.status, 200, JSON.stringify(dry.body));
+  t.ok(dry.body.changes.length > 10);
+  t.same((await embedded.api('GET', '/api/providers')).body.items, [], 'neither wrote anything');
+  const real = await embedded.api('POST', '/api/catalog/apply', { document: doc });
+  t.same(real.body.changes, dry.body.changes, 'the dry run reported what the apply did');
+  t.same((await embedded.api('GET', '/api/catalog/export')).body, doc);
+});
