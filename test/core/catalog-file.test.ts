@@ -3,7 +3,7 @@
 // catalog; a second apply is a no-op; a dry run and a refused file change nothing; --prune
 // deletes what the file lacks; the running instance routes by what it just applied.
 import t from 'tap';
-import { startRelay, type TestRelay } from '../../core/testing.ts';
+import { eventually, startRelay, type TestRelay } from '../../core/testing.ts';
 import { generateMasterKey } from '../../core/crypto/sealing.ts';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -221,4 +221,15 @@ t.test('on the embedded database (PGlite) too: a refused file and a dry run leav
   const real = await embedded.api('POST', '/api/catalog/apply', { document: doc });
   t.same(real.body.changes, dry.body.changes, 'the dry run reported what the apply did');
   t.same((await embedded.api('GET', '/api/catalog/export')).body, doc);
+});
+
+t.test('propagation: an apply on one instance reaches another on the same database (NOTIFY at commit)', async (t) => {
+  const peer = await startRelay({ masterKey, env, database: source.databaseUrl! });
+  t.teardown(() => peer.close());
+  const doc = (await source.api('GET', '/api/catalog/export')).body;
+  doc['rate-limits'].push({ slug: 'propagated', spec: { tokensPerMinute: 1000 } });
+  const res = await source.api('POST', '/api/catalog/apply', { document: doc });
+  t.same(res.body.changes, [{ action: 'create', kind: 'rate-limits', slug: 'propagated' }]);
+  await eventually(() => [...peer.relay.sync.snapshot().byKind('rate-limits').values()].some((r) => r.metadata.slug === 'propagated'));
+  t.pass('the peer instance has the applied rate limit');
 });
