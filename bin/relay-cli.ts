@@ -26,6 +26,9 @@ async function main(): Promise<number | null> {
       json: { type: 'boolean' },
       role: { type: 'string' },
       url: { type: 'string' },
+      file: { type: 'string', short: 'f' },
+      'dry-run': { type: 'boolean' },
+      prune: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -39,7 +42,8 @@ async function main(): Promise<number | null> {
   }
   // An empty RELAY_CONFIG counts as unset, as for every other variable.
   const configFile = values.config ?? (process.env.RELAY_CONFIG || 'config/relay.yaml');
-  return runCommand(positionals, { configFile, configFlag: values.config, username: values.username, password: values.password, role: values.role, url: values.url, json: values.json });
+  return runCommand(positionals, { configFile, configFlag: values.config, username: values.username, password: values.password, role: values.role, url: values.url, json: values.json,
+    file: values.file, dryRun: values['dry-run'], prune: values.prune });
 }
 
 main().then((code) => {

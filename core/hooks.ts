@@ -156,6 +156,11 @@ export interface VendorAdapter {
    * form. The adapter reads them as `req.route.host.spec.options`.
    */
   hostOptions?: TSchema;
+  /**
+   * Optional: why a host's `spec.baseUrl` cannot work with this vendor (it ends with an endpoint
+   * path the adapter appends itself), or null. Checked when a host is written: a 400 on /spec/baseUrl.
+   */
+  baseUrlProblem?(baseUrl: string): string | null;
   /** The native shape to translate through, from the shapes a route allows, or null if none fits. */
   translationShape(routeShapes: readonly ShapeId[], inbound: ShapeId): ShapeId | null;
   /** Sends a request in `shape`; resolves when response headers arrive. */

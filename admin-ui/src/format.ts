@@ -12,13 +12,15 @@ export function formatCompact(n: number | null | undefined): string {
   return Math.abs(n) < 10_000 ? integer.format(n) : compact.format(n);
 }
 
+/** Cents, or two significant digits below a cent: a request's $0.000042 never reads as $0.0000. */
 export function formatCost(n: number | null | undefined, currency = 'USD'): string {
   if (n === null || n === undefined) return '—';
-  const digits = n !== 0 && Math.abs(n) < 0.01 ? 4 : 2;
+  const small = n !== 0 && Math.abs(n) < 0.01;
+  const digits: Intl.NumberFormatOptions = small ? { maximumSignificantDigits: 2 } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
   try {
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(n);
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency, ...digits }).format(n);
   } catch {
-    return `${n.toFixed(digits)} ${currency}`;
+    return `${small ? n.toPrecision(2) : n.toFixed(2)} ${currency}`;
   }
 }
 

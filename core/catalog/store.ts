@@ -128,8 +128,11 @@ const POLICY_TIER_FOR: Partial<Record<KindName, 'relay' | 'host'>> = { 'relay-ke
 
 export type AfterWrite = (kind: KindName, id: string) => Promise<void>;
 
-/** Checks a host's `spec.options` against its provider's adapter; a problem's pointer is relative to the options. */
-export type HostOptionsCheck = (adapterId: string, options: Record<string, unknown>) => { pointer: string; message: string } | null;
+/**
+ * Checks a host against its provider's adapter: `spec.options` against the adapter's schema, and
+ * `spec.baseUrl` against what the adapter can send to. A problem's pointer is relative to the spec.
+ */
+export type HostOptionsCheck = (adapterId: string, host: { options: Record<string, unknown>; baseUrl: string }) => { pointer: string; message: string } | null;
 
 export class CatalogStore {
   private afterWrite: AfterWrite | null = null;
@@ -209,14 +212,14 @@ export class CatalogStore {
     return res.rows[0] ? rowToEntity(res.rows[0]) : null;
   }
 
-  async create(kind: KindName, metadata: { displayName: string; slug?: string }, spec: Record<string, unknown>, secrets: EntitySecrets = {}): Promise<AnyEntity> {
+  /** `id`: the new entity's id when the caller chose it (a catalog file refers to entities it creates). */
+  async create(kind: KindName, metadata: { displayName: string; slug?: string }, spec: Record<string, unknown>, secrets: EntitySecrets = {}, id: string = randomUUID()): Promise<AnyEntity> {
     const full = this.validateSpec(kind, spec);
     const created = await this.db.transaction(async (tx) => {
       await this.checkReferences(tx, kind, full);
       if (kind === 'hosts') await this.checkHostOptions(tx, full);
       const slug = await this.chooseSlug(tx, kind, metadata.displayName, metadata.slug);
       if (kind === 'pricings') await this.checkPricingPairFree(tx, full, null);
-      const id = randomUUID();
       const res = await tx.query<EntityRow>(
         `INSERT INTO catalog_entities (id, kind, slug, display_name, spec, secret_hash, sealed_value)
          VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
@@ -295,6 +298,27 @@ export class CatalogStore {
     return out;
   }
 
+  /**
+   * Runs `fn` with a store whose every write joins one transaction: all of them commit or none
+   * does (a catalog file). The after-write hook runs for each write once the transaction committed.
+   */
+  async inTransaction<T>(fn: (store: CatalogStore, tx: Queryable) => Promise<T>): Promise<T> {
+    const written: Array<[KindName, string]> = [];
+    const result = await this.db.transaction(async (tx) => {
+      const scoped = new CatalogStore(joinedTransaction(this.db.kind, tx));
+      scoped.hostOptionsCheck = this.hostOptionsCheck;
+      scoped.afterWrite = async (kind, id) => { written.push([kind, id]); };
+      return fn(scoped, tx);
+    });
+    for (const [kind, id] of written) await this.afterWrite?.(kind, id);
+    return result;
+  }
+
+  /** The spec as it would be stored (defaults filled, normalized); throws the API's 400 naming the field. */
+  checkSpec(kind: KindName, spec: Record<string, unknown>): Record<string, unknown> {
+    return this.validateSpec(kind, spec);
+  }
+
   private validateSpec(kind: KindName, spec: Record<string, unknown>): Record<string, unknown> {
     const def = KINDS[kind];
     const input = { ...spec };
@@ -314,9 +338,9 @@ export class CatalogStore {
     const res = await tx.query<{ adapter: string }>("SELECT spec->>'adapter' AS adapter FROM catalog_entities WHERE id = $1", [spec.providerId]);
     const adapter = res.rows[0]?.adapter;
     if (!adapter) return;
-    const problem = this.hostOptionsCheck(adapter, (spec.options ?? {}) as Record<string, unknown>);
+    const problem = this.hostOptionsCheck(adapter, { options: (spec.options ?? {}) as Record<string, unknown>, baseUrl: String(spec.baseUrl) });
     if (problem) {
-      const pointer = `/spec/options${problem.pointer}`;
+      const pointer = `/spec${problem.pointer}`;
       throw new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: ${problem.message}`, { field: pointer });
     }
   }
@@ -386,6 +410,20 @@ export class CatalogStore {
     if (free(base)) return base;
     for (let n = 2; ; n++) if (free(`${base}-${n}`)) return `${base}-${n}`;
   }
+}
+
+/** A Database whose transactions are the one already open (nested writes join it). */
+function joinedTransaction(kind: Database['kind'], tx: Queryable): Database {
+  const unavailable = (): never => { throw new Error('not available inside a catalog transaction'); };
+  return {
+    kind,
+    query: (sql, params) => tx.query(sql, params),
+    exec: (sql) => tx.exec(sql),
+    transaction: (fn) => fn(tx),
+    listen: async () => unavailable(),
+    ping: async () => undefined,
+    close: async () => undefined,
+  };
 }
 
 export type { Entity };

@@ -29,7 +29,7 @@ async function readPassword(): Promise<string> {
 }
 
 /** The control URL of a Relay answering on this config's control port, or null when none does. */
-async function runningControlUrl(host: string, port: number): Promise<string | null> {
+export async function runningControlUrl(host: string, port: number): Promise<string | null> {
   const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
   try {
     const res = await fetch(`${url}/livez`, { signal: AbortSignal.timeout(1_000) });

@@ -11,6 +11,7 @@ import { backendSelectionProblems, declaredBackends, selectedBackend } from '../
 import { adminUserSet } from './admin-user.ts';
 import { startService } from './start.ts';
 import { runPrices } from './prices.ts';
+import { runCatalog } from './catalog.ts';
 
 export const USAGE = `Usage: relay [command] [--config <file>]
        relay --version | --help
@@ -32,6 +33,16 @@ Commands:
                             the password is read on stdin, never argv. Against a running Relay
                             on the embedded database (or --url) it goes through its admin API
                             with RELAY_ADMIN_TOKEN, or is refused
+  catalog export [--url <control url>]
+                            print the catalog (providers, hosts, models, rate limits, policies,
+                            host keys, pricings, budgets) as a YAML catalog file: references by
+                            slug, host keys by environment variable or sealed value
+  catalog apply -f <file> [--dry-run] [--prune] [--url <control url>]
+                            make the catalog match the file, by slug, in one transaction, and
+                            print the changes; --prune deletes what the file lacks. Both work on
+                            the config's database, or through a running Relay's admin API
+                            (--url, or the embedded database's running instance) with
+                            RELAY_ADMIN_TOKEN
   prices [<model>] [--json] print the shipped price table (USD per million tokens, each entry's
                             source and the date it was read); with a name, the entry an upstream
                             model name (a dated snapshot, a Bedrock or Vertex id) resolves to
@@ -48,6 +59,10 @@ export interface CommandOptions {
   json?: boolean;
   role?: string;
   url?: string;
+  /** -f: the catalog file of relay catalog apply. */
+  file?: string;
+  dryRun?: boolean;
+  prune?: boolean;
 }
 
 /** Runs a command; returns the exit code, or null for a long-running service. */
@@ -111,6 +126,10 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
       if (sub !== 'set') throw new StartupError('usage: printf %s "$PASSWORD" | relay admin-user set --username <u> [--role admin|viewer] [--url <control url>]');
       return adminUserSet(options);
     }
+    case 'catalog':
+      takes(1);
+      return runCatalog(sub, { configFile: options.configFile, url: options.url, file: options.file, dryRun: options.dryRun, prune: options.prune },
+        (text) => process.stdout.write(text));
     case 'prices':
       return runPrices(sub, options.json === true, (text) => process.stdout.write(text));
     default:

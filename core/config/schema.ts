@@ -93,6 +93,13 @@ export const RelayConfigSchema = Type.Object({
       description: 'The payload backend selected until PUT /api/settings/payload-logging stores another: the id of a loaded one (file, s3, clickhouse, ...). Start-up and relay check refuse one that is not loaded.',
     }),
   }, { additionalProperties: false, default: {} }),
+  catalog: Type.Object({
+    file: Type.Optional(Type.String({
+      minLength: 1,
+      description: 'A catalog file (relay catalog export) applied at every start, as relay catalog apply does (GitOps); relative to the config file. A start whose file does not apply fails, naming the entity and field.',
+    })),
+    prune: Type.Boolean({ default: false, description: 'At start, also delete the providers, hosts, models, ... the catalog file lacks (never relay keys).' }),
+  }, { additionalProperties: false, default: {} }),
   log: Type.Object({
     level: Type.Union([
       Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent'),

@@ -7,6 +7,8 @@ import type { ControlDeps } from './deps.ts';
 import { installAuthGuard } from './auth-guard.ts';
 import { registerAuthRoutes } from './auth-routes.ts';
 import { registerCatalogRoutes } from './catalog-routes.ts';
+import { registerCatalogFileRoutes } from './catalog-file-routes.ts';
+import { CatalogFileService } from '../catalog-file/service.ts';
 import { registerConfigJson } from './config-json.ts';
 import { registerControlLiveness } from './control-liveness.ts';
 import { registerHealthDetailRoute } from './health-detail-route.ts';
@@ -63,6 +65,9 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
       customCreate: ['relay-keys'],
     });
     registerRelayKeyRoutes(api, { store: deps.store });
+    registerCatalogFileRoutes(api, {
+      catalogFile: new CatalogFileService({ store: deps.store, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv, adapters: deps.hooks.adapters }),
+    });
     registerSettingsRoutes(api, { settings: deps.settings, observer: deps.observer });
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
     registerHealthDetailRoute(api, { db: deps.db, sync: deps.sync });

@@ -72,7 +72,11 @@ export interface KernelPipeline extends Pipeline {
   authenticateInference(request: InboundHttpRequest, shape: ShapeId): Promise<Principal>;
 }
 
-function missingKey(): RelayError {
+/** Names the header the client's own SDK sends its API key in: Anthropic's send x-api-key. */
+function missingKey(shape: ShapeId): RelayError {
+  if (shape.startsWith('anthropic.')) {
+    return new RelayError('RELAY_ERR_RELAY_KEY_INVALID', 'Missing relay key: send it as x-api-key: <relay key> (the header Anthropic SDKs and Claude Code send their API key in), or Authorization: Bearer <relay key>.');
+  }
   return new RelayError('RELAY_ERR_RELAY_KEY_INVALID', 'Missing relay key: send it as Authorization: Bearer <relay key>.');
 }
 
@@ -120,7 +124,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const principal = await fn(inbound);
       if (principal) return principal;
     }
-    throw missingKey();
+    throw missingKey(shape);
   }
 
   const answered = new AnsweredRequests();

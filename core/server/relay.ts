@@ -48,6 +48,8 @@ import { ValkeySpend } from '../budgets/valkey-spend.ts';
 import { BudgetAlerts } from '../budgets/budget-alerts.ts';
 import { BudgetAlertStore } from '../budgets/alert-store.ts';
 import { ValkeyAlertClaims } from '../budgets/valkey-alert-claims.ts';
+import { CatalogFileService } from '../catalog-file/service.ts';
+import { applyCatalogFileAtStart } from './catalog-file-start.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -59,6 +61,8 @@ export interface CreateRelayOptions {
   baseDir?: string;
   env?: Record<string, string | undefined>;
   logger?: Logger;
+  /** Apply the config's catalog.file at start (default true; `relay catalog` opens the database without). */
+  applyCatalogFile?: boolean;
 }
 
 export interface Relay {
@@ -76,6 +80,8 @@ export interface Relay {
   upstream: UpstreamClient;
   control: FastifyInstance;
   plugins: LoadedPlugin[];
+  /** The catalog as a file: export and apply through the admin API's layer. */
+  catalogFile: CatalogFileService;
   /** Starts listening; returns the two base URLs. */
   listen(): Promise<{ inferenceUrl: string; controlUrl: string }>;
   /** Stops accepting, drains in-flight requests up to the bound, flushes, closes. */
@@ -229,18 +235,22 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       }, { name: plugin.name, dependencies: plugin.dependencies, fastify: '5.x' });
       inference.register(wrapped);
     }
-    store.setHostOptionsCheck((adapterId, options) => {
+    store.setHostOptionsCheck((adapterId, { options, baseUrl }) => {
       const adapter = hooks.adapters.get(adapterId);
       if (!adapter) return null;
+      const urlProblem = adapter.baseUrlProblem?.(baseUrl);
+      if (urlProblem) return { pointer: '/baseUrl', message: urlProblem };
       if (!adapter.hostOptions) {
-        return Object.keys(options).length === 0 ? null : { pointer: '', message: `the ${adapterId} adapter takes no host options` };
+        return Object.keys(options).length === 0 ? null : { pointer: '/options', message: `the ${adapterId} adapter takes no host options` };
       }
-      return firstProblem(adapter.hostOptions, options, '');
+      return firstProblem(adapter.hostOptions, options, '/options');
     });
     await inference.ready();
     await control.ready();
+    const catalogFile = new CatalogFileService({ store, sealer, hostKeyEnv, adapters: hooks.adapters });
     try {
       checkSelectedBackends(config, where, observer.backends(), settings, log);
+      if (options.applyCatalogFile !== false) await applyCatalogFileAtStart(config, loaded.baseDir, catalogFile, sync, log);
     } catch (err) {
       // The plugins are registered: close them (and their pools) the way shutdown does.
       await Promise.allSettled([inference.close(), control.close()]);
@@ -251,7 +261,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     let closing: Promise<void> | null = null;
     const relay: Relay = {
-      config, log, db, store, sync, settings, observer, hooks, health, inference, upstream, control, plugins,
+      config, log, db, store, sync, settings, observer, hooks, health, inference, upstream, control, plugins, catalogFile,
       async listen() {
         await inference.listen({ host: config.server.host, port: config.server.port });
         await control.listen({ host: config.server.controlHost, port: config.server.controlPort });

@@ -28,7 +28,21 @@ export function unroutedError(app: FastifyInstance, method: string, rawUrl: stri
   if (allowed.length > 0 && !allowed.includes(method)) {
     return new RelayError('RELAY_ERR_METHOD_NOT_ALLOWED', `${method} is not served at ${path}; use ${allowed.join(' or ')}`, { headers: { allow: allowed.join(', ') } });
   }
-  const meant = path.length > 1 ? table.find((r) => r.method === method && r.url !== path && r.url.endsWith(path) && !r.url.includes(':')) : undefined;
-  const hint = meant ? `; did you mean ${meant.url}?` : '';
+  const meant = meantPath(table, method, path);
+  const hint = meant ? `; did you mean ${meant}?` : '';
   return new RelayError('RELAY_ERR_NOT_FOUND', `no route for ${method} ${path}${hint}`);
+}
+
+/** The served path a client's base URL most likely missed, or undefined. */
+function meantPath(table: KnownRoute[], method: string, path: string): string | undefined {
+  const served = (candidate: string) => table.some((r) => r.method === method && r.url === candidate);
+  // A base URL ending in /v1 given to a client that appends /v1 itself (/vendor-b/v1/v1/messages).
+  const collapsed = path.replace(/\/v1\/v1\//, '/v1/');
+  if (collapsed !== path && served(collapsed)) return collapsed;
+  // A base URL without the /v1 that a client does not add (/vendor-a/chat/completions).
+  const prefixed = /^(\/[^/]+)(\/(?!v1\/).+)$/.exec(path);
+  if (prefixed && served(`${prefixed[1]}/v1${prefixed[2]}`)) return `${prefixed[1]}/v1${prefixed[2]}`;
+  // Another wire's path under its prefix (an OpenAI SDK pointed at /v1).
+  if (path.length <= 1) return undefined;
+  return table.find((r) => r.method === method && r.url !== path && r.url.endsWith(path) && !r.url.includes(':'))?.url;
 }

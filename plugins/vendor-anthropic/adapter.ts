@@ -2,6 +2,7 @@
 // `anthropic-version` (the client's own when it sent one).
 import { sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
 import * as codec from './codec/index.ts';
+import { anthropicBaseUrlProblem, anthropicPath } from './base-url.ts';
 
 const ENDPOINTS: Record<string, string> = {
   'anthropic.messages': '/messages',
@@ -21,8 +22,9 @@ export function createAnthropicAdapter(id: string, anthropicVersion: string): Ve
     send(req: UpstreamRequest) {
       const endpoint = ENDPOINTS[req.shape];
       if (!endpoint) throw new Error(`the anthropic adapter does not speak ${req.shape}`);
-      return sendToHost(req, endpoint, (key) => ({ 'x-api-key': key }), { 'anthropic-version': anthropicVersion });
+      return sendToHost(req, anthropicPath(req.route.host.spec.baseUrl, endpoint), (key) => ({ 'x-api-key': key }), { 'anthropic-version': anthropicVersion });
     },
+    baseUrlProblem: anthropicBaseUrlProblem,
     encodeRequest: codec.encodeRequest,
     decodeResponse: codec.decodeResponse,
     streamDecoder: codec.streamDecoder,

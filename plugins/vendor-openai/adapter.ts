@@ -2,6 +2,7 @@
 // llama.cpp). The host key goes in `Authorization: Bearer`.
 import { sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
 import * as codec from './codec/index.ts';
+import { openaiBaseUrlProblem, openaiPath } from './base-url.ts';
 import { chatUsageRequest } from './usage-request.ts';
 
 const ENDPOINTS: Record<string, string> = {
@@ -32,8 +33,9 @@ export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = 
     send(req: UpstreamRequest) {
       const endpoint = ENDPOINTS[req.shape];
       if (!endpoint) throw new Error(`the openai adapter does not speak ${req.shape}`);
-      return sendToHost(req, endpoint, (key) => ({ authorization: `Bearer ${key}` }));
+      return sendToHost(req, openaiPath(req.route.host.spec.baseUrl, endpoint), (key) => ({ authorization: `Bearer ${key}` }));
     },
+    baseUrlProblem: openaiBaseUrlProblem,
     encodeRequest: codec.encodeRequest,
     decodeResponse: codec.decodeResponse,
     streamDecoder: codec.streamDecoder,

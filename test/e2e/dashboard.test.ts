@@ -4,7 +4,7 @@
 // captured body, and see it in the usage charts. Screenshots of each page go to test/.output/.
 import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -187,6 +187,13 @@ async function run(t: Test) {
     await shot('09-relay-key-page');
   });
 
+  await t.test('the relay keys list shows each key\'s expiry', async (t) => {
+    await page.click('nav >> text=Relay keys');
+    await page.waitForSelector('th:text("Expires")');
+    const row = await page.textContent('tbody tr:has-text("E2E key")');
+    t.match(row, /never/, 'a key without expiresAt never expires, and says so');
+  });
+
   await t.test('payload logging is switched on in Settings', async (t) => {
     await page.click('nav >> text=Settings');
     await page.waitForSelector('#payload-enabled');
@@ -258,6 +265,34 @@ async function run(t: Test) {
     await page.waitForSelector('.chart .u-legend >> text=Fake GPT');
     t.pass('grouped by model, the series is named after the model');
     await shot('14-usage-by-model');
+    t.equal(await page.textContent('[data-testid=total-cost]'), 'unpriced', 'an unpriced model\'s cost is a visible gap, as in the logs, not $0.00');
+    t.match(await page.textContent('.table tbody tr:has-text("Fake GPT")'), /unpriced/);
+  });
+
+  await t.test('the logs list: the key\'s name, the error code, auto-refresh and a CSV export', async (t) => {
+    await page.goto(`${base}/logs`);
+    await page.waitForSelector('.table-logs tbody tr');
+    t.match(await page.textContent('.table-logs tbody tr:first-child'), /E2E key/, 'the key column names the relay key');
+    await page.check('#logs-auto-refresh');
+    // A refused request (a model the key does not reach) appears without a click on Refresh.
+    const refused = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const code = (await refused.json() as { error: { code: string } }).error.code;
+    t.match(code, /^RELAY_ERR_/);
+    await expectVisible(`.table-logs tbody tr:first-child .error-code:text("${code}")`, 'logs-auto-refresh', 20_000);
+    t.pass('auto-refresh brought the refused request in, with its error code');
+    await page.uncheck('#logs-auto-refresh');
+    await shot('14c-logs-error-code');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text("Export CSV")')]);
+    t.match(download.suggestedFilename(), /^relay-logs-.*\.csv$/);
+    const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+    t.match(csv[0], /^started_at,request_id,status,error_code,model,relay_key,/);
+    t.equal(csv.length, 3, 'a header and the two requests');
+    t.match(csv[1], new RegExp(`,4\\d\\d,${code},no-such-model,E2E key,`));
+    t.match(csv[2], /,200,,fake-gpt,E2E key,/);
   });
 
   await t.test('the Sessions page: the request had no agent session, so it lists none', async (t) => {

@@ -153,3 +153,35 @@ t.test('a GET on a POST endpoint is a 405 with allow; a path served under a pref
   t.equal(guessed.status, 404);
   t.match(await guessed.json(), { error: { message: /did you mean \/vendor-a\/v1\/chat\/completions\?/ } });
 });
+
+t.test('the paths new clients guess: a base URL with or without /v1 is named in the 404 (issue 39 #7)', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['/v1/messages', '/vendor-b/v1/messages'],
+    ['/vendor-a/chat/completions', '/vendor-a/v1/chat/completions'],
+    ['/vendor-b/messages', '/vendor-b/v1/messages'],
+    ['/vendor-b/v1/v1/messages', '/vendor-b/v1/messages'],
+    ['/vendor-a/v1/v1/responses', '/vendor-a/v1/responses'],
+  ];
+  for (const [path, meant] of cases) {
+    const res = await fetch(`${relay.inferenceUrl}${path}`, { method: 'POST', headers: auth, body: '{}' });
+    t.equal(res.status, 404, path);
+    const body = await res.json() as { error: { message: string } };
+    t.equal(body.error.message, `no route for POST ${path}; did you mean ${meant}?`, path);
+  }
+  const nowhere = await fetch(`${relay.inferenceUrl}/vendor-b/v2/nothing`, { method: 'POST', headers: auth, body: '{}' });
+  t.match(await nowhere.json(), { error: { message: 'no route for POST /vendor-b/v2/nothing' } }, 'no hint when nothing is near');
+});
+
+t.test("a 401 on /vendor-b names x-api-key, in Anthropic's error shape; /vendor-a's names the bearer token", async (t) => {
+  for (const [method, path] of [['POST', '/vendor-b/v1/messages'], ['GET', '/vendor-b/v1/models'], ['POST', '/vendor-b/v1/messages/count_tokens']]) {
+    const res = await fetch(`${relay.inferenceUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    t.equal(res.status, 401, path);
+    t.same(await res.json(), {
+      type: 'error',
+      error: { type: 'authentication_error', message: 'Missing relay key: send it as x-api-key: <relay key> (the header Anthropic SDKs and Claude Code send their API key in), or Authorization: Bearer <relay key>.' },
+    }, path);
+  }
+  const openai = await fetch(`${relay.inferenceUrl}${CHAT}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  t.equal(openai.status, 401);
+  t.match(await openai.json(), { error: { message: 'Missing relay key: send it as Authorization: Bearer <relay key>.', type: 'authentication_error' } });
+});

@@ -95,6 +95,10 @@ export const COLUMNS: Record<KindName, Column[]> = {
       if (exp && new Date(exp).getTime() < Date.now()) return <Badge tone="red" title={formatDateTime(exp)}>expired</Badge>;
       return <Badge tone="green" title={exp ? `Expires ${formatDateTime(exp)}` : 'Never expires'}>active</Badge>;
     } },
+    { label: 'Expires', optional: true, cell: (e) => {
+      const exp = s(e).expiresAt as string | null | undefined;
+      return exp ? <span title={exp}>{formatDateTime(exp)}</span> : <span class="muted">never</span>;
+    } },
     { label: 'Payloads', optional: true, cell: (e) => yes(s(e).payloadLoggingEnabled) },
   ],
 };

@@ -31,7 +31,8 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
     description: 'A host is one upstream endpoint of a provider: its base URL, timeout and extra headers.',
     fields: [
       { key: 'providerId', label: 'Provider', type: 'ref', kind: 'providers', required: true },
-      { key: 'baseUrl', label: 'Base URL', type: 'text', required: true, placeholder: 'https://api.openai.com/v1', monospace: true },
+      { key: 'baseUrl', label: 'Base URL', type: 'text', required: true, placeholder: 'https://api.openai.com/v1', monospace: true,
+        help: 'The base, not the endpoint: Relay appends /chat/completions, /messages, ... OpenAI and compatible servers: .../v1 (a bare origin gets /v1). Anthropic: https://api.anthropic.com, with or without /v1.' },
       { key: 'enabled', label: 'Enabled', type: 'boolean', onLabel: 'Route requests to this host' },
       { key: 'timeoutMs', label: 'Timeout (ms)', type: 'number', integer: true, min: 100, max: 3_600_000, step: 1000, help: 'Bound on waiting for response headers and between body bytes.' },
       { key: 'headers', label: 'Extra headers', type: 'headers', help: 'Sent to this upstream on every request.' },

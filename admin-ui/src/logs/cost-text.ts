@@ -19,3 +19,11 @@ export function isUnpriced(e: Costed): boolean {
 export function costText(e: Costed): string {
   return isUnpriced(e) ? UNPRICED : formatCost(e.cost, e.currency ?? 'USD');
 }
+
+/**
+ * A usage total's cost (a window, a model, a relay key): tokens with a cost of 0 are unpriced, as
+ * in the logs (the totals add only priced requests' costs, so a model without a price sums to 0).
+ */
+export function totalCostText(totals: { cost: number; input_tokens: number; output_tokens: number }): string {
+  return totals.cost === 0 && totals.input_tokens + totals.output_tokens > 0 ? UNPRICED : formatCost(totals.cost);
+}

@@ -8,6 +8,7 @@ import { EmptyState, ErrorBanner, Spinner } from '../ui/states.tsx';
 import { useAsync } from '../ui/use-async.ts';
 import { useReferences, type References } from '../catalog/use-references.ts';
 import { formatCompact, formatCost } from '../format.ts';
+import { totalCostText, UNPRICED, UNPRICED_HINT } from '../logs/cost-text.ts';
 import { summary, timeseries } from './usage-api.ts';
 import { BUCKET_SECONDS, DEFAULT_BUCKET, WINDOW_SECONDS, seriesFor, toColumns } from './series.ts';
 import { TimeChart } from './time-chart.tsx';
@@ -43,7 +44,7 @@ function Totals({ totals }: { totals: UsageTotals }) {
     ['Errors', formatCompact(totals.errors), totals.requests > 0 ? `${errorRate.toFixed(1)}% of requests` : undefined],
     ['Input tokens', formatCompact(totals.input_tokens), totals.cache_read_tokens ? `${formatCompact(totals.cache_read_tokens)} from cache` : undefined],
     ['Output tokens', formatCompact(totals.output_tokens), totals.reasoning_tokens ? `${formatCompact(totals.reasoning_tokens)} reasoning` : undefined],
-    ['Cost', formatCost(totals.cost)],
+    ['Cost', totalCostText(totals), totalCostText(totals) === UNPRICED ? UNPRICED_HINT : undefined],
   ];
   return (
     <div class="totals">
@@ -140,7 +141,7 @@ export function UsagePage() {
                   <td class="num">{formatCompact(g.totals.errors)}</td>
                   <td class="num col-optional">{formatCompact(g.totals.input_tokens)}</td>
                   <td class="num col-optional">{formatCompact(g.totals.output_tokens)}</td>
-                  <td class="num">{formatCost(g.totals.cost)}</td>
+                  <td class="num">{totalCostText(g.totals) === UNPRICED ? <span class="muted" title={UNPRICED_HINT}>{UNPRICED}</span> : totalCostText(g.totals)}</td>
                 </tr>
               ))}
             </tbody>
