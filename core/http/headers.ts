@@ -14,7 +14,8 @@ const NOT_FORWARDED = new Set([
 /** Header names a `Connection` header lists: hop-by-hop for this connection only (RFC 9110 7.6.1). */
 export function connectionListed(headers: Record<string, string | string[] | undefined>): Set<string> | null {
   const value = headers.connection ?? headers.Connection;
-  if (value === undefined) return null;
+  // The usual values name no header (keep-alive is hop-by-hop anyway): nothing to split.
+  if (value === undefined || value === 'keep-alive' || value === 'close') return null;
   const names = (Array.isArray(value) ? value.join(',') : value).split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '');
   return names.length > 0 ? new Set(names) : null;
 }

@@ -69,7 +69,11 @@ export interface KernelPipeline extends Pipeline {
    */
   recordAnswered(request: FastifyRequest, reply: FastifyReply): void;
   /** Authenticates a request that the pipeline itself records (an inference POST), from its headers. */
-  authenticateInference(request: InboundHttpRequest, shape: ShapeId): Promise<Principal>;
+  authenticateInference(request: InboundHttpRequest, shape: ShapeId): Principal | Promise<Principal>;
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** Names the header the client's own SDK sends its API key in: Anthropic's send x-api-key. */
@@ -118,14 +122,21 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   });
 
   /** The first authenticator that knows the request. */
-  async function authenticateNow(request: InboundHttpRequest, shape: ShapeId): Promise<Principal> {
+  /** The first authenticator that knows the request; synchronous while the authenticators are. */
+  function authenticateNow(request: InboundHttpRequest, shape: ShapeId): Principal | Promise<Principal> {
     const inbound: InboundRequest = { id: request.id, method: request.method, url: request.url, headers: request.headers, shape };
-    for (const { fn } of hooks.authenticators) {
-      const principal = await fn(inbound);
-      if (principal) return principal;
-    }
-    throw missingKey(shape);
+    const from = (start: number): Principal | Promise<Principal> => {
+      const list = hooks.authenticators;
+      for (let i = start; i < list.length; i++) {
+        const principal = list[i].fn(inbound);
+        if (isThenable(principal)) return Promise.resolve(principal).then((found) => found ?? from(i + 1));
+        if (principal) return principal;
+      }
+      throw missingKey(shape);
+    };
+    return from(0);
   }
+
 
   const answered = new AnsweredRequests();
 

@@ -187,15 +187,28 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     });
     // Inference endpoints authenticate from the headers, before the body is read: a request
     // without a valid key costs no body, and its connection closes with the 401.
-    inference.addHook('onRequest', async (request, reply) => {
+    inference.addHook('onRequest', (request, reply, done) => {
       const config = request.routeOptions.config;
-      if (!config?.shape || !config.recordedByPipeline) return;
-      try {
-        request.principal = await pipeline.authenticateInference(request, config.shape);
-      } catch (err) {
+      if (!config?.shape || !config.recordedByPipeline) return done();
+      const refuse = (err: unknown) => {
         reply.header('connection', 'close');
-        throw err;
+        done(err as Error);
+      };
+      let found: ReturnType<typeof pipeline.authenticateInference>;
+      try {
+        found = pipeline.authenticateInference(request, config.shape);
+      } catch (err) {
+        return refuse(err);
       }
+      // A key found from the snapshot needs no promise; an authenticator that looks elsewhere returns one.
+      if (!(found instanceof Promise)) {
+        request.principal = found;
+        return done();
+      }
+      void found.then((principal) => {
+        request.principal = principal;
+        done();
+      }, refuse);
     });
     registerHealthRoutes(inference, { sync });
     registerAllowanceRoute(inference, {
