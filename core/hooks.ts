@@ -12,6 +12,7 @@ import type { CanonicalRequest, CanonicalResponse, StreamEvent, Usage } from './
 import type { Host, HostKey, Model, ModelBinding, Policy, Provider, RelayKey } from './catalog/kinds.ts';
 import type { RelayErrorBody } from './errors.ts';
 import type { UpstreamClient } from './http/upstream-client.ts';
+import type { InferenceCall } from './plugins/context.ts';
 
 /**
  * A wire shape. Built-in ids: openai.chat, openai.responses, openai.embeddings,
@@ -179,11 +180,11 @@ export interface VendorAdapter {
    * Passthrough, optional: a change to the client's request that makes the upstream report
    * usage the client did not ask for (e.g. stream_options.include_usage on Chat Completions),
    * and which of the upstream's frames to hide so the client gets what it asked for. Null when
-   * the request already yields usage. Called for every streamed passthrough request:
-   * `request.json()` parses the client's body (passthrough itself reads only `model` and
-   * `stream`), so call it only for a shape you may rewrite.
+   * the request already yields usage. Called for every streamed passthrough request: read what
+   * you need with `request.member()` (`stream_options` is read without parsing the body);
+   * `request.json()` parses the whole body.
    */
-  usageRequest?(shape: ShapeId, request: { json(): Record<string, unknown> }): UsageRequest | null;
+  usageRequest?(shape: ShapeId, request: Pick<InferenceCall, 'json' | 'member'>): UsageRequest | null;
 }
 
 export interface UsageRequest {

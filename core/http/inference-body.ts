@@ -23,6 +23,11 @@ const STREAM = 1;
 const READ_MEMBERS = ['model', 'stream', 'stream_options'];
 const members = new TopLevelMembers(READ_MEMBERS);
 
+/** Whether `name` is a member read from the bytes (InferenceBody.spans knows where it lies, if present). */
+export function isReadMember(name: string): boolean {
+  return READ_MEMBERS.includes(name);
+}
+
 /** application/json, with or without parameters. */
 export function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && /^application\/json\s*(;|$)/i.test(value);

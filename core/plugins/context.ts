@@ -45,6 +45,11 @@ export interface InferenceCall {
   body: Buffer;
   /** The parsed body, parsed on the first call (passthrough reads only `model` and `stream`). */
   json(): Record<string, unknown>;
+  /**
+   * One top-level member of the body. `model`, `stream` and `stream_options` are read from their
+   * bytes, without parsing the rest (an agent's turn is hundreds of KB); any other name parses the body.
+   */
+  member(name: string): unknown;
   model: string;
   stream: boolean;
   /** Query string to forward to a passthrough upstream, e.g. `?beta=true`. */

@@ -3,13 +3,12 @@
 // sets it for the upstream when the client did not (so the usage record, rate limits and cost are
 // right), hides the extra usage-only chunk (choices: [] with usage) from the client, and takes out
 // the "usage":null OpenAI then adds to every other chunk: the client gets what it asked for.
-import type { ShapeId, UsageRequest } from '../../core/plugin-api.ts';
+import type { InferenceCall, ShapeId, UsageRequest } from '../../core/plugin-api.ts';
 
-export function chatUsageRequest(shape: ShapeId, request: { json(): Record<string, unknown> }): UsageRequest | null {
-  if (shape !== 'openai.chat') return null; // before request.json(): that parses the body
-  const body = request.json();
-  if (body.stream !== true) return null;
-  const options = body.stream_options;
+export function chatUsageRequest(shape: ShapeId, request: Pick<InferenceCall, 'member'>): UsageRequest | null {
+  if (shape !== 'openai.chat') return null;
+  if (request.member('stream') !== true) return null;
+  const options = request.member('stream_options');
   if (options && typeof options === 'object' && (options as Record<string, unknown>).include_usage === true) return null;
   return {
     set: { stream_options: { ...(options && typeof options === 'object' ? options : {}), include_usage: true } },

@@ -14,9 +14,26 @@ function carriesOutput(choice: { delta?: Record<string, unknown>; finish_reason?
     || (Array.isArray(d.tool_calls) && d.tool_calls.length > 0);
 }
 
-// Once output has flowed, only an error or the usage matter: a frame that mentions neither is
-// passed without JSON.parse (most frames of a stream).
-const MAY_MATTER = /"(?:usage"\s*:\s*\{|error")/;
+const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+
+/**
+ * Once output has flowed, only an error or the usage matter: a frame that has neither an "error"
+ * member nor a "usage" object (OpenAI adds "usage":null to every chunk) is passed without
+ * JSON.parse, which is most frames of a stream. Looked for with indexOf: a regular expression
+ * stops at every quote of every frame.
+ */
+function mayMatter(data: string): boolean {
+  if (data.includes('"error"')) return true;
+  for (let at = data.indexOf('"usage"'); at >= 0; at = data.indexOf('"usage"', at + 7)) {
+    let i = at + 7;
+    while (WHITESPACE.has(data[i])) i++;
+    if (data[i] !== ':') continue;
+    i++;
+    while (WHITESPACE.has(data[i])) i++;
+    if (data[i] === '{') return true;
+  }
+  return false;
+}
 
 export function chatStreamInspector(): StreamInspector {
   let usage: Usage | null = null;
@@ -31,7 +48,7 @@ export function chatStreamInspector(): StreamInspector {
   };
 
   function classify(_event: string | undefined, data: string): 'opening' | 'output' | 'error' {
-    if (sawOutput && !MAY_MATTER.test(data)) return 'output';
+    if (sawOutput && !mayMatter(data)) return 'output';
     if (data.trim() === '[DONE]') return 'output';
     let chunk: { choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown } | null;
     try {
