@@ -73,7 +73,11 @@ export const ModelBinding = Type.Object({
 /** Why a request moves from a model to its next fallback (core/pipeline/fallbacks.ts). */
 export const FallbackCondition = Type.Union([
   Type.Literal('server_error'), Type.Literal('timeout'), Type.Literal('rate_limit'), Type.Literal('no_healthy_binding'),
-], { description: 'server_error: upstream 5xx or unreachable; timeout: no answer in time; rate_limit: a 429, or every host key cooling; no_healthy_binding: no host key usable (circuit open, refused, none configured).' });
+  Type.Literal('content_filter'), Type.Literal('context_window_exceeded'),
+], {
+  description: 'server_error: upstream 5xx or unreachable; timeout: no answer in time; rate_limit: a 429, or every host key cooling; no_healthy_binding: no host key usable (circuit open, refused, none configured); '
+    + "content_filter: the upstream's content filter refused the prompt; context_window_exceeded: the prompt is over the model's spec.contextWindow (estimated before sending) or the upstream said so.",
+});
 
 export const ModelFallback = Type.Object({
   modelId: Id,
@@ -83,7 +87,10 @@ export const ModelFallback = Type.Object({
 }, { additionalProperties: false });
 
 export const ModelSpec = Type.Object({
-  contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
+  contextWindow: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 100_000_000,
+    description: "The model's context window in tokens. A prompt estimated clearly over it goes straight to the first fallback taking context_window_exceeded (docs/operations.md).",
+  })),
   maxOutputTokens: Type.Optional(Type.Integer({
     minimum: 1, maximum: 10_000_000,
     description: "The model's output-token limit. Upstreams that need a max_tokens (Anthropic) get it when the client gives none, instead of 4096: coding agents (Codex) never send one.",

@@ -1,7 +1,8 @@
 // One inference request's state across its failover attempts: the client writer, the
 // cancellation, health reporting, and what to do when the upstream fails at each stage.
 import type { Logger } from 'pino';
-import { RelayError } from '../errors.ts';
+import { RelayError, type UpstreamErrorReason } from '../errors.ts';
+import type { FallbackCondition } from '../catalog/kinds.ts';
 import type { InboundHttpRequest, Principal, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 import type { ClientWriter } from './client-writer.ts';
@@ -22,7 +23,8 @@ export interface HeldStream extends HoldResult {
 }
 
 export interface AttemptResult {
-  kind: 'done' | 'retry';
+  /** next_model: the upstream refused the request for a reason a fallback takes (fallbackReason). */
+  kind: 'done' | 'retry' | 'next_model';
 }
 
 export interface HoldBounds {
@@ -37,6 +39,10 @@ export class Attempt {
   lastFailure: FailureKind | null = null;
   /** The model answering when it is a fallback: the name a translated response carries. */
   servedModel: string | null = null;
+  /** Why the upstream refused the request when a later fallback takes it (context window, content filter). */
+  fallbackReason: UpstreamErrorReason | null = null;
+  /** Whether a later fallback of this request takes `condition` (set per model by the pipeline). */
+  fallbackTakes: (condition: FallbackCondition) => boolean = () => false;
 
   constructor(
     readonly call: InferenceCall,
@@ -57,6 +63,14 @@ export class Attempt {
     // The upstream sees the client's id when it sent one, else Relay's: either finds this request in Relay's log.
     const headers = { ...fields.headers, 'x-request-id': this.record.clientRequestId ?? this.request.id };
     return { ...fields, headers, signal: this.cancellation.signal, client: this.client };
+  }
+
+  /** An upstream refusal with a reason: true (and noted) when a later fallback takes it. */
+  movesOn(reason: UpstreamErrorReason | undefined): boolean {
+    if (reason === undefined || !this.fallbackTakes(reason)) return false;
+    this.fallbackReason = reason;
+    this.record.errorCode = null;
+    return true;
   }
 
   get clientGone(): boolean {

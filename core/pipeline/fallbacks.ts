@@ -4,7 +4,7 @@ import { RelayError } from '../errors.ts';
 import type { FallbackCondition, Model } from '../catalog/kinds.ts';
 import type { FailureKind } from './key-health.ts';
 
-export const FALLBACK_CONDITIONS: readonly FallbackCondition[] = ['server_error', 'timeout', 'rate_limit', 'no_healthy_binding'];
+export const FALLBACK_CONDITIONS: readonly FallbackCondition[] = ['server_error', 'timeout', 'rate_limit', 'no_healthy_binding', 'content_filter', 'context_window_exceeded'];
 
 /** One model tried (or skipped) for a request, as the usage record lists it. */
 export interface ModelAttempt {
@@ -39,6 +39,10 @@ export function exhausted(model: string, condition: FallbackCondition): RelayErr
   if (condition === 'rate_limit') {
     return new RelayError('RELAY_ERR_UPSTREAM_RATE_LIMITED', `The model \`${model}\` and its fallbacks are rate-limited by the upstream; try again later.`, { headers: { 'retry-after': '1' } });
   }
+  if (condition === 'context_window_exceeded') {
+    return new RelayError('RELAY_ERR_CONTEXT_WINDOW_EXCEEDED', `The prompt is longer than the context window of the model \`${model}\` and of its fallbacks.`);
+  }
+  if (condition === 'content_filter') return new RelayError('RELAY_ERR_CONTENT_FILTERED', `The upstream's content filter refused the request to the model \`${model}\`, and no fallback answered it.`);
   if (condition === 'timeout') return new RelayError('RELAY_ERR_UPSTREAM_TIMEOUT', `The model \`${model}\` and its fallbacks did not answer in time.`);
   if (condition === 'no_healthy_binding') return new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No healthy host key is available for the model \`${model}\` or its fallbacks; try again later.`, { headers: { 'retry-after': '1' } });
   return new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${model}\` or its fallbacks.`);

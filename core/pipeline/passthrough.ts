@@ -53,8 +53,7 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
     attempt.record.errorCode = `upstream_${res.status}`;
     // Errors pass through unmodified (clients match on their wording), but for Relay's own key.
     if (route.hostKey === null || credential === null) return pipeAll(attempt, res, null);
-    await sendOwnKeyError(attempt, route, res, credential);
-    return { kind: 'done' };
+    return sendOwnKeyError(attempt, route, res, credential, !verdict.retryable);
   }
 
   if (!isEventStream(res.headers)) return pipeAll(attempt, res, route);
@@ -66,7 +65,7 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
  * key back); a key the upstream refused is Relay's own 502 (host-key-refused.ts), the gateway's
  * problem, never a 401/403 or an authentication error the caller would take for its own.
  */
-async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string): Promise<void> {
+async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string, refusal: boolean): Promise<AttemptResult> {
   const status = res.status;
   const encoding = res.headers['content-encoding'];
   let redacted: { body: Buffer; encoding: string | undefined };
@@ -82,6 +81,10 @@ async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResp
     const words = redacted.encoding === undefined ? route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).message : undefined;
     throw hostKeyRefused(status, words);
   }
+  // A refusal another model may answer (a prompt over this one's window, its content filter).
+  if (refusal && redacted.encoding === undefined && attempt.movesOn(route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).reason)) {
+    return { kind: 'next_model' };
+  }
   const headers: Record<string, string | string[] | undefined> = { ...res.headers, 'content-length': String(redacted.body.length) };
   if (redacted.encoding === undefined) delete headers['content-encoding'];
   attempt.record.status = status;
@@ -89,6 +92,7 @@ async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResp
   const full = attempt.writer.write(redacted.body);
   if (full) await full;
   attempt.writer.end();
+  return { kind: 'done' };
 }
 
 /**

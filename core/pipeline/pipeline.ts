@@ -32,6 +32,7 @@ import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, policyGrants, reachableModels, type ResolverDeps } from './resolve.ts';
 import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAttempt } from './fallbacks.ts';
 import { translate } from './translate.ts';
+import { clearlyOverWindow } from './context-window.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
@@ -206,6 +207,14 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         const more = usable.some((u, j) => u && j > step);
         // A fallback by its slug, as a client would name it (a plugin's resolver sees the same names).
         const name = entry ? snapshot.models.get(entry.modelId)!.metadata.slug : call.model;
+        const takesLater = (c: FallbackCondition): boolean => chain.some((e, j) => j > step && usable[j] && takes(e, c));
+        // A prompt clearly over this model's window goes straight to a later fallback (context-window.ts).
+        const candidate = entry ? snapshot.models.get(entry.modelId) : requested;
+        if (takesLater('context_window_exceeded') && clearlyOverWindow(candidate, call.body.length)) {
+          condition = 'context_window_exceeded';
+          tried.push({ model: candidate?.metadata.slug ?? name, outcome: condition });
+          continue;
+        }
         let routes: Route[];
         try {
           routes = resolve(principal, name, { shape: call.shape });
@@ -223,6 +232,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
         attempt.servedModel = entry ? servedSlug : null;
         attempt.lastFailure = null;
+        attempt.fallbackReason = null;
+        attempt.fallbackTakes = takesLater;
         if (!res.headersSent) res.setHeader('x-relay-served-model', servedSlug);
         for (let i = 0; i < routes.length; i++) {
           const route = routes[i];
@@ -262,13 +273,14 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             served = true;
             break;
           }
+          if (result.kind === 'next_model') break;
           if (!attempt.isLast) inferenceMetrics.failover(record.lastFailure ?? 'other');
           record.lastFailure = null;
         }
         if (served) {
           tried.push({ model: servedSlug });
         } else {
-          condition = conditionOfFailure(attempt.lastFailure ?? 'server');
+          condition = attempt.fallbackReason ?? conditionOfFailure(attempt.lastFailure ?? 'server');
           tried.push({ model: servedSlug, outcome: condition });
           if (more) log.warn({ model: servedSlug, reason: condition, requestId: request.id }, 'every binding failed; trying the next fallback');
         }

@@ -39,6 +39,8 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     // Same status and meaning, in the caller's shape; a refused host key is a 502 (host-key-refused.ts).
     const error = route.adapter.decodeError(upstreamShape, res.status, text);
     if (refusesHostKey(route, res.status)) throw hostKeyRefused(res.status, error.message);
+    // A refusal another model may answer (a prompt over this one's window, its content filter).
+    if (!verdict.retryable && attempt.movesOn(error.reason)) return { kind: 'next_model' };
     const status = res.status;
     const rendered = codec.renderError({ ...error, status });
     attempt.record.status = status;
