@@ -12,6 +12,10 @@ import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import { upstreamRequestIdOf } from '../http/request-id.ts';
+import { RetryRun } from './retry-policy.ts';
+
+/** Relay's behaviour without a retry policy (no timers, shared). */
+const NO_RETRY_POLICY = new RetryRun(undefined, () => true);
 
 /** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
 export type UpstreamRequestFields = Omit<UpstreamRequest, 'signal' | 'client'>;
@@ -41,6 +45,11 @@ export class Attempt {
   servedModel: string | null = null;
   /** Why the upstream refused the request when a later fallback takes it (context window, content filter). */
   fallbackReason: UpstreamErrorReason | null = null;
+  /** The request's retry policy at work (retry-policy.ts); none unless the pipeline sets one. */
+  retry: RetryRun = NO_RETRY_POLICY;
+  /** The last failure's retry-after, for a same-binding retry and a 429 answered by Relay. */
+  lastRetryAfterMs: number | null = null;
+  private signal: AbortSignal | null = null;
   /** Whether a later fallback of this request takes `condition` (set per model by the pipeline). */
   fallbackTakes: (condition: FallbackCondition) => boolean = () => false;
 
@@ -62,7 +71,10 @@ export class Attempt {
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
     // The upstream sees the client's id when it sent one, else Relay's: either finds this request in Relay's log.
     const headers = { ...fields.headers, 'x-request-id': this.record.clientRequestId ?? this.request.id };
-    return { ...fields, headers, signal: this.cancellation.signal, client: this.client };
+    // The retry policy's deadline cancels an upstream attempt too (never once bytes reached the client).
+    const deadline = this.retry.deadlineSignal;
+    this.signal ??= deadline ? AbortSignal.any([this.cancellation.signal, deadline]) : this.cancellation.signal;
+    return { ...fields, headers, signal: this.signal, client: this.client };
   }
 
   /** An upstream refusal with a reason: true (and noted) when a later fallback takes it. */
@@ -97,8 +109,10 @@ export class Attempt {
   /** A failure before any byte reached the client. */
   networkFailure(route: Route, err: unknown): AttemptResult {
     if (this.cancellation.signal.aborted) throw new ClientGone();
+    this.retry.checkDeadline();
     const { failure, message, badResponse } = classifyNetworkError(err);
     this.lastFailure = failure;
+    this.lastRetryAfterMs = null;
     this.record.lastFailure = failure;
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
@@ -133,6 +147,7 @@ export class Attempt {
   }
 
   reportStatus(route: Route, status: number, failure: FailureKind | null, retryAfterMs: number | null): void {
+    this.lastRetryAfterMs = retryAfterMs;
     if (failure) this.lastFailure = failure;
     if (failure) this.record.lastFailure ??= failure;
     if (!route.hostKey || !failure) return;

@@ -35,9 +35,11 @@ export function takes(entry: NonNullable<Model['spec']['fallbacks']>[number], co
 }
 
 /** The answer when every binding failed for `condition` and no fallback took it (the upstream's own body is gone). */
-export function exhausted(model: string, condition: FallbackCondition): RelayError {
+export function exhausted(model: string, condition: FallbackCondition, retryAfterMs: number | null = null): RelayError {
   if (condition === 'rate_limit') {
-    return new RelayError('RELAY_ERR_UPSTREAM_RATE_LIMITED', `The model \`${model}\` and its fallbacks are rate-limited by the upstream; try again later.`, { headers: { 'retry-after': '1' } });
+    // The upstream's own retry-after when a retry policy found it too long to wait for.
+    const after = String(Math.max(1, Math.ceil((retryAfterMs ?? 1000) / 1000)));
+    return new RelayError('RELAY_ERR_UPSTREAM_RATE_LIMITED', `The model \`${model}\` (and its fallbacks, if any) is rate-limited by the upstream; try again later.`, { headers: { 'retry-after': after } });
   }
   if (condition === 'context_window_exceeded') {
     return new RelayError('RELAY_ERR_CONTEXT_WINDOW_EXCEEDED', `The prompt is longer than the context window of the model \`${model}\` and of its fallbacks.`);

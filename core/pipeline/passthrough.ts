@@ -8,7 +8,7 @@ import { setTopLevelMembers } from '../http/inference-body.ts';
 import type { Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
-import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
+import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
 import { StreamTap } from './stream-tap.ts';
@@ -42,7 +42,7 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
   if (res === null) return { kind: 'retry' };
 
   if (res.status >= 400) {
-    const verdict = classifyStatus(res.status);
+    const verdict = attempt.retry.verdict(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
     // A caller's own credential (proxy mode) that the upstream refuses is refused everywhere.
     const ownCredentialRefused = route.hostKey === null && verdict.failure === 'auth';

@@ -20,7 +20,7 @@ import type { UpstreamClient } from '../http/upstream-client.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
 import type { AttemptResult } from './attempt.ts';
-import { ADMITTED, REFUSED, type KeyHealth } from './key-health.ts';
+import { ADMITTED, REFUSED, type FailureKind, type KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
@@ -33,6 +33,7 @@ import { createCatalogResolver, policyGrants, reachableModels, type ResolverDeps
 import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAttempt } from './fallbacks.ts';
 import { translate } from './translate.ts';
 import { clearlyOverWindow } from './context-window.ts';
+import { RetryRun } from './retry-policy.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
@@ -159,6 +160,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (record.ttfbMs === null) record.markFirstByte();
     }, (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
+    let retries: RetryRun | null = null;
 
     try {
       const principal = request.principal ?? await authenticateNow(request, call.shape);
@@ -190,9 +192,14 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const tried: ModelAttempt[] = [];
       let condition: FallbackCondition | null = null;
       let served = false;
+      // The model's retry policy, else its key's policy's (retry-policy.ts); none = one try per binding.
+      retries = new RetryRun(requested?.spec.retry ?? principal.policy.spec.retry, () => writer.isCommitted);
+      // Set when the policy's maxAttempts is spent: nothing more is tried.
+      let stopped = false;
 
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream);
-      for (let step = -1; step < chain.length && !served; step++) {
+      attempt.retry = retries;
+      for (let step = -1; step < chain.length && !served && !stopped; step++) {
         const entry = step < 0 ? null : chain[step];
         if (entry) {
           if (!takes(entry, condition!)) continue;
@@ -235,9 +242,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         attempt.fallbackReason = null;
         attempt.fallbackTakes = takesLater;
         if (!res.headersSent) res.setHeader('x-relay-served-model', servedSlug);
-        for (let i = 0; i < routes.length; i++) {
+        for (let i = 0; i < routes.length && !stopped; i++) {
           const route = routes[i];
-          attempt.isLast = i === routes.length - 1 && !more;
+          const lastRoute = i === routes.length - 1 && !more;
+          attempt.isLast = lastRoute;
           let credential: string | null = null;
           let probe = ADMITTED;
           if (route.hostKey) {
@@ -260,15 +268,32 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             }
             credential = resolved.value;
           }
-          let result: AttemptResult;
-          try {
-            result = route.shapes.includes(call.shape)
-              ? await passthrough(attempt, route, credential)
-              : await translate(attempt, route, credential, codec!, translation!);
-          } finally {
-            // A probe answered with a success or failure already closed or reopened the circuit.
-            if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+          let result: AttemptResult = { kind: 'retry' };
+          // One try, or more of the same binding under a retry policy (retry-policy.ts).
+          for (let tries = 1; retries.mayTry(record.attempts); tries++) {
+            retries.checkDeadline();
+            // Its failure is the client's answer when nothing may follow it.
+            attempt.isLast = (lastRoute && tries >= retries.perBinding) || retries.lastAllowed(record.attempts);
+            const sent = record.attempts;
+            try {
+              result = route.shapes.includes(call.shape)
+                ? await passthrough(attempt, route, credential)
+                : await translate(attempt, route, credential, codec!, translation!);
+            } finally {
+              // A probe answered with a success or failure already closed or reopened the circuit.
+              if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+            }
+            if (result.kind !== 'retry' || record.attempts === sent) break;
+            const failure = attempt.lastFailure as FailureKind | null;
+            const wait = retries.sameBindingDelay(tries, failure, attempt.lastRetryAfterMs);
+            // A 429 is waited out on purpose; a key whose circuit opened meanwhile is left.
+            if (wait === null || (route.hostKey && failure !== 'rate_limit' && !health.isAvailable(route.hostKey))) break;
+            await retries.sleep(wait, cancellation.signal);
+            if (cancellation.signal.aborted) throw new ClientGone();
+            probe = route.hostKey ? health.admit(route.hostKey) : ADMITTED;
+            if (probe === REFUSED) break;
           }
+          if (result.kind === 'retry' && !retries.mayTry(record.attempts)) stopped = true;
           if (result.kind === 'done') {
             served = true;
             break;
@@ -291,7 +316,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       }
       if (!writer.isCommitted && !res.headersSent) {
         res.removeHeader('x-relay-served-model');
-        if (chain.length > 0 && condition) throw exhausted(call.model, condition);
+        if ((chain.length > 0 || retries.policy) && condition) throw exhausted(call.model, condition, attempt.lastRetryAfterMs);
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
       }
     } catch (err) {
@@ -316,6 +341,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
       }
     } finally {
+      retries?.close();
       res.off('close', onClose);
       if (cancellation.signal.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
       const usage = record.usage;

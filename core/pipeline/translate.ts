@@ -5,7 +5,7 @@ import type { CanonicalResponse, StreamEvent } from '../canonical/types.ts';
 import type { EncodeContext, InboundCodec, Route, StreamDecoder, UpstreamBody, UpstreamRequest } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
 import { resume } from './hold.ts';
-import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
+import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
 import { redactCredentialText } from './upstream-error.ts';
@@ -30,7 +30,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   const limits = clientRateLimitHeaders(res.headers, upstreamShape, codec.shape);
 
   if (res.status >= 400) {
-    const verdict = classifyStatus(res.status);
+    const verdict = attempt.retry.verdict(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
     const read = await readText(res.body).catch(() => '');
     // Vendors quote a refused key back: Relay's own never reaches the caller.
