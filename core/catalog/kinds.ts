@@ -135,6 +135,10 @@ export const ModelSpec = Type.Object({
       + "Only this model's own list is followed (a fallback's fallbacks are not).",
   })),
   retry: Type.Optional(RetryPolicy),
+  balancing: Type.Optional(Type.Union([Type.Literal('weighted'), Type.Literal('least-in-flight'), Type.Literal('lowest-latency')], {
+    description: 'The order bindings are tried in: weighted (random by weight, the default), least-in-flight (fewest requests in flight on this instance), '
+      + "or lowest-latency (lowest recent average time to first byte, shared through Valkey). Weights stay a prior; a key's health, cooldown and circuit still apply.",
+  })),
 }, { additionalProperties: false });
 
 export const HostKeySpec = Type.Object({

@@ -13,6 +13,8 @@ import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import { upstreamRequestIdOf } from '../http/request-id.ts';
 import { RetryRun } from './retry-policy.ts';
+import { bindingKey, type BindingMeter } from './binding-meter.ts';
+import { isMeasured } from './balancing.ts';
 
 /** Relay's behaviour without a retry policy (no timers, shared). */
 const NO_RETRY_POLICY = new RetryRun(undefined, () => true);
@@ -50,6 +52,10 @@ export class Attempt {
   /** The last failure's retry-after, for a same-binding retry and a 429 answered by Relay. */
   lastRetryAfterMs: number | null = null;
   private signal: AbortSignal | null = null;
+  /** Measures bindings of models balanced by what is measured (binding-meter.ts); null in tests without one. */
+  meter: BindingMeter | null = null;
+  /** Ends the current binding's in-flight count (at the next attempt, or the request's end). */
+  private endInFlight: (() => void) | null = null;
   /** Whether a later fallback of this request takes `condition` (set per model by the pipeline). */
   fallbackTakes: (condition: FallbackCondition) => boolean = () => false;
 
@@ -85,6 +91,12 @@ export class Attempt {
     return true;
   }
 
+  /** The request (or this attempt of it) is over: its binding has one request fewer in flight. */
+  finishInFlight(): void {
+    this.endInFlight?.();
+    this.endInFlight = null;
+  }
+
   get clientGone(): boolean {
     return this.cancellation.signal.aborted;
   }
@@ -94,11 +106,18 @@ export class Attempt {
     this.record.attempts++;
     this.record.route = route;
     this.record.upstreamShape = req.shape;
+    this.finishInFlight();
+    const measured = this.meter !== null && isMeasured(route.model.spec.balancing) ? bindingKey(route) : null;
+    if (measured) this.endInFlight = this.meter!.acquire(measured);
+    const started = measured ? performance.now() : 0;
     try {
       const res = await route.adapter.send(req);
       this.record.upstreamRequestId = upstreamRequestIdOf(res.headers);
+      // An error answer's speed says nothing of the binding's (health and failover deal with it).
+      if (measured && res.status < 400) this.meter!.observe(measured, performance.now() - started);
       return res;
     } catch (err) {
+      this.finishInFlight();
       if (this.cancellation.signal.aborted) throw new ClientGone();
       const result = this.networkFailure(route, err);
       if (result.kind === 'retry') return null;

@@ -34,6 +34,7 @@ import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAtt
 import { translate } from './translate.ts';
 import { clearlyOverWindow } from './context-window.ts';
 import { RetryRun } from './retry-policy.ts';
+import type { BindingMeter } from './binding-meter.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
@@ -56,6 +57,8 @@ export interface PipelineDeps {
   holdMaxMs?: number;
   holdMaxBytes?: number;
   upstream: UpstreamClient;
+  /** In-flight counts and latencies per binding for spec.balancing (binding-meter.ts); absent in tests without one. */
+  meter?: BindingMeter;
 }
 
 export interface KernelPipeline extends Pipeline {
@@ -78,7 +81,7 @@ function missingKey(): RelayError {
 export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const { hooks, sync, observer, health, log } = deps;
   const credentials = new CredentialResolver(deps.sealer, deps.hostKeyEnv);
-  const resolverDeps: ResolverDeps = { snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health };
+  const resolverDeps: ResolverDeps = { snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health, meter: deps.meter };
   const defaultResolver = createCatalogResolver(resolverDeps);
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
@@ -161,6 +164,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     }, (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
     let retries: RetryRun | null = null;
+    let finishInFlight: (() => void) | null = null;
 
     try {
       const principal = request.principal ?? await authenticateNow(request, call.shape);
@@ -199,6 +203,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream);
       attempt.retry = retries;
+      attempt.meter = deps.meter ?? null;
+      finishInFlight = () => attempt.finishInFlight();
       for (let step = -1; step < chain.length && !served && !stopped; step++) {
         const entry = step < 0 ? null : chain[step];
         if (entry) {
@@ -342,6 +348,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       }
     } finally {
       retries?.close();
+      finishInFlight?.();
       res.off('close', onClose);
       if (cancellation.signal.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
       const usage = record.usage;
