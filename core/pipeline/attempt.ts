@@ -51,6 +51,8 @@ export class Attempt {
   retry: RetryRun = NO_RETRY_POLICY;
   /** The last failure's retry-after, for a same-binding retry and a 429 answered by Relay. */
   lastRetryAfterMs: number | null = null;
+  /** The last failed attempt's upstream status (null for a network failure). */
+  lastStatus: number | null = null;
   private signal: AbortSignal | null = null;
   /** Measures bindings of models balanced by what is measured (binding-meter.ts); null in tests without one. */
   meter: BindingMeter | null = null;
@@ -132,6 +134,7 @@ export class Attempt {
     const { failure, message, badResponse } = classifyNetworkError(err);
     this.lastFailure = failure;
     this.lastRetryAfterMs = null;
+    this.lastStatus = null;
     this.record.lastFailure = failure;
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
@@ -167,6 +170,7 @@ export class Attempt {
 
   reportStatus(route: Route, status: number, failure: FailureKind | null, retryAfterMs: number | null): void {
     this.lastRetryAfterMs = retryAfterMs;
+    this.lastStatus = status;
     if (failure) this.lastFailure = failure;
     if (failure) this.record.lastFailure ??= failure;
     if (!route.hostKey || !failure) return;

@@ -35,6 +35,7 @@ import { translate } from './translate.ts';
 import { clearlyOverWindow } from './context-window.ts';
 import { RetryRun } from './retry-policy.ts';
 import type { BindingMeter } from './binding-meter.ts';
+import { UpstreamTries } from './upstream-tries.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
@@ -165,6 +166,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     let permit: Permit | null = null;
     let retries: RetryRun | null = null;
     let finishInFlight: (() => void) | null = null;
+    let upstreamTries: UpstreamTries | null = null;
 
     try {
       const principal = request.principal ?? await authenticateNow(request, call.shape);
@@ -200,6 +202,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       retries = new RetryRun(requested?.spec.retry ?? principal.policy.spec.retry, () => writer.isCommitted);
       // Set when the policy's maxAttempts is spent: nothing more is tried.
       let stopped = false;
+      upstreamTries = new UpstreamTries();
 
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream);
       attempt.retry = retries;
@@ -261,6 +264,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
               requestLog.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
               if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
               inferenceMetrics.failover('host_key_unusable');
+              upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome: 'host_key_unusable' });
               attempt.lastFailure = 'auth';
               continue;
             }
@@ -269,6 +273,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             if (probe === REFUSED) {
               if (attempt.isLast) throw circuitRefusal(call.model, route.hostKey, health);
               inferenceMetrics.failover('circuit_open');
+              upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome: 'circuit_open' });
               attempt.lastFailure = 'auth';
               continue;
             }
@@ -285,15 +290,28 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
               result = route.shapes.includes(call.shape)
                 ? await passthrough(attempt, route, credential)
                 : await translate(attempt, route, credential, codec!, translation!);
+            } catch (err) {
+              // The last try's failure is the client's answer: the record still lists it.
+              if (!(err instanceof ClientGone) && record.attempts !== sent) {
+                const outcome = err instanceof RelayError && err.code === 'RELAY_ERR_RETRY_DEADLINE' ? 'deadline' : attempt.lastFailure ?? 'failed';
+                upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome });
+              }
+              throw err;
             } finally {
               // A probe answered with a success or failure already closed or reopened the circuit.
               if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+            }
+            if (record.attempts !== sent) {
+              const outcome = result.kind === 'done' ? 'answered' : result.kind === 'next_model' ? attempt.fallbackReason! : record.lastFailure ?? attempt.lastFailure ?? 'failed';
+              const status = result.kind === 'done' ? record.status : attempt.lastStatus;
+              upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome, ...(status ? { status } : {}) });
             }
             if (result.kind !== 'retry' || record.attempts === sent) break;
             const failure = attempt.lastFailure as FailureKind | null;
             const wait = retries.sameBindingDelay(tries, failure, attempt.lastRetryAfterMs);
             // A 429 is waited out on purpose; a key whose circuit opened meanwhile is left.
             if (wait === null || (route.hostKey && failure !== 'rate_limit' && !health.isAvailable(route.hostKey))) break;
+            upstreamTries.waited(wait);
             await retries.sleep(wait, cancellation.signal);
             if (cancellation.signal.aborted) throw new ClientGone();
             probe = route.hostKey ? health.admit(route.hostKey) : ADMITTED;
@@ -349,6 +367,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     } finally {
       retries?.close();
       finishInFlight?.();
+      const triesExtra = upstreamTries?.toExtra();
+      if (triesExtra) record.extras.relay_attempts = triesExtra;
       res.off('close', onClose);
       if (cancellation.signal.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
       const usage = record.usage;

@@ -39,6 +39,12 @@ t.test('attemptsPerBinding retries the same key with exponential backoff, then s
   t.ok(took >= 150 + 300, `waited the backoff between tries (${took} ms)`);
   const record = await usageRecord(relay, res.headers.get('x-request-id')!);
   t.equal(record.attempts, 3);
+  const host = JSON.parse(record.extras.relay_attempts)[0].host;
+  t.same(JSON.parse(record.extras.relay_attempts), [
+    { model: m.slug, host, outcome: 'server', status: 500, waitMs: 150 },
+    { model: m.slug, host, outcome: 'server', status: 503, waitMs: 300 },
+    { model: m.slug, host, outcome: 'answered', status: 200 },
+  ], 'the record lists each try, why it moved on and the wait');
 });
 
 t.test('without a policy a single binding is tried once, as before', async (t) => {
@@ -102,6 +108,9 @@ t.test('deadlineMs cancels a stalled attempt and answers 504 in time', async (t)
   t.equal(JSON.parse(res.text).error.code, 'RELAY_ERR_RETRY_DEADLINE');
   t.ok(took >= 650 && took < 2_500, `answered at the deadline, not the host timeout (${took} ms)`);
   t.equal(m.up.count, 1, 'no try started after the deadline');
+  const record = await usageRecord(relay, res.headers.get('x-request-id')!);
+  t.match(JSON.parse(record.extras.relay_attempts), [{ model: m.slug, outcome: 'deadline' }]);
+  t.equal(record.error_code, 'RELAY_ERR_RETRY_DEADLINE');
 });
 
 t.test("the deadline never cuts an answer already streaming", async (t) => {
