@@ -36,6 +36,7 @@ import { clearlyOverWindow } from './context-window.ts';
 import { RetryRun } from './retry-policy.ts';
 import type { BindingMeter } from './binding-meter.ts';
 import { UpstreamTries } from './upstream-tries.ts';
+import { createRoutingMetrics } from './routing-metrics.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
@@ -87,6 +88,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
   const inferenceMetrics = createInferenceMetrics(deps.metrics);
+  const routingMetrics = createRoutingMetrics(deps.metrics);
   const requests = new Counter({
     name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics],
   });
@@ -312,6 +314,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             // A 429 is waited out on purpose; a key whose circuit opened meanwhile is left.
             if (wait === null || (route.hostKey && failure !== 'rate_limit' && !health.isAvailable(route.hostKey))) break;
             upstreamTries.waited(wait);
+            routingMetrics.retry(servedSlug, failure ?? 'other');
             await retries.sleep(wait, cancellation.signal);
             if (cancellation.signal.aborted) throw new ClientGone();
             probe = route.hostKey ? health.admit(route.hostKey) : ADMITTED;
@@ -335,6 +338,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
       }
       if (chain.length > 0) {
+        for (const m of tried) if (m.outcome) routingMetrics.fallback(m.model, m.outcome);
         record.extras.relay_served_model = served ? tried[tried.length - 1].model : '';
         record.extras.relay_model_attempts = JSON.stringify(tried);
       }

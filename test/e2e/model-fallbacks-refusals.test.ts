@@ -57,6 +57,8 @@ t.test("an OpenAI context_length_exceeded moves to the next fallback; the record
   const record = await usageRecord(relay, res.headers.get('x-request-id')!);
   t.same(JSON.parse(record.extras.relay_model_attempts), [{ model: 'cw-short', outcome: 'context_window_exceeded' }, { model: 'cw-long' }]);
   t.equal(record.model_slug, 'cw-long');
+  const metrics = String((await relay.api<string>('GET', '/metrics')).body);
+  t.match(metrics, /relay_model_fallbacks_total\{model="cw-short",reason="context_window_exceeded"\} [1-9]/, '/metrics counts the fallback by model and reason');
 });
 
 t.test('an OpenAI content_filter refusal moves on only to a fallback that takes content_filter', async (t) => {

@@ -45,6 +45,8 @@ t.test('attemptsPerBinding retries the same key with exponential backoff, then s
     { model: m.slug, host, outcome: 'server', status: 503, waitMs: 300 },
     { model: m.slug, host, outcome: 'answered', status: 200 },
   ], 'the record lists each try, why it moved on and the wait');
+  const metrics = String((await relay.api<string>('GET', '/metrics')).body);
+  t.match(metrics, new RegExp(`relay_upstream_retries_total\\{model="${m.slug}",reason="server"\\} 2`), '/metrics counts the retries by model and reason');
 });
 
 t.test('without a policy a single binding is tried once, as before', async (t) => {
