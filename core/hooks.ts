@@ -179,6 +179,12 @@ export interface VendorAdapter {
    * `stream`), so call it only for a shape you may rewrite.
    */
   usageRequest?(shape: ShapeId, request: { json(): Record<string, unknown> }): UsageRequest | null;
+  /**
+   * Optional: the exact input-token count of `req` (a request body in `req.shape`, as it would be
+   * sent), from the vendor's count endpoint, or null when it cannot say. The kernel asks only when
+   * its estimate puts a prompt near a model's context window (core/pipeline/exact-count.ts).
+   */
+  countTokens?(req: UpstreamRequest): Promise<number | null>;
 }
 
 export interface UsageRequest {

@@ -33,6 +33,7 @@ import { createCatalogResolver, policyGrants, reachableModels, type ResolverDeps
 import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAttempt } from './fallbacks.ts';
 import { translate } from './translate.ts';
 import { clearlyOverWindow } from './context-window.ts';
+import { countedOverWindow, nearWindow } from './exact-count.ts';
 import { RetryRun } from './retry-policy.ts';
 import type { BindingMeter } from './binding-meter.ts';
 import { UpstreamTries } from './upstream-tries.ts';
@@ -252,6 +253,13 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         attempt.lastFailure = null;
         attempt.fallbackReason = null;
         attempt.fallbackTakes = takesLater;
+        // Near the window, the vendor's count endpoint says exactly whether the prompt fits (exact-count.ts).
+        if (takesLater('context_window_exceeded') && nearWindow(candidate, call.body.length)
+          && await countedOverWindow(attempt, routes[0], credentials, codec, translation, candidate!.spec.contextWindow!)) {
+          condition = 'context_window_exceeded';
+          tried.push({ model: servedSlug, outcome: condition });
+          continue;
+        }
         if (!res.headersSent) res.setHeader('x-relay-served-model', servedSlug);
         for (let i = 0; i < routes.length && !stopped; i++) {
           const route = routes[i];

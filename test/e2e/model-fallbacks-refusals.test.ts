@@ -146,6 +146,36 @@ t.test('over the window and no later fallback fits: the last one is sent anyway,
   await setFallbacks(short, []);
 });
 
+t.test("near the window, Anthropic's count_tokens decides: over it goes to the fallback, under it stays", async (t) => {
+  const countUp = await fake();
+  const counted = await seedRoute(relay, { baseUrl: `${countUp.url}/v1`, adapter: 'anthropic', model: 'cw-counted', model_spec: { contextWindow: 1000 } });
+  await relay.api('PUT', `/api/policies/by-id/${counted.policyId}`, { spec: { modelIds: [counted.modelId, long.modelId] } });
+  await settled(relay, (s) => s.relayKeys.has(counted.relayKeyId) && s.policies.get(counted.policyId)?.spec.modelIds.length === 2 && s.hostKeysOfHost(counted.hostId).length === 1);
+  await setFallbacks(counted, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  // ~3,600 bytes: ~900 tokens by bytes/4, near a window of 1,000 but not clearly over it.
+  const body = { model: 'cw-counted', max_tokens: 64, system: 'be brief', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(290) }] };
+  const isCount = (path: string) => path === '/v1/messages/count_tokens';
+
+  countUp.enqueue({ status: 200, body: { input_tokens: 1500 } }, { path: '/v1/messages/count_tokens' });
+  const over = await viaRelay(relay, '/vendor-b/v1/messages', counted.relayKey, body);
+  t.equal(over.status, 200, over.text);
+  t.equal(over.headers.get('x-relay-served-model'), 'cw-long', 'counted over the window: the long-context fallback answered');
+  t.same(countUp.requests.map((r) => r.pathname), ['/v1/messages/count_tokens'], 'only the count was asked, not the model');
+  const sent = countUp.requests[0]!.json;
+  t.same(Object.keys(sent).sort(), ['messages', 'model', 'system'], 'count_tokens gets only the members it takes');
+  t.equal(countUp.requests[0]!.headers['x-api-key'] !== undefined, true, "with the host key");
+
+  const under = await viaRelay(relay, '/vendor-b/v1/messages', counted.relayKey, body);
+  t.equal(under.status, 200, under.text);
+  t.equal(under.headers.get('x-relay-served-model'), 'cw-counted', 'counted under the window (12 tokens): the model itself answered');
+  t.equal(countUp.requests.filter((r) => isCount(r.pathname)).length, 2);
+
+  const before = countUp.count;
+  const small = await viaRelay(relay, '/vendor-b/v1/messages', counted.relayKey, { ...body, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(small.status, 200);
+  t.same(countUp.requests.slice(before).map((r) => r.pathname), ['/v1/messages'], 'a prompt far from the window is not counted');
+});
+
 t.test('contextWindow is checked on write', async (t) => {
   const bad = await relay.api('PUT', `/api/models/by-id/${short.modelId}`, { spec: { contextWindow: 0 } });
   t.equal(bad.status, 400);
