@@ -135,6 +135,9 @@ export const ModelSpec = Type.Object({
       + "Only this model's own list is followed (a fallback's fallbacks are not).",
   })),
   retry: Type.Optional(RetryPolicy),
+  hedge: Type.Optional(Type.Object({
+    afterMs: Type.Integer({ minimum: 10, maximum: 600_000, description: "Send the request to the next binding too when the first has not answered (response headers) after this long; keep the first answer, cancel the other." }),
+  }, { additionalProperties: false, description: 'Hedged first bytes for a latency-sensitive model; off when absent (docs/operations.md "Routing").' })),
   balancing: Type.Optional(Type.Union([Type.Literal('weighted'), Type.Literal('least-in-flight'), Type.Literal('lowest-latency')], {
     description: 'The order bindings are tried in: weighted (random by weight, the default), least-in-flight (fewest requests in flight on this instance), '
       + "or lowest-latency (lowest recent average time to first byte, shared through Valkey). Weights stay a prior; a key's health, cooldown and circuit still apply.",

@@ -15,6 +15,7 @@ import { upstreamRequestIdOf } from '../http/request-id.ts';
 import { RetryRun } from './retry-policy.ts';
 import { bindingKey, type BindingMeter } from './binding-meter.ts';
 import { isMeasured } from './balancing.ts';
+import { sendHedged, type HedgePlan } from './hedge.ts';
 
 /** Relay's behaviour without a retry policy (no timers, shared). */
 const NO_RETRY_POLICY = new RetryRun(undefined, () => true);
@@ -58,6 +59,12 @@ export class Attempt {
   meter: BindingMeter | null = null;
   /** Ends the current binding's in-flight count (at the next attempt, or the request's end). */
   private endInFlight: (() => void) | null = null;
+  /** A hedge for the next send (hedge.ts), set by the pipeline when the model asks for one. */
+  hedge: HedgePlan | null = null;
+  /** The route whose answer send() returned (another than asked when a hedge won). */
+  sentRoute: Route | null = null;
+  /** The credential of the hedge's route, when the hedge won. */
+  hedgeCredential: string | null = null;
   /** Whether a later fallback of this request takes `condition` (set per model by the pipeline). */
   fallbackTakes: (condition: FallbackCondition) => boolean = () => false;
 
@@ -104,7 +111,11 @@ export class Attempt {
   }
 
   /** Sends upstream. A network failure returns null (try the next) or, on the last candidate, throws. */
-  async send(route: Route, req: UpstreamRequest): Promise<UpstreamResponse | null> {
+  async send(route: Route, req: UpstreamRequest, rebuild?: (route: Route, credential: string | null) => UpstreamRequest): Promise<UpstreamResponse | null> {
+    this.sentRoute = route;
+    const plan = this.hedge;
+    this.hedge = null;
+    if (plan && rebuild) return this.sendWithHedge(route, req, plan, rebuild);
     this.record.attempts++;
     this.record.route = route;
     this.record.upstreamShape = req.shape;
@@ -123,6 +134,36 @@ export class Attempt {
       if (this.cancellation.signal.aborted) throw new ClientGone();
       const result = this.networkFailure(route, err);
       if (result.kind === 'retry') return null;
+      throw new Error('unreachable');
+    }
+  }
+
+  private async sendWithHedge(route: Route, req: UpstreamRequest, plan: HedgePlan, rebuild: (route: Route, credential: string | null) => UpstreamRequest): Promise<UpstreamResponse | null> {
+    this.record.attempts++;
+    this.record.route = route;
+    this.record.upstreamShape = req.shape;
+    const started = performance.now();
+    let hedgedAt: number | null = null;
+    try {
+      const result = await sendHedged(route, req, plan, (p) => rebuild(p.route, p.credential), () => {
+        hedgedAt = performance.now() - started;
+        this.record.attempts++;
+      });
+      this.sentRoute = result.route;
+      this.hedgeCredential = plan.credential;
+      this.record.route = result.route;
+      this.record.upstreamRequestId = upstreamRequestIdOf(result.res.headers);
+      if (result.cancelled) {
+        // The cancelled request's tokens are not known: it was cut before its answer.
+        this.record.extras.relay_hedge = JSON.stringify({
+          afterMs: plan.afterMs, sentAtMs: Math.round(hedgedAt ?? 0), kept: result.route.host.metadata.slug, cancelled: result.cancelled.host.metadata.slug,
+        });
+      }
+      return result.res;
+    } catch (err) {
+      if (this.cancellation.signal.aborted) throw new ClientGone();
+      const r = this.networkFailure(route, err);
+      if (r.kind === 'retry') return null;
       throw new Error('unreachable');
     }
   }

@@ -36,10 +36,13 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   // Without it a streamed Chat Completion reports no tokens, and the usage record would be 0.
   const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call) ?? null : null;
-  const res = await attempt.send(route, attempt.upstreamRequest({
-    route, shape: call.shape, body: upstreamBody(attempt, route, usage), headers, credential, search: call.search, stream: call.stream,
-  }));
+  const build = (r: Route, c: string | null) => attempt.upstreamRequest({
+    route: r, shape: call.shape, body: upstreamBody(attempt, r, usage), headers, credential: c, search: call.search, stream: call.stream,
+  });
+  const res = await attempt.send(route, build(route, credential), build);
   if (res === null) return { kind: 'retry' };
+  // A hedge (hedge.ts) may have answered on the next route.
+  if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
 
   if (res.status >= 400) {
     const verdict = attempt.retry.verdict(res.status);

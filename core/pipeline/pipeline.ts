@@ -37,6 +37,7 @@ import { countedOverWindow, nearWindow } from './exact-count.ts';
 import { RetryRun } from './retry-policy.ts';
 import type { BindingMeter } from './binding-meter.ts';
 import { UpstreamTries } from './upstream-tries.ts';
+import { planHedge } from './hedge.ts';
 import { createRoutingMetrics } from './routing-metrics.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
@@ -296,6 +297,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             // Its failure is the client's answer when nothing may follow it.
             attempt.isLast = (lastRoute && tries >= retries.perBinding) || retries.lastAllowed(record.attempts);
             const sent = record.attempts;
+            attempt.hedge = tries === 1 ? planHedge(routes, i, credentials, health) : null;
             try {
               result = route.shapes.includes(call.shape)
                 ? await passthrough(attempt, route, credential)

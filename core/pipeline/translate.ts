@@ -24,8 +24,10 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
 export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, source: TranslationSource): Promise<AttemptResult> {
   const upstreamShape = route.adapter.translationShape(route.shapes, attempt.call.shape);
   if (!upstreamShape) return { kind: 'retry' };
-  const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source));
+  const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source), (r, c) => translatedRequest(attempt, r, upstreamShape, c, source));
   if (res === null) return { kind: 'retry' };
+  // A hedge (hedge.ts) may have answered on the next route.
+  if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
   // The upstream's rate limits in the client's vendor's names (rate-limit-headers.ts).
   const limits = clientRateLimitHeaders(res.headers, upstreamShape, codec.shape);
 
