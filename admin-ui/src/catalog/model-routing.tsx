@@ -63,6 +63,7 @@ export function ModelRouting({ model }: { model: Entity }) {
       <h3 class="small muted">Bindings</h3>
       <dl class="details">
         <dt>Balancing</dt><dd>{BALANCING[String(model.spec.balancing ?? 'weighted')] ?? String(model.spec.balancing)}</dd>
+        <dt>Hedge</dt><dd>{(model.spec.hedge as { afterMs?: number } | undefined)?.afterMs === undefined ? <span class="muted">off</span> : `after ${(model.spec.hedge as { afterMs: number }).afterMs} ms without an answer`}</dd>
         <dt>Context window</dt><dd>{window === undefined ? <span class="muted">unknown: no routing by prompt size</span> : `${window.toLocaleString('en-US')} tokens`}</dd>
       </dl>
     </section>
