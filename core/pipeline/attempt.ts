@@ -12,13 +12,11 @@ import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import { upstreamRequestIdOf } from '../http/request-id.ts';
-import { RetryRun } from './retry-policy.ts';
+import { NO_RETRY_POLICY, type RetryRun } from './retry-policy.ts';
 import { bindingKey, type BindingMeter } from './binding-meter.ts';
 import { isMeasured } from './balancing.ts';
 import { sendHedged, type HedgePlan } from './hedge.ts';
 
-/** Relay's behaviour without a retry policy (no timers, shared). */
-const NO_RETRY_POLICY = new RetryRun(undefined, () => true);
 
 /** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
 export type UpstreamRequestFields = Omit<UpstreamRequest, 'signal' | 'client'>;

@@ -34,7 +34,7 @@ import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAtt
 import { translate } from './translate.ts';
 import { clearlyOverWindow } from './context-window.ts';
 import { countedOverWindow, nearWindow } from './exact-count.ts';
-import { RetryRun } from './retry-policy.ts';
+import { NO_RETRY_POLICY, RetryRun } from './retry-policy.ts';
 import type { BindingMeter } from './binding-meter.ts';
 import { UpstreamTries } from './upstream-tries.ts';
 import { planHedge } from './hedge.ts';
@@ -203,7 +203,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       let condition: FallbackCondition | null = null;
       let served = false;
       // The model's retry policy, else its key's policy's (retry-policy.ts); none = one try per binding.
-      retries = new RetryRun(requested?.spec.retry ?? principal.policy.spec.retry, () => writer.isCommitted);
+      const retryPolicy = requested?.spec.retry ?? principal.policy.spec.retry;
+      retries = retryPolicy ? new RetryRun(retryPolicy, () => writer.isCommitted) : NO_RETRY_POLICY;
       // Set when the policy's maxAttempts is spent: nothing more is tried.
       let stopped = false;
       upstreamTries = new UpstreamTries();

@@ -111,6 +111,9 @@ export class RetryRun {
   }
 }
 
+/** Relay's behaviour without a retry policy: no timers, shared by every request that has none. */
+export const NO_RETRY_POLICY = new RetryRun(undefined, () => true);
+
 export function deadlineError(deadlineMs: number): RelayError {
   return new RelayError('RELAY_ERR_RETRY_DEADLINE', `No upstream answered within the retry policy's deadline of ${deadlineMs} ms.`);
 }
