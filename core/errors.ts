@@ -44,6 +44,9 @@ export const ERROR_CODES = {
   RELAY_ERR_IN_USE: { status: 409, type: 'conflict', description: 'The entity is still referenced by others.' },
   RELAY_ERR_RATE_LIMITED: { status: 429, type: 'rate_limit', description: 'A relay-side rate limit was reached.' },
   RELAY_ERR_BUDGET_EXCEEDED: { status: 429, type: 'quota', description: 'A budget covering the request (its relay key, policy, model, or everything) is spent; the message names it and when it resets.' },
+  RELAY_ERR_CONTEXT_WINDOW_EXCEEDED: { status: 400, type: 'invalid_request', description: "The prompt does not fit the context window of the model nor of any fallback that takes it." },
+  RELAY_ERR_CONTENT_FILTERED: { status: 400, type: 'invalid_request', description: "The upstream's content filter refused the request, and no fallback took it." },
+  RELAY_ERR_RETRY_DEADLINE: { status: 504, type: 'timeout', description: "The model's retry policy deadline passed before any upstream answered." },
   RELAY_ERR_UPSTREAM_RATE_LIMITED: { status: 429, type: 'rate_limit', description: "Every host key for the model is cooling down after the upstream's rate limit; retry-after says when one is usable." },
   RELAY_ERR_LOGIN_THROTTLED: { status: 429, type: 'rate_limit', description: 'Too many failed sign-in attempts; wait before trying again.' },
   RELAY_ERR_UPSTREAM_UNREACHABLE: { status: 502, type: 'upstream', description: 'No upstream could be reached.' },
@@ -70,7 +73,12 @@ export interface RelayErrorBody {
   status: number;
   /** JSON pointer or field name the error is about, when there is one. */
   field?: string;
+  /** Set by a vendor adapter's decodeError when the upstream said why (a model fallback may take it). */
+  reason?: UpstreamErrorReason;
 }
+
+/** Why an upstream refused a request, when another model may still answer it (issue 42). */
+export type UpstreamErrorReason = 'context_window_exceeded' | 'content_filter';
 
 export class RelayError extends Error {
   readonly code: ErrorCode;

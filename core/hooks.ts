@@ -185,6 +185,12 @@ export interface VendorAdapter {
    * `request.json()` parses the whole body.
    */
   usageRequest?(shape: ShapeId, request: Pick<InferenceCall, 'json' | 'member'>): UsageRequest | null;
+  /**
+   * Optional: the exact input-token count of `req` (a request body in `req.shape`, as it would be
+   * sent), from the vendor's count endpoint, or null when it cannot say. The kernel asks only when
+   * its estimate puts a prompt near a model's context window (core/pipeline/exact-count.ts).
+   */
+  countTokens?(req: UpstreamRequest): Promise<number | null>;
 }
 
 export interface UsageRequest {

@@ -14,7 +14,7 @@ export type {
   RequestTracer, RequestTrace, AttemptTrace,
 } from './hooks.ts';
 export type { UsageBackend, PayloadBackend } from './observer/types.ts';
-export { RelayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
+export { RelayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody, type UpstreamErrorReason } from './errors.ts';
 export { sendToHost, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';
 export type { UpstreamClient } from './http/upstream-client.ts';
 export { sseFrame, SseParser } from './http/sse.ts';

@@ -73,7 +73,11 @@ export const ModelBinding = Type.Object({
 /** Why a request moves from a model to its next fallback (core/pipeline/fallbacks.ts). */
 export const FallbackCondition = Type.Union([
   Type.Literal('server_error'), Type.Literal('timeout'), Type.Literal('rate_limit'), Type.Literal('no_healthy_binding'),
-], { description: 'server_error: upstream 5xx or unreachable; timeout: no answer in time; rate_limit: a 429, or every host key cooling; no_healthy_binding: no host key usable (circuit open, refused, none configured).' });
+  Type.Literal('content_filter'), Type.Literal('context_window_exceeded'),
+], {
+  description: 'server_error: upstream 5xx or unreachable; timeout: no answer in time; rate_limit: a 429, or every host key cooling; no_healthy_binding: no host key usable (circuit open, refused, none configured); '
+    + "content_filter: the upstream's content filter refused the prompt; context_window_exceeded: the prompt is over the model's spec.contextWindow (estimated before sending) or the upstream said so.",
+});
 
 export const ModelFallback = Type.Object({
   modelId: Id,
@@ -82,8 +86,39 @@ export const ModelFallback = Type.Object({
   })),
 }, { additionalProperties: false });
 
+/** How a request retries before its first byte (core/pipeline/retry-policy.ts); every field absent = Relay's defaults. */
+export const RetryPolicy = Type.Object({
+  attemptsPerBinding: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 10, description: 'Tries of one binding (host key) before moving to the next, with backoff between them. Default 1: a failure moves on at once.',
+  })),
+  maxAttempts: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 100, description: 'Upstream attempts for the whole request, across bindings and fallbacks. Default: one per binding and key, as many as there are.',
+  })),
+  backoff: Type.Optional(Type.Object({
+    initialMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000, description: 'Wait before the second try of a binding. Default 200.' })),
+    maxMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 300_000, description: 'Longest wait between tries. Default 5000; not below initialMs.' })),
+    multiplier: Type.Optional(Type.Number({ minimum: 1, maximum: 10, description: 'Each wait is the previous one times this. Default 2.' })),
+    jitter: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Fraction of each wait taken off at random (0: none, 1: full jitter). Default 0.5.' })),
+  }, { additionalProperties: false })),
+  maxRetryAfterMs: Type.Optional(Type.Integer({
+    minimum: 0, maximum: 300_000,
+    description: "Longest upstream retry-after worth waiting for inside one request: a 429 whose retry-after is at most this is tried again on the same binding (when attemptsPerBinding allows) after it; a longer one moves on to the next binding or fallback, or answers 429. Default 0: never waits.",
+  })),
+  retryOn: Type.Optional(Type.Array(Type.Integer({ minimum: 400, maximum: 599 }), {
+    uniqueItems: true, minItems: 1, maxItems: 200,
+    description: 'Upstream statuses that are retried or moved on from; any other is the client\'s answer. Default: 408, 429 and every 5xx. A refused host key (401/403) always moves to another key.',
+  })),
+  deadlineMs: Type.Optional(Type.Integer({
+    minimum: 100, maximum: 3_600_000,
+    description: 'Bound on the whole request before its first byte (every try, wait and fallback): past it the attempt in flight is cancelled and the client gets a 504.',
+  })),
+}, { additionalProperties: false });
+
 export const ModelSpec = Type.Object({
-  contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
+  contextWindow: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 100_000_000,
+    description: "The model's context window in tokens. A prompt estimated clearly over it goes straight to the first fallback taking context_window_exceeded (docs/operations.md).",
+  })),
   maxOutputTokens: Type.Optional(Type.Integer({
     minimum: 1, maximum: 10_000_000,
     description: "The model's output-token limit. Upstreams that need a max_tokens (Anthropic) get it when the client gives none, instead of 4096: coding agents (Codex) never send one.",
@@ -98,6 +133,14 @@ export const ModelSpec = Type.Object({
     description: 'Models tried in order, before the first byte, when every binding of this model failed for one of the entry\'s `on` conditions. '
       + 'A fallback may be on another vendor and shape (the request is translated); one the relay key\'s policy does not grant is skipped. '
       + "Only this model's own list is followed (a fallback's fallbacks are not).",
+  })),
+  retry: Type.Optional(RetryPolicy),
+  hedge: Type.Optional(Type.Object({
+    afterMs: Type.Integer({ minimum: 10, maximum: 600_000, description: "Send the request to the next binding too when the first has not answered (response headers) after this long; keep the first answer, cancel the other." }),
+  }, { additionalProperties: false, description: 'Hedged first bytes for a latency-sensitive model; off when absent (docs/operations.md "Routing").' })),
+  balancing: Type.Optional(Type.Union([Type.Literal('weighted'), Type.Literal('least-in-flight'), Type.Literal('lowest-latency')], {
+    description: 'The order bindings are tried in: weighted (random by weight, the default), least-in-flight (fewest requests in flight on this instance), '
+      + "or lowest-latency (lowest recent average time to first byte, shared through Valkey). Weights stay a prior; a key's health, cooldown and circuit still apply.",
   })),
 }, { additionalProperties: false });
 
@@ -129,6 +172,8 @@ export const PolicySpec = Type.Object({
     maxItems: MAX_MODEL_FALLBACKS,
     description: "Fallbacks for every model this policy's keys request whose own spec.fallbacks is absent or empty (same form and rules as a model's).",
   })),
+  /** The retry policy of every model this policy's keys request that has none of its own. */
+  retry: Type.Optional(RetryPolicy),
 }, { additionalProperties: false });
 
 export const PricingSpec = Type.Object({
@@ -178,6 +223,7 @@ export type HostSpec = Static<typeof HostSpec>;
 export type ModelBinding = Static<typeof ModelBinding>;
 export type ModelSpec = Static<typeof ModelSpec>;
 export type FallbackCondition = Static<typeof FallbackCondition>;
+export type RetryPolicy = Static<typeof RetryPolicy>;
 export type HostKeySpec = Static<typeof HostKeySpec>;
 export type RateLimitSpec = Static<typeof RateLimitSpec>;
 export type PolicySpec = Static<typeof PolicySpec>;
@@ -258,7 +304,10 @@ export const KINDS: Record<KindName, KindDef> = {
     name: 'hosts', singular: 'host', schema: HostSpec, references: [{ path: 'providerId', kind: 'providers' }], serverFields: [], writeOnlyFields: [],
     check: (spec) => hostSpecProblem(spec as HostSpec), normalize: (spec) => normalizeHostSpec(spec as HostSpec),
   },
-  models: { name: 'models', singular: 'model', schema: ModelSpec, references: [{ path: 'bindings[].hostId', kind: 'hosts' }, { path: 'fallbacks[].modelId', kind: 'models' }], serverFields: [], writeOnlyFields: [] },
+  models: {
+    name: 'models', singular: 'model', schema: ModelSpec, references: [{ path: 'bindings[].hostId', kind: 'hosts' }, { path: 'fallbacks[].modelId', kind: 'models' }], serverFields: [], writeOnlyFields: [],
+    check: (spec) => retryPolicyProblem((spec as ModelSpec).retry),
+  },
   'host-keys': {
     name: 'host-keys', singular: 'host key', schema: HostKeySpec,
     references: [{ path: 'hostId', kind: 'hosts' }, { path: 'policyId', kind: 'policies' }],
@@ -273,6 +322,7 @@ export const KINDS: Record<KindName, KindDef> = {
     name: 'policies', singular: 'policy', schema: PolicySpec,
     references: [{ path: 'modelIds[]', kind: 'models' }, { path: 'rateLimitIds[]', kind: 'rate-limits' }, { path: 'fallbacks[].modelId', kind: 'models' }],
     serverFields: [], writeOnlyFields: [],
+    check: (spec) => retryPolicyProblem((spec as PolicySpec).retry),
   },
   pricings: {
     name: 'pricings', singular: 'pricing', schema: PricingSpec,
@@ -295,6 +345,15 @@ function isWebhookUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** What JSON Schema cannot say of a retry policy: a backoff whose longest wait is not below its first. */
+export function retryPolicyProblem(retry: RetryPolicy | undefined): SpecProblem | null {
+  const backoff = retry?.backoff;
+  if (backoff?.maxMs !== undefined && backoff.maxMs < (backoff.initialMs ?? 200)) {
+    return { pointer: '/retry/backoff/maxMs', message: `is ${backoff.maxMs}: it must be at least initialMs (${backoff.initialMs ?? 200})` };
+  }
+  return null;
 }
 
 /** What JSON Schema cannot say of a budget: one scope at most, a limit, a real time zone. */

@@ -1,6 +1,7 @@
 // One inference request's state across its failover attempts: the client writer, the
 // cancellation, health reporting, and what to do when the upstream fails at each stage.
-import { RelayError } from '../errors.ts';
+import { RelayError, type UpstreamErrorReason } from '../errors.ts';
+import type { FallbackCondition } from '../catalog/kinds.ts';
 import type { AttemptTrace, InboundHttpRequest, Principal, RequestTrace, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 import type { ClientWriter } from './client-writer.ts';
@@ -11,6 +12,11 @@ import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import type { RequestLog } from './request-log.ts';
 import { upstreamRequestIdOf } from '../http/request-id.ts';
+import { NO_RETRY_POLICY, type RetryRun } from './retry-policy.ts';
+import { bindingKey, type BindingMeter } from './binding-meter.ts';
+import { isMeasured } from './balancing.ts';
+import { sendHedged, type HedgePlan } from './hedge.ts';
+
 
 /** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
 export type UpstreamRequestFields = Omit<UpstreamRequest, 'signal' | 'client'>;
@@ -22,7 +28,8 @@ export interface HeldStream extends HoldResult {
 }
 
 export interface AttemptResult {
-  kind: 'done' | 'retry';
+  /** next_model: the upstream refused the request for a reason a fallback takes (fallbackReason). */
+  kind: 'done' | 'retry' | 'next_model';
 }
 
 export interface HoldBounds {
@@ -37,6 +44,27 @@ export class Attempt {
   lastFailure: FailureKind | null = null;
   /** The model answering when it is a fallback: the name a translated response carries. */
   servedModel: string | null = null;
+  /** Why the upstream refused the request when a later fallback takes it (context window, content filter). */
+  fallbackReason: UpstreamErrorReason | null = null;
+  /** The request's retry policy at work (retry-policy.ts); none unless the pipeline sets one. */
+  retry: RetryRun = NO_RETRY_POLICY;
+  /** The last failure's retry-after, for a same-binding retry and a 429 answered by Relay. */
+  lastRetryAfterMs: number | null = null;
+  /** The last failed attempt's upstream status (null for a network failure). */
+  lastStatus: number | null = null;
+  private signal: AbortSignal | null = null;
+  /** Measures bindings of models balanced by what is measured (binding-meter.ts); null in tests without one. */
+  meter: BindingMeter | null = null;
+  /** Ends the current binding's in-flight count (at the next attempt, or the request's end). */
+  private endInFlight: (() => void) | null = null;
+  /** A hedge for the next send (hedge.ts), set by the pipeline when the model asks for one. */
+  hedge: HedgePlan | null = null;
+  /** The route whose answer send() returned (another than asked when a hedge won). */
+  sentRoute: Route | null = null;
+  /** The credential of the hedge's route, when the hedge won. */
+  hedgeCredential: string | null = null;
+  /** Whether a later fallback of this request takes `condition` (set per model by the pipeline). */
+  fallbackTakes: (condition: FallbackCondition) => boolean = () => false;
 
   constructor(
     readonly call: InferenceCall,
@@ -67,7 +95,24 @@ export class Attempt {
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
     // The upstream sees the client's id when it sent one, else Relay's: either finds this request in Relay's log.
     const headers = Object.assign({}, fields.headers, { 'x-request-id': this.record.clientRequestId ?? this.request.id });
-    return Object.assign({}, fields, { headers, signal: this.cancellation.signal, client: this.client });
+    // The retry policy's deadline cancels an upstream attempt too (never once bytes reached the client).
+    const deadline = this.retry.deadlineSignal;
+    this.signal ??= deadline ? AbortSignal.any([this.cancellation.signal, deadline]) : this.cancellation.signal;
+    return Object.assign({}, fields, { headers, signal: this.signal, client: this.client });
+  }
+
+  /** An upstream refusal with a reason: true (and noted) when a later fallback takes it. */
+  movesOn(reason: UpstreamErrorReason | undefined): boolean {
+    if (reason === undefined || !this.fallbackTakes(reason)) return false;
+    this.fallbackReason = reason;
+    this.record.errorCode = null;
+    return true;
+  }
+
+  /** The request (or this attempt of it) is over: its binding has one request fewer in flight. */
+  finishInFlight(): void {
+    this.endInFlight?.();
+    this.endInFlight = null;
   }
 
   get clientGone(): boolean {
@@ -75,10 +120,18 @@ export class Attempt {
   }
 
   /** Sends upstream. A network failure returns null (try the next) or, on the last candidate, throws. */
-  async send(route: Route, req: UpstreamRequest): Promise<UpstreamResponse | null> {
+  async send(route: Route, req: UpstreamRequest, rebuild?: (route: Route, credential: string | null) => UpstreamRequest): Promise<UpstreamResponse | null> {
+    this.sentRoute = route;
+    const plan = this.hedge;
+    this.hedge = null;
+    if (plan && rebuild) return this.sendWithHedge(route, req, plan, rebuild);
     this.record.attempts++;
     this.record.route = route;
     this.record.upstreamShape = req.shape;
+    this.finishInFlight();
+    const measured = this.meter !== null && isMeasured(route.model.spec.balancing) ? bindingKey(route) : null;
+    if (measured) this.endInFlight = this.meter!.acquire(measured);
+    const started = measured ? performance.now() : 0;
     if (this.trace) {
       this.span = this.trace.startAttempt(route, req.shape);
       if (this.span.headers) Object.assign(req.headers, this.span.headers);
@@ -87,8 +140,11 @@ export class Attempt {
       const res = await route.adapter.send(req);
       this.record.upstreamRequestId = upstreamRequestIdOf(res.headers);
       this.span?.response(res.status, this.record.upstreamRequestId);
+      // An error answer's speed says nothing of the binding's (health and failover deal with it).
+      if (measured && res.status < 400) this.meter!.observe(measured, performance.now() - started);
       return res;
     } catch (err) {
+      this.finishInFlight();
       if (this.cancellation.signal.aborted) throw new ClientGone();
       const result = this.networkFailure(route, err);
       if (result.kind === 'retry') return null;
@@ -96,11 +152,44 @@ export class Attempt {
     }
   }
 
+  private async sendWithHedge(route: Route, req: UpstreamRequest, plan: HedgePlan, rebuild: (route: Route, credential: string | null) => UpstreamRequest): Promise<UpstreamResponse | null> {
+    this.record.attempts++;
+    this.record.route = route;
+    this.record.upstreamShape = req.shape;
+    const started = performance.now();
+    let hedgedAt: number | null = null;
+    try {
+      const result = await sendHedged(route, req, plan, (p) => rebuild(p.route, p.credential), () => {
+        hedgedAt = performance.now() - started;
+        this.record.attempts++;
+      });
+      this.sentRoute = result.route;
+      this.hedgeCredential = plan.credential;
+      this.record.route = result.route;
+      this.record.upstreamRequestId = upstreamRequestIdOf(result.res.headers);
+      if (result.cancelled) {
+        // The cancelled request's tokens are not known: it was cut before its answer.
+        this.record.extras.relay_hedge = JSON.stringify({
+          afterMs: plan.afterMs, sentAtMs: Math.round(hedgedAt ?? 0), kept: result.route.host.metadata.slug, cancelled: result.cancelled.host.metadata.slug,
+        });
+      }
+      return result.res;
+    } catch (err) {
+      if (this.cancellation.signal.aborted) throw new ClientGone();
+      const r = this.networkFailure(route, err);
+      if (r.kind === 'retry') return null;
+      throw new Error('unreachable');
+    }
+  }
+
   /** A failure before any byte reached the client. */
   networkFailure(route: Route, err: unknown): AttemptResult {
     if (this.cancellation.signal.aborted) throw new ClientGone();
+    this.retry.checkDeadline();
     const { failure, message, badResponse } = classifyNetworkError(err);
     this.lastFailure = failure;
+    this.lastRetryAfterMs = null;
+    this.lastStatus = null;
     this.record.lastFailure = failure;
     if (route.hostKey) this.health.reportFailure(route.hostKey, failure, null, message);
     this.log.warn({ host: route.host.metadata.slug, err: message }, 'upstream attempt failed');
@@ -135,6 +224,8 @@ export class Attempt {
   }
 
   reportStatus(route: Route, status: number, failure: FailureKind | null, retryAfterMs: number | null): void {
+    this.lastRetryAfterMs = retryAfterMs;
+    this.lastStatus = status;
     if (failure) this.lastFailure = failure;
     if (failure) this.record.lastFailure ??= failure;
     if (!route.hostKey || !failure) return;

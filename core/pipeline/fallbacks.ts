@@ -4,7 +4,7 @@ import { RelayError } from '../errors.ts';
 import type { FallbackCondition, Model } from '../catalog/kinds.ts';
 import type { FailureKind } from './key-health.ts';
 
-export const FALLBACK_CONDITIONS: readonly FallbackCondition[] = ['server_error', 'timeout', 'rate_limit', 'no_healthy_binding'];
+export const FALLBACK_CONDITIONS: readonly FallbackCondition[] = ['server_error', 'timeout', 'rate_limit', 'no_healthy_binding', 'content_filter', 'context_window_exceeded'];
 
 /** One model tried (or skipped) for a request, as the usage record lists it. */
 export interface ModelAttempt {
@@ -35,10 +35,16 @@ export function takes(entry: NonNullable<Model['spec']['fallbacks']>[number], co
 }
 
 /** The answer when every binding failed for `condition` and no fallback took it (the upstream's own body is gone). */
-export function exhausted(model: string, condition: FallbackCondition): RelayError {
+export function exhausted(model: string, condition: FallbackCondition, retryAfterMs: number | null = null): RelayError {
   if (condition === 'rate_limit') {
-    return new RelayError('RELAY_ERR_UPSTREAM_RATE_LIMITED', `The model \`${model}\` and its fallbacks are rate-limited by the upstream; try again later.`, { headers: { 'retry-after': '1' } });
+    // The upstream's own retry-after when a retry policy found it too long to wait for.
+    const after = String(Math.max(1, Math.ceil((retryAfterMs ?? 1000) / 1000)));
+    return new RelayError('RELAY_ERR_UPSTREAM_RATE_LIMITED', `The model \`${model}\` (and its fallbacks, if any) is rate-limited by the upstream; try again later.`, { headers: { 'retry-after': after } });
   }
+  if (condition === 'context_window_exceeded') {
+    return new RelayError('RELAY_ERR_CONTEXT_WINDOW_EXCEEDED', `The prompt is longer than the context window of the model \`${model}\` and of its fallbacks.`);
+  }
+  if (condition === 'content_filter') return new RelayError('RELAY_ERR_CONTENT_FILTERED', `The upstream's content filter refused the request to the model \`${model}\`, and no fallback answered it.`);
   if (condition === 'timeout') return new RelayError('RELAY_ERR_UPSTREAM_TIMEOUT', `The model \`${model}\` and its fallbacks did not answer in time.`);
   if (condition === 'no_healthy_binding') return new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No healthy host key is available for the model \`${model}\` or its fallbacks; try again later.`, { headers: { 'retry-after': '1' } });
   return new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${model}\` or its fallbacks.`);

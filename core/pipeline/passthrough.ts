@@ -8,7 +8,7 @@ import { setTopLevelMembers } from '../http/inference-body.ts';
 import type { Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
-import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
+import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
 import { StreamTap } from './stream-tap.ts';
@@ -36,13 +36,16 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   // Without it a streamed Chat Completion reports no tokens, and the usage record would be 0.
   const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call) ?? null : null;
-  const res = await attempt.send(route, attempt.upstreamRequest({
-    route, shape: call.shape, body: upstreamBody(attempt, route, usage), headers, credential, search: call.search, stream: call.stream,
-  }));
+  const build = (r: Route, c: string | null) => attempt.upstreamRequest({
+    route: r, shape: call.shape, body: upstreamBody(attempt, r, usage), headers, credential: c, search: call.search, stream: call.stream,
+  });
+  const res = await attempt.send(route, build(route, credential), build);
   if (res === null) return { kind: 'retry' };
+  // A hedge (hedge.ts) may have answered on the next route.
+  if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
 
   if (res.status >= 400) {
-    const verdict = classifyStatus(res.status);
+    const verdict = attempt.retry.verdict(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
     // A caller's own credential (proxy mode) that the upstream refuses is refused everywhere.
     const ownCredentialRefused = route.hostKey === null && verdict.failure === 'auth';
@@ -53,8 +56,7 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
     attempt.record.errorCode = `upstream_${res.status}`;
     // Errors pass through unmodified (clients match on their wording), but for Relay's own key.
     if (route.hostKey === null || credential === null) return pipeAll(attempt, res, null);
-    await sendOwnKeyError(attempt, route, res, credential);
-    return { kind: 'done' };
+    return sendOwnKeyError(attempt, route, res, credential, !verdict.retryable);
   }
 
   if (!isEventStream(res.headers)) return pipeAll(attempt, res, route);
@@ -66,7 +68,7 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
  * key back); a key the upstream refused is Relay's own 502 (host-key-refused.ts), the gateway's
  * problem, never a 401/403 or an authentication error the caller would take for its own.
  */
-async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string): Promise<void> {
+async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string, refusal: boolean): Promise<AttemptResult> {
   const status = res.status;
   const encoding = res.headers['content-encoding'];
   let redacted: { body: Buffer; encoding: string | undefined };
@@ -82,6 +84,10 @@ async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResp
     const words = redacted.encoding === undefined ? route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).message : undefined;
     throw hostKeyRefused(status, words);
   }
+  // A refusal another model may answer (a prompt over this one's window, its content filter).
+  if (refusal && redacted.encoding === undefined && attempt.movesOn(route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).reason)) {
+    return { kind: 'next_model' };
+  }
   const headers: Record<string, string | string[] | undefined> = { ...res.headers, 'content-length': String(redacted.body.length) };
   if (redacted.encoding === undefined) delete headers['content-encoding'];
   attempt.record.status = status;
@@ -89,6 +95,7 @@ async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResp
   const full = attempt.writer.write(redacted.body);
   if (full) await full;
   attempt.writer.end();
+  return { kind: 'done' };
 }
 
 /**

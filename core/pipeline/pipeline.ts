@@ -20,7 +20,7 @@ import type { UpstreamClient } from '../http/upstream-client.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
 import type { AttemptResult } from './attempt.ts';
-import { ADMITTED, REFUSED, type KeyHealth } from './key-health.ts';
+import { ADMITTED, REFUSED, type FailureKind, type KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
 import type { RateLimiter, Permit } from './rate-limit.ts';
 import { RequestRecord } from './request-record.ts';
@@ -33,6 +33,13 @@ import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, policyGrants, reachableModels, type ResolverDeps } from './resolve.ts';
 import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAttempt } from './fallbacks.ts';
 import { translate } from './translate.ts';
+import { clearlyOverWindow } from './context-window.ts';
+import { countedOverWindow, nearWindow } from './exact-count.ts';
+import { NO_RETRY_POLICY, RetryRun } from './retry-policy.ts';
+import type { BindingMeter } from './binding-meter.ts';
+import { UpstreamTries } from './upstream-tries.ts';
+import { planHedge } from './hedge.ts';
+import { createRoutingMetrics } from './routing-metrics.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
@@ -55,6 +62,8 @@ export interface PipelineDeps {
   holdMaxMs?: number;
   holdMaxBytes?: number;
   upstream: UpstreamClient;
+  /** In-flight counts and latencies per binding for spec.balancing (binding-meter.ts); absent in tests without one. */
+  meter?: BindingMeter;
 }
 
 export interface KernelPipeline extends Pipeline {
@@ -105,11 +114,12 @@ function endTrace(trace: RequestTrace, event: UsageEvent, log: RequestLog): void
 export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const { hooks, sync, observer, health, log } = deps;
   const credentials = new CredentialResolver(deps.sealer, deps.hostKeyEnv);
-  const resolverDeps: ResolverDeps = { snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health };
+  const resolverDeps: ResolverDeps = { snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health, meter: deps.meter };
   const defaultResolver = createCatalogResolver(resolverDeps);
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
   const inferenceMetrics = createInferenceMetrics(deps.metrics);
+  const routingMetrics = createRoutingMetrics(deps.metrics);
   const requests = new Counter({
     name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics],
   });
@@ -197,6 +207,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       }
     }, (chunk) => responseCapture?.add(chunk));
     let permit: Permit | null = null;
+    let retries: RetryRun | null = null;
+    let finishInFlight: (() => void) | null = null;
+    let upstreamTries: UpstreamTries | null = null;
 
     try {
       const principal = request.principal ?? await authenticateNow(request, call.shape);
@@ -228,9 +241,18 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const tried: ModelAttempt[] = [];
       let condition: FallbackCondition | null = null;
       let served = false;
+      // The model's retry policy, else its key's policy's (retry-policy.ts); none = one try per binding.
+      const retryPolicy = requested?.spec.retry ?? principal.policy.spec.retry;
+      retries = retryPolicy ? new RetryRun(retryPolicy, () => writer.isCommitted) : NO_RETRY_POLICY;
+      // Set when the policy's maxAttempts is spent: nothing more is tried.
+      let stopped = false;
+      upstreamTries = new UpstreamTries();
 
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream, trace);
-      for (let step = -1; step < chain.length && !served; step++) {
+      attempt.retry = retries;
+      attempt.meter = deps.meter ?? null;
+      finishInFlight = () => attempt.finishInFlight();
+      for (let step = -1; step < chain.length && !served && !stopped; step++) {
         const entry = step < 0 ? null : chain[step];
         if (entry) {
           if (!takes(entry, condition!)) continue;
@@ -246,6 +268,14 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         const more = usable.some((u, j) => u && j > step);
         // A fallback by its slug, as a client would name it (a plugin's resolver sees the same names).
         const name = entry ? snapshot.models.get(entry.modelId)!.metadata.slug : call.model;
+        const takesLater = (c: FallbackCondition): boolean => chain.some((e, j) => j > step && usable[j] && takes(e, c));
+        // A prompt clearly over this model's window goes straight to a later fallback (context-window.ts).
+        const candidate = entry ? snapshot.models.get(entry.modelId) : requested;
+        if (takesLater('context_window_exceeded') && clearlyOverWindow(candidate, call.body.length)) {
+          condition = 'context_window_exceeded';
+          tried.push({ model: candidate?.metadata.slug ?? name, outcome: condition });
+          continue;
+        }
         let routes: Route[];
         try {
           routes = resolve(principal, name, { shape: call.shape });
@@ -263,10 +293,20 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
         attempt.servedModel = entry ? servedSlug : null;
         attempt.lastFailure = null;
+        attempt.fallbackReason = null;
+        attempt.fallbackTakes = takesLater;
+        // Near the window, the vendor's count endpoint says exactly whether the prompt fits (exact-count.ts).
+        if (takesLater('context_window_exceeded') && nearWindow(candidate, call.body.length)
+          && await countedOverWindow(attempt, routes[0], credentials, codec, translation, candidate!.spec.contextWindow!)) {
+          condition = 'context_window_exceeded';
+          tried.push({ model: servedSlug, outcome: condition });
+          continue;
+        }
         writer.servedModel = servedSlug;
-        for (let i = 0; i < routes.length; i++) {
+        for (let i = 0; i < routes.length && !stopped; i++) {
           const route = routes[i];
-          attempt.isLast = i === routes.length - 1 && !more;
+          const lastRoute = i === routes.length - 1 && !more;
+          attempt.isLast = lastRoute;
           let credential: string | null = null;
           let probe = ADMITTED;
           if (route.hostKey) {
@@ -276,6 +316,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
               requestLog.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
               if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
               inferenceMetrics.failover('host_key_unusable');
+              upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome: 'host_key_unusable' });
               attempt.lastFailure = 'auth';
               continue;
             }
@@ -284,45 +325,78 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             if (probe === REFUSED) {
               if (attempt.isLast) throw circuitRefusal(call.model, route.hostKey, health);
               inferenceMetrics.failover('circuit_open');
+              upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome: 'circuit_open' });
               attempt.lastFailure = 'auth';
               continue;
             }
             credential = resolved.value;
           }
-          let result: AttemptResult;
-          try {
-            result = route.shapes.includes(call.shape)
-              ? await passthrough(attempt, route, credential)
-              : await translate(attempt, route, credential, codec!, translation!);
-            attempt.endAttempt(result.kind === 'retry' && !attempt.isLast ? record.lastFailure ?? 'other' : null);
-          } catch (err) {
-            attempt.endAttempt(null, err instanceof RelayError ? err.code : err instanceof ClientGone ? 'client_aborted' : 'internal');
-            throw err;
-          } finally {
-            // A probe answered with a success or failure already closed or reopened the circuit.
-            if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+          let result: AttemptResult = { kind: 'retry' };
+          // One try, or more of the same binding under a retry policy (retry-policy.ts).
+          for (let tries = 1; retries.mayTry(record.attempts); tries++) {
+            retries.checkDeadline();
+            // Its failure is the client's answer when nothing may follow it.
+            attempt.isLast = (lastRoute && tries >= retries.perBinding) || retries.lastAllowed(record.attempts);
+            const sent = record.attempts;
+            attempt.hedge = tries === 1 ? planHedge(routes, i, credentials, health) : null;
+            try {
+              result = route.shapes.includes(call.shape)
+                ? await passthrough(attempt, route, credential)
+                : await translate(attempt, route, credential, codec!, translation!);
+              attempt.endAttempt(result.kind === 'retry' && !attempt.isLast ? record.lastFailure ?? 'other' : null);
+            } catch (err) {
+              attempt.endAttempt(null, err instanceof RelayError ? err.code : err instanceof ClientGone ? 'client_aborted' : 'internal');
+              // The last try's failure is the client's answer: the record still lists it.
+              if (!(err instanceof ClientGone) && record.attempts !== sent) {
+                const outcome = err instanceof RelayError && err.code === 'RELAY_ERR_RETRY_DEADLINE' ? 'deadline' : attempt.lastFailure ?? 'failed';
+                upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome });
+              }
+              throw err;
+            } finally {
+              // A probe answered with a success or failure already closed or reopened the circuit.
+              if (probe > ADMITTED) health.releaseProbe(route.hostKey!, probe);
+            }
+            if (record.attempts !== sent) {
+              const outcome = result.kind === 'done' ? 'answered' : result.kind === 'next_model' ? attempt.fallbackReason! : record.lastFailure ?? attempt.lastFailure ?? 'failed';
+              const status = result.kind === 'done' ? record.status : attempt.lastStatus;
+              upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome, ...(status ? { status } : {}) });
+            }
+            if (result.kind !== 'retry' || record.attempts === sent) break;
+            const failure = attempt.lastFailure as FailureKind | null;
+            const wait = retries.sameBindingDelay(tries, failure, attempt.lastRetryAfterMs);
+            // A 429 is waited out on purpose; a key whose circuit opened meanwhile is left.
+            if (wait === null || (route.hostKey && failure !== 'rate_limit' && !health.isAvailable(route.hostKey))) break;
+            upstreamTries.waited(wait);
+            routingMetrics.retry(servedSlug, failure ?? 'other');
+            await retries.sleep(wait, cancellation.signal);
+            if (cancellation.signal.aborted) throw new ClientGone();
+            probe = route.hostKey ? health.admit(route.hostKey) : ADMITTED;
+            if (probe === REFUSED) break;
           }
+          if (result.kind === 'retry' && !retries.mayTry(record.attempts)) stopped = true;
           if (result.kind === 'done') {
             served = true;
             break;
           }
+          if (result.kind === 'next_model') break;
           if (!attempt.isLast) inferenceMetrics.failover(record.lastFailure ?? 'other');
           record.lastFailure = null;
         }
         if (served) {
           tried.push({ model: servedSlug });
         } else {
-          condition = conditionOfFailure(attempt.lastFailure ?? 'server');
+          condition = attempt.fallbackReason ?? conditionOfFailure(attempt.lastFailure ?? 'server');
           tried.push({ model: servedSlug, outcome: condition });
           if (more) log.warn({ model: servedSlug, reason: condition, requestId: request.id }, 'every binding failed; trying the next fallback');
         }
       }
       if (chain.length > 0) {
+        for (const m of tried) if (m.outcome) routingMetrics.fallback(m.model, m.outcome);
         record.extras.relay_served_model = served ? tried[tried.length - 1].model : '';
         record.extras.relay_model_attempts = JSON.stringify(tried);
       }
       if (!writer.isCommitted && !res.headersSent) {
-        if (chain.length > 0 && condition) throw exhausted(call.model, condition);
+        if ((chain.length > 0 || retries.policy) && condition) throw exhausted(call.model, condition, attempt.lastRetryAfterMs);
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
       }
     } catch (err) {
@@ -346,6 +420,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
       }
     } finally {
+      retries?.close();
+      finishInFlight?.();
+      const triesExtra = upstreamTries?.toExtra();
+      if (triesExtra) record.extras.relay_attempts = triesExtra;
       res.off('close', onClose);
       if (cancellation.signal.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
       const usage = record.usage;

@@ -8,6 +8,8 @@ import type { Host, HostKey, Model, Policy, Provider } from '../catalog/kinds.ts
 import type { ModelResolver, Principal, Route, ShapeId, VendorAdapter } from '../hooks.ts';
 import type { KeyHealth } from './key-health.ts';
 import { noRouteError } from './no-route-error.ts';
+import { bindingKey, type BindingMeter } from './binding-meter.ts';
+import { orderByStrategy } from './balancing.ts';
 
 export interface ResolverDeps {
   snapshot: () => CatalogSnapshot;
@@ -15,6 +17,8 @@ export interface ResolverDeps {
   /** Shapes that can be translated (an inbound codec exists for them). */
   translatable: (shape: ShapeId) => boolean;
   health: KeyHealth;
+  /** In-flight counts and latencies per binding, for a model's spec.balancing (balancing.ts). */
+  meter?: BindingMeter;
 }
 
 export function policyGrants(policy: Policy, modelId: string): boolean {
@@ -72,6 +76,8 @@ interface Candidate {
   keyed: Array<{ route: Route; weight: number }>;
   /** The proxy-mode route (the caller's own credential, no host key). */
   proxy: Route;
+  /** The binding as binding-meter.ts names it. */
+  meterKey: string;
 }
 
 /**
@@ -95,7 +101,7 @@ function candidatesFor(model: Model, shape: ShapeId, snapshot: CatalogSnapshot, 
       const keyed = snapshot.hostKeysOfHost(b.host.metadata.id)
         .filter((k) => k.spec.weight > 0 && keyAllowed(k, model, snapshot))
         .map((hostKey) => ({ route: { ...base, hostKey }, weight: hostKey.spec.weight }));
-      return { binding: b, keyed, proxy: { ...base, hostKey: null } };
+      return { binding: b, keyed, proxy: { ...base, hostKey: null }, meterKey: bindingKey(base) };
     });
     bySnapshot.set(cacheKey, candidates);
   }
@@ -110,7 +116,8 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
     if (!policyGrants(principal.policy, model.metadata.id)) {
       throw new RelayError('RELAY_ERR_MODEL_NOT_GRANTED', `This relay key's policy does not grant the model \`${name}\`.`);
     }
-    const candidates = weightedOrder(candidatesFor(model, options.shape, snapshot, deps), (c) => c.binding.binding.weight);
+    const weighted = weightedOrder(candidatesFor(model, options.shape, snapshot, deps), (c) => c.binding.binding.weight);
+    const candidates = orderByStrategy(model.spec.balancing, weighted, deps.meter, (c) => c.meterKey, (c) => c.binding.binding.weight);
     if (candidates.length === 0) {
       throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` has no enabled binding that serves this API.`);
     }

@@ -5,7 +5,7 @@ import type { CanonicalResponse, StreamEvent } from '../canonical/types.ts';
 import type { EncodeContext, InboundCodec, Route, StreamDecoder, UpstreamBody, UpstreamRequest } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
 import { resume } from './hold.ts';
-import { classifyStatus, isEventStream, retryAfterMs } from './failure.ts';
+import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
 import { redactCredentialText } from './upstream-error.ts';
@@ -24,13 +24,15 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
 export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, source: TranslationSource): Promise<AttemptResult> {
   const upstreamShape = route.adapter.translationShape(route.shapes, attempt.call.shape);
   if (!upstreamShape) return { kind: 'retry' };
-  const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source));
+  const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source), (r, c) => translatedRequest(attempt, r, upstreamShape, c, source));
   if (res === null) return { kind: 'retry' };
+  // A hedge (hedge.ts) may have answered on the next route.
+  if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
   // The upstream's rate limits in the client's vendor's names (rate-limit-headers.ts).
   const limits = clientRateLimitHeaders(res.headers, upstreamShape, codec.shape);
 
   if (res.status >= 400) {
-    const verdict = classifyStatus(res.status);
+    const verdict = attempt.retry.verdict(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
     const read = await readText(res.body).catch(() => '');
     // Vendors quote a refused key back: Relay's own never reaches the caller.
@@ -39,6 +41,8 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     // Same status and meaning, in the caller's shape; a refused host key is a 502 (host-key-refused.ts).
     const error = route.adapter.decodeError(upstreamShape, res.status, text);
     if (refusesHostKey(route, res.status)) throw hostKeyRefused(res.status, error.message);
+    // A refusal another model may answer (a prompt over this one's window, its content filter).
+    if (!verdict.retryable && attempt.movesOn(error.reason)) return { kind: 'next_model' };
     const status = res.status;
     const rendered = codec.renderError({ ...error, status });
     attempt.record.status = status;

@@ -25,6 +25,7 @@ import type { RelayContext } from '../plugins/context.ts';
 import { createObserver, type Observer } from '../observer/observer.ts';
 import { KeyHealth } from '../pipeline/key-health.ts';
 import { createPipeline } from '../pipeline/pipeline.ts';
+import { BindingMeter } from '../pipeline/binding-meter.ts';
 import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
 import { registerControlPlane } from '../control/index.ts';
@@ -149,7 +150,9 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     // Spend is added after each response (a recorder runs off the response path).
     observer.addRecorder('budgets', (event) => budgets.record(event));
     registerBudgetMetrics(metrics, budgets, () => sync.snapshot());
-    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream });
+    const meter = new BindingMeter({ redis, log });
+    closers.push(async () => meter.close());
+    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream, meter });
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {

@@ -31,5 +31,33 @@ export function createAnthropicAdapter(id: string, anthropicVersion: string): Ve
     decodeError: codec.decodeError,
     usageFromBody: codec.usageFromBody,
     streamInspector: codec.streamInspector,
+    countTokens(req: UpstreamRequest) {
+      return countTokens(req, anthropicVersion);
+    },
   };
+}
+
+// The members count_tokens takes: it refuses the others (max_tokens, stream, temperature, ...).
+const COUNTED = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers'];
+
+/** A Messages request's input tokens from count_tokens, or null when the upstream would not say. */
+async function countTokens(req: UpstreamRequest, anthropicVersion: string): Promise<number | null> {
+  if (req.shape !== 'anthropic.messages') return null;
+  let request: Record<string, unknown>;
+  try {
+    request = JSON.parse(typeof req.body === 'string' ? req.body : req.body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const body = JSON.stringify(Object.fromEntries(COUNTED.filter((k) => request[k] !== undefined).map((k) => [k, request[k]])));
+  const res = await sendToHost({ ...req, shape: 'anthropic.count_tokens', body, stream: false }, ENDPOINTS['anthropic.count_tokens']!, (key) => ({ 'x-api-key': key }), { 'anthropic-version': anthropicVersion });
+  const chunks: Buffer[] = [];
+  for await (const chunk of res.body) chunks.push(chunk);
+  if (res.status !== 200) return null;
+  try {
+    const tokens = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input_tokens?: unknown }).input_tokens;
+    return typeof tokens === 'number' && Number.isFinite(tokens) ? tokens : null;
+  } catch {
+    return null;
+  }
 }

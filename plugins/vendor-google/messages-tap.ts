@@ -3,7 +3,7 @@
 // come in Anthropic's shape from the model and in Google's shape from Vertex itself.
 import { ERROR_CODES, codeForUpstreamStatus, type RelayErrorBody, type StreamInspector } from '../../core/plugin-api.ts';
 import { type Usage } from '../../core/plugin-api/canonical.ts';
-import { codeForGeminiError, parseGeminiError } from './codec/errors.ts';
+import { codeForGeminiError, geminiErrorReason, parseGeminiError } from './codec/errors.ts';
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
@@ -59,6 +59,8 @@ function usageToRaw(u: Usage): Record<string, number> {
 }
 
 const MAX_MESSAGE = 2000;
+// Claude on Vertex words a prompt over the window as Anthropic does.
+const CLAUDE_CONTEXT_WORDS = /prompt is too long|exceed(?:s|ed)? (?:the )?context (?:limit|window)/i;
 
 /** {"type":"error","error":{"type","message"}} from Claude, {"error":{"code","message","status"}} from Vertex. */
 export function decodeMessagesError(status: number, body: string): RelayErrorBody {
@@ -75,5 +77,6 @@ export function decodeMessagesError(status: number, body: string): RelayErrorBod
     ? google.message
     : body.trim() === '' ? `the upstream answered HTTP ${status}` : body.trim().slice(0, MAX_MESSAGE);
   const def = ERROR_CODES[code];
-  return { code, type: def.type, status: def.status, message };
+  const reason = status === 400 && CLAUDE_CONTEXT_WORDS.test(message) ? 'context_window_exceeded' as const : geminiErrorReason(status, message);
+  return { code, type: def.type, status: def.status, message, ...(reason ? { reason } : {}) };
 }

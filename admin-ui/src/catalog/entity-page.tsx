@@ -20,6 +20,7 @@ import { missingRequired, specPayload } from './spec-payload.ts';
 import { useReferences } from './use-references.ts';
 import { useHostOptionFields } from './use-host-options.ts';
 import { PresetPicker } from './preset-picker.tsx';
+import { ModelRouting } from './model-routing.tsx';
 
 export function EntityPage({ kind, entityRef }: { kind: KindName; entityRef: string }) {
   const isNew = entityRef === 'new';
@@ -211,6 +212,7 @@ function EntityForm({ kind, existing, onSaved }: { kind: KindName; existing?: En
                 {health.error ? <ErrorBanner error={health.error} onRetry={health.reload} /> : health.loading ? <Spinner /> : <HealthDetail health={health.data?.get(existing.metadata.id)} />}
               </section>
             )}
+            {kind === 'models' && <ModelRouting model={existing} />}
             {kind === 'relay-keys' && (
               <section class="card">
                 <h2 class="card-title">Usage</h2>

@@ -44,11 +44,16 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
     description: 'A model is what clients ask for by its slug. Bindings map it to an upstream model on one or more hosts.',
     fields: [
       { key: 'description', label: 'Description', type: 'text' },
-      { key: 'contextWindow', label: 'Context window', type: 'number', integer: true, min: 1, placeholder: '128000', help: 'Tokens. Optional; shown to agent clients.' },
+      { key: 'contextWindow', label: 'Context window', type: 'number', integer: true, min: 1, placeholder: '128000', help: 'Tokens. Optional; shown to agent clients, and a prompt clearly over it goes to a fallback that takes context_window_exceeded.' },
       { key: 'maxOutputTokens', label: 'Max output tokens', type: 'number', integer: true, min: 1, placeholder: '64000', help: "Tokens. Optional; the model's output limit, sent to Anthropic upstreams when the client gives no max_tokens (otherwise 4096)." },
       { key: 'reasoning', label: 'Reasoning', type: 'boolean', onLabel: 'This model supports reasoning effort' },
       { key: 'reasoningLevels', label: 'Reasoning levels', type: 'list', placeholder: 'low, medium, high', when: (s) => s.reasoning === true },
       { key: 'bindings', label: 'Host bindings', type: 'bindings', help: 'Requests go to enabled bindings, by weight; failover moves to the next one.' },
+      { key: 'balancing', label: 'Balancing', type: 'select', help: 'The order bindings are tried in. Health, cooldowns and circuits still apply.', options: [
+        { value: 'weighted', label: 'Weighted: random by binding weight' },
+        { value: 'least-in-flight', label: 'Least in flight: fewest requests on the way' },
+        { value: 'lowest-latency', label: 'Lowest latency: lowest recent time to first byte' },
+      ] },
     ],
     defaults: () => ({ reasoning: false, bindings: [] }),
   },

@@ -13,6 +13,7 @@ import { formatDateTime, formatInt, formatMs } from '../format.ts';
 import { getLog } from './logs-api.ts';
 import { BodyView } from './body-view.tsx';
 import { costText, isUnpriced, UNPRICED_HINT } from './cost-text.ts';
+import { AttemptsCard } from './attempts-card.tsx';
 
 const REF_KINDS: KindName[] = ['relay-keys', 'policies', 'models', 'hosts', 'host-keys', 'providers'];
 
@@ -101,6 +102,7 @@ function Detail({ log, refs }: { log: LogDetail; refs: References | undefined })
           </dl>
         </section>
       </div>
+      <AttemptsCard log={log} />
       {extras.length > 0 && (
         <section class="card">
           <h2 class="card-title">Extras</h2>

@@ -1,6 +1,6 @@
 // An Anthropic upstream error ({"type":"error","error":{"type","message"}}) -> canonical error.
 // The message text is kept as it is; the code follows the HTTP status (see README.md).
-import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody, type UpstreamErrorReason } from '../../../core/plugin-api.ts';
 
 const MAX_MESSAGE = 2000;
 
@@ -15,12 +15,23 @@ export function anthropicErrorMessage(body: string): string | undefined {
   return undefined;
 }
 
+// Anthropic answers a prompt over the window with invalid_request_error "prompt is too long:
+// N tokens > M maximum" (and, for input plus max_tokens, "... exceed context limit").
+const CONTEXT_WORDS = /prompt is too long|exceed(?:s|ed)? (?:the )?context (?:limit|window)|input length and `max_tokens` exceed/i;
+
+/** Why the upstream refused the request, when another model may answer it (a 4xx only). */
+export function anthropicErrorReason(status: number, message: string | undefined): UpstreamErrorReason | undefined {
+  if (status !== 400 && status !== 413 || message === undefined) return undefined;
+  return CONTEXT_WORDS.test(message) ? 'context_window_exceeded' : undefined;
+}
+
 export function decodeAnthropicError(status: number, body: string): RelayErrorBody {
   const code = codeForUpstreamStatus(status);
   const def = ERROR_CODES[code];
-  const message = anthropicErrorMessage(body)
-    ?? (body.trim() === '' ? `the upstream answered HTTP ${status}` : body.trim().slice(0, MAX_MESSAGE));
-  return { code, type: def.type, status: def.status, message };
+  const upstreamMessage = anthropicErrorMessage(body);
+  const message = upstreamMessage ?? (body.trim() === '' ? `the upstream answered HTTP ${status}` : body.trim().slice(0, MAX_MESSAGE));
+  const reason = anthropicErrorReason(status, upstreamMessage);
+  return { code, type: def.type, status: def.status, message, ...(reason ? { reason } : {}) };
 }
 
 /** An in-stream `error` event's error type -> the Relay code. */

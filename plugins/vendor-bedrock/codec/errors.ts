@@ -2,7 +2,7 @@
 // an event-stream exception's name) -> the HTTP status Relay's health and failover read, and
 // the canonical error. Throttling and quota are 429; a model not ready and service trouble are
 // 503 (both fail over and cool the key down like any 429/5xx).
-import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody, type UpstreamErrorReason } from '../../../core/plugin-api.ts';
 
 const STATUS_BY_EXCEPTION: Record<string, number> = {
   throttlingexception: 429,
@@ -46,11 +46,26 @@ export function bedrockErrorMessage(body: string): string | undefined {
   return undefined;
 }
 
+// A ValidationException whose words say the input is over the model's window (Converse: "Input is
+// too long for requested model", Claude on Bedrock: "prompt is too long"); a guardrail's refusal.
+const CONTEXT_WORDS = /input is too long|prompt is too long|too many (?:input )?tokens|context (?:length|window)|maximum (?:input )?tokens? /i;
+const FILTER_WORDS = /content filter|guardrail/i;
+
+/** Why the upstream refused the request, when another model may answer it (a 400 only). */
+export function bedrockErrorReason(status: number, message: string | undefined): UpstreamErrorReason | undefined {
+  if (status !== 400 || message === undefined) return undefined;
+  if (CONTEXT_WORDS.test(message)) return 'context_window_exceeded';
+  if (FILTER_WORDS.test(message)) return 'content_filter';
+  return undefined;
+}
+
 export function decodeBedrockError(status: number, body: string): RelayErrorBody {
   const code = codeForUpstreamStatus(status);
   const def = ERROR_CODES[code];
-  const message = bedrockErrorMessage(body) ?? (body.trim() === '' ? `the upstream answered HTTP ${status}` : body.trim().slice(0, MAX_MESSAGE));
-  return { code, type: def.type, status: def.status, message };
+  const upstreamMessage = bedrockErrorMessage(body);
+  const message = upstreamMessage ?? (body.trim() === '' ? `the upstream answered HTTP ${status}` : body.trim().slice(0, MAX_MESSAGE));
+  const reason = bedrockErrorReason(status, upstreamMessage);
+  return { code, type: def.type, status: def.status, message, ...(reason ? { reason } : {}) };
 }
 
 /** An in-stream exception's name -> the Relay code. */

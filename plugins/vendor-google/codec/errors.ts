@@ -1,7 +1,7 @@
 // A Gemini error body ({"error": {"code", "message", "status"}}) -> the canonical error.
 // The upstream's message is kept as it is; the Relay code follows Google's status name when
 // there is one, else the HTTP status.
-import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody, type UpstreamErrorReason } from '../../../core/plugin-api.ts';
 import type { GeminiErrorDetail } from './wire.ts';
 
 const BY_GOOGLE_STATUS: Record<string, ErrorCode> = {
@@ -48,8 +48,17 @@ export function decodeGeminiError(status: number, body: string): RelayErrorBody 
   const error = parseGeminiError(body);
   const code = codeForGeminiError(error, status);
   const def = ERROR_CODES[code];
-  const message = typeof error?.message === 'string' && error.message !== ''
-    ? error.message
-    : body.trim() === '' ? `the upstream answered HTTP ${status}` : body.trim().slice(0, MAX_MESSAGE);
-  return { code, type: def.type, status: def.status, message };
+  const upstreamMessage = typeof error?.message === 'string' && error.message !== '' ? error.message : undefined;
+  const message = upstreamMessage ?? (body.trim() === '' ? `the upstream answered HTTP ${status}` : body.trim().slice(0, MAX_MESSAGE));
+  const reason = geminiErrorReason(status, upstreamMessage);
+  return { code, type: def.type, status: def.status, message, ...(reason ? { reason } : {}) };
+}
+
+// Gemini: 400 INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of tokens allowed (M)."
+const CONTEXT_WORDS = /input token count .*exceeds the maximum|exceeds the maximum number of tokens/i;
+
+/** Why the upstream refused the request, when another model may answer it (a 400 only). */
+export function geminiErrorReason(status: number, message: string | undefined): UpstreamErrorReason | undefined {
+  if (status !== 400 || message === undefined) return undefined;
+  return CONTEXT_WORDS.test(message) ? 'context_window_exceeded' : undefined;
 }
