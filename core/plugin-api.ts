@@ -11,7 +11,9 @@ export type {
   InboundHttpRequest, InboundRequest, Principal, Authenticator, ModelResolver, Route, ShapeId,
   VendorAdapter, UpstreamRequest, UpstreamResponse, UpstreamBody, UsageRequest, StreamInspector, StreamDecoder,
   InboundCodec, StreamEncoder, EncodeContext, RenderedError, UsageEvent, CapturedPayload, Recorder,
+  ConversationState, ExpandedRequest,
 } from './hooks.ts';
+export type { ResponsesState, StoredResponse } from './responses-state/types.ts';
 export type { UsageBackend, PayloadBackend } from './observer/types.ts';
 export { RelayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
 export { sendToHost, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';

@@ -219,7 +219,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         const servedSlug = routes[0].model.metadata.slug;
         if (routes.some((r) => !r.shapes.includes(call.shape)) && !translation) {
           if (!codec) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` is not served in this API's shape.`);
-          translation = TranslationSource.decode(codec, call);
+          translation = await TranslationSource.decode(codec, call, principal);
         }
         attempt.servedModel = entry ? servedSlug : null;
         attempt.lastFailure = null;

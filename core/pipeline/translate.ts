@@ -12,6 +12,7 @@ import { redactCredentialText } from './upstream-error.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import { clientRateLimitHeaders } from './rate-limit-headers.ts';
 import type { TranslationSource } from './translation-source.ts';
+import { StreamCollector } from '../canonical/stream-collector.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -61,11 +62,17 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     attempt.reportSuccess(route);
     attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
-    if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader() });
+    if (attempt.call.stream) {
+      const result = await streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader() });
+      source.remember(response, ctx);
+      return result;
+    }
     attempt.record.status = 200;
     attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader()), false);
     await attempt.writer.write(JSON.stringify(codec.encodeResponse(response, ctx)));
     attempt.writer.end();
+    // Kept after the answer was sent: the write never delays it (a follow-up waits for it instead).
+    source.remember(response, ctx);
     return { kind: 'done' };
   }
 
@@ -86,7 +93,10 @@ async function translateStream(
   limits: Record<string, string>,
 ): Promise<AttemptResult> {
   const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream));
-  const encoder = codec.streamEncoder(source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model));
+  const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
+  const encoder = codec.streamEncoder(ctx);
+  // What a stateful shape keeps is rebuilt from the events the client got.
+  const collector = source.keepsAnswer ? new StreamCollector() : null;
   let pending: StreamEvent[] = [];
   let seen: 'opening' | 'output' | 'error' = 'opening';
   const parser = new SseParser((event, data) => {
@@ -116,7 +126,10 @@ async function translateStream(
   });
   const take = (): string => {
     let out = '';
-    for (const ev of pending) out += encoder.encode(ev);
+    for (const ev of pending) {
+      collector?.add(ev);
+      out += encoder.encode(ev);
+    }
     pending = [];
     return out;
   };
@@ -150,6 +163,8 @@ async function translateStream(
     }
     await writer.write(take() + encoder.finish());
     writer.end();
+    const collected = collector?.response();
+    if (collected) source.remember(collected, ctx);
   } catch (err) {
     if (attempt.clientGone || writer.clientGone) {
       attempt.failAfterCommit(err);

@@ -44,6 +44,7 @@ import { BudgetGuard } from '../budgets/budget-guard.ts';
 import { budgetSpendFromLog } from '../budgets/spend-from-log.ts';
 import { registerAllowanceRoute } from '../budgets/allowance-route.ts';
 import { ValkeySpend } from '../budgets/valkey-spend.ts';
+import { ResponsesStateStore } from '../responses-state/store.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -136,6 +137,8 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}) });
     // Spend is added after each response (a recorder runs off the response path).
     observer.addRecorder('budgets', (event) => budgets.record(event));
+    const responsesState = new ResponsesStateStore(db, sealer, log, config.responsesState);
+    closers.push(() => responsesState.close());
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream });
 
     let plugins: LoadedPlugin[] = [];
@@ -208,6 +211,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
         return own;
       },
       snapshot: () => sync.snapshot(),
+      responsesState,
       openSecret: (sealed) => sealer.open(sealed),
       principalForRelayKey: (plaintext) => principalForRelayKey(sync.snapshot(), plaintext),
       onClose: (fn) => { onCloseFns.push(fn); },

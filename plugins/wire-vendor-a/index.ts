@@ -1,7 +1,8 @@
 // OpenAI's wire shapes on the inference port: Chat Completions, Responses, Embeddings, and the
 // models list, under a prefix (default /vendor-a).
 import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, RelayError } from '../../core/plugin-api.ts';
-import { chatCodec, responsesCodec } from './codec/index.ts';
+import { chatCodec, statefulResponsesCodec } from './codec/index.ts';
+import { mountStoredResponseRoutes } from './stored-responses-routes.ts';
 
 export default definePlugin({
   name: 'wire-vendor-a',
@@ -12,11 +13,12 @@ export default definePlugin({
   }, { additionalProperties: false }),
   register(relay, { prefix }) {
     relay.hooks.addInboundCodec(chatCodec);
-    relay.hooks.addInboundCodec(responsesCodec);
+    relay.hooks.addInboundCodec(statefulResponsesCodec(relay.responsesState));
     mountShapedNotFound(relay, prefix, 'openai.chat');
     const tags = ['vendor-a (OpenAI)'];
     mountInferenceRoute(relay, { url: `${prefix}/v1/chat/completions`, shape: 'openai.chat', summary: 'OpenAI Chat Completions', tags });
     mountInferenceRoute(relay, { url: `${prefix}/v1/responses`, shape: 'openai.responses', summary: 'OpenAI Responses', tags });
+    mountStoredResponseRoutes(relay, prefix, tags);
     mountInferenceRoute(relay, {
       url: `${prefix}/v1/embeddings`, shape: 'openai.embeddings', errorShape: 'openai.chat', streams: false,
       summary: 'OpenAI Embeddings (passed through byte for byte)', tags,

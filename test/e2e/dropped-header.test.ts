@@ -27,10 +27,10 @@ for (const stream of [false, true]) {
   });
 }
 
-t.test('Responses -> Messages: text.verbosity and store are named', async (t) => {
+t.test('Responses -> Messages: text.verbosity is named; store is honoured (Relay\'s Responses state), so not', async (t) => {
   const res = await post('/vendor-a/v1/responses', claude.relayKey, { model: 'drop-claude', store: false, text: { verbosity: 'low' }, input: 'hi' });
   t.equal(res.status, 200);
-  t.equal(res.headers.get('x-relay-dropped'), 'store, text.verbosity');
+  t.equal(res.headers.get('x-relay-dropped'), 'text.verbosity');
 });
 
 t.test('Messages -> Chat: top_k is named', async (t) => {
