@@ -235,6 +235,8 @@ export interface InboundCodec {
   renderError(error: RelayErrorBody): RenderedError;
   /** A stateful shape (OpenAI Responses): what translation resolves before and keeps after. */
   state?: ConversationState;
+  /** A token-counting shape: its answer is a count (usage.input_tokens), not a generation, and nothing is billed. */
+  countsTokens?: boolean;
 }
 
 /** A request whose conversation references (previous_response_id, item_reference) were resolved. */

@@ -13,6 +13,7 @@ import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import { clientRateLimitHeaders } from './rate-limit-headers.ts';
 import type { TranslationSource } from './translation-source.ts';
 import { StreamCollector } from '../canonical/stream-collector.ts';
+import { sameKindOfShape } from '../canonical/counting-shapes.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -24,7 +25,7 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
 
 export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, source: TranslationSource): Promise<AttemptResult> {
   const upstreamShape = route.adapter.translationShape(route.shapes, attempt.call.shape);
-  if (!upstreamShape) return { kind: 'retry' };
+  if (!upstreamShape || !sameKindOfShape(attempt.call.shape, upstreamShape)) return { kind: 'retry' };
   const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source));
   if (res === null) return { kind: 'retry' };
   // The upstream's rate limits in the client's vendor's names (rate-limit-headers.ts).
@@ -60,7 +61,8 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
       throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${(err as Error).message}`);
     }
     attempt.reportSuccess(route);
-    attempt.record.usage = response.usage;
+    // A token count is not a generation: nothing to bill (as when count_tokens is passed through).
+    if (!codec.countsTokens) attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
     if (attempt.call.stream) {
       const result = await streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader() });
