@@ -8,9 +8,11 @@ import { settled } from '../support/relay-client.ts';
 
 const relay = await startRelay();
 const up = await startFakeUpstream();
-t.teardown(async () => { await relay.close(); await up.close(); });
+const chatUp = await startFakeUpstream();
+t.teardown(async () => { await relay.close(); await up.close(); await chatUp.close(); });
 const claude = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'nodrop-claude' });
-await settled(relay, (s) => s.relayKeys.has(claude.relayKeyId));
+const chatOnly = await seedRoute(relay, { baseUrl: `${chatUp.url}/v1`, adapter: 'openai', model: 'nodrop-chat', shapes: ['openai.chat'] });
+await settled(relay, (s) => s.relayKeys.has(claude.relayKeyId) && s.relayKeys.has(chatOnly.relayKeyId));
 
 async function post(path: string, body: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`${relay.inferenceUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${claude.relayKey}` }, body: JSON.stringify(body) });
@@ -31,6 +33,10 @@ t.test('refused with a 400 naming what, and nothing reaches the upstream', async
     ['Chat image in an assistant message', chat({ messages: [...user, { role: 'assistant', content: [{ type: 'image_url', image_url: { url: PNG } }] }, ...user] }), /image_url part at \/messages\/1\/content\/0/],
     ['Chat unknown user part', chat({ messages: [{ role: 'user', content: [{ type: 'video_url', video_url: 'x' }] }] }), /video_url part/],
     ['Responses conversation', post('/vendor-a/v1/responses', { model: 'nodrop-claude', conversation: 'conv_1', input: 'hi' }), /conversation/],
+    ['Responses file in a tool output', post('/vendor-a/v1/responses', { model: 'nodrop-claude', input: [
+      { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_file', file_data: 'data:application/pdf;base64,JVBERi0=' }] },
+    ] }), /input_file part at \/input\/1\/output\/0/],
     ['Responses prompt', post('/vendor-a/v1/responses', { model: 'nodrop-claude', prompt: { id: 'pmpt_1' }, input: 'hi' }), /prompt/],
   ];
   for (const [name, pending, message] of cases) {
@@ -62,4 +68,21 @@ t.test('n = 1 is served (one choice is what it asks for) and named in x-relay-dr
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-relay-dropped'), 'n');
   await res.arrayBuffer();
+});
+
+t.test('an image in a Messages tool_result reaches a Chat upstream (in a user message after the tool message)', async (t) => {
+  const res = await fetch(`${relay.inferenceUrl}/vendor-b/v1/messages`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': chatOnly.relayKey, 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'nodrop-chat', max_tokens: 50, tools: [{ name: 'screenshot', input_schema: { type: 'object' } }], messages: [
+      { role: 'user', content: 'take one' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'screenshot', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'done' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] },
+    ] }),
+  });
+  t.equal(res.status, 200);
+  await res.arrayBuffer();
+  const messages = chatUp.lastRequest()!.json.messages;
+  t.match(messages[2], { role: 'tool', tool_call_id: 'toolu_1', content: 'done' });
+  t.equal(messages[3].role, 'user');
+  t.match(messages[3].content, [{ type: 'text', text: /toolu_1/ }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }]);
 });

@@ -164,7 +164,7 @@ function messageParts(item: Static<typeof MessageItem>, pointer: string, model: 
   return out;
 }
 
-function outputContent(output: Static<typeof OutputItem>['output'], pointer: string): ToolResultPart['content'] {
+function outputContent(output: Static<typeof OutputItem>['output'], pointer: string, model: string): ToolResultPart['content'] {
   if (typeof output === 'string') return output === '' ? [] : [{ type: 'text', text: output }];
   const out: ToolResultPart['content'] = [];
   output.forEach((part, i) => {
@@ -173,7 +173,8 @@ function outputContent(output: Static<typeof OutputItem>['output'], pointer: str
     else if (part.type === 'input_image') {
       const image = validateBody<Static<typeof InputImage>>(InputImage, part, at);
       if (typeof image.image_url === 'string' && image.image_url !== '') out.push(imageFromUrl(image.image_url, image.detail));
-    }
+      else throw unsupportedContent(`the input_image at ${at}`, model, 'an image by file id names a file in OpenAI\'s store; send its URL or bytes instead');
+    } else throw unsupportedContent(`the ${String(part.type)} part at ${at}`, model, 'a tool result carries text and images only once translated');
   });
   return out;
 }
@@ -236,7 +237,7 @@ function decodeInput(input: ResponsesRequest['input'], model: string): { system:
       case 'function_call_output':
       case 'custom_tool_call_output': {
         const o = validateBody<Static<typeof OutputItem>>(OutputItem, item, at);
-        append(messages, 'user', { type: 'tool_result', tool_call_id: o.call_id, content: outputContent(o.output, at) }, onlyToolResults);
+        append(messages, 'user', { type: 'tool_result', tool_call_id: o.call_id, content: outputContent(o.output, at, model) }, onlyToolResults);
         return;
       }
       case 'reasoning': {
