@@ -255,6 +255,20 @@ export interface ConversationState {
   expand(json: Record<string, unknown>, principal: Principal): Promise<ExpandedRequest>;
   /** Keeps a translated answer; returns at once (the write runs after the answer). */
   remember(expanded: ExpandedRequest, response: CanonicalResponse, ctx: EncodeContext, principal: Principal): void;
+  /**
+   * Passthrough of a model that may fail over to another vendor: what Relay keeps of the forwarded
+   * request (null: nothing, e.g. it continues a conversation only the upstream knows), and a body
+   * to forward instead when it references responses only Relay knows.
+   */
+  forward?(json: Record<string, unknown>, principal: Principal): Promise<ForwardPlan | null>;
+  /** Keeps a forwarded answer (the upstream's own response object); returns at once. */
+  rememberForwarded?(plan: ForwardPlan, response: unknown, principal: Principal): void;
+}
+
+export interface ForwardPlan {
+  expanded: ExpandedRequest;
+  /** The request with Relay's references resolved, to forward instead of the client's bytes. */
+  substitute: Record<string, unknown> | null;
 }
 
 // ---------------------------------------------------------------- record

@@ -11,7 +11,7 @@ export type {
   InboundHttpRequest, InboundRequest, Principal, Authenticator, ModelResolver, Route, ShapeId,
   VendorAdapter, UpstreamRequest, UpstreamResponse, UpstreamBody, UsageRequest, StreamInspector, StreamDecoder,
   InboundCodec, StreamEncoder, EncodeContext, RenderedError, UsageEvent, CapturedPayload, Recorder,
-  ConversationState, ExpandedRequest,
+  ConversationState, ExpandedRequest, ForwardPlan,
 } from './hooks.ts';
 export type { ResponsesState, StoredResponse } from './responses-state/types.ts';
 export type { UsageBackend, PayloadBackend } from './observer/types.ts';

@@ -77,6 +77,7 @@ export const RelayConfigSchema = Type.Object({
     retentionHours: Type.Integer({ minimum: 1, maximum: 24 * 365, default: 30 * 24, description: 'How long a stored response is kept (OpenAI keeps 30 days).' }),
     maxBytes: Type.Integer({ minimum: 1024, maximum: 256 * 1024 * 1024, default: 8 * 1024 * 1024, description: 'Largest stored conversation (input and output items, as JSON). A request whose conversation is larger gets a 413 unless it sends store: false.' }),
     scope: Type.Union([Type.Literal('relay-key'), Type.Literal('policy')], { default: 'relay-key', description: 'Who may read a stored response: the relay key that created it, or every key of its policy.' }),
+    keepForwarded: Type.Boolean({ default: true, description: 'Also keep a copy of Responses requests passed through to an OpenAI upstream, for models with bindings on more than one vendor shape (or fallbacks), so a conversation continues after a failover to another vendor.' }),
   }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),

@@ -36,6 +36,7 @@ import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
 import { TranslationSource } from './translation-source.ts';
+import { ForwardedCapture, mixesShapes } from './forwarded-capture.ts';
 
 export interface PipelineDeps {
   hooks: Hooks;
@@ -190,6 +191,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       let condition: FallbackCondition | null = null;
       let served = false;
 
+      // A Responses conversation passed through to OpenAI is kept when the model may fail over to another vendor.
+      const forwarded = codec?.state?.forward && mixesShapes(requested, chain.length > 0, call.shape, snapshot, hooks.adapters)
+        ? await ForwardedCapture.open(codec, call, principal) : null;
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream);
       for (let step = -1; step < chain.length && !served; step++) {
         const entry = step < 0 ? null : chain[step];
@@ -252,7 +256,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           let result: AttemptResult;
           try {
             result = route.shapes.includes(call.shape)
-              ? await passthrough(attempt, route, credential)
+              ? await passthrough(attempt, route, credential, forwarded)
               : await translate(attempt, route, credential, codec!, translation!);
           } finally {
             // A probe answered with a success or failure already closed or reopened the circuit.

@@ -15,6 +15,7 @@ export interface ResponsesStateOptions {
   retentionHours: number;
   maxBytes: number;
   scope: 'relay-key' | 'policy';
+  keepForwarded: boolean;
 }
 
 export class ResponsesStateStore implements ResponsesState {
@@ -33,6 +34,10 @@ export class ResponsesStateStore implements ResponsesState {
 
   get maxBytes(): number {
     return this.options.maxBytes;
+  }
+
+  get keepForwarded(): boolean {
+    return this.options.enabled && this.options.keepForwarded;
   }
 
   ownerOf(principal: Principal): string {

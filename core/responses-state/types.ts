@@ -9,6 +9,8 @@ export interface StoredResponse {
   items: Record<string, unknown>[];
   /** Where this request's own input starts in `items` (what input_items lists). */
   inputFrom: number;
+  /** `forwarded`: an upstream's own response that Relay kept a copy of (its id is the upstream's too). */
+  origin?: 'relay' | 'forwarded';
 }
 
 export interface ResponsesState {
@@ -16,6 +18,8 @@ export interface ResponsesState {
   readonly enabled: boolean;
   /** The largest conversation kept, in bytes of JSON. */
   readonly maxBytes: number;
+  /** Keep copies of what passthrough forwards, for models that may fail over to another vendor. */
+  readonly keepForwarded: boolean;
   /** Who owns what this principal stores: its relay key, or its policy (config responsesState.scope). */
   ownerOf(principal: Principal): string;
   /**

@@ -12,7 +12,7 @@ const db = await PgliteDatabase.open(null);
 await migrate(db);
 const log = pino({ level: 'silent' });
 const sealer = new Sealer(parseMasterKey(generateMasterKey()));
-const options = { enabled: true, retentionHours: 24, maxBytes: 4096, scope: 'relay-key' as const };
+const options = { enabled: true, retentionHours: 24, maxBytes: 4096, scope: 'relay-key' as const, keepForwarded: true };
 const store = new ResponsesStateStore(db, sealer, log, options);
 t.teardown(async () => { await store.close(); await db.close(); });
 

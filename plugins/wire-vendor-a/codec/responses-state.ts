@@ -1,7 +1,7 @@
 // Responses state on translated routes (issue 44): previous_response_id and item_reference are
 // resolved from Relay's store into the conversation before translation, and the answer is kept
 // after it, so a conversation continues on any vendor. Visible only to its owner (a relay key).
-import { RelayError, type ConversationState, type ExpandedRequest, type ResponsesState } from '../../../core/plugin-api.ts';
+import { RelayError, type ConversationState, type ExpandedRequest, type ForwardPlan, type ResponsesState } from '../../../core/plugin-api.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 
 type Item = Record<string, unknown>;
@@ -85,12 +85,55 @@ export function responsesConversationState(state: ResponsesState): ConversationS
     },
 
     remember(expanded, response, ctx, principal): void {
-      const object = encodeResponsesResponse(response, ctx) as Item;
-      const id = object.id as string;
-      const { inputFrom } = (expanded.extra ?? { inputFrom: 0 }) as Bookkeeping;
-      const items = withIds(ownItems(expanded.json.input), inputFrom, id);
-      const ownIds = [...items.slice(inputFrom), ...outputOf(object)].map((item) => item.id).filter((v): v is string => typeof v === 'string');
-      state.save(state.ownerOf(principal), id, { response: object, items, inputFrom }, ownIds);
+      keep(state, expanded, encodeResponsesResponse(response, ctx) as Item, 'relay', principal);
+    },
+
+    async forward(json, principal): Promise<ForwardPlan | null> {
+      if (!state.keepForwarded || json.store === false) return null;
+      const owner = state.ownerOf(principal);
+      const previous = json.previous_response_id;
+      let history: Item[] = [];
+      let relayOwn = false;
+      if (typeof previous === 'string' && previous !== '') {
+        const earlier = await state.get(owner, previous);
+        // A conversation only the upstream knows: forwarded as sent, and nothing is kept.
+        if (!earlier) return null;
+        history = [...earlier.items, ...outputOf(earlier.response)];
+        relayOwn = earlier.origin !== 'forwarded';
+      }
+      const resolved: Item[] = [];
+      for (const item of ownItems(json.input)) {
+        if (!isReference(item)) {
+          resolved.push(item);
+          continue;
+        }
+        const id = typeof item.id === 'string' ? item.id : '';
+        const found = history.find((h) => h.id === id) ?? await state.findItem(owner, id);
+        if (!found) return null;
+        relayOwn = true; // an upstream cannot resolve an item Relay made; resolving it here is harmless for its own
+        resolved.push(found);
+      }
+      const input = [...history, ...resolved];
+      if (Buffer.byteLength(JSON.stringify(input)) > state.maxBytes) return null;
+      const expandedJson: Item = { ...json, input };
+      delete expandedJson.previous_response_id;
+      const expanded: ExpandedRequest = { json: expandedJson, stored: true, extra: { inputFrom: history.length } satisfies Bookkeeping };
+      // References only Relay can resolve (a translated turn's id): the upstream gets the conversation itself.
+      return { expanded, substitute: relayOwn ? expandedJson : null };
+    },
+
+    rememberForwarded(plan, response, principal): void {
+      if (!isObject(response) || typeof response.id !== 'string' || response.object !== 'response') return;
+      keep(state, plan.expanded, response, 'forwarded', principal);
     },
   };
+}
+
+/** Stores a response object with its conversation; input items get ids where they had none. */
+function keep(state: ResponsesState, expanded: ExpandedRequest, object: Item, origin: 'relay' | 'forwarded', principal: Parameters<ResponsesState['ownerOf']>[0]): void {
+  const id = object.id as string;
+  const { inputFrom } = (expanded.extra ?? { inputFrom: 0 }) as Bookkeeping;
+  const items = withIds(ownItems(expanded.json.input), inputFrom, id);
+  const ownIds = [...items.slice(inputFrom), ...outputOf(object)].map((item) => item.id).filter((v): v is string => typeof v === 'string');
+  state.save(state.ownerOf(principal), id, { response: object, items, inputFrom, origin }, ownIds);
 }
