@@ -37,7 +37,8 @@ export class ForwardedCapture {
 
   static async open(codec: InboundCodec, call: InferenceCall, principal: Principal): Promise<ForwardedCapture | null> {
     if (!codec.state?.forward || !codec.state.rememberForwarded) return null;
-    const plan = await codec.state.forward(call.json(), principal);
+    // Best effort: a store that does not answer never fails a passthrough request (it is forwarded as sent).
+    const plan = await codec.state.forward(call.json(), principal).catch(() => null);
     return plan ? new ForwardedCapture(codec, plan, principal) : null;
   }
 
