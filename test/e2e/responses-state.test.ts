@@ -239,3 +239,11 @@ t.test('the stored conversation is sealed at rest', async (t) => {
   t.notMatch(rows.rows[0].payload, /plaintext-marker/);
   t.equal(rows.rows[0].owner, `key:${claude.relayKeyId}`);
 });
+
+t.test('the stored-response routes need a relay key', async (t) => {
+  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/responses/resp_anything`);
+  t.equal(res.status, 401);
+  t.match(await res.json(), { error: { code: 'RELAY_ERR_RELAY_KEY_INVALID' } });
+  const del = await fetch(`${relay.inferenceUrl}/vendor-a/v1/responses/resp_anything`, { method: 'DELETE', headers: { authorization: 'Bearer rk_wrong' } });
+  t.equal(del.status, 401);
+});
