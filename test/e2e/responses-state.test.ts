@@ -247,3 +247,30 @@ t.test('the stored-response routes need a relay key', async (t) => {
   const del = await fetch(`${relay.inferenceUrl}/vendor-a/v1/responses/resp_anything`, { method: 'DELETE', headers: { authorization: 'Bearer rk_wrong' } });
   t.equal(del.status, 401);
 });
+
+t.test('a three-turn AI-SDK-style conversation (item_references and a tool turn) reaches Anthropic whole', async (t) => {
+  const tools = [{ type: 'function', name: 'get_weather', strict: false, parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+  const send = async (input: unknown[]) => {
+    const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/responses`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${claude.relayKey}` },
+      body: JSON.stringify({ model: 'state-claude', tools, input }),
+    });
+    t.equal(res.status, 200);
+    return await res.json() as Json;
+  };
+  const ask = { role: 'user', content: [{ type: 'input_text', text: 'What is the weather in Paris?' }] };
+  const first = await send([ask]);
+  const call = first.output.find((o: Json) => o.type === 'function_call');
+  const result = { type: 'function_call_output', call_id: call.call_id, output: '18 degrees' };
+  const second = await send([ask, { type: 'item_reference', id: call.id }, result]);
+  const answer = second.output.find((o: Json) => o.type === 'message');
+  const thanks = { role: 'user', content: [{ type: 'input_text', text: 'Thanks!' }] };
+  await send([ask, { type: 'item_reference', id: call.id }, result, { type: 'item_reference', id: answer.id }, thanks]);
+  const messages = (claudeUp.lastRequest()!.json as Json).messages as Json[];
+  t.same(messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
+  t.match(messages[1].content, [{ type: 'tool_use', id: call.call_id, name: 'get_weather' }]);
+  t.match(messages[2].content, [{ type: 'tool_result', tool_use_id: call.call_id }]);
+  t.match(JSON.stringify(messages[3]), new RegExp(answer.content[0].text));
+  t.match(JSON.stringify(messages[4]), /Thanks!/);
+  t.notMatch(JSON.stringify(messages[2]), /Thanks!/, 'the new user text is not folded into the tool result');
+});
