@@ -1,4 +1,4 @@
-// Relay's Responses state in its database (Postgres or PGlite, migration 004): the payload sealed
+// Relay's Responses state in its database (Postgres or PGlite, migration 005): the payload sealed
 // under RELAY_MASTER_KEY, an owner per row, a retention sweep, and writes kept off the hot path.
 import type { Logger } from 'pino';
 import type { Database } from '../db/types.ts';
