@@ -216,6 +216,8 @@ export interface EncodeContext {
   request: CanonicalRequest;
   /** The client's original request JSON, for codecs that restore what canonical cannot carry. */
   inbound: unknown;
+  /** Relay keeps this answer (a stateful shape's store, see ConversationState). */
+  stored?: boolean;
 }
 
 /** Renders canonical stream events as SSE text in the codec's shape. */
@@ -243,6 +245,42 @@ export interface InboundCodec {
   streamEncoder(ctx: EncodeContext): StreamEncoder;
   /** A Relay or upstream error in this shape's error body. */
   renderError(error: RelayErrorBody): RenderedError;
+  /** A stateful shape (OpenAI Responses): what translation resolves before and keeps after. */
+  state?: ConversationState;
+  /** A token-counting shape: its answer is a count (usage.input_tokens), not a generation, and nothing is billed. */
+  countsTokens?: boolean;
+}
+
+/** A request whose conversation references (previous_response_id, item_reference) were resolved. */
+export interface ExpandedRequest {
+  /** The request JSON the codec decodes: references replaced by what they name. */
+  json: Record<string, unknown>;
+  /** Whether the answer is kept (the client did not send store: false, and the store is on). */
+  stored: boolean;
+  /** The codec's own bookkeeping (e.g. where the request's own input starts). */
+  extra?: unknown;
+}
+
+/** Relay keeps a stateful shape's conversations for translated routes (core/responses-state). */
+export interface ConversationState {
+  /** Resolves the request's references for this principal; throws RelayError (404, 413, 400). */
+  expand(json: Record<string, unknown>, principal: Principal): Promise<ExpandedRequest>;
+  /** Keeps a translated answer; returns at once (the write runs after the answer). */
+  remember(expanded: ExpandedRequest, response: CanonicalResponse, ctx: EncodeContext, principal: Principal): void;
+  /**
+   * Passthrough of a model that may fail over to another vendor: what Relay keeps of the forwarded
+   * request (null: nothing, e.g. it continues a conversation only the upstream knows), and a body
+   * to forward instead when it references responses only Relay knows.
+   */
+  forward?(json: Record<string, unknown>, principal: Principal): Promise<ForwardPlan | null>;
+  /** Keeps a forwarded answer (the upstream's own response object); returns at once. */
+  rememberForwarded?(plan: ForwardPlan, response: unknown, principal: Principal): void;
+}
+
+export interface ForwardPlan {
+  expanded: ExpandedRequest;
+  /** The request with Relay's references resolved, to forward instead of the client's bytes. */
+  substitute: Record<string, unknown> | null;
 }
 
 // ---------------------------------------------------------------- record

@@ -11,10 +11,9 @@ export type {
   InboundHttpRequest, InboundRequest, Principal, Authenticator, ModelResolver, Route, ShapeId,
   VendorAdapter, UpstreamRequest, UpstreamResponse, UpstreamBody, UsageRequest, StreamInspector, StreamDecoder,
   InboundCodec, StreamEncoder, EncodeContext, RenderedError, UsageEvent, CapturedPayload, Recorder,
-  RequestTracer, RequestTrace, AttemptTrace,
 } from './hooks.ts';
 export type { UsageBackend, PayloadBackend } from './observer/types.ts';
-export { RelayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody, type UpstreamErrorReason } from './errors.ts';
+export { RelayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
 export { sendToHost, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';
 export type { UpstreamClient } from './http/upstream-client.ts';
 export { sseFrame, SseParser } from './http/sse.ts';

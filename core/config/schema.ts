@@ -76,6 +76,14 @@ export const RelayConfigSchema = Type.Object({
       timeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'Most one delivery attempt may take.' }),
     }, { additionalProperties: false, default: {} }),
   }, { additionalProperties: false, default: {} }),
+  /** Relay's own Responses state (previous_response_id, item_reference) for translated routes (docs/operations.md). */
+  responsesState: Type.Object({
+    enabled: Type.Boolean({ default: true, description: 'Keep Responses requests with `store` not false that Relay translates, so previous_response_id and item_reference resolve on every vendor.' }),
+    retentionHours: Type.Integer({ minimum: 1, maximum: 24 * 365, default: 30 * 24, description: 'How long a stored response is kept (OpenAI keeps 30 days).' }),
+    maxBytes: Type.Integer({ minimum: 1024, maximum: 256 * 1024 * 1024, default: 8 * 1024 * 1024, description: 'Largest stored conversation (input and output items, as JSON). A request whose conversation is larger gets a 413 unless it sends store: false.' }),
+    scope: Type.Union([Type.Literal('relay-key'), Type.Literal('policy')], { default: 'relay-key', description: 'Who may read a stored response: the relay key that created it, or every key of its policy.' }),
+    keepForwarded: Type.Boolean({ default: true, description: 'Also keep a copy of Responses requests passed through to an OpenAI upstream, for models with bindings on more than one vendor shape (or fallbacks), so a conversation continues after a failover to another vendor.' }),
+  }, { additionalProperties: false, default: {} }),
   admin: Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),
     /** Always mark the session cookie Secure. Without it the cookie is Secure when the request came over TLS or a trusted proxy (server.trustProxy) says https. */

@@ -14,14 +14,17 @@ import { SseFrameFilter } from './frame-filter.ts';
 import { StreamTap } from './stream-tap.ts';
 import { readErrorBody, redactCredential } from './upstream-error.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
+import type { ForwardedCapture } from './forwarded-capture.ts';
 
 /**
  * The body to send: the client's bytes as received. The members that change (the model name the
  * binding maps, what the adapter sets to get usage) are replaced or added in those bytes:
  * passthrough forwards verbatim, and re-serialising would change escapes, key order and whitespace.
  */
-function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null): Buffer | string {
+function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null, forwarded: ForwardedCapture | null): Buffer | string {
   const { call } = attempt;
+  // It references what only Relay knows (a translated turn): the upstream gets the conversation itself.
+  if (forwarded?.substitute) return JSON.stringify({ ...forwarded.substitute, ...usage?.set, model: route.upstreamModel });
   const values: Record<string, string> = {};
   if (route.upstreamModel !== call.model) values.model = JSON.stringify(route.upstreamModel);
   for (const [name, value] of Object.entries(usage?.set ?? {})) values[name] = JSON.stringify(value);
@@ -30,14 +33,14 @@ function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null
   return edited ?? JSON.stringify({ ...call.json(), ...usage?.set, model: route.upstreamModel });
 }
 
-export async function passthrough(attempt: Attempt, route: Route, credential: string | null): Promise<AttemptResult> {
+export async function passthrough(attempt: Attempt, route: Route, credential: string | null, forwarded: ForwardedCapture | null = null): Promise<AttemptResult> {
   const { call, request } = attempt;
   const headers = filterForwardHeaders(request.headers);
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   // Without it a streamed Chat Completion reports no tokens, and the usage record would be 0.
   const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call) ?? null : null;
   const build = (r: Route, c: string | null) => attempt.upstreamRequest({
-    route: r, shape: call.shape, body: upstreamBody(attempt, r, usage), headers, credential: c, search: call.search, stream: call.stream,
+    route: r, shape: call.shape, body: upstreamBody(attempt, r, usage, forwarded), headers, credential: c, search: call.search, stream: call.stream,
   });
   const res = await attempt.send(route, build(route, credential), build);
   if (res === null) return { kind: 'retry' };
@@ -59,8 +62,8 @@ export async function passthrough(attempt: Attempt, route: Route, credential: st
     return sendOwnKeyError(attempt, route, res, credential, !verdict.retryable);
   }
 
-  if (!isEventStream(res.headers)) return pipeAll(attempt, res, route);
-  return streamWithHold(attempt, route, res, usage);
+  if (!isEventStream(res.headers)) return pipeAll(attempt, res, route, forwarded);
+  return streamWithHold(attempt, route, res, usage, forwarded);
 }
 
 /**
@@ -103,7 +106,7 @@ async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResp
  * is still a failure before the first byte: it fails over, or is a 502). A copy (usage-copy.ts) is
  * read for usage at the end.
  */
-async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | null): Promise<AttemptResult> {
+async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | null, forwarded: ForwardedCapture | null = null): Promise<AttemptResult> {
   const iterator = res.body[Symbol.asyncIterator]();
   let first: IteratorResult<Buffer>;
   try {
@@ -120,6 +123,7 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
   try {
     for (let step = first; !step.done; step = await iterator.next()) {
       copy?.add(step.value);
+      forwarded?.observe(step.value, false);
       const full = writer.write(step.value);
       if (full) await full;
     }
@@ -128,11 +132,12 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
     attempt.failAfterCommit(err);
     return { kind: 'done' };
   }
+  forwarded?.finish(false, res.status);
   if (route && copy) attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
   return { kind: 'done' };
 }
 
-async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse, usage: UsageRequest | null): Promise<AttemptResult> {
+async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse, usage: UsageRequest | null, forwarded: ForwardedCapture | null): Promise<AttemptResult> {
   const tap = new StreamTap(route.adapter.streamInspector(attempt.call.shape), (limit) => {
     // The client still gets the frame's bytes; only the tap skips it.
     attempt.noteOversizedFrame(route, limit, 'the client got it, but usage was not read from it');
@@ -149,17 +154,20 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   // forward() returns a promise only when the client's socket is full.
   try {
     for (const chunk of hold.held) {
+      forwarded?.observe(chunk, true);
       const full = forward(chunk);
       if (full) await full;
     }
     writer.flush();
     for await (const chunk of resume(hold.iterator, hold.pending)) {
+      forwarded?.observe(chunk, true);
       const full = forward(chunk);
       if (full) await full;
       tap.pass(chunk);
     }
     if (filter) await writer.write(filter.end());
     writer.end();
+    forwarded?.finish(true, res.status);
   } catch (err) {
     attempt.failAfterCommit(err);
   }

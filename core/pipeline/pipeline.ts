@@ -44,6 +44,7 @@ import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
 import { TranslationSource } from './translation-source.ts';
+import { ForwardedCapture, mixesShapes } from './forwarded-capture.ts';
 
 export interface PipelineDeps {
   hooks: Hooks;
@@ -248,6 +249,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       let stopped = false;
       upstreamTries = new UpstreamTries();
 
+      // A Responses conversation passed through to OpenAI is kept when the model may fail over to another vendor.
+      const forwarded = codec?.state?.forward && mixesShapes(requested, chain.length > 0, call.shape, snapshot, hooks.adapters)
+        ? await ForwardedCapture.open(codec, call, principal) : null;
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream, trace);
       attempt.retry = retries;
       attempt.meter = deps.meter ?? null;
@@ -289,7 +293,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         const servedSlug = routes[0].model.metadata.slug;
         if (routes.some((r) => !r.shapes.includes(call.shape)) && !translation) {
           if (!codec) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` is not served in this API's shape.`);
-          translation = TranslationSource.decode(codec, call);
+          translation = await TranslationSource.decode(codec, call, principal);
         }
         attempt.servedModel = entry ? servedSlug : null;
         attempt.lastFailure = null;
@@ -341,7 +345,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             attempt.hedge = tries === 1 ? planHedge(routes, i, credentials, health) : null;
             try {
               result = route.shapes.includes(call.shape)
-                ? await passthrough(attempt, route, credential)
+                ? await passthrough(attempt, route, credential, forwarded)
                 : await translate(attempt, route, credential, codec!, translation!);
               attempt.endAttempt(result.kind === 'retry' && !attempt.isLast ? record.lastFailure ?? 'other' : null);
             } catch (err) {

@@ -10,6 +10,7 @@ import type { KeyHealth } from './key-health.ts';
 import { noRouteError } from './no-route-error.ts';
 import { bindingKey, type BindingMeter } from './binding-meter.ts';
 import { orderByStrategy } from './balancing.ts';
+import { sameKindOfShape } from '../canonical/counting-shapes.ts';
 
 export interface ResolverDeps {
   snapshot: () => CatalogSnapshot;
@@ -55,7 +56,8 @@ function servableBindings(model: Model, shape: ShapeId, snapshot: CatalogSnapsho
     if (!provider || !adapter) continue;
     const shapes = provider.spec.shapes ? adapter.shapes.filter((s) => provider.spec.shapes!.includes(s)) : adapter.shapes;
     const direct = shapes.includes(shape);
-    const translated = !direct && deps.translatable(shape) && adapter.translationShape(shapes, shape) !== null;
+    const target = !direct && deps.translatable(shape) ? adapter.translationShape(shapes, shape) : null;
+    const translated = target !== null && sameKindOfShape(shape, target);
     if (!direct && !translated) continue;
     out.push({ host, provider, adapter, shapes, upstreamModel: binding.upstreamModel, binding });
   }

@@ -12,6 +12,8 @@ import { redactCredentialText } from './upstream-error.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import { clientRateLimitHeaders } from './rate-limit-headers.ts';
 import type { TranslationSource } from './translation-source.ts';
+import { StreamCollector } from '../canonical/stream-collector.ts';
+import { sameKindOfShape } from '../canonical/counting-shapes.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -23,7 +25,7 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
 
 export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, source: TranslationSource): Promise<AttemptResult> {
   const upstreamShape = route.adapter.translationShape(route.shapes, attempt.call.shape);
-  if (!upstreamShape) return { kind: 'retry' };
+  if (!upstreamShape || !sameKindOfShape(attempt.call.shape, upstreamShape)) return { kind: 'retry' };
   const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source), (r, c) => translatedRequest(attempt, r, upstreamShape, c, source));
   if (res === null) return { kind: 'retry' };
   // A hedge (hedge.ts) may have answered on the next route.
@@ -63,13 +65,20 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
       throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${(err as Error).message}`);
     }
     attempt.reportSuccess(route);
-    attempt.record.usage = response.usage;
+    // A token count is not a generation: nothing to bill (as when count_tokens is passed through).
+    if (!codec.countsTokens) attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
-    if (attempt.call.stream) return streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader() });
+    if (attempt.call.stream) {
+      const result = await streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader() });
+      source.remember(response, ctx);
+      return result;
+    }
     attempt.record.status = 200;
     attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader()), false);
     await attempt.writer.write(JSON.stringify(codec.encodeResponse(response, ctx)));
     attempt.writer.end();
+    // Kept after the answer was sent: the write never delays it (a follow-up waits for it instead).
+    source.remember(response, ctx);
     return { kind: 'done' };
   }
 
@@ -90,7 +99,10 @@ async function translateStream(
   limits: Record<string, string>,
 ): Promise<AttemptResult> {
   const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream));
-  const encoder = codec.streamEncoder(source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model));
+  const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
+  const encoder = codec.streamEncoder(ctx);
+  // What a stateful shape keeps is rebuilt from the events the client got.
+  const collector = source.keepsAnswer ? new StreamCollector() : null;
   let pending: StreamEvent[] = [];
   let seen: 'opening' | 'output' | 'error' = 'opening';
   const parser = new SseParser((event, data) => {
@@ -120,7 +132,10 @@ async function translateStream(
   });
   const take = (): string => {
     let out = '';
-    for (const ev of pending) out += encoder.encode(ev);
+    for (const ev of pending) {
+      collector?.add(ev);
+      out += encoder.encode(ev);
+    }
     pending = [];
     return out;
   };
@@ -154,6 +169,8 @@ async function translateStream(
     }
     await writer.write(take() + encoder.finish());
     writer.end();
+    const collected = collector?.response();
+    if (collected) source.remember(collected, ctx);
   } catch (err) {
     if (attempt.clientGone || writer.clientGone) {
       attempt.failAfterCommit(err);

@@ -1,16 +1,23 @@
 // The request as translation reads it: its canonical form, decoded once before the first attempt,
 // and the client's own JSON, for codecs that restore what canonical cannot carry.
-import type { CanonicalRequest } from '../canonical/types.ts';
-import type { EncodeContext, InboundCodec, Route } from '../hooks.ts';
+import type { CanonicalRequest, CanonicalResponse } from '../canonical/types.ts';
+import type { EncodeContext, ExpandedRequest, InboundCodec, Principal, Route } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 
 export class TranslationSource {
-  private constructor(readonly request: CanonicalRequest, readonly inbound: unknown, readonly dropped: string[]) {}
+  private constructor(
+    readonly request: CanonicalRequest, readonly inbound: unknown, readonly dropped: string[],
+    private readonly codec: InboundCodec, private readonly expanded: ExpandedRequest | null, private readonly principal: Principal,
+  ) {}
 
-  /** Decodes the call's JSON with its shape's codec (a 400 in the caller's shape when it does not hold). */
-  static decode(codec: InboundCodec, call: InferenceCall): TranslationSource {
+  /**
+   * Decodes the call's JSON with its shape's codec (a 400 in the caller's shape when it does not
+   * hold), after a stateful shape resolved its conversation references (a 404 when one is unknown).
+   */
+  static async decode(codec: InboundCodec, call: InferenceCall, principal: Principal): Promise<TranslationSource> {
     const json = call.json();
-    return new TranslationSource(codec.decodeRequest(json), json, codec.droppedParameters?.(json) ?? []);
+    const expanded = codec.state ? await codec.state.expand(json, principal) : null;
+    return new TranslationSource(codec.decodeRequest(expanded?.json ?? json), json, codec.droppedParameters?.(json) ?? [], codec, expanded, principal);
   }
 
   /**
@@ -29,6 +36,18 @@ export class TranslationSource {
   }
 
   encodeContext(requestId: string, model: string): EncodeContext {
-    return { requestId, model, request: this.request, inbound: this.inbound };
+    const ctx: EncodeContext = { requestId, model, request: this.request, inbound: this.inbound };
+    if (this.expanded?.stored) ctx.stored = true;
+    return ctx;
+  }
+
+  /** Whether the answer is to be kept (a stateful shape, store not false). */
+  get keepsAnswer(): boolean {
+    return this.expanded?.stored === true;
+  }
+
+  /** Keeps the answer of a stateful shape; call once it was sent (the write runs in the background). */
+  remember(response: CanonicalResponse, ctx: EncodeContext): void {
+    if (this.expanded?.stored && this.codec.state) this.codec.state.remember(this.expanded, response, ctx, this.principal);
   }
 }

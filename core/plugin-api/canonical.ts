@@ -8,3 +8,6 @@ export {
 } from '../canonical/custom-tools.ts';
 export { unsupportedContent } from '../canonical/unsupported-content.ts';
 export { presentParameters } from '../canonical/dropped-parameters.ts';
+export type { ConversationState, ExpandedRequest, ForwardPlan } from '../hooks.ts';
+export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
+export type { UpstreamErrorReason } from '../errors.ts';

@@ -97,6 +97,8 @@ export interface RelayContext {
   readonly dataDir: string;
   /** The principal of a presented relay key (looked up by hash in the snapshot); throws 401. */
   principalForRelayKey(plaintext: string): import('../hooks.ts').Principal;
+  /** Relay's Responses state store (previous_response_id, item_reference on translated routes). */
+  readonly responsesState: import('../responses-state/types.ts').ResponsesState;
   /** Opens a sealed host-key value (AES-GCM under RELAY_MASTER_KEY). */
   openSecret(sealed: string): string;
   /** Runs at shutdown, after in-flight requests drained, in reverse order of registration. */

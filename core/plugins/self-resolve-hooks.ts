@@ -21,7 +21,7 @@ export async function initialize(data: HookData): Promise<void> {
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string; shortCircuit?: boolean }> {
   if (specifier === 'relay-gateway') return { url: api, shortCircuit: true };
   // The shared vocabularies: relay-gateway/canonical and the like, beside the API module.
-  const sub = /^relay-gateway\/(canonical|catalog|log-backends|clients)$/.exec(specifier);
+  const sub = /^relay-gateway\/(canonical|catalog|log-backends|tracing|clients)$/.exec(specifier);
   if (sub) return { url: new URL(`plugin-api/${sub[1]}.js`, api).href, shortCircuit: true };
   return next(specifier, context);
 }

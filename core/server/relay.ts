@@ -51,6 +51,7 @@ import { BudgetAlertStore } from '../budgets/alert-store.ts';
 import { ValkeyAlertClaims } from '../budgets/valkey-alert-claims.ts';
 import { CatalogFileService } from '../catalog-file/service.ts';
 import { applyCatalogFileAtStart } from './catalog-file-start.ts';
+import { ResponsesStateStore } from '../responses-state/store.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -152,6 +153,8 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     registerBudgetMetrics(metrics, budgets, () => sync.snapshot());
     const meter = new BindingMeter({ redis, log });
     closers.push(async () => meter.close());
+    const responsesState = new ResponsesStateStore(db, sealer, log, config.responsesState);
+    closers.push(() => responsesState.close());
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream, meter });
 
     let plugins: LoadedPlugin[] = [];
@@ -237,6 +240,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
         return own;
       },
       snapshot: () => sync.snapshot(),
+      responsesState,
       openSecret: (sealed) => sealer.open(sealed),
       principalForRelayKey: (plaintext) => principalForRelayKey(sync.snapshot(), plaintext),
       onClose: (fn) => { onCloseFns.push(fn); },

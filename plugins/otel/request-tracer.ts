@@ -3,7 +3,8 @@
 // upstream as traceparent. Attributes are ids, counts and catalog names: never prompt or completion.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { AttemptTrace, InboundRequest, RequestTrace, RequestTracer, Route, ShapeId, UsageEvent } from '../../core/plugin-api.ts';
+import type { InboundRequest, Route, ShapeId, UsageEvent } from '../../core/plugin-api.ts';
+import type { AttemptTrace, RequestTrace, RequestTracer } from '../../core/plugin-api/tracing.ts';
 import { GEN_AI, operationName, providerName } from './gen-ai.ts';
 
 const propagator = new W3CTraceContextPropagator();

@@ -16,7 +16,10 @@ export function createAnthropicAdapter(id: string, anthropicVersion: string): Ve
   return {
     id,
     shapes: ANTHROPIC_SHAPES,
-    translationShape(routeShapes) {
+    translationShape(routeShapes, inbound) {
+      // Token counting goes to Anthropic's own counter, or nowhere (never to a generation).
+      if (inbound === 'openai.input_tokens') return routeShapes.includes('anthropic.count_tokens') ? 'anthropic.count_tokens' : null;
+      if (inbound === 'anthropic.count_tokens') return null;
       return routeShapes.includes('anthropic.messages') ? 'anthropic.messages' : null;
     },
     send(req: UpstreamRequest) {

@@ -9,9 +9,10 @@ const ENDPOINTS: Record<string, string> = {
   'openai.chat': '/chat/completions',
   'openai.responses': '/responses',
   'openai.embeddings': '/embeddings',
+  'openai.input_tokens': '/responses/input_tokens',
 };
 
-export const OPENAI_SHAPES: readonly ShapeId[] = ['openai.chat', 'openai.responses', 'openai.embeddings'];
+export const OPENAI_SHAPES: readonly ShapeId[] = ['openai.chat', 'openai.responses', 'openai.embeddings', 'openai.input_tokens'];
 
 export interface OpenAIAdapterOptions {
   /** Ask for usage on streamed Chat Completions whose clients did not (see usage-request.ts). */
@@ -23,6 +24,9 @@ export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = 
     id,
     shapes: OPENAI_SHAPES,
     translationShape(routeShapes, inbound) {
+      // Token counting goes to OpenAI's own counter, or nowhere (never to a generation).
+      if (inbound === 'anthropic.count_tokens') return routeShapes.includes('openai.input_tokens') ? 'openai.input_tokens' : null;
+      if (inbound === 'openai.input_tokens') return null;
       // Responses clients keep Responses semantics where the upstream has them; everything
       // else goes through Chat Completions, which every OpenAI-compatible server speaks.
       if (inbound === 'openai.responses' && routeShapes.includes('openai.responses')) return 'openai.responses';

@@ -1,7 +1,8 @@
 // OpenAI's wire shapes on the inference port: Chat Completions, Responses, Embeddings, and the
 // models list, under a prefix (default /vendor-a).
 import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, RelayError } from '../../core/plugin-api.ts';
-import { chatCodec, responsesCodec } from './codec/index.ts';
+import { chatCodec, inputTokensCodec, statefulResponsesCodec } from './codec/index.ts';
+import { mountStoredResponseRoutes } from './stored-responses-routes.ts';
 
 export default definePlugin({
   name: 'wire-vendor-a',
@@ -12,11 +13,17 @@ export default definePlugin({
   }, { additionalProperties: false }),
   register(relay, { prefix }) {
     relay.hooks.addInboundCodec(chatCodec);
-    relay.hooks.addInboundCodec(responsesCodec);
+    relay.hooks.addInboundCodec(statefulResponsesCodec(relay.responsesState));
+    relay.hooks.addInboundCodec(inputTokensCodec);
     mountShapedNotFound(relay, prefix, 'openai.chat');
     const tags = ['vendor-a (OpenAI)'];
     mountInferenceRoute(relay, { url: `${prefix}/v1/chat/completions`, shape: 'openai.chat', summary: 'OpenAI Chat Completions', tags });
     mountInferenceRoute(relay, { url: `${prefix}/v1/responses`, shape: 'openai.responses', summary: 'OpenAI Responses', tags });
+    mountInferenceRoute(relay, {
+      url: `${prefix}/v1/responses/input_tokens`, shape: 'openai.input_tokens', streams: false,
+      summary: 'OpenAI input token counting (forwarded; for a model bound to Anthropic, counted by Anthropic\'s count_tokens)', tags,
+    });
+    mountStoredResponseRoutes(relay, prefix, tags);
     mountInferenceRoute(relay, {
       url: `${prefix}/v1/embeddings`, shape: 'openai.embeddings', errorShape: 'openai.chat', streams: false,
       summary: 'OpenAI Embeddings (passed through byte for byte)', tags,

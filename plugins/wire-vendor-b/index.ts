@@ -1,6 +1,6 @@
 // Anthropic's Messages shape on the inference port, under a prefix (default /vendor-b).
 import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, RelayError } from '../../core/plugin-api.ts';
-import { messagesCodec } from './codec/index.ts';
+import { countTokensCodec, messagesCodec } from './codec/index.ts';
 
 export default definePlugin({
   name: 'wire-vendor-b',
@@ -11,12 +11,13 @@ export default definePlugin({
   }, { additionalProperties: false }),
   register(relay, { prefix }) {
     relay.hooks.addInboundCodec(messagesCodec);
+    relay.hooks.addInboundCodec(countTokensCodec);
     mountShapedNotFound(relay, prefix, 'anthropic.messages');
     const tags = ['vendor-b (Anthropic)'];
     mountInferenceRoute(relay, { url: `${prefix}/v1/messages`, shape: 'anthropic.messages', summary: 'Anthropic Messages', tags });
     mountInferenceRoute(relay, {
       url: `${prefix}/v1/messages/count_tokens`, shape: 'anthropic.count_tokens', errorShape: 'anthropic.messages', streams: false,
-      summary: 'Anthropic token counting (forwarded)', tags,
+      summary: 'Anthropic token counting (forwarded; for a model bound to OpenAI, counted by OpenAI\'s /v1/responses/input_tokens)', tags,
     });
     // Claude Code probes its base URL with HEAD at start-up.
     for (const url of [prefix || '/', `${prefix}/`]) {

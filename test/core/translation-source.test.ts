@@ -2,7 +2,7 @@
 // the client's JSON; routed copies per candidate; the context an encoder gets.
 import t from 'tap';
 import type { CanonicalRequest } from '../../core/plugin-api/canonical.ts';
-import type { InboundCodec, Route } from '../../core/plugin-api.ts';
+import type { InboundCodec, Principal, Route } from '../../core/plugin-api.ts';
 import type { InferenceCall } from '../../core/plugins/context.ts';
 import { TranslationSource } from '../../core/pipeline/translation-source.ts';
 
@@ -16,9 +16,10 @@ const codec = {
   },
 } as unknown as InboundCodec;
 const route = { upstreamModel: 'upstream-model' } as Route;
+const principal = {} as Principal;
 
 t.test('decodes once; routed copies carry the route\'s model and the call\'s stream', async (t) => {
-  const source = TranslationSource.decode(codec, call);
+  const source = await TranslationSource.decode(codec, call, principal);
   t.equal(decoded, 1);
   const routed = source.routed(route, true);
   t.equal(routed.model, 'upstream-model');
@@ -30,10 +31,28 @@ t.test('decodes once; routed copies carry the route\'s model and the call\'s str
 });
 
 t.test('an encode context carries the request, the client\'s JSON, the id and the model asked for', async (t) => {
-  const source = TranslationSource.decode(codec, call);
+  const source = await TranslationSource.decode(codec, call, principal);
   const ctx = source.encodeContext('req-1', 'client-model');
   t.equal(ctx.request, source.request);
   t.equal(ctx.inbound, json);
   t.equal(ctx.requestId, 'req-1');
   t.equal(ctx.model, 'client-model');
+});
+
+t.test('a stateful codec expands the request before it is decoded, and keeps the answer when asked', async (t) => {
+  const kept: unknown[] = [];
+  const stateful = {
+    ...codec,
+    state: {
+      expand: async (body: Record<string, unknown>) => ({ json: { ...body, input: `earlier turn, then ${String(body.input)}` }, stored: true }),
+      remember: (_expanded: unknown, response: unknown) => { kept.push(response); },
+    },
+  } as unknown as InboundCodec;
+  const source = await TranslationSource.decode(stateful, call, principal);
+  t.same(source.request.messages[0].content, [{ type: 'text', text: 'earlier turn, then hello' }], 'decoded from the expanded JSON');
+  t.equal(source.inbound, json, 'the client\'s own JSON is what responses echo');
+  t.equal(source.encodeContext('r', 'm').stored, true);
+  t.equal(source.keepsAnswer, true);
+  source.remember({ id: 'x' } as never, source.encodeContext('r', 'm'));
+  t.same(kept, [{ id: 'x' }]);
 });

@@ -27,10 +27,10 @@ for (const stream of [false, true]) {
   });
 }
 
-t.test('Responses -> Messages: text.verbosity and store are named', async (t) => {
+t.test('Responses -> Messages: text.verbosity is named; store is honoured (Relay\'s Responses state), so not', async (t) => {
   const res = await post('/vendor-a/v1/responses', claude.relayKey, { model: 'drop-claude', store: false, text: { verbosity: 'low' }, input: 'hi' });
   t.equal(res.status, 200);
-  t.equal(res.headers.get('x-relay-dropped'), 'store, text.verbosity');
+  t.equal(res.headers.get('x-relay-dropped'), 'text.verbosity');
 });
 
 t.test('Messages -> Chat: top_k is named', async (t) => {
@@ -55,4 +55,19 @@ t.test('Chat web_search_options on a translated route is a 400, not a drop', asy
   });
   t.equal(res.status, 400);
   t.match(await res.json(), { error: { code: 'RELAY_ERR_CONTENT_UNSUPPORTED', message: /drop-claude.*web_search_options/ } });
+});
+
+t.test('server-side tools a translated route cannot run are named in x-relay-dropped', async (t) => {
+  const responses = await post('/vendor-a/v1/responses', claude.relayKey, {
+    model: 'drop-claude', input: [{ role: 'user', content: 'search' }, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } }],
+    tools: [{ type: 'web_search' }, { type: 'function', name: 'f', parameters: { type: 'object' } }],
+  });
+  t.equal(responses.status, 200);
+  t.equal(responses.headers.get('x-relay-dropped'), 'tools.web_search, input.web_search_call');
+  const messages = await post('/vendor-b/v1/messages', gpt.relayKey, {
+    model: 'drop-gpt', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }],
+    tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'f', input_schema: { type: 'object' } }],
+  });
+  t.equal(messages.status, 200);
+  t.equal(messages.headers.get('x-relay-dropped'), 'tools.web_search_20250305');
 });

@@ -268,9 +268,21 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
   },
 };
 
+const REFUSES_JSON_OBJECT: readonly string[] = ['anthropic.messages', 'bedrock.converse'];
+
 for (const shape of UPSTREAM_SHAPES) {
   t.test(`canonical -> ${shape} -> canonical keeps what ${shape} carries`, async (t) => {
     fc.assert(fc.property(requestArb, (request) => {
+      // An upstream without a bare JSON mode refuses json_object (a 400), never drops it.
+      if (REFUSES_JSON_OBJECT.includes(shape) && request.response_format?.type === 'json_object') {
+        try {
+          vendorFor(shape).encodeRequest(shape, request, fakeRoute(request.model));
+        } catch (err) {
+          if ((err as { code?: string }).code === 'RELAY_ERR_CONTENT_UNSUPPORTED') return;
+          throw err;
+        }
+        throw new Error(`${shape} took response_format json_object without refusing it`);
+      }
       const body = vendorFor(shape).encodeRequest(shape, request, fakeRoute(request.model));
       const back = readBackRequest(shape, body, request.model);
       const expected = CARRIED[shape](request);

@@ -1,6 +1,7 @@
 // An Anthropic upstream error ({"type":"error","error":{"type","message"}}) -> canonical error.
 // The message text is kept as it is; the code follows the HTTP status (see README.md).
-import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody, type UpstreamErrorReason } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody } from '../../../core/plugin-api.ts';
+import type { UpstreamErrorReason } from '../../../core/plugin-api/canonical.ts';
 
 const MAX_MESSAGE = 2000;
 

@@ -18,7 +18,7 @@ export const MESSAGES_UPSTREAM_DROPPED = {
   'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Anthropic requires that turn to open with a thinking block',
   'reasoning, for a model the catalog marks reasoning: false': 'the model cannot reason (Codex asks for reasoning on every request)',
   'stop sequences of whitespace only': 'Anthropic rejects them',
-  'response_format json_object; json_schema name, description and strict': 'output_config.format carries only a JSON schema',
+  'response_format json_schema name, description and strict': 'output_config.format carries only the schema (always enforced); json_object is refused (400), not dropped',
   'image detail': 'no Anthropic field',
   'refusal parts in history': 'sent as text',
   metadata: 'Anthropic metadata has only user_id (from canonical `user`)',
@@ -175,6 +175,10 @@ export function encodeMessagesRequest(request: CanonicalRequest, route: Route): 
   else if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
   else if (request.top_p !== undefined) body.top_p = request.top_p;
   if (request.response_format?.type === 'json_schema') body.output_config = { format: { type: 'json_schema', schema: request.response_format.schema } };
+  // An output constraint is never dropped: Anthropic has no bare JSON mode to map json_object to.
+  if (request.response_format?.type === 'json_object') {
+    throw unsupportedContent('response_format json_object', route.model?.metadata.slug ?? route.upstreamModel, 'Anthropic constrains output only by a JSON schema; send a json_schema format instead');
+  }
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   if (request.stream) body.stream = true;
   return body;

@@ -21,7 +21,7 @@ export const CONVERSE_REQUEST_DROPPED = {
   'tool_choice none': 'Converse has no "none": the tools stay (history with tool blocks needs them) and the model chooses',
   parallel_tool_calls: 'no Converse field',
   'stop sequences of whitespace only': 'Claude refuses them',
-  'response_format json_object; json_schema strict': 'outputConfig.textFormat carries a JSON schema (name and description kept)',
+  'response_format json_schema strict': 'outputConfig.textFormat carries a JSON schema (name and description kept; always enforced); json_object is refused (400), not dropped',
   'image detail': 'no Converse field',
   'image URLs other than data: and s3://': 'Converse takes image bytes or an S3 location only; the URL is sent as text',
   'user and metadata': 'sent as requestMetadata (user as its `user` entry): Bedrock logs them, the model does not see them',
@@ -203,6 +203,8 @@ export function encodeConverseRequest(request: CanonicalRequest, route: Route): 
   }
   if (thinking) body.additionalModelRequestFields = { thinking };
   const format = request.response_format;
+  // An output constraint is never dropped: Converse has no bare JSON mode to map json_object to.
+  if (format?.type === 'json_object') throw unsupportedContent('response_format json_object', route.model?.metadata.slug ?? route.upstreamModel, 'Converse constrains output only by a JSON schema; send a json_schema format instead');
   if (format?.type === 'json_schema') {
     body.outputConfig = {
       textFormat: {

@@ -2,7 +2,8 @@
 // an event-stream exception's name) -> the HTTP status Relay's health and failover read, and
 // the canonical error. Throttling and quota are 429; a model not ready and service trouble are
 // 503 (both fail over and cool the key down like any 429/5xx).
-import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody, type UpstreamErrorReason } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody } from '../../../core/plugin-api.ts';
+import type { UpstreamErrorReason } from '../../../core/plugin-api/canonical.ts';
 
 const STATUS_BY_EXCEPTION: Record<string, number> = {
   throttlingexception: 429,

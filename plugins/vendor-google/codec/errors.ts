@@ -1,7 +1,8 @@
 // A Gemini error body ({"error": {"code", "message", "status"}}) -> the canonical error.
 // The upstream's message is kept as it is; the Relay code follows Google's status name when
 // there is one, else the HTTP status.
-import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody, type UpstreamErrorReason } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type RelayErrorBody } from '../../../core/plugin-api.ts';
+import type { UpstreamErrorReason } from '../../../core/plugin-api/canonical.ts';
 import type { GeminiErrorDetail } from './wire.ts';
 
 const BY_GOOGLE_STATUS: Record<string, ErrorCode> = {

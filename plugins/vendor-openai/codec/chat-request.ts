@@ -8,7 +8,7 @@ import { openaiEffort } from './reasoning-effort.ts';
 export const CHAT_UPSTREAM_DROPPED = {
   'reasoning parts (incl. signed or encrypted reasoning)': 'Chat Completions takes no reasoning input',
   'reasoning.summary, reasoning.budget_tokens': 'only reasoning_effort exists (a budget maps to an effort)',
-  'images in tool results and assistant messages': 'tool and assistant messages carry text only',
+  'images in assistant messages': 'assistant messages carry text only (images in tool results are sent in a user message after the tool messages)',
   'is_error of tool results': 'tool messages have no error flag',
   metadata: 'only stored completions take metadata; OpenAI-compatible servers reject it',
   'custom tools': 'sent as a function with one string parameter "input" (core/canonical/custom-tools.ts)',
@@ -40,8 +40,12 @@ function userMessages(message: Message, model: string): unknown[] {
   const out: unknown[] = [];
   const rest: ContentPart[] = [];
   for (const part of message.content) {
-    if (part.type === 'tool_result') out.push({ role: 'tool', tool_call_id: part.tool_call_id, content: textContent(part.content) });
-    else if (part.type === 'text' || part.type === 'image' || part.type === 'document') rest.push(part);
+    if (part.type === 'tool_result') {
+      out.push({ role: 'tool', tool_call_id: part.tool_call_id, content: textContent(part.content) });
+      // A tool message carries text only: its images follow in the user message after the tool messages.
+      const images = part.content.filter((p) => p.type === 'image');
+      if (images.length > 0) rest.push({ type: 'text', text: `The result of tool call ${part.tool_call_id} included ${images.length === 1 ? 'this image' : 'these images'}:` }, ...images);
+    } else if (part.type === 'text' || part.type === 'image' || part.type === 'document') rest.push(part);
   }
   if (rest.length === 1 && rest[0].type === 'text') out.push({ role: 'user', content: rest[0].text });
   else if (rest.length > 0) {

@@ -1,6 +1,7 @@
 // An OpenAI(-compatible) upstream error -> canonical error. The upstream's message text is kept
 // as it is; the code follows the HTTP status (see README.md, "Upstream errors").
-import { ERROR_CODES, codeForUpstreamStatus, type RelayErrorBody, type UpstreamErrorReason } from '../../../core/plugin-api.ts';
+import { ERROR_CODES, codeForUpstreamStatus, type RelayErrorBody } from '../../../core/plugin-api.ts';
+import type { UpstreamErrorReason } from '../../../core/plugin-api/canonical.ts';
 
 const MAX_MESSAGE = 2000;
 

@@ -4,11 +4,13 @@ import { dispatchByShape } from '../../../core/plugin-api/canonical.ts';
 import { chatUpstream } from './chat.ts';
 import { embeddingsUpstream } from './embeddings.ts';
 import { responsesUpstream } from './responses.ts';
+import { inputTokensUpstream } from './input-tokens.ts';
 
 export const { encodeRequest, decodeResponse, streamDecoder, decodeError, usageFromBody, streamInspector } = dispatchByShape('OpenAI', {
   'openai.chat': chatUpstream,
   'openai.responses': responsesUpstream,
   'openai.embeddings': embeddingsUpstream,
+  'openai.input_tokens': inputTokensUpstream,
 }, chatUpstream);
 
 export { CHAT_UPSTREAM_DROPPED } from './chat-request.ts';

@@ -1,19 +1,19 @@
 // OpenAI Chat Completions request JSON -> canonical request (the inbound side of 'openai.chat').
 // Input is validated per message and per part, so a 400 names the exact JSON pointer;
 // parts and fields that cannot be carried are dropped by the rules in CHAT_REQUEST_DROPPED.
-import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
-import type { CanonicalRequest, ContentPart, ImagePart, Message, ResponseFormat, TextPart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import { RelayError, Type, validateBody, type Static } from '../../../core/plugin-api.ts';
+import type { CanonicalRequest, ContentPart, ImagePart, Message, ResponseFormat, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';
 import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { documentFromFile } from './file-parts.ts';
 
 /** What the Chat inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const CHAT_REQUEST_DROPPED = {
-  n: 'Relay returns one choice; n and best-of style sampling are not translated',
+  'n of 1': 'one choice is what Relay returns anyway (n above 1 is refused with a 400)',
   'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': 'no canonical field',
   'audio, modalities, prediction, service_tier, store': 'no canonical field (web_search_options is refused: it is a tool)',
-  'assistant function_call and role "function" messages': 'deprecated function calling; use tool_calls',
-  'image_url parts in assistant and tool messages': 'not valid Chat input; tool results keep text only',
+  'deprecated function calling (functions, function_call, role "function" messages)': 'refused with a 400 naming it (use tools and tool_calls), never dropped',
+  'image_url parts in tool messages': 'kept: they become images of the tool result; other non-text parts in tool, assistant or system messages are refused (400)',
 } as const;
 
 const Detail = Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')]);
@@ -126,18 +126,34 @@ export function imageFromUrl(url: string, detail?: ImagePart['detail']): ImagePa
   return detail === undefined ? { type: 'image', source } : { type: 'image', source, detail };
 }
 
-function textParts(content: Static<typeof Content>, pointer: string): TextPart[] {
+/** Text only: any other part (an image in a system message, say) is refused, not dropped. */
+function textParts(content: Static<typeof Content>, pointer: string, model: string): TextPart[] {
   if (content === null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   const out: TextPart[] = [];
   content.forEach((part, i) => {
     if (part.type === 'text') out.push({ type: 'text', text: validateBody<Static<typeof TextContentPart>>(TextContentPart, part, `${pointer}/${i}`).text });
+    else throw unsupportedContent(`the ${String(part.type)} part at ${pointer}/${i}`, model, 'this message carries text only once translated');
   });
   return out;
 }
 
+/** A tool message's content: text, and images (a tool result may carry them). */
+function toolResultParts(content: Static<typeof Content>, pointer: string, model: string): ToolResultPart['content'] {
+  if (content === null || typeof content === 'string') return textParts(content, pointer, model);
+  return content.map((part, i) => {
+    const at = `${pointer}/${i}`;
+    if (part.type === 'image_url') {
+      const image = validateBody<Static<typeof ImageContentPart>>(ImageContentPart, part, at);
+      return imageFromUrl(image.image_url.url, image.image_url.detail);
+    }
+    if (part.type === 'text') return { type: 'text' as const, text: validateBody<Static<typeof TextContentPart>>(TextContentPart, part, at).text };
+    throw unsupportedContent(`the ${String(part.type)} part at ${at}`, model, 'a tool result carries text and images only');
+  });
+}
+
 function userParts(content: Static<typeof Content>, pointer: string, model: string): ContentPart[] {
-  if (content === null || typeof content === 'string') return textParts(content, pointer);
+  if (content === null || typeof content === 'string') return textParts(content, pointer, model);
   const out: ContentPart[] = [];
   content.forEach((part, i) => {
     const at = `${pointer}/${i}`;
@@ -149,11 +165,12 @@ function userParts(content: Static<typeof Content>, pointer: string, model: stri
       const file = validateBody<Static<typeof FileContentPart>>(FileContentPart, part, at);
       out.push(documentFromFile(file.file, `${at}/file`));
     } else if (part.type === 'input_audio') throw unsupportedContent(`the input_audio part at ${at}`, model, 'audio is not translated to other vendors');
+    else throw unsupportedContent(`the ${String(part.type)} part at ${at}`, model, 'it has no form other vendors take');
   });
   return out;
 }
 
-function assistantParts(message: Static<typeof AssistantMessage>, pointer: string): ContentPart[] {
+function assistantParts(message: Static<typeof AssistantMessage>, pointer: string, model: string): ContentPart[] {
   const out: ContentPart[] = [];
   const content = message.content ?? null;
   if (typeof content === 'string' && content !== '') out.push({ type: 'text', text: content });
@@ -162,6 +179,7 @@ function assistantParts(message: Static<typeof AssistantMessage>, pointer: strin
       const at = `${pointer}/content/${i}`;
       if (part.type === 'text') out.push({ type: 'text', text: validateBody<Static<typeof TextContentPart>>(TextContentPart, part, at).text });
       else if (part.type === 'refusal') out.push({ type: 'refusal', text: validateBody<Static<typeof RefusalContentPart>>(RefusalContentPart, part, at).refusal });
+      else throw unsupportedContent(`the ${String(part.type)} part at ${at}`, model, 'an assistant message carries text and refusals only');
     });
   }
   if (typeof message.refusal === 'string' && message.refusal !== '') out.push({ type: 'refusal', text: message.refusal });
@@ -187,7 +205,7 @@ function decodeMessages(raw: ChatRequest['messages'], model: string): { system: 
       case 'system':
       case 'developer': {
         const m = validateBody<Static<typeof SystemMessage>>(SystemMessage, message, at);
-        const parts = textParts(m.content, `${at}/content`);
+        const parts = textParts(m.content, `${at}/content`, model);
         // Leading system prompts become canonical `system`; later ones stay in place.
         if (messages.length === 0) system.push(...parts);
         else if (parts.length > 0) messages.push({ role: 'system', content: parts });
@@ -201,13 +219,14 @@ function decodeMessages(raw: ChatRequest['messages'], model: string): { system: 
       }
       case 'assistant': {
         const m = validateBody<Static<typeof AssistantMessage>>(AssistantMessage, message, at);
-        const parts = assistantParts(m, at);
+        if ((message as Record<string, unknown>).function_call != null) throw deprecatedFunctions(`${at}/function_call`, model);
+        const parts = assistantParts(m, at, model);
         if (parts.length > 0) messages.push({ role: 'assistant', content: parts });
         return;
       }
       case 'tool': {
         const m = validateBody<Static<typeof ToolMessage>>(ToolMessage, message, at);
-        const result: ContentPart = { type: 'tool_result', tool_call_id: m.tool_call_id, content: textParts(m.content, `${at}/content`) };
+        const result: ContentPart = { type: 'tool_result', tool_call_id: m.tool_call_id, content: toolResultParts(m.content, `${at}/content`, model) };
         const last = messages[messages.length - 1];
         // Consecutive tool messages answer one assistant turn: one canonical user message.
         if (last && last.role === 'user' && last.content.length > 0 && last.content.every((p) => p.type === 'tool_result')) last.content.push(result);
@@ -215,7 +234,7 @@ function decodeMessages(raw: ChatRequest['messages'], model: string): { system: 
         return;
       }
       case 'function':
-        return; // deprecated; dropped by rule
+        throw deprecatedFunctions(at, model);
       default:
         validateBody(Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool')]), message.role, `${at}/role`);
     }
@@ -270,8 +289,17 @@ function decodeResponseFormat(format: Static<typeof ResponseFormatDef>): Respons
   };
 }
 
+/** Deprecated function calling carries conversation content: refused, never dropped. */
+function deprecatedFunctions(at: string, model: string): RelayError {
+  return unsupportedContent(`deprecated function calling (${at})`, model, 'it is not translated; send tools and tool_calls instead');
+}
+
 export function decodeChatRequest(body: unknown): CanonicalRequest {
   const req = validateBody<ChatRequest>(ChatRequest, body);
+  const raw = body as Record<string, unknown>;
+  for (const name of ['functions', 'function_call']) if (raw[name] != null) throw deprecatedFunctions(name, req.model);
+  // One choice is all a translated answer has: more would be answered as if asked for one.
+  if (typeof raw.n === 'number' && raw.n > 1) throw unsupportedContent(`n = ${raw.n}`, req.model, 'a translated answer has one choice; send n separate requests');
   // Web search runs inside OpenAI: dropping it would answer without the search the client asked for.
   if ((body as Record<string, unknown>).web_search_options !== undefined) throw unsupportedContent('web_search_options', req.model, 'web search runs inside OpenAI');
   const { system, messages } = decodeMessages(req.messages, req.model);

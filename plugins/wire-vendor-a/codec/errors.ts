@@ -31,5 +31,9 @@ export function openaiErrorBody(error: Pick<RelayErrorBody, 'message' | 'field'>
 }
 
 export function renderOpenAIError(error: RelayErrorBody): RenderedError {
+  // The code the OpenAI SDKs and agents test for when a previous_response_id is unknown.
+  if (error.code === 'RELAY_ERR_RESPONSE_NOT_FOUND' && error.field === 'previous_response_id') {
+    return { status: error.status, body: openaiErrorBody({ ...error, code: 'previous_response_not_found' }) };
+  }
   return { status: error.status, body: openaiErrorBody(error) };
 }

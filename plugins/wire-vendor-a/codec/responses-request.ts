@@ -2,7 +2,7 @@
 // Codex sends this shape (CLIENTS.md): its system prompt as the first developer message,
 // custom tools (apply_patch with a Lark grammar), namespace groupings, server-side tools,
 // and its history as items (function_call, custom_tool_call, reasoning with encrypted_content).
-import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
+import { RelayError, Type, validateBody, type Static } from '../../../core/plugin-api.ts';
 import type { CanonicalRequest, ContentPart, Message, ReasoningPart, ResponseFormat, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import { imageFromUrl } from './chat-request.ts';
 import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
@@ -16,9 +16,9 @@ export const RESPONSES_REQUEST_DROPPED = {
   'server-side tools (web_search, tool_search, file_search, code_interpreter, computer_use, image_generation, local_shell, shell, mcp, ...)':
     'they run inside OpenAI; on a vendor-a upstream the request is forwarded as sent (passthrough), elsewhere they are dropped',
   'tool_choice naming a server-side tool, allowed_tools subsets': 'become "auto" / the allowed_tools mode',
-  'input items of other types (item_reference, *_call of server tools, compaction, ...)': 'no canonical form',
-  'previous_response_id, conversation, store, include, prompt, prompt_cache_key, background, truncation, service_tier':
-    'Relay is stateless between requests; the client resends history (Codex does)',
+  'input items of other types (*_call of server tools, compaction, ...)': 'no canonical form; they record server-side work the other vendors cannot redo',
+  'include, prompt_cache_key, background, truncation, service_tier':
+    'no effect on the answer\'s content on another vendor (listed in x-relay-dropped); previous_response_id and item_reference resolve from Relay\'s Responses state (responses-state.ts), store is honoured there',
   'text.verbosity, top_logprobs, max_tool_calls, client_metadata': 'no canonical field',
   'namespace descriptions': 'prefixed to each member tool description',
   'is_error of tool outputs': 'Responses outputs carry no error flag',
@@ -164,7 +164,7 @@ function messageParts(item: Static<typeof MessageItem>, pointer: string, model: 
   return out;
 }
 
-function outputContent(output: Static<typeof OutputItem>['output'], pointer: string): ToolResultPart['content'] {
+function outputContent(output: Static<typeof OutputItem>['output'], pointer: string, model: string): ToolResultPart['content'] {
   if (typeof output === 'string') return output === '' ? [] : [{ type: 'text', text: output }];
   const out: ToolResultPart['content'] = [];
   output.forEach((part, i) => {
@@ -173,7 +173,8 @@ function outputContent(output: Static<typeof OutputItem>['output'], pointer: str
     else if (part.type === 'input_image') {
       const image = validateBody<Static<typeof InputImage>>(InputImage, part, at);
       if (typeof image.image_url === 'string' && image.image_url !== '') out.push(imageFromUrl(image.image_url, image.detail));
-    }
+      else throw unsupportedContent(`the input_image at ${at}`, model, 'an image by file id names a file in OpenAI\'s store; send its URL or bytes instead');
+    } else throw unsupportedContent(`the ${String(part.type)} part at ${at}`, model, 'a tool result carries text and images only once translated');
   });
   return out;
 }
@@ -236,7 +237,7 @@ function decodeInput(input: ResponsesRequest['input'], model: string): { system:
       case 'function_call_output':
       case 'custom_tool_call_output': {
         const o = validateBody<Static<typeof OutputItem>>(OutputItem, item, at);
-        append(messages, 'user', { type: 'tool_result', tool_call_id: o.call_id, content: outputContent(o.output, at) }, onlyToolResults);
+        append(messages, 'user', { type: 'tool_result', tool_call_id: o.call_id, content: outputContent(o.output, at, model) }, onlyToolResults);
         return;
       }
       case 'reasoning': {
@@ -244,8 +245,11 @@ function decodeInput(input: ResponsesRequest['input'], model: string): { system:
         append(messages, 'assistant', reasoningPart(r), assistantTurn);
         return;
       }
+      case 'item_reference':
+        // Resolved from Relay's store before decoding (responses-state.ts): one left here has nothing to name.
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', `The item_reference at ${at} cannot be resolved here: Relay's Responses state is not in use for this request.`, { field: at });
       default:
-        return; // item_reference, server tool calls, ...: dropped by rule
+        return; // server tool calls, compaction, ...: dropped by rule
     }
   });
   return { system, messages };
@@ -316,6 +320,9 @@ function decodeFormat(format: NonNullable<NonNullable<ResponsesRequest['text']>[
 
 export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   const req = validateBody<ResponsesRequest>(ResponsesRequest, body);
+  // A stored conversation Relay did not resolve (see responses-state.ts) is refused, never dropped.
+  const conversation = ['previous_response_id', 'conversation', 'prompt'].find((k) => (body as Record<string, unknown>)[k] !== undefined && (body as Record<string, unknown>)[k] !== null);
+  if (conversation) throw new RelayError('RELAY_ERR_BAD_REQUEST', `${conversation} names state Relay cannot resolve on a translated route; send the conversation as input items.`, { field: conversation });
   const { system, messages } = decodeInput(req.input, req.model);
   const out: CanonicalRequest = { model: req.model, messages };
   const allSystem = [

@@ -1,19 +1,46 @@
 // The InboundCodec of OpenAI Responses ('openai.responses'), used by /vendor-a and /agent-a.
 import type { InboundCodec } from '../../../core/plugin-api.ts';
+import type { ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { presentParameters } from '../../../core/plugin-api/canonical.ts';
 import { renderOpenAIError } from './errors.ts';
 import { decodeResponsesRequest } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
+import { responsesConversationState } from './responses-state.ts';
 
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
 export const RESPONSES_DROPPED_PARAMETERS = ['store', 'include', 'service_tier', 'truncation', 'background', 'prompt_cache_key', 'text.verbosity', 'top_logprobs', 'max_tool_calls', 'client_metadata'] as const;
 
+const TRANSLATED_TOOLS = new Set(['function', 'custom', 'namespace']);
+const TRANSLATED_ITEMS = new Set(['message', 'function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output', 'reasoning', 'item_reference']);
+
+/** Server-side tools and their history items, which run inside OpenAI: named as `tools.<type>` and `input.<type>`. */
+export function droppedServerSide(body: unknown): string[] {
+  const b = (body !== null && typeof body === 'object' ? body : {}) as { tools?: unknown; input?: unknown };
+  const typeOf = (v: unknown): string | null => (v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string' ? (v as { type: string }).type : null);
+  const names = new Set<string>();
+  for (const tool of Array.isArray(b.tools) ? b.tools : []) {
+    const type = typeOf(tool);
+    if (type && !TRANSLATED_TOOLS.has(type)) names.add(`tools.${type}`);
+  }
+  for (const item of Array.isArray(b.input) ? b.input : []) {
+    const type = typeOf(item);
+    if (type && !TRANSLATED_ITEMS.has(type)) names.add(`input.${type}`);
+  }
+  return [...names];
+}
+
 export const responsesCodec: InboundCodec = {
   shape: 'openai.responses',
-  droppedParameters: (body) => presentParameters(body, RESPONSES_DROPPED_PARAMETERS),
+  droppedParameters: (body) => [...presentParameters(body, RESPONSES_DROPPED_PARAMETERS), ...droppedServerSide(body)],
   decodeRequest: decodeResponsesRequest,
   encodeResponse: encodeResponsesResponse,
   streamEncoder: responsesStreamEncoder,
   renderError: renderOpenAIError,
 };
+
+/** The codec with Relay's Responses state: references resolve, `store` is honoured (so not dropped). */
+export function statefulResponsesCodec(state: ResponsesState): InboundCodec {
+  const dropped = state.enabled ? RESPONSES_DROPPED_PARAMETERS.filter((p) => p !== 'store') : RESPONSES_DROPPED_PARAMETERS;
+  return { ...responsesCodec, droppedParameters: (body) => [...presentParameters(body, dropped), ...droppedServerSide(body)], state: responsesConversationState(state) };
+}

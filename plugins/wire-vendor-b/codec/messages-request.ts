@@ -73,6 +73,11 @@ const MessagesRequest = Type.Object({
     Type.Object({ type: Type.Literal('disabled') }),
     Type.Object({ type: Type.Literal('adaptive') }),
   ])),
+  // The structured-outputs beta's name for output_config.format (structured-outputs-2025-11-13).
+  output_format: Type.Optional(Type.Union([
+    Type.Object({ type: Type.Literal('json_schema'), schema: Type.Record(Type.String(), Type.Unknown()) }),
+    Type.Null(),
+  ])),
   output_config: Type.Optional(Type.Object({
     effort: Type.Optional(Type.String()),
     format: Type.Optional(Type.Union([
@@ -236,7 +241,7 @@ export function decodeMessagesRequest(body: unknown): CanonicalRequest {
   if (req.top_p !== undefined) out.top_p = req.top_p;
   const reasoning = decodeReasoning(req);
   if (reasoning) out.reasoning = reasoning;
-  const format = req.output_config?.format;
+  const format = req.output_config?.format ?? req.output_format;
   if (format) out.response_format = { type: 'json_schema', name: 'response', schema: format.schema };
   if (req.stream !== undefined) out.stream = req.stream;
   if (typeof req.metadata?.user_id === 'string') out.user = req.metadata.user_id;

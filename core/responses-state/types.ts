@@ -1,0 +1,36 @@
+// What Relay keeps of a Responses request it translated, so previous_response_id and
+// item_reference resolve on every vendor (issue 44). The plugin-facing side of the store.
+import type { Principal } from '../hooks.ts';
+
+export interface StoredResponse {
+  /** The Responses object as the client got it (its `output` items carry ids). */
+  response: Record<string, unknown>;
+  /** The conversation sent upstream: earlier turns' items, then this request's own input, each with an id. */
+  items: Record<string, unknown>[];
+  /** Where this request's own input starts in `items` (what input_items lists). */
+  inputFrom: number;
+  /** `forwarded`: an upstream's own response that Relay kept a copy of (its id is the upstream's too). */
+  origin?: 'relay' | 'forwarded';
+}
+
+export interface ResponsesState {
+  /** False when config responsesState.enabled is off: references are refused, nothing is kept. */
+  readonly enabled: boolean;
+  /** The largest conversation kept, in bytes of JSON. */
+  readonly maxBytes: number;
+  /** Keep copies of what passthrough forwards, for models that may fail over to another vendor. */
+  readonly keepForwarded: boolean;
+  /** Who owns what this principal stores: its relay key, or its policy (config responsesState.scope). */
+  ownerOf(principal: Principal): string;
+  /**
+   * Keeps a response, off the request's path: the write runs in the background, and a lookup
+   * that misses while writes are pending waits for them first (a follow-up sent right after finds it).
+   */
+  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[]): void;
+  /** The owner's stored response, or null (unknown, expired, or another owner's). */
+  get(owner: string, id: string): Promise<StoredResponse | null>;
+  /** An item the owner's stored responses added (input or output), or null. */
+  findItem(owner: string, itemId: string): Promise<Record<string, unknown> | null>;
+  /** Deletes the owner's stored response; false when there was none. */
+  delete(owner: string, id: string): Promise<boolean>;
+}

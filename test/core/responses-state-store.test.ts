@@ -1,0 +1,88 @@
+// Relay's Responses state store (core/responses-state/store.ts) on embedded PGlite: owners, the
+// pending-write race, sealing, the size cap, retention, and a payload whose master key is gone.
+import t from 'tap';
+import pino from 'pino';
+import { PgliteDatabase } from '../../core/db/pglite.ts';
+import { migrate } from '../../core/db/migrate.ts';
+import { Sealer, generateMasterKey, parseMasterKey } from '../../core/crypto/sealing.ts';
+import { ResponsesStateStore } from '../../core/responses-state/store.ts';
+import type { StoredResponse } from '../../core/responses-state/types.ts';
+
+const db = await PgliteDatabase.open(null);
+await migrate(db);
+const log = pino({ level: 'silent' });
+const sealer = new Sealer(parseMasterKey(generateMasterKey()));
+const options = { enabled: true, retentionHours: 24, maxBytes: 4096, scope: 'relay-key' as const, keepForwarded: true };
+const store = new ResponsesStateStore(db, sealer, log, options);
+t.teardown(async () => { await store.close(); await db.close(); });
+
+const stored = (text: string): StoredResponse => ({
+  response: { id: `resp_${text}`, object: 'response', output: [{ id: `msg_${text}_0`, type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }] },
+  items: [{ id: `msg_${text}_in0`, type: 'message', role: 'user', content: 'question' }],
+  inputFrom: 0,
+});
+
+t.test('a lookup right after save finds the response (the write is waited for), sealed at rest', async (t) => {
+  store.save('key:a', 'resp_one', stored('one'), ['msg_one_in0', 'msg_one_0']);
+  const got = await store.get('key:a', 'resp_one');
+  t.same(got, stored('one'));
+  const row = (await db.query<{ payload: string }>('SELECT payload FROM responses_state WHERE id = $1', ['resp_one'])).rows[0];
+  t.match(row.payload, /^v1\./);
+  t.notMatch(row.payload, /question/);
+  store.save('key:a', 'resp_two', stored('two'), ['msg_two_0']);
+  t.same(await store.findItem('key:a', 'msg_two_0'), (stored('two').response.output as unknown[])[0], 'an output item, right after save');
+});
+
+t.test('another owner sees nothing and deletes nothing', async (t) => {
+  t.equal(await store.get('key:b', 'resp_one'), null);
+  t.equal(await store.findItem('key:b', 'msg_one_0'), null);
+  t.equal(await store.delete('key:b', 'resp_one'), false);
+  t.ok(await store.get('key:a', 'resp_one'));
+  t.equal(await store.delete('key:a', 'resp_one'), true);
+  t.equal(await store.get('key:a', 'resp_one'), null);
+  t.equal(await store.findItem('key:a', 'msg_one_in0'), null, 'its items went with it');
+});
+
+t.test('a repeated id keeps its first owner and content', async (t) => {
+  store.save('key:a', 'resp_same', stored('first'), []);
+  store.save('key:b', 'resp_same', stored('second'), []);
+  await store.flush();
+  t.same((await store.get('key:a', 'resp_same'))?.response.id, 'resp_first');
+  t.equal(await store.get('key:b', 'resp_same'), null);
+});
+
+t.test('a conversation over maxBytes is not kept', async (t) => {
+  const big = stored('big');
+  big.items[0].content = 'x'.repeat(5000);
+  store.save('key:a', 'resp_big', big, []);
+  await store.flush();
+  t.equal(await store.get('key:a', 'resp_big'), null);
+});
+
+t.test('expired responses are invisible, then swept', async (t) => {
+  store.save('key:a', 'resp_old', stored('old'), ['msg_old_0']);
+  await store.flush();
+  await db.query("UPDATE responses_state SET expires_at = now() - interval '1 second' WHERE id = 'resp_old'");
+  t.equal(await store.get('key:a', 'resp_old'), null);
+  t.equal(await store.findItem('key:a', 'msg_old_0'), null);
+  t.ok(await store.sweep() >= 1);
+  t.equal((await db.query('SELECT 1 FROM responses_state WHERE id = $1', ['resp_old'])).rows.length, 0);
+});
+
+t.test('scope policy: every key of the policy shares; a payload sealed under a lost key reads as gone', async (t) => {
+  const byPolicy = new ResponsesStateStore(db, sealer, log, { ...options, scope: 'policy' });
+  t.equal(byPolicy.ownerOf({ relayKey: { metadata: { id: 'k1' } }, policy: { metadata: { id: 'p1' } } } as never), 'policy:p1');
+  t.equal(store.ownerOf({ relayKey: { metadata: { id: 'k1' } }, policy: { metadata: { id: 'p1' } } } as never), 'key:k1');
+  await byPolicy.close();
+  const otherKey = new ResponsesStateStore(db, new Sealer(parseMasterKey(generateMasterKey())), log, options);
+  t.ok(await store.get('key:a', 'resp_two'));
+  t.equal(await otherKey.get('key:a', 'resp_two'), null, 'no master key opens it: as if expired, no 500');
+  await otherKey.close();
+});
+
+t.test('without a master key the payload is kept unsealed (a startup warning says so)', async (t) => {
+  const plain = new ResponsesStateStore(db, new Sealer(null), log, options);
+  plain.save('key:c', 'resp_plain', stored('plain'), []);
+  t.same(await plain.get('key:c', 'resp_plain'), stored('plain'));
+  await plain.close();
+});
