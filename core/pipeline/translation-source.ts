@@ -4,6 +4,10 @@ import type { CanonicalRequest, CanonicalResponse } from '../canonical/types.ts'
 import type { EncodeContext, ExpandedRequest, InboundCodec, Principal, Route } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 
+const HEADER_SAFE_NAME = /^[\w.:[\]-]{1,100}$/;
+/** Names listed at most: the header stays short whatever the request holds. */
+const MAX_DROPPED_NAMES = 32;
+
 export class TranslationSource {
   private constructor(
     readonly request: CanonicalRequest, readonly inbound: unknown, readonly dropped: string[],
@@ -30,9 +34,15 @@ export class TranslationSource {
     return routed;
   }
 
-  /** The x-relay-dropped header of a translated response: what the client sent that no upstream saw. */
+  /**
+   * The x-relay-dropped header of a translated response: what the client sent that no upstream
+   * saw. A name taken from the request (an item's type) may hold anything; one a header cannot
+   * carry as it is goes as `unnamed`.
+   */
   droppedHeader(): Record<string, string> {
-    return this.dropped.length === 0 ? {} : { 'x-relay-dropped': this.dropped.join(', ') };
+    if (this.dropped.length === 0) return {};
+    const names = new Set(this.dropped.map((name) => (HEADER_SAFE_NAME.test(name) ? name : 'unnamed')));
+    return { 'x-relay-dropped': [...names].slice(0, MAX_DROPPED_NAMES).join(', ') };
   }
 
   encodeContext(requestId: string, model: string): EncodeContext {

@@ -56,3 +56,12 @@ t.test('a stateful codec expands the request before it is decoded, and keeps the
   source.remember({ id: 'x' } as never, source.encodeContext('r', 'm'));
   t.same(kept, [{ id: 'x' }]);
 });
+
+t.test('x-relay-dropped names only what a header can carry, once each, and not too many', async (t) => {
+  const dropping = (names: string[]) => ({ ...codec, droppedParameters: () => names }) as unknown as InboundCodec;
+  t.same((await TranslationSource.decode(dropping([]), call, principal)).droppedHeader(), {});
+  const source = await TranslationSource.decode(dropping(['seed', 'input.web_search_call', 'input.\ud83d\u0041', 'input.a\r\nset-cookie: x', 'seed']), call, principal);
+  t.same(source.droppedHeader(), { 'x-relay-dropped': 'seed, input.web_search_call, unnamed' });
+  const many = await TranslationSource.decode(dropping(Array.from({ length: 100 }, (_, i) => `p${i}`)), call, principal);
+  t.equal(many.droppedHeader()['x-relay-dropped'].split(', ').length, 32);
+});
