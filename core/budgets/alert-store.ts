@@ -50,6 +50,13 @@ interface AlertRow {
   deliveries: AlertDelivery[] | string;
 }
 
+export interface AlertFilter {
+  status?: AlertStatus;
+  /** ISO date-time: alerts fired at or after it. */
+  since?: string;
+  limit: number;
+}
+
 const iso = (v: Date | string): string => new Date(v).toISOString();
 
 function fromRow(row: AlertRow): BudgetAlertRecord {
@@ -76,6 +83,16 @@ export class BudgetAlertStore {
 
   async finish(id: string, status: AlertStatus, deliveries: AlertDelivery[]): Promise<void> {
     await this.db.query('UPDATE budget_alerts SET status = $2, deliveries = $3::jsonb, updated_at = now() WHERE id = $1', [id, status, JSON.stringify(deliveries)]);
+  }
+
+  /** Every budget's alerts, the latest fired first (GET /api/logs/alerts). */
+  async listAll(filter: AlertFilter): Promise<BudgetAlertRecord[]> {
+    const { rows } = await this.db.query<AlertRow>(
+      `SELECT * FROM budget_alerts
+       WHERE ($1::text IS NULL OR status = $1) AND ($2::timestamptz IS NULL OR fired_at >= $2::timestamptz)
+       ORDER BY fired_at DESC, id DESC LIMIT $3`,
+      [filter.status ?? null, filter.since ?? null, filter.limit]);
+    return rows.map(fromRow);
   }
 
   /** A budget's alerts: the latest window first, and in it the highest fraction (the last to fire) first. */

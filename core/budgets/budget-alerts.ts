@@ -10,7 +10,7 @@
 // Unix epoch), so each fraction alerts at most once per period. A lifetime budget alerts once.
 import type { Budget } from '../catalog/kinds.ts';
 import { jsonAlert, slackAlert } from './alert-payload.ts';
-import type { AlertDelivery, AlertStatus, BudgetAlertStore } from './alert-store.ts';
+import type { AlertDelivery, AlertFilter, AlertStatus, BudgetAlertStore } from './alert-store.ts';
 import type { BudgetStatus } from './budget-guard.ts';
 import type { ValkeyAlertClaims } from './valkey-alert-claims.ts';
 import { deliverWebhook, webhookTarget, type DeliveryOptions } from './webhook-delivery.ts';
@@ -82,6 +82,11 @@ export class BudgetAlerts {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise<void>((resolve) => { timer = setTimeout(resolve, maxWaitMs); })]);
     clearTimeout(timer);
+  }
+
+  /** Every budget's recorded alerts, the latest fired first. */
+  listAll(filter: AlertFilter) {
+    return this.options.store.listAll(filter);
   }
 
   /** A budget's recorded alerts, the latest first. */

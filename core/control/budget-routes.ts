@@ -1,6 +1,7 @@
 // GET /api/budgets/{id}/status: what a budget has spent in its current window, what is left, and
 // when it resets, as this instance counts it (core/budgets/budget-guard.ts).
 // GET /api/budgets/{id}/alerts: the alerts it fired, each webhook's outcome (targets shown by origin only).
+// GET /api/logs/alerts: every budget's alerts, the latest first, beside the request log.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
@@ -67,6 +68,24 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: Budg
     const budget = findBudget((request.params as { id: string }).id);
     const { limit } = request.query as { limit?: number };
     return { alerts: deps.alerts ? await deps.alerts.list(budget.metadata.id, limit ?? 100) : [] };
+  });
+
+  app.get('/api/logs/alerts', {
+    schema: {
+      tags: ['logs', 'budgets'], summary: "Every budget's alerts, the latest fired first, with each webhook's outcome",
+      querystring: Type.Object({
+        status: Type.Optional(Type.Union([Type.Literal('fired'), Type.Literal('delivered'), Type.Literal('failed')])),
+        since: Type.Optional(Type.String({ format: 'date-time', description: 'Alerts fired at or after this time.' })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ alerts: Type.Array(Type.Intersect([AlertSchema, Type.Object({ budgetSlug: Type.Union([Type.String(), Type.Null()], { description: 'null once the budget is deleted.' }) })])) }) },
+    },
+  }, async (request) => {
+    const { status, since, limit } = request.query as { status?: 'fired' | 'delivered' | 'failed'; since?: string; limit?: number };
+    if (!deps.alerts) return { alerts: [] };
+    const budgets = deps.sync.snapshot().byKind('budgets');
+    const alerts = await deps.alerts.listAll({ status, since, limit: limit ?? 100 });
+    return { alerts: alerts.map((a) => ({ ...a, budgetSlug: budgets.get(a.budgetId)?.metadata.slug ?? null })) };
   });
 
   app.get('/api/budgets/:id/status', {

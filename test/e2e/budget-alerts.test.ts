@@ -91,6 +91,16 @@ t.test('each fraction fires once per window, to a JSON and a Slack webhook, with
   t.notOk(JSON.stringify(alerts.body).includes('SecretToken'), 'the alerts API shows webhook origins only');
   const bySlug = await relay.api<any>('GET', `/api/budgets/${b.metadata.slug}/alerts?limit=1`);
   t.equal(bySlug.body.alerts.length, 1, 'by slug, and limited');
+
+  // Beside the request log: every budget's alerts, filtered by status and time.
+  const logged = await relay.api<any>('GET', '/api/logs/alerts?status=delivered');
+  t.equal(logged.status, 200);
+  const ours = logged.body.alerts.filter((a: any) => a.budgetId === b.metadata.id);
+  t.same(ours.map((a: any) => [a.budgetSlug, a.threshold]), [[b.metadata.slug, 1], [b.metadata.slug, 0.8], [b.metadata.slug, 0.5]], 'in the logs API, the latest first, with the budget\'s slug');
+  t.notOk(JSON.stringify(logged.body).includes('SecretToken'), 'webhook origins only there too');
+  t.same((await relay.api<any>('GET', '/api/logs/alerts?status=failed')).body.alerts.filter((a: any) => a.budgetId === b.metadata.id), [], 'filtered by status');
+  t.same((await relay.api<any>('GET', `/api/logs/alerts?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.alerts, [], 'and by time');
+  t.equal((await relay.api<any>('GET', '/api/logs/alerts?status=lost')).status, 400, 'an unknown status is a 400');
 });
 
 t.test('a failing receiver is retried with backoff, then the alert is recorded failed', async (t) => {
