@@ -1,5 +1,6 @@
 // One request: what it was, where it went, what it cost, and its captured bodies.
 import { Fragment, type ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
 import type { KindName, LogDetail } from '../api/types.ts';
 import { Link } from '../router.tsx';
@@ -16,10 +17,20 @@ import { costText, isUnpriced, UNPRICED_HINT } from './cost-text.ts';
 import { AttemptsCard } from './attempts-card.tsx';
 
 const REF_KINDS: KindName[] = ['relay-keys', 'policies', 'models', 'hosts', 'host-keys', 'providers'];
+/** Bodies are written up to a second after the usage record: a request this recent is asked for again. */
+const PAYLOAD_PENDING_MS = 5_000;
+const PAYLOAD_RETRY_MS = 1_000;
 
 export function LogDetailPage({ requestId }: { requestId: string }) {
   const log = useAsync(() => getLog(requestId), [requestId]);
   const refs = useReferences(REF_KINDS);
+  const pending = log.data !== undefined && log.data.request_body === undefined && log.data.response_body === undefined
+    && Date.now() - Date.parse(log.data.finished_at) < PAYLOAD_PENDING_MS;
+  useEffect(() => {
+    if (!pending) return undefined;
+    const timer = setTimeout(log.reload, PAYLOAD_RETRY_MS);
+    return () => clearTimeout(timer);
+  }, [pending, log.data]);
   const back = <Link href="/logs">← Logs</Link>;
   if (log.error) {
     const notFound = log.error instanceof ApiError && log.error.status === 404;
