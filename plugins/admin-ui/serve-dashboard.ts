@@ -33,7 +33,7 @@ export async function serveDashboard(app: FastifyInstance, options: DashboardOpt
   if (!built) options.log.warn(`admin-ui: no dashboard build at ${root}; run \`npm run build:ui\`. Serving a placeholder page until it exists.`);
 
   await app.register(async (scope) => {
-    await scope.register(fastifyStatic, { root, serve: false, suppressWarning: true });
+    await scope.register(fastifyStatic, { root, serve: false });
 
     const handle = (request: FastifyRequest, reply: FastifyReply) => {
       // Checked per request until found, so a build made after start is picked up without a restart.
