@@ -82,7 +82,8 @@ export class BodyGuard {
         finish(new RelayError('RELAY_ERR_BAD_REQUEST', 'the request body is not as long as its content-length says'));
         return;
       }
-      finish(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+      // Copied, as Fastify's own reader does: a socket's chunk may be a view that keeps a larger read buffer alive.
+      finish(null, Buffer.concat(chunks, received));
     };
     // The client left mid-body: nothing was accepted.
     const onError = (err: Error) => finish(err);

@@ -132,7 +132,6 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [deps.metrics],
   });
 
-  /** The first authenticator that knows the request. */
   /** The first authenticator that knows the request; synchronous while the authenticators are. */
   function authenticateNow(request: InboundHttpRequest, shape: ShapeId): Principal | Promise<Principal> {
     const inbound: InboundRequest = { id: request.id, method: request.method, url: request.url, headers: request.headers, shape };

@@ -2,15 +2,18 @@
 // pino child is made on the first line, since most requests never log one.
 import type { Logger } from 'pino';
 
-export type RequestLogLine = (fields: Record<string, unknown>, message: string) => void;
-
 export class RequestLog {
   private child: Logger | null = null;
 
   constructor(private readonly log: Logger, private readonly requestId: string, private readonly clientRequestId: string | null) {}
 
-  readonly warn: RequestLogLine = (fields, message) => this.logger().warn(fields, message);
-  readonly error: RequestLogLine = (fields, message) => this.logger().error(fields, message);
+  warn(fields: Record<string, unknown>, message: string): void {
+    this.logger().warn(fields, message);
+  }
+
+  error(fields: Record<string, unknown>, message: string): void {
+    this.logger().error(fields, message);
+  }
 
   private logger(): Logger {
     this.child ??= this.log.child(this.clientRequestId === null
