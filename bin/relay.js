@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `relay` command. It runs the compiled service in dist/ when that build is fresher than
 // every source file (npm ci builds it; so does `npm run build`), and the TypeScript sources
-// through tsx's loader otherwise (development), or when RELAY_FROM_SOURCE=1.
+// through tsx's loader otherwise (development), or when RELAY_FROM_SOURCE=1; then in-house
+// plugins' `relay-gateway` imports reach those sources too (source-conditions.mjs).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,5 +31,7 @@ if (compiledIsFresh()) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
+  const { register: registerHooks } = await import('node:module');
+  registerHooks('./source-conditions.mjs', import.meta.url);
   await import('./relay-cli.ts');
 }

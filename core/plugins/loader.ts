@@ -8,7 +8,7 @@ import { StartupError } from '../errors.ts';
 import { firstProblem } from '../http/validate.ts';
 import type { PluginEntry } from '../config/schema.ts';
 import { isRelayPlugin, type RelayPlugin } from './define.ts';
-import { prepareOutOfTreeImport } from './out-of-tree.ts';
+import { pluginFileCandidates, typeScriptPluginProblem } from './out-of-tree.ts';
 
 const BUILTIN_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../plugins');
 
@@ -30,9 +30,10 @@ async function importPlugin(use: string, baseDir: string, where: string, pointer
   let source: string;
   if (isPathLike(use)) {
     const abs = path.resolve(baseDir, use);
-    const candidates = [abs, `${abs}.ts`, `${abs}.js`, path.join(abs, 'index.ts'), path.join(abs, 'index.js')];
-    const found = candidates.find((c) => existsSync(c) && !isDirectory(c));
+    const found = pluginFileCandidates(abs).find((c) => existsSync(c) && !isDirectory(c));
     if (!found) throw new StartupError(`${where}: ${pointer}/use: no plugin at ${abs}`);
+    const problem = typeScriptPluginProblem(found, where, pointer, use);
+    if (problem) throw problem;
     specifier = pathToFileURL(found).href;
     source = found;
   } else if (builtinEntry(use)) {
@@ -42,11 +43,13 @@ async function importPlugin(use: string, baseDir: string, where: string, pointer
     specifier = use;
     source = use;
   }
-  if (source !== 'builtin') await prepareOutOfTreeImport();
   let mod: { default?: unknown };
   try {
     mod = (await import(specifier)) as { default?: unknown };
   } catch (err) {
+    // A package whose entry is TypeScript, under the compiled kernel (Node 20 does not load .ts).
+    const typeScript = (err as NodeJS.ErrnoException)?.code === 'ERR_UNKNOWN_FILE_EXTENSION' ? typeScriptPluginProblem(null, where, pointer, use) : null;
+    if (typeScript) throw typeScript;
     // The package itself is missing (not one of its own imports): judged by the name in the
     // message, since the error code differs between Node's resolver and loader hooks.
     const missing = /Cannot find (?:package|module) '([^']+)'/.exec(String((err as Error)?.message))?.[1];
