@@ -166,8 +166,11 @@ export interface VendorAdapter {
   translationShape(routeShapes: readonly ShapeId[], inbound: ShapeId): ShapeId | null;
   /** Sends a request in `shape`; resolves when response headers arrive. */
   send(req: UpstreamRequest): Promise<UpstreamResponse>;
-  /** canonical -> upstream request JSON. */
-  encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route): unknown;
+  /**
+   * canonical -> upstream request JSON. What the upstream shape cannot carry and the encoder
+   * leaves out is pushed onto `dropped` by name (a translated response lists it in x-relay-dropped).
+   */
+  encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route, dropped?: string[]): unknown;
   /** upstream response JSON -> canonical; `request` is the canonical request that was sent. */
   decodeResponse(shape: ShapeId, body: unknown, route: Route, request: CanonicalRequest): CanonicalResponse;
   streamDecoder(shape: ShapeId, route: Route, request: CanonicalRequest): StreamDecoder;

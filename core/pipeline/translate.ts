@@ -69,12 +69,12 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     if (!codec.countsTokens) attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
     if (attempt.call.stream) {
-      const result = await streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader() });
+      const result = await streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader(route) });
       source.remember(response, ctx);
       return result;
     }
     attempt.record.status = 200;
-    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader()), false);
+    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route)), false);
     await attempt.writer.write(JSON.stringify(codec.encodeResponse(response, ctx)));
     attempt.writer.end();
     // Kept after the answer was sent: the write never delays it (a follow-up waits for it instead).
@@ -88,7 +88,11 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
 /** The upstream request for `route`: the canonical request in the adapter's shape, as JSON. */
 function translatedRequest(attempt: Attempt, route: Route, upstreamShape: string, credential: string | null, source: TranslationSource): UpstreamRequest {
   const stream = attempt.call.stream;
-  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route));
+  const dropped: string[] = [];
+  // A model the catalog marks reasoning: false gets none (TranslationSource.routed).
+  if (source.request.reasoning !== undefined && route.model?.spec.reasoning === false) dropped.push('reasoning');
+  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route, dropped));
+  source.noteUpstreamDropped(route, dropped);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   return attempt.upstreamRequest({ route, shape: upstreamShape, body, headers, credential, stream });
@@ -153,7 +157,7 @@ async function translateStream(
 
   const writer = attempt.writer;
   attempt.record.status = 200;
-  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader()), false);
+  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader(route)), false);
   try {
     await writer.write(take());
     writer.flush();

@@ -9,6 +9,9 @@ const HEADER_SAFE_NAME = /^[\w.:[\]-]{1,100}$/;
 const MAX_DROPPED_NAMES = 32;
 
 export class TranslationSource {
+  /** What each route's upstream encoder left out (a failover or a hedge encodes for another route). */
+  private readonly upstreamDropped = new Map<Route, string[]>();
+
   private constructor(
     readonly request: CanonicalRequest, readonly inbound: unknown, readonly dropped: string[],
     private readonly codec: InboundCodec, private readonly expanded: ExpandedRequest | null, private readonly principal: Principal,
@@ -34,14 +37,23 @@ export class TranslationSource {
     return routed;
   }
 
+  /** Notes what the upstream encoder left out of the request it encoded for `route`. */
+  noteUpstreamDropped(route: Route, names: string[]): void {
+    if (names.length > 0) this.upstreamDropped.set(route, names);
+    else this.upstreamDropped.delete(route);
+  }
+
   /**
-   * The x-relay-dropped header of a translated response: what the client sent that no upstream
-   * saw. A name taken from the request (an item's type) may hold anything; one a header cannot
-   * carry as it is goes as `unnamed`.
+   * The x-relay-dropped header of a translated response: what the client sent that the upstream
+   * of `route` (the one that answered) never saw. A name taken from the request (an item's type)
+   * may hold anything; one a header cannot carry as it is goes as `unnamed`.
    */
-  droppedHeader(): Record<string, string> {
-    if (this.dropped.length === 0) return {};
-    const names = new Set(this.dropped.map((name) => (HEADER_SAFE_NAME.test(name) ? name : 'unnamed')));
+  droppedHeader(route?: Route): Record<string, string> {
+    const upstream = route === undefined ? undefined : this.upstreamDropped.get(route);
+    if (this.dropped.length === 0 && upstream === undefined) return {};
+    const names = new Set<string>();
+    for (const name of this.dropped) names.add(HEADER_SAFE_NAME.test(name) ? name : 'unnamed');
+    if (upstream) for (const name of upstream) names.add(HEADER_SAFE_NAME.test(name) ? name : 'unnamed');
     return { 'x-relay-dropped': [...names].slice(0, MAX_DROPPED_NAMES).join(', ') };
   }
 
