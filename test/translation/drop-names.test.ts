@@ -25,9 +25,10 @@ interface EncoderCase { request: Partial<CanonicalRequest>; model?: string; cata
 interface InboundCase { body: Body; expect: { named: string[] } | { refused: RegExp } | { mapped: (request: CanonicalRequest) => boolean } | { noEffect: true } }
 
 const user = (...content: ContentPart[]): Message => ({ role: 'user', content });
-const text = (s: string): ContentPart => ({ type: 'text', text: s });
+const text = (s: string): { type: 'text'; text: string } => ({ type: 'text', text: s });
 const BASE: CanonicalRequest = { model: 'm', messages: [user(text('hi'))] };
 const PNG = { type: 'base64' as const, media_type: 'image/png', data: 'iVBORw0KGgo=' };
+const png = { type: 'image' as const, source: PNG };
 const lookup = { type: 'function' as const, name: 'lookup', parameters: { type: 'object', properties: {} } };
 const custom = { type: 'custom' as const, name: 'apply_patch' };
 /** A tool round trip: the assistant calls lookup (optionally after some reasoning), the user answers. */
@@ -130,7 +131,7 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       parallel_tool_calls: { request: { tools: [lookup], parallel_tool_calls: false }, expect: { named: ['parallel_tool_calls'] } },
       'response_format json_schema name, description and strict': { request: { response_format: { type: 'json_schema', name: 'n', strict: true, schema: { type: 'object' } } }, expect: { noEffect: (b) => b.generationConfig.responseJsonSchema.type === 'object' } },
       'image detail': { request: { messages: [user({ type: 'image', source: PNG, detail: 'low' })] }, expect: { named: ['image.detail'] } },
-      'images in tool results': { request: { tools: [lookup], messages: toolTurn({ content: [text('here'), { type: 'image', source: PNG }] }) }, expect: { mapped: (b) => b.contents[2].parts[2].inlineData.data === PNG.data } },
+      'images in tool results': { request: { tools: [lookup], messages: toolTurn({ content: [text('here'), png] }) }, expect: { mapped: (b) => b.contents[2].parts[2].inlineData.data === PNG.data } },
       'images and documents in system messages': { request: { messages: [system({ type: 'image', source: PNG }), user(text('hi'))] }, expect: { refused: /an image in a system message/ } },
       metadata: { request: { metadata: { a: 'b' } }, expect: { named: ['metadata'] } },
       user: { request: { user: 'u1' }, expect: { named: ['user'] } },
