@@ -268,8 +268,8 @@ export interface ExpandedRequest {
 export interface ConversationState {
   /** Resolves the request's references for this principal; throws RelayError (404, 413, 400). */
   expand(json: Record<string, unknown>, principal: Principal): Promise<ExpandedRequest>;
-  /** Keeps a translated answer; returns at once (the write runs after the answer). */
-  remember(expanded: ExpandedRequest, response: CanonicalResponse, ctx: EncodeContext, principal: Principal): void;
+  /** Keeps a translated answer; resolves once it is written (the pipeline waits, briefly, before the answer's last byte). */
+  remember(expanded: ExpandedRequest, response: CanonicalResponse, ctx: EncodeContext, principal: Principal): Promise<void>;
   /**
    * Passthrough of a model that may fail over to another vendor: what Relay keeps of the forwarded
    * request (null: nothing, e.g. it continues a conversation only the upstream knows), and a body

@@ -68,17 +68,17 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     // A token count is not a generation: nothing to bill (as when count_tokens is passed through).
     if (!codec.countsTokens) attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
+    // Kept before the answer's last byte: a follow-up on any instance finds it (translation-source.ts).
     if (attempt.call.stream) {
-      const result = await streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader(route) });
-      source.remember(response, ctx);
-      return result;
+      await source.remember(response, ctx);
+      return streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader(route) });
     }
     attempt.record.status = 200;
     attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route)), false);
-    await attempt.writer.write(JSON.stringify(codec.encodeResponse(response, ctx)));
+    const text = JSON.stringify(codec.encodeResponse(response, ctx));
+    await source.remember(response, ctx);
+    await attempt.writer.write(text);
     attempt.writer.end();
-    // Kept after the answer was sent: the write never delays it (a follow-up waits for it instead).
-    source.remember(response, ctx);
     return { kind: 'done' };
   }
 
@@ -105,8 +105,10 @@ async function translateStream(
   const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream));
   const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
   const encoder = codec.streamEncoder(ctx);
-  // What a stateful shape keeps is rebuilt from the events the client got.
+  // What a stateful shape keeps is rebuilt from the events the client got; its closing frames
+  // (from the end event on) are held until it is kept, so a follow-up on any instance finds it.
   const collector = source.keepsAnswer ? new StreamCollector() : null;
+  let held: string | null = null;
   let pending: StreamEvent[] = [];
   let seen: 'opening' | 'output' | 'error' = 'opening';
   const parser = new SseParser((event, data) => {
@@ -138,9 +140,18 @@ async function translateStream(
     let out = '';
     for (const ev of pending) {
       collector?.add(ev);
-      out += encoder.encode(ev);
+      const text = encoder.encode(ev);
+      if (held !== null) held += text;
+      else if (collector && ev.type === 'end') held = text;
+      else out += text;
     }
     pending = [];
+    return out;
+  };
+  /** What take() gives, and what it held back. */
+  const takeAll = (): string => {
+    const out = take() + (held ?? '');
+    held = null;
     return out;
   };
 
@@ -171,17 +182,19 @@ async function translateStream(
       if (ev.type === 'end') attempt.record.usage = ev.usage;
       pending.push(ev);
     }
-    await writer.write(take() + encoder.finish());
-    writer.end();
+    const open = take();
+    if (open !== '') await writer.write(open);
     const collected = collector?.response();
-    if (collected) source.remember(collected, ctx);
+    if (collected) await source.remember(collected, ctx);
+    await writer.write(takeAll() + encoder.finish());
+    writer.end();
   } catch (err) {
     if (attempt.clientGone || writer.clientGone) {
       attempt.failAfterCommit(err);
     } else {
       // The upstream broke mid-stream: end the client's stream in its own shape (an error event,
       // e.g. Responses' response.failed) instead of cutting it; no failover once bytes flowed.
-      await closeWithError(attempt, decoder, encoder, () => take(), err);
+      await closeWithError(attempt, decoder, encoder, takeAll, err);
     }
   }
   return { kind: 'done' };

@@ -7,6 +7,8 @@ import type { InferenceCall } from '../plugins/context.ts';
 const HEADER_SAFE_NAME = /^[\w.:[\]-]{1,100}$/;
 /** Names listed at most: the header stays short whatever the request holds. */
 const MAX_DROPPED_NAMES = 32;
+/** How long a stored answer's last byte waits for its write: a slow database never holds an answer longer. */
+const REMEMBER_WAIT_MS = 2_000;
 
 export class TranslationSource {
   /** What each route's upstream encoder left out (a failover or a hedge encodes for another route). */
@@ -68,8 +70,20 @@ export class TranslationSource {
     return this.expanded?.stored === true;
   }
 
-  /** Keeps the answer of a stateful shape; call once it was sent (the write runs in the background). */
-  remember(response: CanonicalResponse, ctx: EncodeContext): void {
-    if (this.expanded?.stored && this.codec.state) this.codec.state.remember(this.expanded, response, ctx, this.principal);
+  /**
+   * Keeps the answer of a stateful shape; call before its last byte is sent. Resolves once it is
+   * written, or after REMEMBER_WAIT_MS (the write goes on): a follow-up sent to any instance of a
+   * deployment as soon as the answer completed finds it (same-instance lookups also wait for pending writes).
+   */
+  async remember(response: CanonicalResponse, ctx: EncodeContext): Promise<void> {
+    if (!this.expanded?.stored || !this.codec.state) return;
+    const written = this.codec.state.remember(this.expanded, response, ctx, this.principal);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, REMEMBER_WAIT_MS); });
+    try {
+      await Promise.race([written, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
