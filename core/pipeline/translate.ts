@@ -70,13 +70,13 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
     // Kept before the answer's last byte: a follow-up on any instance finds it (translation-source.ts).
     if (attempt.call.stream) {
-      await source.remember(response, ctx);
+      if (source.keepsAnswer) await source.remember(response, ctx);
       return streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader(route) });
     }
     attempt.record.status = 200;
     attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route)), false);
     const text = JSON.stringify(codec.encodeResponse(response, ctx));
-    await source.remember(response, ctx);
+    if (source.keepsAnswer) await source.remember(response, ctx);
     await attempt.writer.write(text);
     attempt.writer.end();
     return { kind: 'done' };
