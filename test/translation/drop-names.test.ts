@@ -1,7 +1,8 @@
 // No silent drops (issue 44 item 3), entry by entry: every rule of every codec's request DROPPED
 // table has a case here showing what happens to it: named (the name x-relay-dropped carries),
 // refused (a 400 naming it), mapped (the upstream body carries it in another form), or left out
-// with no effect on the answer. A table entry without a case fails the last test.
+// with no effect on the answer; every rule of a response table, what the client reads instead.
+// A table entry without a case fails the last test.
 import t from 'tap';
 import type { CanonicalRequest, ContentPart, Message } from '../../core/plugin-api/canonical.ts';
 import type { Route } from '../../core/plugin-api.ts';
@@ -9,8 +10,12 @@ import * as openai from '../../plugins/vendor-openai/codec/index.ts';
 import * as anthropic from '../../plugins/vendor-anthropic/codec/index.ts';
 import * as bedrock from '../../plugins/vendor-bedrock/codec/index.ts';
 import { GEMINI_REQUEST_DROPPED, encodeGeminiRequest } from '../../plugins/vendor-google/codec/index.ts';
-import { CHAT_REQUEST_DROPPED, RESPONSES_REQUEST_DROPPED, chatCodec, responsesCodec } from '../../plugins/wire-vendor-a/codec/index.ts';
-import { MESSAGES_REQUEST_DROPPED, messagesCodec } from '../../plugins/wire-vendor-b/codec/index.ts';
+import {
+  CHAT_REQUEST_DROPPED, CHAT_RESPONSE_DROPPED, RESPONSES_REQUEST_DROPPED, RESPONSES_RESPONSE_DROPPED, chatCodec, responsesCodec,
+} from '../../plugins/wire-vendor-a/codec/index.ts';
+import { MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED, messagesCodec } from '../../plugins/wire-vendor-b/codec/index.ts';
+import type { CanonicalResponse } from '../../core/plugin-api/canonical.ts';
+import { context } from './harness.ts';
 import { fakeRoute } from '../support/fake-route.ts';
 
 type Body = Record<string, any>;
@@ -268,8 +273,59 @@ for (const [name, inbound] of Object.entries(INBOUND)) {
   });
 }
 
-t.test('every entry of every request DROPPED table has a case', async (t) => {
-  for (const [name, { table, cases }] of [...Object.entries(ENCODERS), ...Object.entries(INBOUND)]) {
+// What a client's shape cannot render of an answer (the response tables): no header can name it
+// before a stream's first byte, so each case shows what the client reads instead.
+const ANSWER: CanonicalResponse = {
+  id: 'msg_1', model: 'm', stop_reason: 'end_turn',
+  content: [text('the answer')], usage: { input_tokens: 5, output_tokens: 7, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
+};
+const answer = (over: Partial<CanonicalResponse>): CanonicalResponse => ({ ...ANSWER, ...over });
+const oddOutput: ContentPart[] = [text('see'), png, { type: 'tool_result', tool_call_id: 'c', content: [text('r')] }];
+
+const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec: typeof chatCodec; cases: Record<string, { response: CanonicalResponse; reads: (body: Body) => boolean }> }> = {
+  CHAT_RESPONSE_DROPPED: {
+    table: CHAT_RESPONSE_DROPPED, codec: chatCodec,
+    cases: {
+      'reasoning parts': {
+        response: answer({ content: [{ type: 'reasoning', text: 'hmm' }, text('the answer')], usage: { ...ANSWER.usage, reasoning_tokens: 3 } }),
+        reads: (b) => b.choices[0].message.content === 'the answer' && b.usage.completion_tokens_details.reasoning_tokens === 3,
+      },
+      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.choices[0].message.content === 'see' },
+      'stop_sequence (which one matched)': { response: answer({ stop_reason: 'stop_sequence', stop_sequence: 'END' }), reads: (b) => b.choices[0].finish_reason === 'stop' },
+      'cache_write_tokens': { response: answer({ usage: { ...ANSWER.usage, cache_write_tokens: 4 } }), reads: (b) => b.usage.prompt_tokens === 5 && !JSON.stringify(b.usage).includes('cache_write') },
+    },
+  },
+  RESPONSES_RESPONSE_DROPPED: {
+    table: RESPONSES_RESPONSE_DROPPED, codec: responsesCodec,
+    cases: {
+      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.output.length === 1 && b.output[0].content[0].text === 'see' },
+      stop_sequence: { response: answer({ stop_reason: 'stop_sequence', stop_sequence: 'END' }), reads: (b) => b.status === 'completed' && !JSON.stringify(b).includes('END') },
+    },
+  },
+  MESSAGES_RESPONSE_DROPPED: {
+    table: MESSAGES_RESPONSE_DROPPED, codec: messagesCodec,
+    cases: {
+      'refusal parts': { response: answer({ content: [{ type: 'refusal', text: 'I cannot' }], stop_reason: 'refusal' }), reads: (b) => b.content[0].type === 'text' && b.content[0].text === 'I cannot' && b.stop_reason === 'refusal' },
+      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.content.length === 1 && b.content[0].text === 'see' },
+      'custom tool calls': {
+        response: answer({ content: [{ type: 'tool_call', id: 'toolu_1', name: 'apply_patch', arguments: '*** Begin Patch', tool_kind: 'custom' }], stop_reason: 'tool_use' }),
+        reads: (b) => b.content[0].type === 'tool_use' && b.content[0].input.input === '*** Begin Patch',
+      },
+    },
+  },
+};
+
+for (const [name, rendered] of Object.entries(RESPONSES_RENDERED)) {
+  t.test(`${name}: what the client reads instead`, async (t) => {
+    for (const [entry, c] of Object.entries(rendered.cases)) {
+      const body = rendered.codec.encodeResponse(c.response, context(BASE)) as Body;
+      t.ok(c.reads(body), `${entry}: ${JSON.stringify(body).slice(0, 160)}`);
+    }
+  });
+}
+
+t.test('every entry of every DROPPED table has a case', async (t) => {
+  for (const [name, { table, cases }] of [...Object.entries(ENCODERS), ...Object.entries(INBOUND), ...Object.entries(RESPONSES_RENDERED)]) {
     t.same(Object.keys(table).filter((entry) => !(entry in cases)), [], `${name}: every entry has a case`);
     t.same(Object.keys(cases).filter((entry) => !(entry in table)), [], `${name}: every case is an entry`);
   }
