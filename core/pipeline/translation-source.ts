@@ -12,7 +12,7 @@ const REMEMBER_WAIT_MS = 2_000;
 
 export class TranslationSource {
   /** What each route's upstream encoder left out (a failover or a hedge encodes for another route). */
-  private readonly upstreamDropped = new Map<Route, string[]>();
+  private upstreamDropped: Map<Route, string[]> | null = null;
 
   private constructor(
     readonly request: CanonicalRequest, readonly inbound: unknown, readonly dropped: string[],
@@ -41,8 +41,8 @@ export class TranslationSource {
 
   /** Notes what the upstream encoder left out of the request it encoded for `route`. */
   noteUpstreamDropped(route: Route, names: string[]): void {
-    if (names.length > 0) this.upstreamDropped.set(route, names);
-    else this.upstreamDropped.delete(route);
+    if (names.length > 0) (this.upstreamDropped ??= new Map()).set(route, names);
+    else this.upstreamDropped?.delete(route);
   }
 
   /**
@@ -51,7 +51,7 @@ export class TranslationSource {
    * may hold anything; one a header cannot carry as it is goes as `unnamed`.
    */
   droppedHeader(route?: Route): Record<string, string> {
-    const upstream = route === undefined ? undefined : this.upstreamDropped.get(route);
+    const upstream = route === undefined ? undefined : this.upstreamDropped?.get(route);
     if (this.dropped.length === 0 && upstream === undefined) return {};
     const names = new Set<string>();
     for (const name of this.dropped) names.add(HEADER_SAFE_NAME.test(name) ? name : 'unnamed');
