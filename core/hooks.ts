@@ -166,8 +166,11 @@ export interface VendorAdapter {
   translationShape(routeShapes: readonly ShapeId[], inbound: ShapeId): ShapeId | null;
   /** Sends a request in `shape`; resolves when response headers arrive. */
   send(req: UpstreamRequest): Promise<UpstreamResponse>;
-  /** canonical -> upstream request JSON. */
-  encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route): unknown;
+  /**
+   * canonical -> upstream request JSON. What the upstream shape cannot carry and the encoder
+   * leaves out is pushed onto `dropped` by name (a translated response lists it in x-relay-dropped).
+   */
+  encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route, dropped?: string[]): unknown;
   /** upstream response JSON -> canonical; `request` is the canonical request that was sent. */
   decodeResponse(shape: ShapeId, body: unknown, route: Route, request: CanonicalRequest): CanonicalResponse;
   streamDecoder(shape: ShapeId, route: Route, request: CanonicalRequest): StreamDecoder;
@@ -265,8 +268,8 @@ export interface ExpandedRequest {
 export interface ConversationState {
   /** Resolves the request's references for this principal; throws RelayError (404, 413, 400). */
   expand(json: Record<string, unknown>, principal: Principal): Promise<ExpandedRequest>;
-  /** Keeps a translated answer; returns at once (the write runs after the answer). */
-  remember(expanded: ExpandedRequest, response: CanonicalResponse, ctx: EncodeContext, principal: Principal): void;
+  /** Keeps a translated answer; resolves once it is written (the pipeline waits, briefly, before the answer's last byte). */
+  remember(expanded: ExpandedRequest, response: CanonicalResponse, ctx: EncodeContext, principal: Principal): Promise<void>;
   /**
    * Passthrough of a model that may fail over to another vendor: what Relay keeps of the forwarded
    * request (null: nothing, e.g. it continues a conversation only the upstream knows), and a body

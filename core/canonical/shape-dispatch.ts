@@ -6,7 +6,7 @@ import type { Route, ShapeId, StreamDecoder, StreamInspector, VendorAdapter } fr
 import type { CanonicalRequest, CanonicalResponse, Usage } from './types.ts';
 
 export interface ShapeCodec {
-  encodeRequest(request: CanonicalRequest, route: Route): unknown;
+  encodeRequest(request: CanonicalRequest, route: Route, dropped?: string[]): unknown;
   decodeResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse;
   streamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder;
   decodeError(status: number, body: string): RelayErrorBody;
@@ -27,7 +27,7 @@ export function dispatchByShape(vendor: string, codecs: Record<ShapeId, ShapeCod
     return codec;
   };
   return {
-    encodeRequest: (shape, request, route) => codecFor(shape).encodeRequest(request, route),
+    encodeRequest: (shape, request, route, dropped) => codecFor(shape).encodeRequest(request, route, dropped),
     decodeResponse: (shape, body, route, request) => codecFor(shape).decodeResponse(body, route, request),
     streamDecoder: (shape, route, request) => codecFor(shape).streamDecoder(route, request),
     decodeError: (shape, status, body) => (codecs[shape] ?? fallback).decodeError(status, body),

@@ -68,17 +68,17 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     // A token count is not a generation: nothing to bill (as when count_tokens is passed through).
     if (!codec.countsTokens) attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
+    // Kept before the answer's last byte: a follow-up on any instance finds it (translation-source.ts).
     if (attempt.call.stream) {
-      const result = await streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader() });
-      source.remember(response, ctx);
-      return result;
+      if (source.keepsAnswer) await source.remember(response, ctx);
+      return streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader(route) });
     }
     attempt.record.status = 200;
-    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader()), false);
-    await attempt.writer.write(JSON.stringify(codec.encodeResponse(response, ctx)));
+    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route)), false);
+    const text = JSON.stringify(codec.encodeResponse(response, ctx));
+    if (source.keepsAnswer) await source.remember(response, ctx);
+    await attempt.writer.write(text);
     attempt.writer.end();
-    // Kept after the answer was sent: the write never delays it (a follow-up waits for it instead).
-    source.remember(response, ctx);
     return { kind: 'done' };
   }
 
@@ -88,7 +88,11 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
 /** The upstream request for `route`: the canonical request in the adapter's shape, as JSON. */
 function translatedRequest(attempt: Attempt, route: Route, upstreamShape: string, credential: string | null, source: TranslationSource): UpstreamRequest {
   const stream = attempt.call.stream;
-  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route));
+  const dropped: string[] = [];
+  // A model the catalog marks reasoning: false gets none (TranslationSource.routed).
+  if (source.request.reasoning !== undefined && route.model?.spec.reasoning === false) dropped.push('reasoning');
+  const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route, dropped));
+  source.noteUpstreamDropped(route, dropped);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   return attempt.upstreamRequest({ route, shape: upstreamShape, body, headers, credential, stream });
@@ -101,8 +105,10 @@ async function translateStream(
   const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream));
   const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
   const encoder = codec.streamEncoder(ctx);
-  // What a stateful shape keeps is rebuilt from the events the client got.
+  // What a stateful shape keeps is rebuilt from the events the client got; its closing frames
+  // (from the end event on) are held until it is kept, so a follow-up on any instance finds it.
   const collector = source.keepsAnswer ? new StreamCollector() : null;
+  let held: string | null = null;
   let pending: StreamEvent[] = [];
   let seen: 'opening' | 'output' | 'error' = 'opening';
   const parser = new SseParser((event, data) => {
@@ -134,9 +140,18 @@ async function translateStream(
     let out = '';
     for (const ev of pending) {
       collector?.add(ev);
-      out += encoder.encode(ev);
+      const text = encoder.encode(ev);
+      if (held !== null) held += text;
+      else if (collector && ev.type === 'end') held = text;
+      else out += text;
     }
     pending = [];
+    return out;
+  };
+  /** What take() gives, and what it held back. */
+  const takeAll = (): string => {
+    const out = take() + (held ?? '');
+    held = null;
     return out;
   };
 
@@ -153,7 +168,7 @@ async function translateStream(
 
   const writer = attempt.writer;
   attempt.record.status = 200;
-  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader()), false);
+  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader(route)), false);
   try {
     await writer.write(take());
     writer.flush();
@@ -167,17 +182,19 @@ async function translateStream(
       if (ev.type === 'end') attempt.record.usage = ev.usage;
       pending.push(ev);
     }
-    await writer.write(take() + encoder.finish());
-    writer.end();
+    const open = take();
+    if (open !== '') await writer.write(open);
     const collected = collector?.response();
-    if (collected) source.remember(collected, ctx);
+    if (collected) await source.remember(collected, ctx);
+    await writer.write(takeAll() + encoder.finish());
+    writer.end();
   } catch (err) {
     if (attempt.clientGone || writer.clientGone) {
       attempt.failAfterCommit(err);
     } else {
       // The upstream broke mid-stream: end the client's stream in its own shape (an error event,
       // e.g. Responses' response.failed) instead of cutting it; no failover once bytes flowed.
-      await closeWithError(attempt, decoder, encoder, () => take(), err);
+      await closeWithError(attempt, decoder, encoder, takeAll, err);
     }
   }
   return { kind: 'done' };

@@ -7,8 +7,13 @@ import type { InferenceCall } from '../plugins/context.ts';
 const HEADER_SAFE_NAME = /^[\w.:[\]-]{1,100}$/;
 /** Names listed at most: the header stays short whatever the request holds. */
 const MAX_DROPPED_NAMES = 32;
+/** How long a stored answer's last byte waits for its write: a slow database never holds an answer longer. */
+const REMEMBER_WAIT_MS = 2_000;
 
 export class TranslationSource {
+  /** What each route's upstream encoder left out (a failover or a hedge encodes for another route). */
+  private upstreamDropped: Map<Route, string[]> | null = null;
+
   private constructor(
     readonly request: CanonicalRequest, readonly inbound: unknown, readonly dropped: string[],
     private readonly codec: InboundCodec, private readonly expanded: ExpandedRequest | null, private readonly principal: Principal,
@@ -34,14 +39,23 @@ export class TranslationSource {
     return routed;
   }
 
+  /** Notes what the upstream encoder left out of the request it encoded for `route`. */
+  noteUpstreamDropped(route: Route, names: string[]): void {
+    if (names.length > 0) (this.upstreamDropped ??= new Map()).set(route, names);
+    else this.upstreamDropped?.delete(route);
+  }
+
   /**
-   * The x-relay-dropped header of a translated response: what the client sent that no upstream
-   * saw. A name taken from the request (an item's type) may hold anything; one a header cannot
-   * carry as it is goes as `unnamed`.
+   * The x-relay-dropped header of a translated response: what the client sent that the upstream
+   * of `route` (the one that answered) never saw. A name taken from the request (an item's type)
+   * may hold anything; one a header cannot carry as it is goes as `unnamed`.
    */
-  droppedHeader(): Record<string, string> {
-    if (this.dropped.length === 0) return {};
-    const names = new Set(this.dropped.map((name) => (HEADER_SAFE_NAME.test(name) ? name : 'unnamed')));
+  droppedHeader(route?: Route): Record<string, string> {
+    const upstream = route === undefined ? undefined : this.upstreamDropped?.get(route);
+    if (this.dropped.length === 0 && upstream === undefined) return {};
+    const names = new Set<string>();
+    for (const name of this.dropped) names.add(HEADER_SAFE_NAME.test(name) ? name : 'unnamed');
+    if (upstream) for (const name of upstream) names.add(HEADER_SAFE_NAME.test(name) ? name : 'unnamed');
     return { 'x-relay-dropped': [...names].slice(0, MAX_DROPPED_NAMES).join(', ') };
   }
 
@@ -56,8 +70,20 @@ export class TranslationSource {
     return this.expanded?.stored === true;
   }
 
-  /** Keeps the answer of a stateful shape; call once it was sent (the write runs in the background). */
-  remember(response: CanonicalResponse, ctx: EncodeContext): void {
-    if (this.expanded?.stored && this.codec.state) this.codec.state.remember(this.expanded, response, ctx, this.principal);
+  /**
+   * Keeps the answer of a stateful shape; call before its last byte is sent. Resolves once it is
+   * written, or after REMEMBER_WAIT_MS (the write goes on): a follow-up sent to any instance of a
+   * deployment as soon as the answer completed finds it (same-instance lookups also wait for pending writes).
+   */
+  async remember(response: CanonicalResponse, ctx: EncodeContext): Promise<void> {
+    if (!this.expanded?.stored || !this.codec.state) return;
+    const written = this.codec.state.remember(this.expanded, response, ctx, this.principal);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, REMEMBER_WAIT_MS); });
+    try {
+      await Promise.race([written, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

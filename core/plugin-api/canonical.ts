@@ -6,7 +6,9 @@ export { dispatchByShape, type ShapeCodec, type TranslationHooks } from '../cano
 export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
 } from '../canonical/custom-tools.ts';
-export { unsupportedContent } from '../canonical/unsupported-content.ts';
+export { unsupportedContent, unsupportedParameter } from '../canonical/unsupported-content.ts';
+export { asksReasoning } from '../canonical/asks-reasoning.ts';
+export { markedToolResultContent, TOOL_ERROR_MARKER } from '../canonical/tool-result-error.ts';
 export { presentParameters } from '../canonical/dropped-parameters.ts';
 export type { ConversationState, ExpandedRequest, ForwardPlan } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';

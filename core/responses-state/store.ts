@@ -1,5 +1,5 @@
 // Relay's Responses state in its database (Postgres or PGlite, migration 005): the payload sealed
-// under RELAY_MASTER_KEY, an owner per row, a retention sweep, and writes kept off the hot path.
+// under RELAY_MASTER_KEY, an owner per row, a retention sweep, and writes made before an answer's last byte.
 import type { Logger } from 'pino';
 import type { Database } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealing.ts';
@@ -44,23 +44,24 @@ export class ResponsesStateStore implements ResponsesState {
     return this.options.scope === 'policy' ? `policy:${principal.policy.metadata.id}` : `key:${principal.relayKey.metadata.id}`;
   }
 
-  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[]): void {
-    if (!this.options.enabled) return;
+  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[]): Promise<void> {
+    if (!this.options.enabled) return Promise.resolve();
     const json = JSON.stringify(stored);
     const size = Buffer.byteLength(json);
     if (size > this.options.maxBytes) {
       this.log.warn({ responseId: id, sizeBytes: size, maxBytes: this.options.maxBytes }, 'response not stored: its conversation exceeds responsesState.maxBytes');
-      return;
+      return Promise.resolve();
     }
     const write = this.write(owner, id, json, size, ownItemIds).catch((err: unknown) => {
       this.log.warn({ responseId: id, err: err instanceof Error ? err.message : String(err) }, 'response could not be stored');
     });
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));
+    return write;
   }
 
   private async write(owner: string, id: string, json: string, size: number, ownItemIds: string[]): Promise<void> {
-    // Sealing runs here, after the answer was sent, not on the request's path.
+    // Sealing runs here, once the answer is complete, not while it streams.
     const payload = this.sealer.enabled ? this.sealer.seal(json) : PLAIN + json;
     await this.db.transaction(async (tx) => {
       // A response id already kept (an upstream that repeats ids) keeps its first owner and content.

@@ -23,10 +23,11 @@ export interface ResponsesState {
   /** Who owns what this principal stores: its relay key, or its policy (config responsesState.scope). */
   ownerOf(principal: Principal): string;
   /**
-   * Keeps a response, off the request's path: the write runs in the background, and a lookup
-   * that misses while writes are pending waits for them first (a follow-up sent right after finds it).
+   * Keeps a response; resolves once it is written (never rejects: a failed write is logged). The
+   * pipeline waits for it, briefly, before an answer's last byte, so a follow-up sent to any
+   * instance finds it; a lookup that misses while writes are pending waits for them first.
    */
-  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[]): void;
+  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[]): Promise<void>;
   /** The owner's stored response, or null (unknown, expired, or another owner's). */
   get(owner: string, id: string): Promise<StoredResponse | null>;
   /** An item the owner's stored responses added (input or output), or null. */

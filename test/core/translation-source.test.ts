@@ -65,3 +65,19 @@ t.test('x-relay-dropped names only what a header can carry, once each, and not t
   const many = await TranslationSource.decode(dropping(Array.from({ length: 100 }, (_, i) => `p${i}`)), call, principal);
   t.equal(many.droppedHeader()['x-relay-dropped'].split(', ').length, 32);
 });
+
+t.test('x-relay-dropped adds what the answering route\'s upstream encoder left out, and only that route\'s', async (t) => {
+  const dropping = { ...codec, droppedParameters: () => ['seed'] } as unknown as InboundCodec;
+  const source = await TranslationSource.decode(dropping, call, principal);
+  const first = { upstreamModel: 'a' } as Route;
+  const second = { upstreamModel: 'b' } as Route;
+  source.noteUpstreamDropped(first, ['temperature', 'seed']);
+  source.noteUpstreamDropped(second, []);
+  t.same(source.droppedHeader(first), { 'x-relay-dropped': 'seed, temperature' });
+  t.same(source.droppedHeader(second), { 'x-relay-dropped': 'seed' }, 'a failover to an upstream that drops nothing more');
+  source.noteUpstreamDropped(first, []);
+  t.same(source.droppedHeader(first), { 'x-relay-dropped': 'seed' }, 'encoded again, with nothing left out');
+  const clean = await TranslationSource.decode(codec, call, principal);
+  clean.noteUpstreamDropped(first, ['reasoning']);
+  t.same(clean.droppedHeader(first), { 'x-relay-dropped': 'reasoning' });
+});

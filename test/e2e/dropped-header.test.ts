@@ -10,7 +10,8 @@ t.teardown(async () => { await relay.close(); await up.close(); });
 
 const claude = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'drop-claude' });
 const gpt = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'drop-gpt', shapes: ['openai.chat'] });
-await eventually(() => relay.relay.sync.snapshot().relayKeys.size >= 2);
+const responsesOnly = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'drop-responses', shapes: ['openai.responses'] });
+await eventually(() => relay.relay.sync.snapshot().relayKeys.size >= 3);
 
 async function post(path: string, key: string, body: unknown) {
   const res = await fetch(`${relay.inferenceUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
@@ -70,4 +71,49 @@ t.test('server-side tools a translated route cannot run are named in x-relay-dro
   });
   t.equal(messages.status, 200);
   t.equal(messages.headers.get('x-relay-dropped'), 'tools.web_search_20250305');
+});
+
+// What the upstream encoder leaves out (issue 44 item 3) is named as well; what would change the
+// answer is refused before anything is sent.
+
+t.test('stop into a Responses-only upstream is a 400 in the client\'s shape, naming the parameter and the model', async (t) => {
+  const before = up.count;
+  const chat = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${responsesOnly.relayKey}` },
+    body: JSON.stringify({ model: 'drop-responses', stop: ['END'], messages: [{ role: 'user', content: 'count' }] }),
+  });
+  t.equal(chat.status, 400);
+  t.match(await chat.json(), { error: { type: 'invalid_request_error', param: 'stop', message: /cannot take `stop`.*no stop sequences/ } });
+  const messages = await fetch(`${relay.inferenceUrl}/vendor-b/v1/messages`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': responsesOnly.relayKey, 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'drop-responses', max_tokens: 16, stop_sequences: ['END'], messages: [{ role: 'user', content: 'count' }] }),
+  });
+  t.equal(messages.status, 400);
+  t.match(await messages.json(), { type: 'error', error: { type: 'invalid_request_error', message: /`stop`/ } });
+  t.equal(up.count, before, 'the upstream saw neither');
+});
+
+for (const stream of [false, true]) {
+  t.test(`Chat -> Messages${stream ? ', streamed' : ''}: sampling Anthropic cannot take as sent is named`, async (t) => {
+    const res = await post('/vendor-a/v1/chat/completions', claude.relayKey, { model: 'drop-claude', stream, temperature: 1.5, top_p: 0.9, messages: [{ role: 'user', content: 'hi' }] });
+    t.equal(res.status, 200);
+    t.equal(res.headers.get('x-relay-dropped'), 'temperature, top_p');
+    const sent = up.lastRequest()!.json;
+    t.equal(sent.temperature, 1, 'clamped to Anthropic\'s maximum');
+    t.notOk('top_p' in sent);
+  });
+}
+
+t.test('Messages -> Chat: thinking from Anthropic is named; is_error reaches the tool message as an Error: marker', async (t) => {
+  const res = await post('/vendor-b/v1/messages', gpt.relayKey, {
+    model: 'drop-gpt', max_tokens: 16, tools: [{ name: 'read', input_schema: { type: 'object' } }], messages: [
+      { role: 'user', content: 'read it' },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'I should read.', signature: 'c2ln' }, { type: 'tool_use', id: 'toolu_1', name: 'read', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: 'ENOENT' }] },
+    ],
+  });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('x-relay-dropped'), 'reasoning');
+  const messages = up.lastRequest()!.json.messages;
+  t.match(messages[2], { role: 'tool', tool_call_id: 'toolu_1', content: 'Error: ENOENT' });
 });

@@ -1,5 +1,5 @@
 // The Converse codec's rules the corpus does not reach (plugins/vendor-bedrock/codec): which
-// stop sequence matched, tool_choice none, image URLs, reasoning only for Claude, custom tools'
+// stop sequence matched, tool_choice none, image URLs (refused), reasoning only for Claude, custom tools'
 // streamed input, text blocks without a start event, and an answer without usage.
 import t from 'tap';
 import type { Route } from '../../core/plugin-api.ts';
@@ -26,29 +26,39 @@ t.test('stop sequences: Claude is asked which one matched, and it is read back',
   t.equal(response.stop_sequence, 'END');
 });
 
-t.test('tool_choice none keeps the tools (history needs them) and lets the model choose', async (t) => {
-  const body = encode({ ...base, tools: [{ type: 'function', name: 'lookup' }], tool_choice: 'none' });
+t.test('tool_choice none: no tools; with tool blocks in the history the tools stay (named as dropped) and the model chooses', async (t) => {
+  const dropped: string[] = [];
+  const bare = bedrock.encodeRequest('bedrock.converse', { ...base, tools: [{ type: 'function', name: 'lookup' }], tool_choice: 'none' }, fakeRoute('anthropic.claude-sonnet-4-5'), dropped) as object;
+  t.notOk('toolConfig' in bare);
+  t.same(dropped, [], 'mapped, so not named');
+  const history: CanonicalRequest['messages'] = [
+    ...base.messages,
+    { role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'lookup', arguments: '{}' }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_call_id: 'c1', content: [{ type: 'text', text: 'ok' }] }] },
+  ];
+  const body = bedrock.encodeRequest('bedrock.converse', { ...base, messages: history, tools: [{ type: 'function', name: 'lookup' }], tool_choice: 'none' }, fakeRoute('anthropic.claude-sonnet-4-5'), dropped) as Record<string, any>;
   t.equal(body.toolConfig.tools[0].toolSpec.name, 'lookup');
   t.notOk('toolChoice' in body.toolConfig);
+  t.same(dropped, ['tool_choice']);
   t.same(encode({ ...base, tools: [{ type: 'function', name: 'lookup' }], tool_choice: 'required' }).toolConfig.toolChoice, { any: {} });
 });
 
-t.test('images: bytes, data: URLs and S3 locations; an http URL is named in text', async (t) => {
+t.test('images: bytes, data: URLs and S3 locations; an http URL is refused (400)', async (t) => {
   const content = encode({
     ...base,
     messages: [{
       role: 'user', content: [
         { type: 'image', source: { type: 'url', url: 'data:image/jpeg;base64,AAAA' } },
         { type: 'image', source: { type: 'url', url: 's3://bucket/cat.webp' } },
-        { type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } },
       ],
     }],
   }).messages[0].content;
   t.same(content, [
     { image: { format: 'jpeg', source: { bytes: 'AAAA' } } },
     { image: { format: 'webp', source: { s3Location: { uri: 's3://bucket/cat.webp' } } } },
-    { text: '[image: https://example.com/cat.png]' },
   ]);
+  const fetched: CanonicalRequest = { ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } }] }] };
+  t.throws(() => encode(fetched), { status: 400, code: 'RELAY_ERR_CONTENT_UNSUPPORTED', message: /cannot take an image URL/ });
 });
 
 t.test('reasoning becomes Claude thinking, only for Claude models, never with a forced tool', async (t) => {

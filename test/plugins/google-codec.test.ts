@@ -31,7 +31,7 @@ t.test('request: system, roles, tools, tool results by name, generation config',
     ],
     tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } }],
     tool_choice: { type: 'tool', name: 'get_weather' },
-    max_output_tokens: 100, temperature: 0.2, top_p: 0.9, stop: ['a', 'b', 'c', 'd', 'e', 'f'],
+    max_output_tokens: 100, temperature: 0.2, top_p: 0.9, stop: ['a', 'b', 'c', 'd', 'e'],
     reasoning: { effort: 'low', summary: true },
     response_format: { type: 'json_schema', name: 'w', schema: { type: 'object', additionalProperties: false } },
   };
@@ -54,6 +54,8 @@ t.test('request: system, roles, tools, tool results by name, generation config',
   t.same(openapi.tools[0].functionDeclarations[0].parameters, { type: 'object', properties: { city: { type: 'string' } } }, 'OpenAPI subset: unknown keywords removed');
   t.same(openapi.generationConfig.responseSchema, { type: 'object' });
   t.same((encodeGeminiRequest({ model: 'm', messages: [], reasoning: { effort: 'none' } }, 'json-schema') as any).generationConfig, { thinkingConfig: { thinkingBudget: 0 } });
+  t.throws(() => encodeGeminiRequest({ ...request, stop: ['a', 'b', 'c', 'd', 'e', 'f'] }, 'json-schema'),
+    { status: 400, field: 'stop', message: /at most 5 stop sequences \(6 were sent\)/ }, 'a sixth stop sequence is refused, not dropped');
   t.ok(Object.keys(GEMINI_REQUEST_DROPPED).length >= 10, 'every dropped field says why');
 });
 

@@ -2,11 +2,17 @@
 // gives the same value before and after; the conformance suite pins which features each
 // inbound -> upstream pair loses.
 import type { CanonicalRequest, ContentPart, Tool } from '../../core/plugin-api/canonical.ts';
+import { TOOL_ERROR_MARKER } from '../../core/plugin-api/canonical.ts';
 import { normalizeArguments } from './harness.ts';
 
 const texts = (parts: ContentPart[]): string[] => parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text);
 const conversation = (r: CanonicalRequest) => r.messages.filter((m) => m.role !== 'system');
 const parts = (r: CanonicalRequest): ContentPart[] => conversation(r).flatMap((m) => m.content);
+/** A tool result's text; an upstream without an error flag marks an error in the text (markedToolResultContent). */
+const resultText = (p: Extract<ContentPart, { type: 'tool_result' }>): string => {
+  const text = texts(p.content as ContentPart[]).join('');
+  return text.startsWith(TOOL_ERROR_MARKER) ? text.slice(TOOL_ERROR_MARKER.length) : text;
+};
 /** Function tools, leaving out the function a custom tool becomes on upstreams without custom tools. */
 const functionTools = (r: CanonicalRequest) => (r.tools ?? []).filter((t): t is Extract<Tool, { type: 'function' }> =>
   t.type === 'function' && JSON.stringify(t.parameters?.properties) !== JSON.stringify({ input: { type: 'string', description: 'The raw input for the tool.' } }));
@@ -19,11 +25,12 @@ export const REQUEST_PROBES: Record<string, (r: CanonicalRequest) => unknown> = 
     if (p.type === 'text') return [`${m.role}: ${p.text}`];
     if (p.type === 'refusal') return [`${m.role} refused: ${p.text}`];
     if (p.type === 'tool_call') return [`call ${p.id} ${p.name}`];
-    if (p.type === 'tool_result') return [`result ${p.tool_call_id}: ${texts(p.content as ContentPart[]).join('')}`];
+    if (p.type === 'tool_result') return [`result ${p.tool_call_id}: ${resultText(p)}`];
     return [];
   })),
   'tool call arguments': (r) => parts(r).filter((p) => p.type === 'tool_call').map((p) => normalizeArguments((p as { arguments: string }).arguments)),
-  'tool result errors': (r) => parts(r).filter((p) => p.type === 'tool_result').map((p) => (p as { is_error?: boolean }).is_error ?? false),
+  'tool result errors': (r) => parts(r).filter((p) => p.type === 'tool_result')
+    .map((p) => (p as { is_error?: boolean }).is_error === true || texts((p as { content: ContentPart[] }).content).join('').startsWith(TOOL_ERROR_MARKER)),
   images: (r) => parts(r).filter((p) => p.type === 'image').map((p) => JSON.stringify((p as { source: unknown }).source)),
   'image detail': (r) => parts(r).filter((p) => p.type === 'image').map((p) => (p as { detail?: string }).detail ?? 'auto'),
   'reasoning history': (r) => parts(r).filter((p) => p.type === 'reasoning').map((p) => JSON.stringify(p)),

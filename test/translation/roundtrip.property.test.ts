@@ -5,7 +5,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import type { CanonicalRequest, ContentPart, Message, Tool } from '../../core/plugin-api/canonical.ts';
-import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription, markedToolResultContent } from '../../core/plugin-api/canonical.ts';
 import { thinkingFor } from '../../plugins/vendor-anthropic/codec/thinking-budget.ts';
 import { effortForBudget } from '../../plugins/wire-vendor-b/codec/thinking-budget.ts';
 import { openaiEffort } from '../../plugins/vendor-openai/codec/reasoning-effort.ts';
@@ -145,8 +145,9 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
     for (const m of r.messages) {
       m.content = m.content.filter((p) => p.type !== 'reasoning').map((p) => {
         if (p.type !== 'tool_result') return p;
-        const { is_error: _dropped, ...rest } = p;
-        return rest;
+        // No error flag: the error is marked in the text.
+        const { is_error: _mapped, ...rest } = p;
+        return { ...rest, content: markedToolResultContent(p) };
       });
     }
     withoutEmptyMessages(r);
@@ -155,7 +156,6 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
   },
   'openai.responses': (original) => {
     const r = clone(original);
-    delete r.stop;
     if (r.reasoning) {
       const effort = openaiEffort(r.reasoning);
       r.reasoning = { ...(effort === undefined ? {} : { effort }), ...(r.reasoning.summary ? { summary: true } : {}) };
@@ -165,8 +165,8 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
     for (const m of r.messages) {
       m.content = m.content.filter((p) => p.type !== 'reasoning' || (p.origin === 'openai' && p.encrypted !== undefined)).map((p) => {
         if (p.type === 'tool_result') {
-          const { is_error: _dropped, ...rest } = p;
-          return rest;
+          const { is_error: _mapped, ...rest } = p;
+          return { ...rest, content: markedToolResultContent(p) };
         }
         if (p.type === 'image') return { ...p, detail: p.detail ?? 'auto' };
         return p;
@@ -230,6 +230,9 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
       r.response_format = format;
     } else delete r.response_format;
     delete r.parallel_tool_calls;
+    // tool_choice none is no tools, unless the history's tool calls need them declared.
+    const toolHistory = r.messages.some((m) => m.content.some((p) => p.type === 'tool_call' || p.type === 'tool_result'));
+    if (r.tool_choice === 'none' && !toolHistory) delete r.tools;
     if (!hasTools(r) || r.tool_choice === 'none') delete r.tool_choice;
     const system = [...(r.system ?? []), ...r.messages.filter((m) => m.role === 'system').flatMap((m) => m.content as Array<{ type: 'text'; text: string }>)];
     if (system.length > 0) r.system = system;
@@ -238,8 +241,6 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
       if (m.role === 'system') continue;
       const content = m.content.filter((p) => p.type !== 'reasoning' || (p.origin === 'bedrock' && p.signature !== undefined)).map((p): ContentPart => {
         if (p.type !== 'image') return p;
-        // Converse takes image bytes, not URLs: a URL is named in text.
-        if (p.source.type === 'url') return { type: 'text', text: `[image: ${p.source.url}]` };
         const { detail: _dropped, ...rest } = p;
         return rest;
       });
@@ -268,20 +269,27 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
   },
 };
 
-const REFUSES_JSON_OBJECT: readonly string[] = ['anthropic.messages', 'bedrock.converse'];
+/** What each shape refuses (a 400 naming it) instead of dropping: it changes the answer and the upstream cannot take it. */
+const fetchedImage = (r: CanonicalRequest): boolean => r.messages.some((m) => m.content.some((p) => p.type === 'image' && p.source.type === 'url' && !/^(data:|s3:)/.test(p.source.url)));
+const REFUSES: Record<UpstreamShape, (r: CanonicalRequest) => boolean> = {
+  'openai.chat': () => false,
+  'openai.responses': (r) => (r.stop?.length ?? 0) > 0,
+  'anthropic.messages': (r) => r.response_format?.type === 'json_object',
+  'bedrock.converse': (r) => r.response_format?.type === 'json_object' || fetchedImage(r),
+};
 
 for (const shape of UPSTREAM_SHAPES) {
   t.test(`canonical -> ${shape} -> canonical keeps what ${shape} carries`, async (t) => {
     fc.assert(fc.property(requestArb, (request) => {
-      // An upstream without a bare JSON mode refuses json_object (a 400), never drops it.
-      if (REFUSES_JSON_OBJECT.includes(shape) && request.response_format?.type === 'json_object') {
+      // What would change the answer and the upstream cannot take is a 400, never a drop.
+      if (REFUSES[shape](request)) {
         try {
           vendorFor(shape).encodeRequest(shape, request, fakeRoute(request.model));
         } catch (err) {
-          if ((err as { code?: string }).code === 'RELAY_ERR_CONTENT_UNSUPPORTED') return;
+          if ((err as { status?: number }).status === 400) return;
           throw err;
         }
-        throw new Error(`${shape} took response_format json_object without refusing it`);
+        throw new Error(`${shape} took ${JSON.stringify(request)} without refusing it`);
       }
       const body = vendorFor(shape).encodeRequest(shape, request, fakeRoute(request.model));
       const back = readBackRequest(shape, body, request.model);

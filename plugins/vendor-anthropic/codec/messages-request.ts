@@ -1,7 +1,7 @@
 // Canonical request -> Anthropic Messages request (Relay speaking to the upstream).
 import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, asksReasoning, customToolDescription, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { thinkingFor } from './thinking-budget.ts';
 
 /** Adapter-independent origin of reasoning that Anthropic made (see ReasoningPart.origin). */
@@ -9,19 +9,20 @@ export const ANTHROPIC_ORIGIN = 'anthropic';
 
 /** What the Messages upstream encoder drops or changes, and why. Pinned by test/translation/conformance.test.ts. */
 export const MESSAGES_UPSTREAM_DROPPED = {
-  'reasoning from another origin, and thinking without a signature': 'Anthropic accepts only thinking it signed',
-  'reasoning.summary': 'no Anthropic field',
-  'temperature and top_p while thinking is on': 'Anthropic rejects sampling changes with extended thinking',
-  'top_p when temperature is set': 'newer Claude models accept only one of them',
-  'temperature above 1': 'clamped to 1, the Anthropic maximum',
-  'thinking when tool_choice forces a tool': 'Anthropic rejects forced tool use with extended thinking',
-  'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Anthropic requires that turn to open with a thinking block',
-  'reasoning, for a model the catalog marks reasoning: false': 'the model cannot reason (Codex asks for reasoning on every request)',
-  'stop sequences of whitespace only': 'Anthropic rejects them',
-  'response_format json_schema name, description and strict': 'output_config.format carries only the schema (always enforced); json_object is refused (400), not dropped',
-  'image detail': 'no Anthropic field',
+  'reasoning from another origin, and thinking without a signature': 'Anthropic accepts only thinking it signed; named `reasoning` in x-relay-dropped',
+  'reasoning.summary': 'mapped: with thinking on, Claude returns its (summarized) thinking',
+  'temperature and top_p while thinking is on': 'Anthropic rejects sampling changes with extended thinking; named `temperature`, `top_p`',
+  'top_p when temperature is set': 'newer Claude models accept only one of them; named `top_p`',
+  'temperature above 1': 'clamped to 1, the Anthropic maximum; named `temperature`',
+  'thinking when tool_choice forces a tool': 'Anthropic rejects forced tool use with extended thinking; named `reasoning`',
+  'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Anthropic requires that turn to open with a thinking block; named `reasoning`',
+  'reasoning, for a model the catalog marks reasoning: false': 'the model cannot reason (Codex asks for reasoning on every request); named `reasoning`',
+  'stop sequences of whitespace only': 'Anthropic rejects them; named `stop`',
+  'response_format json_schema name, description and strict': 'output_config.format carries only the schema (always enforced, so no effect on the answer); json_object is refused (400), not dropped',
+  'image detail': 'no Anthropic field; named `image.detail` when low or high',
+  'images and documents in system messages': 'refused (400): the system prompt carries text only',
   'refusal parts in history': 'sent as text',
-  metadata: 'Anthropic metadata has only user_id (from canonical `user`)',
+  metadata: 'Anthropic metadata has only user_id (from canonical `user`); named `metadata` (no effect on the answer)',
   'position of system messages inside the conversation': 'appended to the top-level system prompt',
   'tool call ids outside [a-zA-Z0-9_-]': 'other characters become "_" (in tool_use and tool_result alike)',
   'custom tools': 'sent as a tool with one string parameter "input" (core/canonical/custom-tools.ts)',
@@ -35,7 +36,8 @@ export function anthropicToolId(id: string): string {
   return clean === '' ? 'toolu_relay' : clean;
 }
 
-function image(part: ImagePart): Block {
+function image(part: ImagePart, dropped: string[]): Block {
+  if (part.detail === 'low' || part.detail === 'high') dropped.push('image.detail');
   return {
     type: 'image',
     source: part.source.type === 'base64'
@@ -65,7 +67,7 @@ function toolInput(args: string, kind: 'function' | 'custom' | undefined): Recor
   return { [CUSTOM_INPUT_PARAMETER]: args };
 }
 
-function block(part: ContentPart, model: string): Block | null {
+function block(part: ContentPart, model: string, dropped: string[]): Block | null {
   switch (part.type) {
     case 'document':
       return documentBlock(part, model);
@@ -73,11 +75,11 @@ function block(part: ContentPart, model: string): Block | null {
     case 'refusal':
       return part.text === '' ? null : { type: 'text', text: part.text };
     case 'image':
-      return image(part);
+      return image(part, dropped);
     case 'tool_call':
       return { type: 'tool_use', id: anthropicToolId(part.id), name: part.name, input: toolInput(part.arguments, part.tool_kind) };
     case 'tool_result': {
-      const content = part.content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : image(p))).filter((b) => b.type !== 'text' || b.text !== '');
+      const content = part.content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : image(p, dropped))).filter((b) => b.type !== 'text' || b.text !== '');
       return {
         type: 'tool_result', tool_use_id: anthropicToolId(part.tool_call_id),
         ...(content.length === 0 ? {} : { content }),
@@ -85,22 +87,25 @@ function block(part: ContentPart, model: string): Block | null {
       };
     }
     case 'reasoning':
-      if (part.origin !== ANTHROPIC_ORIGIN) return null;
-      if (part.signature) return { type: 'thinking', thinking: part.text ?? '', signature: part.signature };
-      if (part.encrypted !== undefined) return { type: 'redacted_thinking', data: part.encrypted };
+      if (part.origin === ANTHROPIC_ORIGIN && part.signature) return { type: 'thinking', thinking: part.text ?? '', signature: part.signature };
+      if (part.origin === ANTHROPIC_ORIGIN && part.encrypted !== undefined) return { type: 'redacted_thinking', data: part.encrypted };
+      dropped.push('reasoning');
       return null;
   }
 }
 
-function encodeMessages(request: CanonicalRequest): { system: Block[]; messages: Array<{ role: 'user' | 'assistant'; content: Block[] }> } {
+function encodeMessages(request: CanonicalRequest, dropped: string[]): { system: Block[]; messages: Array<{ role: 'user' | 'assistant'; content: Block[] }> } {
   const system: Block[] = (request.system ?? []).filter((p) => p.text !== '').map((p) => ({ type: 'text', text: p.text }));
   const messages: Array<{ role: 'user' | 'assistant'; content: Block[] }> = [];
   for (const message of request.messages) {
     if (message.role === 'system') {
-      for (const part of message.content) if (part.type === 'text' && part.text !== '') system.push({ type: 'text', text: part.text });
+      for (const part of message.content) {
+        if (part.type === 'image' || part.type === 'document') throw unsupportedContent(`${part.type === 'image' ? 'an image' : 'a document'} in a system message`, request.model, 'the Anthropic system prompt carries text only');
+        if (part.type === 'text' && part.text !== '') system.push({ type: 'text', text: part.text });
+      }
       continue;
     }
-    const blocks = message.content.map((p) => block(p, request.model)).filter((b): b is Block => b !== null);
+    const blocks = message.content.map((p) => block(p, request.model, dropped)).filter((b): b is Block => b !== null);
     if (blocks.length === 0) continue;
     const last = messages[messages.length - 1];
     if (last && last.role === message.role) last.content.push(...blocks);
@@ -156,11 +161,18 @@ function wantsThinking(request: CanonicalRequest, route: Route): boolean {
   return request.reasoning !== undefined && route.model?.spec.reasoning !== false;
 }
 
-export function encodeMessagesRequest(request: CanonicalRequest, route: Route): unknown {
-  const { system, messages } = encodeMessages(request);
+/** The sampling parameters not sent as they came: all of them with thinking, top_p beside temperature, temperature above 1. */
+function droppedSampling(request: CanonicalRequest, thinking: boolean, dropped: string[]): void {
+  if (request.temperature !== undefined && (thinking || request.temperature > 1)) dropped.push('temperature');
+  if (request.top_p !== undefined && (thinking || request.temperature !== undefined)) dropped.push('top_p');
+}
+
+export function encodeMessagesRequest(request: CanonicalRequest, route: Route, dropped: string[] = []): unknown {
+  const { system, messages } = encodeMessages(request, dropped);
   const hasTools = request.tools !== undefined && request.tools.length > 0;
   const thinkingOff = (hasTools && forcesTool(request.tool_choice)) || continuesTurnWithoutThinking(messages) || !wantsThinking(request, route);
   const { thinking, max_tokens } = thinkingFor(thinkingOff ? { ...request, reasoning: undefined } : request, route.model?.spec.maxOutputTokens);
+  if (thinking === undefined && asksReasoning(request)) dropped.push('reasoning');
   const body: Record<string, unknown> = { model: route.upstreamModel, max_tokens, messages };
   if (system.length > 0) body.system = system;
   if (hasTools) {
@@ -171,15 +183,18 @@ export function encodeMessagesRequest(request: CanonicalRequest, route: Route): 
   // Anthropic refuses a stop sequence of whitespace only ("each stop sequence must contain non-whitespace").
   const stops = request.stop?.filter((stop) => stop.trim() !== '');
   if (stops && stops.length > 0) body.stop_sequences = stops;
+  if (stops && stops.length < request.stop!.length) dropped.push('stop');
   if (thinking) body.thinking = thinking;
   else if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
   else if (request.top_p !== undefined) body.top_p = request.top_p;
+  droppedSampling(request, thinking !== undefined, dropped);
   if (request.response_format?.type === 'json_schema') body.output_config = { format: { type: 'json_schema', schema: request.response_format.schema } };
   // An output constraint is never dropped: Anthropic has no bare JSON mode to map json_object to.
   if (request.response_format?.type === 'json_object') {
     throw unsupportedContent('response_format json_object', route.model?.metadata.slug ?? route.upstreamModel, 'Anthropic constrains output only by a JSON schema; send a json_schema format instead');
   }
   if (request.user !== undefined) body.metadata = { user_id: request.user };
+  if (request.metadata !== undefined) dropped.push('metadata');
   if (request.stream) body.stream = true;
   return body;
 }

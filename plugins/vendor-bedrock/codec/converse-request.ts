@@ -1,7 +1,7 @@
 // Canonical request -> Bedrock Converse request (Relay speaking to the upstream). The model is
 // not in the body: it is part of the URL (see adapter.ts).
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, unsupportedContent, type CanonicalRequest, type ContentPart, type DocumentPart, type ImagePart, type Tool } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, asksReasoning, customToolDescription, unsupportedContent, type CanonicalRequest, type ContentPart, type DocumentPart, type ImagePart, type Tool } from '../../../core/plugin-api/canonical.ts';
 import { isClaudeModel, thinkingFor } from './thinking.ts';
 import type { ConverseBlock, ConverseImage, ConverseMessage, ImageFormat } from './wire.ts';
 
@@ -10,20 +10,21 @@ export const BEDROCK_ORIGIN = 'bedrock';
 
 /** What the Converse encoder drops or changes, and why. Pinned by test/translation/conformance.test.ts. */
 export const CONVERSE_REQUEST_DROPPED = {
-  'reasoning from another origin, and reasoning text without a signature': 'Bedrock accepts back only reasoning its model signed',
-  'reasoning for a model other than Claude': 'Converse has no common reasoning field; Claude\'s thinking goes in additionalModelRequestFields',
-  'reasoning.summary': 'no Converse field',
-  'temperature and top_p while thinking is on': 'Claude rejects sampling changes with extended thinking',
-  'top_p when temperature is set': 'newer Claude models accept only one of them',
-  'temperature above 1': 'clamped to 1, the Converse maximum',
-  'thinking when tool_choice forces a tool': 'Claude rejects forced tool use with extended thinking',
-  'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Claude requires that turn to open with a thinking block',
-  'tool_choice none': 'Converse has no "none": the tools stay (history with tool blocks needs them) and the model chooses',
-  parallel_tool_calls: 'no Converse field',
-  'stop sequences of whitespace only': 'Claude refuses them',
-  'response_format json_schema strict': 'outputConfig.textFormat carries a JSON schema (name and description kept; always enforced); json_object is refused (400), not dropped',
-  'image detail': 'no Converse field',
-  'image URLs other than data: and s3://': 'Converse takes image bytes or an S3 location only; the URL is sent as text',
+  'reasoning from another origin, and reasoning text without a signature': 'Bedrock accepts back only reasoning its model signed; named `reasoning` in x-relay-dropped',
+  'reasoning for a model other than Claude': 'Converse has no common reasoning field (Claude\'s thinking goes in additionalModelRequestFields); named `reasoning`',
+  'reasoning.summary': 'mapped: with thinking on, Claude returns its (summarized) thinking',
+  'temperature and top_p while thinking is on': 'Claude rejects sampling changes with extended thinking; named `temperature`, `top_p`',
+  'top_p when temperature is set': 'newer Claude models accept only one of them; named `top_p`',
+  'temperature above 1': 'clamped to 1, the Converse maximum; named `temperature`',
+  'thinking when tool_choice forces a tool': 'Claude rejects forced tool use with extended thinking; named `reasoning`',
+  'thinking when the assistant turn whose tool calls are answered has no signed thinking': 'Claude requires that turn to open with a thinking block; named `reasoning`',
+  'tool_choice none': 'mapped by sending no tools; when the history holds tool blocks (Converse then needs the tools) the tools stay, the model chooses, and `tool_choice` is named',
+  parallel_tool_calls: 'no Converse field (Claude may call tools in parallel); false is named `parallel_tool_calls`',
+  'stop sequences of whitespace only': 'Claude refuses them; named `stop`',
+  'response_format json_schema strict': 'outputConfig.textFormat carries a JSON schema (name and description kept; always enforced, so no effect on the answer); json_object is refused (400), not dropped',
+  'image detail': 'no Converse field; named `image.detail` when low or high',
+  'image URLs other than data: and s3://': 'refused (400): Converse takes image bytes or an S3 location only',
+  'images and documents in system messages': 'refused (400): the system prompt carries text only',
   'user and metadata': 'sent as requestMetadata (user as its `user` entry): Bedrock logs them, the model does not see them',
   'refusal parts in history': 'sent as text',
   'position of system messages inside the conversation': 'appended to the top-level system prompt',
@@ -40,8 +41,9 @@ export function converseToolId(id: string): string {
   return clean === '' ? 'tooluse_relay' : clean;
 }
 
-function image(part: ImagePart): ConverseBlock {
+function image(part: ImagePart, model: string, dropped: string[]): ConverseBlock {
   const { source } = part;
+  if (part.detail === 'low' || part.detail === 'high') dropped.push('image.detail');
   if (source.type === 'base64') return { image: { format: FORMATS[source.media_type] ?? 'png', source: { bytes: source.data } } };
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(source.url);
   if (data) return { image: { format: FORMATS[data[1]] ?? 'png', source: { bytes: data[2] } } };
@@ -49,7 +51,7 @@ function image(part: ImagePart): ConverseBlock {
     const ext = /\.([a-z0-9]+)$/i.exec(source.url)?.[1]?.toLowerCase() ?? '';
     return { image: { format: EXTENSIONS[ext] ?? 'png', source: { s3Location: { uri: source.url } } } };
   }
-  return { text: `[image: ${source.url}]` };
+  throw unsupportedContent('an image URL', model, 'Converse takes image bytes or an s3:// location, not a URL it would fetch; send the image\'s bytes instead');
 }
 
 const DOCUMENT_FORMATS: Record<string, string> = {
@@ -96,7 +98,7 @@ function toolInput(args: string, kind: 'function' | 'custom' | undefined): Recor
   return { [CUSTOM_INPUT_PARAMETER]: args };
 }
 
-function block(part: ContentPart, model: string): ConverseBlock | null {
+function block(part: ContentPart, model: string, dropped: string[]): ConverseBlock | null {
   switch (part.type) {
     case 'document':
       return documentBlock(part, model);
@@ -104,34 +106,37 @@ function block(part: ContentPart, model: string): ConverseBlock | null {
     case 'refusal':
       return part.text === '' ? null : { text: part.text };
     case 'image':
-      return image(part);
+      return image(part, model, dropped);
     case 'tool_call':
       return { toolUse: { toolUseId: converseToolId(part.id), name: part.name, input: toolInput(part.arguments, part.tool_kind) } };
     case 'tool_result':
       return {
         toolResult: {
           toolUseId: converseToolId(part.tool_call_id),
-          content: part.content.filter((p) => p.type !== 'text' || p.text !== '').map((p) => (p.type === 'text' ? { text: p.text } : image(p) as { image: ConverseImage })),
+          content: part.content.filter((p) => p.type !== 'text' || p.text !== '').map((p) => (p.type === 'text' ? { text: p.text } : image(p, model, dropped) as { image: ConverseImage })),
           ...(part.is_error === undefined ? {} : { status: part.is_error ? 'error' : 'success' }),
         },
       };
     case 'reasoning':
-      if (part.origin !== BEDROCK_ORIGIN) return null;
-      if (part.signature) return { reasoningContent: { reasoningText: { text: part.text ?? '', signature: part.signature } } };
-      if (part.encrypted !== undefined) return { reasoningContent: { redactedContent: part.encrypted } };
+      if (part.origin === BEDROCK_ORIGIN && part.signature) return { reasoningContent: { reasoningText: { text: part.text ?? '', signature: part.signature } } };
+      if (part.origin === BEDROCK_ORIGIN && part.encrypted !== undefined) return { reasoningContent: { redactedContent: part.encrypted } };
+      dropped.push('reasoning');
       return null;
   }
 }
 
-function encodeMessages(request: CanonicalRequest): { system: Array<{ text: string }>; messages: ConverseMessage[] } {
+function encodeMessages(request: CanonicalRequest, dropped: string[]): { system: Array<{ text: string }>; messages: ConverseMessage[] } {
   const system = (request.system ?? []).filter((p) => p.text !== '').map((p) => ({ text: p.text }));
   const messages: ConverseMessage[] = [];
   for (const message of request.messages) {
     if (message.role === 'system') {
-      for (const part of message.content) if (part.type === 'text' && part.text !== '') system.push({ text: part.text });
+      for (const part of message.content) {
+        if (part.type === 'image' || part.type === 'document') throw unsupportedContent(`${part.type === 'image' ? 'an image' : 'a document'} in a system message`, request.model, 'the Converse system prompt carries text only');
+        if (part.type === 'text' && part.text !== '') system.push({ text: part.text });
+      }
       continue;
     }
-    const blocks = message.content.map((p) => block(p, request.model)).filter((b): b is ConverseBlock => b !== null);
+    const blocks = message.content.map((p) => block(p, request.model, dropped)).filter((b): b is ConverseBlock => b !== null);
     if (blocks.length === 0) continue;
     const last = messages.at(-1);
     if (last && last.role === message.role) last.content.push(...blocks);
@@ -177,8 +182,10 @@ function continuesTurnWithoutThinking(messages: ConverseMessage[]): boolean {
   return !previous.content[0]?.reasoningContent;
 }
 
-export function encodeConverseRequest(request: CanonicalRequest, route: Route): Record<string, unknown> {
-  const { system, messages } = encodeMessages(request);
+const holdsToolBlocks = (messages: ConverseMessage[]): boolean => messages.some((m) => m.content.some((b) => b.toolUse || b.toolResult));
+
+export function encodeConverseRequest(request: CanonicalRequest, route: Route, dropped: string[] = []): Record<string, unknown> {
+  const { system, messages } = encodeMessages(request, dropped);
   const body: Record<string, unknown> = { messages };
   if (system.length > 0) body.system = system;
   const hasTools = request.tools !== undefined && request.tools.length > 0;
@@ -186,21 +193,29 @@ export function encodeConverseRequest(request: CanonicalRequest, route: Route): 
   const thinkingAllowed = claude && !(hasTools && forcesTool(request.tool_choice)) && !continuesTurnWithoutThinking(messages);
   const reasoning = thinkingAllowed ? request.reasoning : undefined;
   const { thinking, maxTokens } = thinkingFor({ ...request, reasoning }, route.model?.spec.maxOutputTokens, route.model?.spec.reasoning === true);
+  if (!thinking && asksReasoning(request)) dropped.push('reasoning');
   const inference: Record<string, unknown> = {};
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
   if (!thinking) {
     if (request.temperature !== undefined) inference.temperature = Math.min(request.temperature, 1);
     else if (request.top_p !== undefined) inference.topP = request.top_p;
   }
+  if (request.temperature !== undefined && (thinking || request.temperature > 1)) dropped.push('temperature');
+  if (request.top_p !== undefined && (thinking || request.temperature !== undefined)) dropped.push('top_p');
   const stops = request.stop?.filter((s) => s.trim() !== '');
+  if (stops && stops.length < request.stop!.length) dropped.push('stop');
   if (stops && stops.length > 0) inference.stopSequences = stops;
   // Claude says which stop sequence matched only when asked for the field.
   if (stops && stops.length > 0 && claude) body.additionalModelResponseFieldPaths = ['/stop_sequence'];
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
-  if (hasTools) {
+  // tool_choice none is no tools, unless the history's tool blocks need them declared.
+  const noTools = request.tool_choice === 'none' && !holdsToolBlocks(messages);
+  if (hasTools && !noTools) {
     const choice = toolChoice(request.tool_choice);
     body.toolConfig = { tools: request.tools!.map(toolSpec), ...(choice ? { toolChoice: choice } : {}) };
+    if (request.tool_choice === 'none') dropped.push('tool_choice');
   }
+  if (request.parallel_tool_calls === false) dropped.push('parallel_tool_calls');
   if (thinking) body.additionalModelRequestFields = { thinking };
   const format = request.response_format;
   // An output constraint is never dropped: Converse has no bare JSON mode to map json_object to.

@@ -20,9 +20,9 @@ function expectGemini(shape: ShapeId): void {
 
 export function geminiTranslation(dialect: SchemaDialect): TranslationHooks {
   return {
-    encodeRequest(shape: ShapeId, request: CanonicalRequest, _route: Route): unknown {
+    encodeRequest(shape: ShapeId, request: CanonicalRequest, _route: Route, dropped?: string[]): unknown {
       expectGemini(shape);
-      return encodeGeminiRequest(request, dialect);
+      return encodeGeminiRequest(request, dialect, dropped);
     },
     decodeResponse(shape: ShapeId, body: unknown, route: Route, request: CanonicalRequest): CanonicalResponse {
       expectGemini(shape);

@@ -1,16 +1,17 @@
 // Canonical request -> OpenAI Chat Completions request (Relay speaking to the upstream).
 import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Message, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_SCHEMA, customToolDescription, unsupportedContent, wrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription, markedToolResultContent, unsupportedContent, wrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { openaiEffort } from './reasoning-effort.ts';
 
 /** What the Chat upstream encoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const CHAT_UPSTREAM_DROPPED = {
-  'reasoning parts (incl. signed or encrypted reasoning)': 'Chat Completions takes no reasoning input',
-  'reasoning.summary, reasoning.budget_tokens': 'only reasoning_effort exists (a budget maps to an effort)',
-  'images in assistant messages': 'assistant messages carry text only (images in tool results are sent in a user message after the tool messages)',
-  'is_error of tool results': 'tool messages have no error flag',
-  metadata: 'only stored completions take metadata; OpenAI-compatible servers reject it',
+  'reasoning parts (incl. signed or encrypted reasoning)': 'Chat Completions takes no reasoning input; named `reasoning` in x-relay-dropped',
+  'reasoning.summary': 'Chat Completions returns no reasoning summary; named `reasoning.summary`',
+  'reasoning.budget_tokens': 'mapped to an effort (only reasoning_effort exists)',
+  'images and documents in assistant and system messages': 'refused (400): those messages carry text only (images in tool results are sent in a user message after the tool messages)',
+  'is_error of tool results': 'mapped: the tool message\'s text starts with "Error: " (tool messages have no error flag)',
+  metadata: 'only stored completions take metadata; OpenAI-compatible servers reject it; named `metadata` (no effect on the answer)',
   'custom tools': 'sent as a function with one string parameter "input" (core/canonical/custom-tools.ts)',
 } as const;
 
@@ -41,7 +42,7 @@ function userMessages(message: Message, model: string): unknown[] {
   const rest: ContentPart[] = [];
   for (const part of message.content) {
     if (part.type === 'tool_result') {
-      out.push({ role: 'tool', tool_call_id: part.tool_call_id, content: textContent(part.content) });
+      out.push({ role: 'tool', tool_call_id: part.tool_call_id, content: textContent(markedToolResultContent(part)) });
       // A tool message carries text only: its images follow in the user message after the tool messages.
       const images = part.content.filter((p) => p.type === 'image');
       if (images.length > 0) rest.push({ type: 'text', text: `The result of tool call ${part.tool_call_id} included ${images.length === 1 ? 'this image' : 'these images'}:` }, ...images);
@@ -59,12 +60,19 @@ function userMessages(message: Message, model: string): unknown[] {
   return out;
 }
 
-function assistantMessage(message: Message): unknown | null {
+/** Chat system and assistant messages carry text only: an image or a document there is refused. */
+function textOnly(message: Message, model: string): void {
+  const part = message.content.find((p) => p.type === 'image' || p.type === 'document');
+  if (part) throw unsupportedContent(`${part.type === 'image' ? 'an image' : 'a document'} in ${message.role === 'system' ? 'a system' : 'an assistant'} message`, model, `Chat Completions ${message.role} messages carry text only`);
+}
+
+function assistantMessage(message: Message, dropped: string[]): unknown | null {
   const texts: string[] = [];
   const refusals: string[] = [];
   const toolCalls: unknown[] = [];
   for (const part of message.content) {
     if (part.type === 'text') texts.push(part.text);
+    else if (part.type === 'reasoning') dropped.push('reasoning');
     else if (part.type === 'refusal') refusals.push(part.text);
     else if (part.type === 'tool_call') {
       const args = part.tool_kind === 'custom' ? wrapCustomInput(part.arguments) : part.arguments === '' ? '{}' : part.arguments;
@@ -81,16 +89,17 @@ function assistantMessage(message: Message): unknown | null {
   return out;
 }
 
-function encodeMessages(request: CanonicalRequest): unknown[] {
+function encodeMessages(request: CanonicalRequest, dropped: string[]): unknown[] {
   const out: unknown[] = [];
   if (request.system && request.system.length > 0) out.push({ role: 'system', content: textContent(request.system) });
   for (const message of request.messages) {
+    if (message.role !== 'user') textOnly(message, request.model);
     if (message.role === 'system') {
       const content = textContent(message.content);
       if (content !== '') out.push({ role: 'system', content });
     } else if (message.role === 'user') out.push(...userMessages(message, request.model));
     else {
-      const m = assistantMessage(message);
+      const m = assistantMessage(message, dropped);
       if (m) out.push(m);
     }
   }
@@ -116,8 +125,8 @@ function encodeToolChoice(choice: ToolChoice): unknown {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
-export function encodeChatRequest(request: CanonicalRequest, route: Route): unknown {
-  const body: Record<string, unknown> = { model: route.upstreamModel, messages: encodeMessages(request) };
+export function encodeChatRequest(request: CanonicalRequest, route: Route, dropped: string[] = []): unknown {
+  const body: Record<string, unknown> = { model: route.upstreamModel, messages: encodeMessages(request, dropped) };
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map(encodeTool);
     if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice);
@@ -129,6 +138,8 @@ export function encodeChatRequest(request: CanonicalRequest, route: Route): unkn
   if (request.stop && request.stop.length > 0) body.stop = request.stop;
   const effort = openaiEffort(request.reasoning);
   if (effort !== undefined) body.reasoning_effort = effort;
+  if (request.reasoning?.summary) dropped.push('reasoning.summary');
+  if (request.metadata !== undefined) dropped.push('metadata');
   const format = request.response_format;
   if (format) {
     body.response_format = format.type === 'json_schema'

@@ -13,7 +13,8 @@ const COUNTED = ['model', 'input', 'instructions', 'tools', 'tool_choice', 'para
 
 export const inputTokensUpstream: ShapeCodec = {
   encodeRequest(request, route) {
-    const full = encodeResponsesRequest(request, route) as Record<string, unknown>;
+    // Stop sequences change no count (and a Responses body cannot carry them).
+    const full = encodeResponsesRequest(request.stop === undefined ? request : { ...request, stop: undefined }, route) as Record<string, unknown>;
     return Object.fromEntries(COUNTED.filter((k) => full[k] !== undefined).map((k) => [k, full[k]]));
   },
   decodeResponse(body) {

@@ -3,6 +3,7 @@
 // conversation carries its own reasoning items.
 import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import type { Route } from '../../../core/plugin-api.ts';
+import { markedToolResultContent, unsupportedContent, unsupportedParameter } from '../../../core/plugin-api/canonical.ts';
 import { imageUrl } from './chat-request.ts';
 import { openaiEffort } from './reasoning-effort.ts';
 
@@ -11,12 +12,12 @@ export const OPENAI_ORIGIN = 'openai';
 
 /** What the Responses upstream encoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const RESPONSES_UPSTREAM_DROPPED = {
-  stop: 'the Responses API has no stop sequences',
-  'reasoning from another origin (signed or encrypted by another vendor)': 'only OpenAI can read OpenAI reasoning items',
+  stop: 'refused (400): the Responses API has no stop sequences, and ignoring them changes the answer',
+  'reasoning from another origin (signed or encrypted by another vendor)': 'only OpenAI can read OpenAI reasoning items; named `reasoning` in x-relay-dropped',
   'reasoning.budget_tokens': 'mapped to an effort',
-  'is_error of tool results': 'tool outputs have no error flag',
-  'max_output_tokens below 16': 'raised to 16, the API minimum',
-  'images in assistant and system messages': 'input images belong to user messages',
+  'is_error of tool results': 'mapped: the output text starts with "Error: " (tool outputs have no error flag)',
+  'max_output_tokens below 16': 'raised to 16, the API minimum; named `max_output_tokens`',
+  'images in assistant messages': 'refused (400): assistant items carry text only (images in system messages go in a developer message)',
   'refusal parts in history': 'sent as assistant text',
 } as const;
 
@@ -36,8 +37,9 @@ function inputFile(part: DocumentPart): Record<string, unknown> {
 }
 
 function toolOutput(result: ToolResultPart): string | unknown[] {
-  if (result.content.every((p) => p.type === 'text')) return result.content.map((p) => (p as { text: string }).text).join('\n\n');
-  return result.content.map((p) => (p.type === 'text' ? { type: 'input_text', text: p.text } : image(p)));
+  const content = markedToolResultContent(result);
+  if (content.every((p) => p.type === 'text')) return content.map((p) => (p as { text: string }).text).join('\n\n');
+  return content.map((p) => (p.type === 'text' ? { type: 'input_text', text: p.text } : image(p)));
 }
 
 function reasoningItem(part: Extract<ContentPart, { type: 'reasoning' }>): Record<string, unknown> | null {
@@ -50,7 +52,7 @@ function reasoningItem(part: Extract<ContentPart, { type: 'reasoning' }>): Recor
   };
 }
 
-function encodeInput(request: CanonicalRequest): unknown[] {
+function encodeInput(request: CanonicalRequest, dropped: string[]): unknown[] {
   const items: unknown[] = [];
   const callKinds = new Map<string, 'function' | 'custom'>();
   // More than one system part cannot be one `instructions` string without losing the split.
@@ -72,7 +74,9 @@ function encodeInput(request: CanonicalRequest): unknown[] {
           else if (part.type === 'text') content.push({ type: 'input_text', text: part.text });
           break;
         case 'image':
-          if (role === 'user') content.push(image(part));
+          // A developer message takes input images; an assistant item carries text only.
+          if (role === 'assistant') throw unsupportedContent('an image in an assistant message', request.model, 'Responses assistant items carry text only');
+          content.push(image(part));
           break;
         case 'document':
           content.push(inputFile(part));
@@ -98,6 +102,7 @@ function encodeInput(request: CanonicalRequest): unknown[] {
           flush(role, content);
           const item = reasoningItem(part);
           if (item) items.push(item);
+          else dropped.push('reasoning');
           break;
         }
       }
@@ -129,15 +134,21 @@ function encodeToolChoice(choice: ToolChoice, tools: Tool[]): unknown {
   return { type: custom ? 'custom' : 'function', name: choice.name };
 }
 
-export function encodeResponsesRequest(request: CanonicalRequest, route: Route): unknown {
-  const body: Record<string, unknown> = { model: route.upstreamModel, input: encodeInput(request), store: false };
+export function encodeResponsesRequest(request: CanonicalRequest, route: Route, dropped: string[] = []): unknown {
+  if (request.stop !== undefined && request.stop.length > 0) {
+    throw unsupportedParameter('stop', request.model, 'the Responses API has no stop sequences');
+  }
+  const body: Record<string, unknown> = { model: route.upstreamModel, input: encodeInput(request, dropped), store: false };
   if (request.system && request.system.length === 1) body.instructions = request.system[0].text;
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map(encodeTool);
     if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice, request.tools);
   }
   if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
-  if (request.max_output_tokens !== undefined) body.max_output_tokens = Math.max(16, request.max_output_tokens);
+  if (request.max_output_tokens !== undefined) {
+    body.max_output_tokens = Math.max(16, request.max_output_tokens);
+    if (request.max_output_tokens < 16) dropped.push('max_output_tokens');
+  }
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.top_p !== undefined) body.top_p = request.top_p;
   const effort = openaiEffort(request.reasoning);

@@ -10,9 +10,10 @@ import { documentFromFile } from './file-parts.ts';
 /** What the Chat inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const CHAT_REQUEST_DROPPED = {
   'n of 1': 'one choice is what Relay returns anyway (n above 1 is refused with a 400)',
-  'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': 'no canonical field',
-  'audio, modalities, prediction, service_tier, store': 'no canonical field (web_search_options is refused: it is a tool)',
+  'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': 'no canonical field; each is named in x-relay-dropped (sampling changes, so the answer may differ)',
+  'audio, modalities, prediction, service_tier, store': 'no canonical field; each is named in x-relay-dropped (web_search_options is refused: it is a tool)',
   'deprecated function calling (functions, function_call, role "function" messages)': 'refused with a 400 naming it (use tools and tool_calls), never dropped',
+  'allowed_tools subsets of tool_choice': 'the mode is kept, the subset has no canonical field; named `tool_choice.tools`',
   'image_url parts in tool messages': 'kept: they become images of the tool result; other non-text parts in tool, assistant or system messages are refused (400)',
 } as const;
 

@@ -9,9 +9,15 @@ import { renderOpenAIError } from './errors.ts';
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
 export const CHAT_DROPPED_PARAMETERS = ['n', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'seed', 'logprobs', 'top_logprobs', 'service_tier', 'store', 'prediction', 'modalities', 'audio'] as const;
 
+/** The allowed_tools subset of a tool_choice (its mode is kept): named `tool_choice.tools`. */
+function droppedToolSubset(body: unknown): string[] {
+  const choice = body !== null && typeof body === 'object' ? (body as { tool_choice?: unknown }).tool_choice : undefined;
+  return choice !== null && typeof choice === 'object' && (choice as { type?: unknown }).type === 'allowed_tools' ? ['tool_choice.tools'] : [];
+}
+
 export const chatCodec: InboundCodec = {
   shape: 'openai.chat',
-  droppedParameters: (body) => presentParameters(body, CHAT_DROPPED_PARAMETERS),
+  droppedParameters: (body) => [...presentParameters(body, CHAT_DROPPED_PARAMETERS), ...droppedToolSubset(body)],
   decodeRequest: decodeChatRequest,
   encodeResponse: encodeChatResponse,
   streamEncoder: chatStreamEncoder,

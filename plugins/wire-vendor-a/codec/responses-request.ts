@@ -14,14 +14,13 @@ import { openReasoning } from './reasoning-envelope.ts';
 /** What the Responses inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const RESPONSES_REQUEST_DROPPED = {
   'server-side tools (web_search, tool_search, file_search, code_interpreter, computer_use, image_generation, local_shell, shell, mcp, ...)':
-    'they run inside OpenAI; on a vendor-a upstream the request is forwarded as sent (passthrough), elsewhere they are dropped',
-  'tool_choice naming a server-side tool, allowed_tools subsets': 'become "auto" / the allowed_tools mode',
-  'input items of other types (*_call of server tools, compaction, ...)': 'no canonical form; they record server-side work the other vendors cannot redo',
+    'they run inside OpenAI; on a vendor-a upstream the request is forwarded as sent (passthrough), elsewhere they are dropped and named `tools.<type>`',
+  'tool_choice naming a server-side tool, allowed_tools subsets': 'become "auto" / the allowed_tools mode; named `tool_choice`, `tool_choice.tools`',
+  'input items of other types (*_call of server tools, compaction, ...)': 'no canonical form; they record server-side work the other vendors cannot redo; named `input.<type>`',
   'include, prompt_cache_key, background, truncation, service_tier':
     'no effect on the answer\'s content on another vendor (listed in x-relay-dropped); previous_response_id and item_reference resolve from Relay\'s Responses state (responses-state.ts), store is honoured there',
   'text.verbosity, top_logprobs, max_tool_calls, client_metadata': 'no canonical field',
   'namespace descriptions': 'prefixed to each member tool description',
-  'is_error of tool outputs': 'Responses outputs carry no error flag',
 } as const;
 
 const Detail = Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')]);

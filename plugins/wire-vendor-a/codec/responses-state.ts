@@ -85,8 +85,8 @@ export function responsesConversationState(state: ResponsesState): ConversationS
       return { json: expanded, stored, extra };
     },
 
-    remember(expanded, response, ctx, principal): void {
-      keep(state, expanded, encodeResponsesResponse(response, ctx) as Item, 'relay', principal);
+    remember(expanded, response, ctx, principal): Promise<void> {
+      return keep(state, expanded, encodeResponsesResponse(response, ctx) as Item, 'relay', principal);
     },
 
     async forward(json, principal): Promise<ForwardPlan | null> {
@@ -125,16 +125,16 @@ export function responsesConversationState(state: ResponsesState): ConversationS
 
     rememberForwarded(plan, response, principal): void {
       if (!isObject(response) || typeof response.id !== 'string' || response.object !== 'response') return;
-      keep(state, plan.expanded, response, 'forwarded', principal);
+      void keep(state, plan.expanded, response, 'forwarded', principal);
     },
   };
 }
 
 /** Stores a response object with its conversation; input items get ids where they had none. */
-function keep(state: ResponsesState, expanded: ExpandedRequest, object: Item, origin: 'relay' | 'forwarded', principal: Parameters<ResponsesState['ownerOf']>[0]): void {
+function keep(state: ResponsesState, expanded: ExpandedRequest, object: Item, origin: 'relay' | 'forwarded', principal: Parameters<ResponsesState['ownerOf']>[0]): Promise<void> {
   const id = object.id as string;
   const { inputFrom } = (expanded.extra ?? { inputFrom: 0 }) as Bookkeeping;
   const items = withIds(ownItems(expanded.json.input), inputFrom, id);
   const ownIds = [...items.slice(inputFrom), ...outputOf(object)].map((item) => item.id).filter((v): v is string => typeof v === 'string');
-  state.save(state.ownerOf(principal), id, { response: object, items, inputFrom, origin }, ownIds);
+  return state.save(state.ownerOf(principal), id, { response: object, items, inputFrom, origin }, ownIds);
 }

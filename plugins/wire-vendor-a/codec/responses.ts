@@ -14,9 +14,12 @@ export const RESPONSES_DROPPED_PARAMETERS = ['store', 'include', 'service_tier',
 const TRANSLATED_TOOLS = new Set(['function', 'custom', 'namespace']);
 const TRANSLATED_ITEMS = new Set(['message', 'function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output', 'reasoning', 'item_reference']);
 
-/** Server-side tools and their history items, which run inside OpenAI: named as `tools.<type>` and `input.<type>`. */
+/**
+ * Server-side tools and their history items, which run inside OpenAI: named as `tools.<type>` and
+ * `input.<type>`; a tool_choice naming one is `tool_choice`, an allowed_tools subset `tool_choice.tools`.
+ */
 export function droppedServerSide(body: unknown): string[] {
-  const b = (body !== null && typeof body === 'object' ? body : {}) as { tools?: unknown; input?: unknown };
+  const b = (body !== null && typeof body === 'object' ? body : {}) as { tools?: unknown; input?: unknown; tool_choice?: unknown };
   const typeOf = (v: unknown): string | null => (v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string' ? (v as { type: string }).type : null);
   const names = new Set<string>();
   for (const tool of Array.isArray(b.tools) ? b.tools : []) {
@@ -27,6 +30,9 @@ export function droppedServerSide(body: unknown): string[] {
     const type = typeOf(item);
     if (type && !TRANSLATED_ITEMS.has(type)) names.add(`input.${type}`);
   }
+  const choice = typeOf(b.tool_choice);
+  if (choice === 'allowed_tools') names.add('tool_choice.tools');
+  else if (choice && choice !== 'function' && choice !== 'custom') names.add('tool_choice');
   return [...names];
 }
 

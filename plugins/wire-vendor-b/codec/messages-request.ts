@@ -14,8 +14,8 @@ export const MESSAGES_REQUEST_DROPPED = {
   top_k: 'no canonical field',
   'context_management, container, mcp_servers, service_tier': 'no canonical field',
   'server tools (typed tools such as web_search_*, bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
-  'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part (search_result blocks and image file sources are refused)',
-  'citations, and a document\'s context': 'no canonical field (a document\'s title becomes its file name)',
+  'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part; named `messages.<type>` (search_result blocks and image file sources are refused)',
+  'citations, and a document\'s context': 'no canonical field (a document\'s title becomes its file name); named `citations`, `document.context`',
   'metadata.user_id': 'becomes canonical `user`',
 } as const;
 
@@ -179,7 +179,8 @@ function decodeMessages(raw: unknown[], model: string): Message[] {
     let content: ContentPart[];
     if (typeof m.content === 'string') content = m.content === '' ? [] : [{ type: 'text', text: m.content }];
     else content = m.content.map((b, j) => block(b, `${at}/content/${j}`, model)).filter((p): p is ContentPart => p !== null);
-    if (m.role === 'system') content = content.filter((p) => p.type === 'text');
+    // What a system message holds besides text reaches the upstream encoder, which maps or refuses it.
+    if (m.role === 'system') content = content.filter((p) => p.type === 'text' || p.type === 'image' || p.type === 'document');
     if (content.length > 0) messages.push({ role: m.role, content });
   });
   return messages;

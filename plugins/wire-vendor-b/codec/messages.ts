@@ -20,9 +20,36 @@ export function droppedServerTools(body: unknown): string[] {
   return [...names];
 }
 
+const CANONICAL_BLOCKS = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'search_result']);
+
+/**
+ * What of the history has no canonical form: server tool blocks (`messages.<type>`, e.g.
+ * `messages.web_search_tool_result`), and a document's `citations` and `context`.
+ */
+export function droppedHistory(body: unknown): string[] {
+  const messages = body !== null && typeof body === 'object' ? (body as { messages?: unknown }).messages : undefined;
+  if (!Array.isArray(messages)) return [];
+  const names = new Set<string>();
+  for (const message of messages) {
+    const content = message !== null && typeof message === 'object' ? (message as { content?: unknown }).content : undefined;
+    if (!Array.isArray(content)) continue;
+    for (const block of content) {
+      if (block === null || typeof block !== 'object') continue;
+      const b = block as { type?: unknown; citations?: { enabled?: unknown } | null; context?: unknown };
+      if (typeof b.type !== 'string') continue;
+      if (!CANONICAL_BLOCKS.has(b.type)) names.add(`messages.${b.type}`);
+      else if (b.type === 'document') {
+        if (b.citations?.enabled === true) names.add('citations');
+        if (typeof b.context === 'string' && b.context !== '') names.add('document.context');
+      }
+    }
+  }
+  return [...names];
+}
+
 export const messagesCodec: InboundCodec = {
   shape: 'anthropic.messages',
-  droppedParameters: (body) => [...presentParameters(body, MESSAGES_DROPPED_PARAMETERS), ...droppedServerTools(body)],
+  droppedParameters: (body) => [...presentParameters(body, MESSAGES_DROPPED_PARAMETERS), ...droppedServerTools(body), ...droppedHistory(body)],
   decodeRequest: decodeMessagesRequest,
   encodeResponse: encodeMessagesResponse,
   streamEncoder: messagesStreamEncoder,

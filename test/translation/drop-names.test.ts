@@ -1,0 +1,332 @@
+// No silent drops (issue 44 item 3), entry by entry: every rule of every codec's request DROPPED
+// table has a case here showing what happens to it: named (the name x-relay-dropped carries),
+// refused (a 400 naming it), mapped (the upstream body carries it in another form), or left out
+// with no effect on the answer; every rule of a response table, what the client reads instead.
+// A table entry without a case fails the last test.
+import t from 'tap';
+import type { CanonicalRequest, ContentPart, Message } from '../../core/plugin-api/canonical.ts';
+import type { Route } from '../../core/plugin-api.ts';
+import * as openai from '../../plugins/vendor-openai/codec/index.ts';
+import * as anthropic from '../../plugins/vendor-anthropic/codec/index.ts';
+import * as bedrock from '../../plugins/vendor-bedrock/codec/index.ts';
+import { GEMINI_REQUEST_DROPPED, encodeGeminiRequest } from '../../plugins/vendor-google/codec/index.ts';
+import {
+  CHAT_REQUEST_DROPPED, CHAT_RESPONSE_DROPPED, RESPONSES_REQUEST_DROPPED, RESPONSES_RESPONSE_DROPPED, chatCodec, responsesCodec,
+} from '../../plugins/wire-vendor-a/codec/index.ts';
+import { MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED, messagesCodec } from '../../plugins/wire-vendor-b/codec/index.ts';
+import type { CanonicalResponse } from '../../core/plugin-api/canonical.ts';
+import { context } from './harness.ts';
+import { fakeRoute } from '../support/fake-route.ts';
+
+type Body = Record<string, any>;
+type Outcome =
+  | { named: string[] }
+  | { refused: RegExp }
+  | { mapped: (body: Body) => boolean }
+  | { noEffect: (body: Body) => boolean };
+/** An upstream encoder's case: the canonical request (over BASE) and, optionally, the route's model. */
+interface EncoderCase { request: Partial<CanonicalRequest>; model?: string; catalog?: { reasoning?: boolean }; expect: Outcome }
+/** An inbound codec's case: the client's JSON. */
+interface InboundCase { body: Body; expect: { named: string[] } | { refused: RegExp } | { mapped: (request: CanonicalRequest) => boolean } | { noEffect: true } }
+
+const user = (...content: ContentPart[]): Message => ({ role: 'user', content });
+const text = (s: string): { type: 'text'; text: string } => ({ type: 'text', text: s });
+const BASE: CanonicalRequest = { model: 'm', messages: [user(text('hi'))] };
+const PNG = { type: 'base64' as const, media_type: 'image/png', data: 'iVBORw0KGgo=' };
+const png = { type: 'image' as const, source: PNG };
+const lookup = { type: 'function' as const, name: 'lookup', parameters: { type: 'object', properties: {} } };
+const custom = { type: 'custom' as const, name: 'apply_patch' };
+/** A tool round trip: the assistant calls lookup (optionally after some reasoning), the user answers. */
+const toolTurn = (result: Partial<Extract<ContentPart, { type: 'tool_result' }>> = {}, before: ContentPart[] = [], id = 'call_1'): Message[] => [
+  user(text('look it up')),
+  { role: 'assistant', content: [...before, { type: 'tool_call', id, name: 'lookup', arguments: '{}' }] },
+  user({ type: 'tool_result', tool_call_id: id, content: [text('not found')], ...result }),
+];
+const foreignReasoning: ContentPart = { type: 'reasoning', text: 'thought', signature: 'sig', origin: 'somebody-else' };
+const system = (...content: ContentPart[]): Message => ({ role: 'system', content });
+const refusal: Message[] = [user(text('q')), { role: 'assistant', content: [{ type: 'refusal', text: 'I cannot' }] }, user(text('ok'))];
+
+function route(model: string, catalog?: { reasoning?: boolean }): Route {
+  return catalog ? { upstreamModel: model, model: { spec: catalog, metadata: { slug: model } } } as unknown as Route : fakeRoute(model);
+}
+
+const ENCODERS: Record<string, { table: Record<string, string>; model: string; encode: (r: CanonicalRequest, route: Route, dropped: string[]) => unknown; cases: Record<string, EncoderCase> }> = {
+  CHAT_UPSTREAM_DROPPED: {
+    table: openai.CHAT_UPSTREAM_DROPPED, model: 'gpt-test',
+    encode: (r, rt, d) => openai.encodeRequest('openai.chat', r, rt, d),
+    cases: {
+      'reasoning parts (incl. signed or encrypted reasoning)': { request: { messages: toolTurn({}, [foreignReasoning]) }, expect: { named: ['reasoning'] } },
+      'reasoning.summary': { request: { reasoning: { effort: 'low', summary: true } }, expect: { named: ['reasoning.summary'] } },
+      'reasoning.budget_tokens': { request: { reasoning: { budget_tokens: 20000 } }, expect: { mapped: (b) => typeof b.reasoning_effort === 'string' } },
+      'images and documents in assistant and system messages': { request: { messages: [system({ type: 'image', source: PNG }), user(text('hi'))] }, expect: { refused: /an image in a system message/ } },
+      'is_error of tool results': { request: { messages: toolTurn({ is_error: true }) }, expect: { mapped: (b) => b.messages[2].content === 'Error: not found' } },
+      metadata: { request: { metadata: { a: 'b' } }, expect: { named: ['metadata'] } },
+      'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.tools[0].function.name === 'apply_patch' && 'input' in b.tools[0].function.parameters.properties } },
+    },
+  },
+  RESPONSES_UPSTREAM_DROPPED: {
+    table: openai.RESPONSES_UPSTREAM_DROPPED, model: 'gpt-test',
+    encode: (r, rt, d) => openai.encodeRequest('openai.responses', r, rt, d),
+    cases: {
+      stop: { request: { stop: ['END'] }, expect: { refused: /`gpt-test` cannot take `stop`.*no stop sequences/ } },
+      'reasoning from another origin (signed or encrypted by another vendor)': { request: { messages: toolTurn({}, [foreignReasoning]) }, expect: { named: ['reasoning'] } },
+      'reasoning.budget_tokens': { request: { reasoning: { budget_tokens: 20000 } }, expect: { mapped: (b) => typeof b.reasoning.effort === 'string' } },
+      'is_error of tool results': { request: { messages: toolTurn({ is_error: true }) }, expect: { mapped: (b) => b.input.at(-1).output === 'Error: not found' } },
+      'max_output_tokens below 16': { request: { max_output_tokens: 5 }, expect: { named: ['max_output_tokens'] } },
+      'images in assistant messages': { request: { messages: [user(text('q')), { role: 'assistant', content: [{ type: 'image', source: PNG }] }, user(text('q'))] }, expect: { refused: /an image in an assistant message/ } },
+      'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.input[1].role === 'assistant' && b.input[1].content === 'I cannot' } },
+    },
+  },
+  MESSAGES_UPSTREAM_DROPPED: {
+    table: anthropic.MESSAGES_UPSTREAM_DROPPED, model: 'claude-test',
+    encode: (r, rt, d) => anthropic.encodeRequest('anthropic.messages', r, rt, d),
+    cases: {
+      'reasoning from another origin, and thinking without a signature': { request: { messages: toolTurn({}, [foreignReasoning]) }, expect: { named: ['reasoning'] } },
+      'reasoning.summary': { request: { reasoning: { effort: 'low', summary: true } }, expect: { mapped: (b) => b.thinking?.type === 'enabled' } },
+      'temperature and top_p while thinking is on': { request: { reasoning: { effort: 'low' }, temperature: 0.2, top_p: 0.5 }, expect: { named: ['temperature', 'top_p'] } },
+      'top_p when temperature is set': { request: { temperature: 0.2, top_p: 0.5 }, expect: { named: ['top_p'] } },
+      'temperature above 1': { request: { temperature: 1.5 }, expect: { named: ['temperature'] } },
+      'thinking when tool_choice forces a tool': { request: { reasoning: { effort: 'low' }, tools: [lookup], tool_choice: 'required' }, expect: { named: ['reasoning'] } },
+      'thinking when the assistant turn whose tool calls are answered has no signed thinking': { request: { reasoning: { effort: 'low' }, tools: [lookup], messages: toolTurn() }, expect: { named: ['reasoning'] } },
+      'reasoning, for a model the catalog marks reasoning: false': { request: { reasoning: { effort: 'high' } }, catalog: { reasoning: false }, expect: { named: ['reasoning'] } },
+      'stop sequences of whitespace only': { request: { stop: ['END', '  '] }, expect: { named: ['stop'] } },
+      'response_format json_schema name, description and strict': { request: { response_format: { type: 'json_schema', name: 'n', description: 'd', strict: true, schema: { type: 'object' } } }, expect: { noEffect: (b) => b.output_config.format.schema.type === 'object' } },
+      'image detail': { request: { messages: [user({ type: 'image', source: PNG, detail: 'low' })] }, expect: { named: ['image.detail'] } },
+      'images and documents in system messages': { request: { messages: [system({ type: 'document', source: { type: 'text', text: 'doc' } }), user(text('hi'))] }, expect: { refused: /a document in a system message/ } },
+      'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.messages[1].content[0].text === 'I cannot' } },
+      metadata: { request: { metadata: { a: 'b' } }, expect: { named: ['metadata'] } },
+      'position of system messages inside the conversation': { request: { messages: [user(text('hi')), system(text('be brief'))] }, expect: { mapped: (b) => b.system[0].text === 'be brief' } },
+      'tool call ids outside [a-zA-Z0-9_-]': { request: { tools: [lookup], messages: toolTurn({}, [], 'call.1') }, expect: { mapped: (b) => b.messages[1].content[0].id === 'call_1' && b.messages[2].content[0].tool_use_id === 'call_1' } },
+      'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.tools[0].name === 'apply_patch' && 'input' in b.tools[0].input_schema.properties } },
+    },
+  },
+  CONVERSE_REQUEST_DROPPED: {
+    table: bedrock.CONVERSE_REQUEST_DROPPED, model: 'anthropic.claude-sonnet-4-5',
+    encode: (r, rt, d) => bedrock.encodeRequest('bedrock.converse', r, rt, d),
+    cases: {
+      'reasoning from another origin, and reasoning text without a signature': { request: { messages: toolTurn({}, [foreignReasoning]) }, expect: { named: ['reasoning'] } },
+      'reasoning for a model other than Claude': { request: { reasoning: { effort: 'low' } }, model: 'meta.llama3-70b-instruct-v1:0', expect: { named: ['reasoning'] } },
+      'reasoning.summary': { request: { reasoning: { effort: 'low', summary: true } }, expect: { mapped: (b) => b.additionalModelRequestFields.thinking.type === 'enabled' } },
+      'temperature and top_p while thinking is on': { request: { reasoning: { effort: 'low' }, temperature: 0.2, top_p: 0.5 }, expect: { named: ['temperature', 'top_p'] } },
+      'top_p when temperature is set': { request: { temperature: 0.2, top_p: 0.5 }, expect: { named: ['top_p'] } },
+      'temperature above 1': { request: { temperature: 1.5 }, expect: { named: ['temperature'] } },
+      'thinking when tool_choice forces a tool': { request: { reasoning: { effort: 'low' }, tools: [lookup], tool_choice: 'required' }, expect: { named: ['reasoning'] } },
+      'thinking when the assistant turn whose tool calls are answered has no signed thinking': { request: { reasoning: { effort: 'low' }, tools: [lookup], messages: toolTurn() }, expect: { named: ['reasoning'] } },
+      'tool_choice none': { request: { tools: [lookup], tool_choice: 'none', messages: toolTurn() }, expect: { named: ['tool_choice'] } },
+      parallel_tool_calls: { request: { tools: [lookup], parallel_tool_calls: false }, expect: { named: ['parallel_tool_calls'] } },
+      'stop sequences of whitespace only': { request: { stop: ['END', ' '] }, expect: { named: ['stop'] } },
+      'response_format json_schema strict': { request: { response_format: { type: 'json_schema', name: 'n', strict: true, schema: { type: 'object' } } }, expect: { noEffect: (b) => b.outputConfig.textFormat.structure.jsonSchema.name === 'n' } },
+      'image detail': { request: { messages: [user({ type: 'image', source: PNG, detail: 'high' })] }, expect: { named: ['image.detail'] } },
+      'image URLs other than data: and s3://': { request: { messages: [user({ type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } })] }, expect: { refused: /an image URL/ } },
+      'images and documents in system messages': { request: { messages: [system({ type: 'image', source: PNG }), user(text('hi'))] }, expect: { refused: /an image in a system message/ } },
+      'user and metadata': { request: { user: 'u1', metadata: { a: 'b' } }, expect: { mapped: (b) => b.requestMetadata.user === 'u1' && b.requestMetadata.a === 'b' } },
+      'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.messages[1].content[0].text === 'I cannot' } },
+      'position of system messages inside the conversation': { request: { messages: [user(text('hi')), system(text('be brief'))] }, expect: { mapped: (b) => b.system[0].text === 'be brief' } },
+      'tool call ids outside [a-zA-Z0-9_-]': { request: { tools: [lookup], messages: toolTurn({}, [], 'call.1') }, expect: { mapped: (b) => b.messages[1].content[0].toolUse.toolUseId === 'call_1' } },
+      'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.toolConfig.tools[0].toolSpec.name === 'apply_patch' } },
+    },
+  },
+  GEMINI_REQUEST_DROPPED: {
+    table: GEMINI_REQUEST_DROPPED, model: 'gemini-test',
+    encode: (r, _rt, d) => encodeGeminiRequest(r, 'json-schema', d),
+    cases: {
+      'tool call ids': { request: { tools: [lookup], messages: toolTurn() }, expect: { mapped: (b) => b.contents[2].parts[0].functionResponse.name === 'lookup' } },
+      'reasoning text': { request: { messages: [user(text('q')), { role: 'assistant', content: [{ type: 'reasoning', text: 'mine', origin: 'gemini' }, text('a')] }, user(text('q'))] }, expect: { noEffect: (b) => b.contents[1].parts.length === 1 } },
+      'reasoning from another origin': { request: { messages: toolTurn({}, [foreignReasoning]) }, expect: { named: ['reasoning'] } },
+      parallel_tool_calls: { request: { tools: [lookup], parallel_tool_calls: false }, expect: { named: ['parallel_tool_calls'] } },
+      'response_format json_schema name, description and strict': { request: { response_format: { type: 'json_schema', name: 'n', strict: true, schema: { type: 'object' } } }, expect: { noEffect: (b) => b.generationConfig.responseJsonSchema.type === 'object' } },
+      'image detail': { request: { messages: [user({ type: 'image', source: PNG, detail: 'low' })] }, expect: { named: ['image.detail'] } },
+      'images in tool results': { request: { tools: [lookup], messages: toolTurn({ content: [text('here'), png] }) }, expect: { mapped: (b) => b.contents[2].parts[2].inlineData.data === PNG.data } },
+      'images and documents in system messages': { request: { messages: [system({ type: 'image', source: PNG }), user(text('hi'))] }, expect: { refused: /an image in a system message/ } },
+      metadata: { request: { metadata: { a: 'b' } }, expect: { named: ['metadata'] } },
+      user: { request: { user: 'u1' }, expect: { named: ['user'] } },
+      'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.contents[1].parts[0].text === 'I cannot' } },
+      'position of system messages inside the conversation': { request: { messages: [user(text('hi')), system(text('be brief'))] }, expect: { mapped: (b) => b.systemInstruction.parts[0].text === 'be brief' } },
+      'stop sequences beyond the fifth': { request: { stop: ['a', 'b', 'c', 'd', 'e', 'f'] }, expect: { refused: /at most 5 stop sequences/ } },
+      'tool strict flag': { request: { tools: [{ ...lookup, strict: true }] }, expect: { named: ['tools.strict'] } },
+      'reasoning effort with a budget': { request: { reasoning: { effort: 'low', budget_tokens: 3000 } }, expect: { mapped: (b) => b.generationConfig.thinkingConfig.thinkingBudget === 3000 } },
+      'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.tools[0].functionDeclarations[0].name === 'apply_patch' } },
+    },
+  },
+};
+
+const CHAT = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+const RESPONSES = { model: 'm', input: 'hi' };
+const MESSAGES = { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+
+const INBOUND: Record<string, { table: Record<string, string>; codec: typeof chatCodec; cases: Record<string, InboundCase> }> = {
+  CHAT_REQUEST_DROPPED: {
+    table: CHAT_REQUEST_DROPPED, codec: chatCodec,
+    cases: {
+      'n of 1': { body: { ...CHAT, n: 1 }, expect: { named: ['n'] } },
+      'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': {
+        body: { ...CHAT, frequency_penalty: 1, presence_penalty: 1, logit_bias: { 1: 1 }, seed: 1, logprobs: true, top_logprobs: 2 },
+        expect: { named: ['frequency_penalty', 'presence_penalty', 'logit_bias', 'seed', 'logprobs', 'top_logprobs'] },
+      },
+      'audio, modalities, prediction, service_tier, store': {
+        body: { ...CHAT, audio: { voice: 'x', format: 'mp3' }, modalities: ['text'], prediction: { type: 'content', content: 'x' }, service_tier: 'auto', store: true },
+        expect: { named: ['audio', 'modalities', 'prediction', 'service_tier', 'store'] },
+      },
+      'deprecated function calling (functions, function_call, role "function" messages)': { body: { ...CHAT, functions: [{ name: 'f', parameters: {} }] }, expect: { refused: /deprecated function calling/ } },
+      'allowed_tools subsets of tool_choice': {
+        body: { ...CHAT, tools: [{ type: 'function', function: { name: 'a' } }], tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'a' } }] } } },
+        expect: { named: ['tool_choice.tools'] },
+      },
+      'image_url parts in tool messages': {
+        body: { ...CHAT, messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }] },
+        expect: { mapped: (r) => r.messages.some((m) => m.content.some((p) => p.type === 'tool_result' && p.content[0]?.type === 'image')) },
+      },
+    },
+  },
+  RESPONSES_REQUEST_DROPPED: {
+    table: RESPONSES_REQUEST_DROPPED, codec: responsesCodec,
+    cases: {
+      'server-side tools (web_search, tool_search, file_search, code_interpreter, computer_use, image_generation, local_shell, shell, mcp, ...)': {
+        body: { ...RESPONSES, tools: [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs'] }] }, expect: { named: ['tools.web_search', 'tools.file_search'] },
+      },
+      'tool_choice naming a server-side tool, allowed_tools subsets': {
+        body: { ...RESPONSES, tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }, expect: { named: ['tools.web_search', 'tool_choice'] },
+      },
+      'input items of other types (*_call of server tools, compaction, ...)': {
+        body: { ...RESPONSES, input: [{ type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } }, { role: 'user', content: 'hi' }] },
+        expect: { named: ['input.web_search_call'] },
+      },
+      'include, prompt_cache_key, background, truncation, service_tier': {
+        body: { ...RESPONSES, include: ['reasoning.encrypted_content'], prompt_cache_key: 'k', background: false, truncation: 'auto', service_tier: 'auto' },
+        expect: { named: ['include', 'service_tier', 'truncation', 'background', 'prompt_cache_key'] },
+      },
+      'text.verbosity, top_logprobs, max_tool_calls, client_metadata': {
+        body: { ...RESPONSES, text: { verbosity: 'low' }, top_logprobs: 2, max_tool_calls: 3, client_metadata: { a: 'b' } },
+        expect: { named: ['text.verbosity', 'top_logprobs', 'max_tool_calls', 'client_metadata'] },
+      },
+      'namespace descriptions': {
+        body: { ...RESPONSES, tools: [{ type: 'namespace', name: 'ns', description: 'Files.', tools: [{ type: 'function', name: 'read', description: 'Reads.', parameters: { type: 'object' } }] }] },
+        expect: { mapped: (r) => /Files\./.test((r.tools?.[0] as { description?: string }).description ?? '') },
+      },
+    },
+  },
+  MESSAGES_REQUEST_DROPPED: {
+    table: MESSAGES_REQUEST_DROPPED, codec: messagesCodec,
+    cases: {
+      cache_control: { body: { ...MESSAGES, system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }] }, expect: { noEffect: true } },
+      top_k: { body: { ...MESSAGES, top_k: 5 }, expect: { named: ['top_k'] } },
+      'context_management, container, mcp_servers, service_tier': {
+        body: { ...MESSAGES, context_management: { edits: [] }, container: 'c', mcp_servers: [], service_tier: 'auto' },
+        expect: { named: ['service_tier', 'context_management', 'container', 'mcp_servers'] },
+      },
+      'server tools (typed tools such as web_search_*, bash_*, text_editor_*, computer_*, code_execution_*)': {
+        body: { ...MESSAGES, tools: [{ type: 'web_search_20250305', name: 'web_search' }, { type: 'bash_20250124', name: 'bash' }] },
+        expect: { named: ['tools.web_search_20250305', 'tools.bash_20250124'] },
+      },
+      'server_tool_use and *_tool_result blocks of server tools in history': {
+        body: { ...MESSAGES, messages: [{ role: 'user', content: 'news?' }, { role: 'assistant', content: [
+          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } },
+          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+          { type: 'text', text: 'Nothing new.' },
+        ] }, { role: 'user', content: 'ok' }] },
+        expect: { named: ['messages.server_tool_use', 'messages.web_search_tool_result'] },
+      },
+      'citations, and a document\'s context': {
+        body: { ...MESSAGES, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' }, citations: { enabled: true }, context: 'from the wiki' }, { type: 'text', text: 'sum up' }] }] },
+        expect: { named: ['citations', 'document.context'] },
+      },
+      'metadata.user_id': { body: { ...MESSAGES, metadata: { user_id: 'u1' } }, expect: { mapped: (r) => r.user === 'u1' } },
+    },
+  },
+};
+
+for (const [name, encoder] of Object.entries(ENCODERS)) {
+  t.test(`${name}: each rule is named, refused, mapped or without effect`, async (t) => {
+    for (const [entry, c] of Object.entries(encoder.cases)) {
+      const request = { ...BASE, ...c.request, model: c.model ?? encoder.model };
+      const dropped: string[] = [];
+      const encode = () => encoder.encode(request, route(c.model ?? encoder.model, c.catalog), dropped) as Body;
+      if ('refused' in c.expect) {
+        t.throws(encode, { status: 400, message: c.expect.refused }, `${entry}: refused, naming it`);
+        continue;
+      }
+      const body = encode();
+      if ('named' in c.expect) t.same([...new Set(dropped)].sort(), [...c.expect.named].sort(), `${entry}: named ${c.expect.named.join(', ')}`);
+      else {
+        t.ok('mapped' in c.expect ? c.expect.mapped(body) : c.expect.noEffect(body), `${entry}: ${'mapped' in c.expect ? 'mapped' : 'no effect on the answer'}`);
+        t.same(dropped, [], `${entry}: nothing named`);
+      }
+    }
+  });
+}
+
+for (const [name, inbound] of Object.entries(INBOUND)) {
+  t.test(`${name}: each rule is named, refused, mapped or without effect`, async (t) => {
+    for (const [entry, c] of Object.entries(inbound.cases)) {
+      if ('refused' in c.expect) {
+        t.throws(() => inbound.codec.decodeRequest(c.body), { status: 400, message: c.expect.refused }, `${entry}: refused, naming it`);
+        continue;
+      }
+      const request = inbound.codec.decodeRequest(c.body);
+      const named = inbound.codec.droppedParameters?.(c.body) ?? [];
+      if ('named' in c.expect) t.same([...named].sort(), [...c.expect.named].sort(), `${entry}: named ${c.expect.named.join(', ')}`);
+      else {
+        if ('mapped' in c.expect) t.ok(c.expect.mapped(request), `${entry}: mapped`);
+        t.same(named, [], `${entry}: nothing named`);
+      }
+    }
+  });
+}
+
+// What a client's shape cannot render of an answer (the response tables): no header can name it
+// before a stream's first byte, so each case shows what the client reads instead.
+const ANSWER: CanonicalResponse = {
+  id: 'msg_1', model: 'm', stop_reason: 'end_turn',
+  content: [text('the answer')], usage: { input_tokens: 5, output_tokens: 7, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
+};
+const answer = (over: Partial<CanonicalResponse>): CanonicalResponse => ({ ...ANSWER, ...over });
+const oddOutput: ContentPart[] = [text('see'), png, { type: 'tool_result', tool_call_id: 'c', content: [text('r')] }];
+
+const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec: typeof chatCodec; cases: Record<string, { response: CanonicalResponse; reads: (body: Body) => boolean }> }> = {
+  CHAT_RESPONSE_DROPPED: {
+    table: CHAT_RESPONSE_DROPPED, codec: chatCodec,
+    cases: {
+      'reasoning parts': {
+        response: answer({ content: [{ type: 'reasoning', text: 'hmm' }, text('the answer')], usage: { ...ANSWER.usage, reasoning_tokens: 3 } }),
+        reads: (b) => b.choices[0].message.content === 'the answer' && b.usage.completion_tokens_details.reasoning_tokens === 3,
+      },
+      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.choices[0].message.content === 'see' },
+      'stop_sequence (which one matched)': { response: answer({ stop_reason: 'stop_sequence', stop_sequence: 'END' }), reads: (b) => b.choices[0].finish_reason === 'stop' },
+      'cache_write_tokens': { response: answer({ usage: { ...ANSWER.usage, cache_write_tokens: 4 } }), reads: (b) => b.usage.prompt_tokens === 5 && !JSON.stringify(b.usage).includes('cache_write') },
+    },
+  },
+  RESPONSES_RESPONSE_DROPPED: {
+    table: RESPONSES_RESPONSE_DROPPED, codec: responsesCodec,
+    cases: {
+      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.output.length === 1 && b.output[0].content[0].text === 'see' },
+      stop_sequence: { response: answer({ stop_reason: 'stop_sequence', stop_sequence: 'END' }), reads: (b) => b.status === 'completed' && !JSON.stringify(b).includes('END') },
+    },
+  },
+  MESSAGES_RESPONSE_DROPPED: {
+    table: MESSAGES_RESPONSE_DROPPED, codec: messagesCodec,
+    cases: {
+      'refusal parts': { response: answer({ content: [{ type: 'refusal', text: 'I cannot' }], stop_reason: 'refusal' }), reads: (b) => b.content[0].type === 'text' && b.content[0].text === 'I cannot' && b.stop_reason === 'refusal' },
+      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.content.length === 1 && b.content[0].text === 'see' },
+      'custom tool calls': {
+        response: answer({ content: [{ type: 'tool_call', id: 'toolu_1', name: 'apply_patch', arguments: '*** Begin Patch', tool_kind: 'custom' }], stop_reason: 'tool_use' }),
+        reads: (b) => b.content[0].type === 'tool_use' && b.content[0].input.input === '*** Begin Patch',
+      },
+    },
+  },
+};
+
+for (const [name, rendered] of Object.entries(RESPONSES_RENDERED)) {
+  t.test(`${name}: what the client reads instead`, async (t) => {
+    for (const [entry, c] of Object.entries(rendered.cases)) {
+      const body = rendered.codec.encodeResponse(c.response, context(BASE)) as Body;
+      t.ok(c.reads(body), `${entry}: ${JSON.stringify(body).slice(0, 160)}`);
+    }
+  });
+}
+
+t.test('every entry of every DROPPED table has a case', async (t) => {
+  for (const [name, { table, cases }] of [...Object.entries(ENCODERS), ...Object.entries(INBOUND), ...Object.entries(RESPONSES_RENDERED)]) {
+    t.same(Object.keys(table).filter((entry) => !(entry in cases)), [], `${name}: every entry has a case`);
+    t.same(Object.keys(cases).filter((entry) => !(entry in table)), [], `${name}: every case is an entry`);
+  }
+});
