@@ -129,7 +129,8 @@ export class Attempt {
     this.record.route = route;
     this.record.upstreamShape = req.shape;
     this.finishInFlight();
-    const measured = this.meter !== null && isMeasured(route.model.spec.balancing) ? bindingKey(route) : null;
+    // Measured for a strategy that orders by it, and for a hedge's delay (the binding's recent p95).
+    const measured = this.meter !== null && (isMeasured(route.model.spec.balancing) || route.model.spec.hedge !== undefined) ? bindingKey(route) : null;
     if (measured) this.endInFlight = this.meter!.acquire(measured);
     const started = measured ? performance.now() : 0;
     if (this.trace) {
@@ -167,10 +168,12 @@ export class Attempt {
       this.hedgeCredential = plan.credential;
       this.record.route = result.route;
       this.record.upstreamRequestId = upstreamRequestIdOf(result.res.headers);
+      // Only the kept answer is timed: a cancelled one's time is unknown (longer than it was given).
+      if (this.meter && result.res.status < 400) this.meter.observe(bindingKey(result.route), result.ttfbMs);
       if (result.cancelled) {
         // The cancelled request's tokens are not known: it was cut before its answer.
         this.record.extras.relay_hedge = JSON.stringify({
-          afterMs: plan.afterMs, sentAtMs: Math.round(hedgedAt ?? 0), kept: result.route.host.metadata.slug, cancelled: result.cancelled.host.metadata.slug,
+          afterMs: plan.afterMs, delayFrom: plan.from, sentAtMs: Math.round(hedgedAt ?? 0), kept: result.route.host.metadata.slug, cancelled: result.cancelled.host.metadata.slug,
         });
       }
       return result.res;

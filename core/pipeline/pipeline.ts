@@ -342,7 +342,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             // Its failure is the client's answer when nothing may follow it.
             attempt.isLast = (lastRoute && tries >= retries.perBinding) || retries.lastAllowed(record.attempts);
             const sent = record.attempts;
-            attempt.hedge = tries === 1 ? planHedge(routes, i, credentials, health) : null;
+            attempt.hedge = tries === 1 ? planHedge(routes, i, credentials, health, deps.meter ?? null) : null;
             try {
               result = route.shapes.includes(call.shape)
                 ? await passthrough(attempt, route, credential, forwarded)
