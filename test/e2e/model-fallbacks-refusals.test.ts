@@ -197,6 +197,12 @@ t.test("without spec.contextWindow, the shipped table's window of the binding's 
   const view = await relay.api<{ spec: { contextWindow?: number } }>('GET', `/api/models/${known.modelId}`);
   t.equal(view.body.spec.contextWindow, undefined, 'the model sets no window of its own');
 
+  const shown = await relay.api<any>('GET', `/api/models/${known.modelId}/context-window`);
+  t.equal(shown.status, 200);
+  t.match(shown.body, { tokens: 128_000, source: 'table', upstreamModel: 'gpt-4o-2024-08-06', tableModel: 'gpt-4o', sourcePage: /^https:\/\/learn\.microsoft\.com\// }, 'the admin API names the window and its source');
+  t.same((await relay.api<any>('GET', '/api/models/cw-unknown/context-window')).body, { tokens: null, source: null });
+  t.equal((await relay.api('GET', '/api/models/no-such-model/context-window')).status, 404);
+
   // ~660 KB of text: ~165,000 tokens by bytes/4, over 1.1 × 128,000.
   const huge = 'lorem ipsum '.repeat(55_000);
   const longBefore = longUp.count;
@@ -221,4 +227,5 @@ t.test("without spec.contextWindow, the shipped table's window of the binding's 
   const own = await viaRelay(relay, '/vendor-a/v1/chat/completions', known.relayKey, { model: 'cw-known', messages: [{ role: 'user', content: huge }] });
   t.equal(own.status, 200, own.text.slice(0, 300));
   t.equal(knownUp.count, 1, "the model's own window decides");
+  t.same((await relay.api<any>('GET', `/api/models/${known.modelId}/context-window`)).body, { tokens: 1_000_000, source: 'spec' });
 });
