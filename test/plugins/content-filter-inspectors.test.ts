@@ -5,6 +5,7 @@ import { chatStreamInspector } from '../../plugins/vendor-openai/codec/chat-insp
 import { responsesStreamInspector } from '../../plugins/vendor-openai/codec/responses-inspector.ts';
 import { messagesStreamInspector } from '../../plugins/vendor-anthropic/codec/messages-inspector.ts';
 import { geminiStreamInspector } from '../../plugins/vendor-google/codec/inspector.ts';
+import { messagesStreamInspector as vertexMessagesInspector } from '../../plugins/vendor-google/messages-tap.ts';
 
 const chat = (delta: object, finish: string | null = null) => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
 
@@ -39,6 +40,12 @@ t.test('Anthropic Messages', async (t) => {
   const late = messagesStreamInspector();
   t.equal(late.inspect('content_block_delta', '{}'), 'output');
   t.equal(late.inspect('message_delta', delta), 'output');
+  const vertex = vertexMessagesInspector();
+  t.equal(vertex.inspect('message_start', JSON.stringify({ type: 'message_start', message: { usage: { input_tokens: 3 } } })), 'opening');
+  t.equal(vertex.inspect('message_delta', delta), 'content_filter', 'Claude on Vertex AI too');
+  const vertexLate = vertexMessagesInspector();
+  t.equal(vertexLate.inspect('content_block_start', '{}'), 'output');
+  t.equal(vertexLate.inspect('message_delta', delta), 'output');
 });
 
 t.test('Gemini', async (t) => {
