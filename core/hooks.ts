@@ -128,13 +128,18 @@ export interface UpstreamResponse {
   body: UpstreamBody;
 }
 
+/** What a stream's frames showed so far (StreamInspector.inspect). */
+export type StreamSeen = 'opening' | 'output' | 'error' | 'content_filter';
+
 /** Reads usage and output progress from an upstream stream in the adapter's shape. */
 export interface StreamInspector {
   /**
    * Classifies one SSE frame: `opening` carries no output (response.created, message_start, ping),
-   * `output` carries output, `error` is an in-stream error (fails over if nothing was sent yet).
+   * `output` carries output, `error` is an in-stream error (fails over if nothing was sent yet),
+   * `content_filter` ends the answer for the vendor's content filter (or a refusal) before any
+   * output (a model fallback taking content_filter answers instead, if nothing was sent yet).
    */
-  inspect(event: string | undefined, data: string): 'opening' | 'output' | 'error';
+  inspect(event: string | undefined, data: string): StreamSeen;
   /** Usage seen so far (final once the stream ended). */
   usage(): Usage | null;
 }

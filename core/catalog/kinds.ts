@@ -117,7 +117,7 @@ export const RetryPolicy = Type.Object({
 export const ModelSpec = Type.Object({
   contextWindow: Type.Optional(Type.Integer({
     minimum: 1, maximum: 100_000_000,
-    description: "The model's context window in tokens. A prompt estimated clearly over it goes straight to the first fallback taking context_window_exceeded (docs/operations.md).",
+    description: "The model's context window in tokens. A prompt estimated clearly over it goes straight to the first fallback taking context_window_exceeded (docs/operations.md). Unset: the window Relay ships for the bindings' upstream models, if it lists them.",
   })),
   maxOutputTokens: Type.Optional(Type.Integer({
     minimum: 1, maximum: 10_000_000,
@@ -136,7 +136,7 @@ export const ModelSpec = Type.Object({
   })),
   retry: Type.Optional(RetryPolicy),
   hedge: Type.Optional(Type.Object({
-    afterMs: Type.Integer({ minimum: 10, maximum: 600_000, description: "Send the request to the next binding too when the first has not answered (response headers) after this long; keep the first answer, cancel the other." }),
+    afterMs: Type.Integer({ minimum: 10, maximum: 600_000, description: "Send the request to the next binding too when the first has not answered (response headers) after its recent p95 time to first byte, or after this long until the binding has 20 recent answers; keep the first answer, cancel the other." }),
   }, { additionalProperties: false, description: 'Hedged first bytes for a latency-sensitive model; off when absent (docs/operations.md "Routing").' })),
   balancing: Type.Optional(Type.Union([Type.Literal('weighted'), Type.Literal('least-in-flight'), Type.Literal('lowest-latency')], {
     description: 'The order bindings are tried in: weighted (random by weight, the default), least-in-flight (fewest requests in flight on this instance), '

@@ -26,6 +26,7 @@ import { SessionStore } from './sessions.ts';
 import { registerSettingsRoutes } from './settings-routes.ts';
 import { registerUserRoutes } from './user-routes.ts';
 import { registerVendorAdapterRoutes } from './vendor-adapter-routes.ts';
+import { registerContextWindowRoute } from './context-window-route.ts';
 import { rejectUnstorableStrings, typeboxValidatorCompiler } from './validator.ts';
 
 export { ensureInitialAdmin, upsertAdminUser } from './admin-users.ts';
@@ -72,6 +73,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerOpsRoutes(api, { version: deps.version, sync: deps.sync });
     registerHealthDetailRoute(api, { db: deps.db, sync: deps.sync });
     registerVendorAdapterRoutes(api, { hooks: deps.hooks });
+    registerContextWindowRoute(api, { sync: deps.sync });
     registerBudgetRoutes(api, { budgets: deps.budgets, alerts: deps.budgetAlerts, sync: deps.sync });
   });
 }

@@ -2,7 +2,7 @@
 // cancellation, health reporting, and what to do when the upstream fails at each stage.
 import { RelayError, type UpstreamErrorReason } from '../errors.ts';
 import type { FallbackCondition } from '../catalog/kinds.ts';
-import type { AttemptTrace, InboundHttpRequest, Principal, RequestTrace, Route, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
+import type { AttemptTrace, InboundHttpRequest, Principal, RequestTrace, Route, StreamSeen, UpstreamBody, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 import type { ClientWriter } from './client-writer.ts';
 import { classifyNetworkError } from './failure.ts';
@@ -129,7 +129,8 @@ export class Attempt {
     this.record.route = route;
     this.record.upstreamShape = req.shape;
     this.finishInFlight();
-    const measured = this.meter !== null && isMeasured(route.model.spec.balancing) ? bindingKey(route) : null;
+    // Measured for a strategy that orders by it, and for a hedge's delay (the binding's recent p95).
+    const measured = this.meter !== null && (isMeasured(route.model.spec.balancing) || route.model.spec.hedge !== undefined) ? bindingKey(route) : null;
     if (measured) this.endInFlight = this.meter!.acquire(measured);
     const started = measured ? performance.now() : 0;
     if (this.trace) {
@@ -167,10 +168,12 @@ export class Attempt {
       this.hedgeCredential = plan.credential;
       this.record.route = result.route;
       this.record.upstreamRequestId = upstreamRequestIdOf(result.res.headers);
+      // Only the kept answer is timed: a cancelled one's time is unknown (longer than it was given).
+      if (this.meter && result.res.status < 400) this.meter.observe(bindingKey(result.route), result.ttfbMs);
       if (result.cancelled) {
         // The cancelled request's tokens are not known: it was cut before its answer.
         this.record.extras.relay_hedge = JSON.stringify({
-          afterMs: plan.afterMs, sentAtMs: Math.round(hedgedAt ?? 0), kept: result.route.host.metadata.slug, cancelled: result.cancelled.host.metadata.slug,
+          afterMs: plan.afterMs, delayFrom: plan.from, sentAtMs: Math.round(hedgedAt ?? 0), kept: result.route.host.metadata.slug, cancelled: result.cancelled.host.metadata.slug,
         });
       }
       return result.res;
@@ -201,15 +204,22 @@ export class Attempt {
   /**
    * Holds a stream's opening frames (DESIGN.md "the first byte"). An error before any byte
    * reached the client fails over (unless this is the last candidate, whose error is recorded
-   * and passed on); otherwise the key is healthy and the held bytes are the caller's to send.
+   * and passed on); a content-filter stop before any output moves to the next model when a later
+   * fallback takes content_filter; otherwise the key is healthy and the held bytes are the caller's to send.
    */
-  async holdStream(route: Route, body: UpstreamBody, inspect: (chunk: Buffer) => 'opening' | 'output' | 'error'): Promise<HeldStream | AttemptResult> {
+  async holdStream(route: Route, body: UpstreamBody, inspect: (chunk: Buffer) => StreamSeen): Promise<HeldStream | AttemptResult> {
     const iterator = body[Symbol.asyncIterator]();
     let hold;
     try {
       hold = await holdOpening(iterator, { maxMs: this.holdBounds.maxMs, maxBytes: this.holdBounds.maxBytes, inspect });
     } catch (err) {
       return this.networkFailure(route, err);
+    }
+    // The upstream answered (its key is healthy) but its filter stopped the answer: another model may take it.
+    if (hold.verdict === 'content_filter' && this.movesOn('content_filter')) {
+      this.reportSuccess(route);
+      body.destroy();
+      return { kind: 'next_model' };
     }
     if (hold.verdict === 'error') this.record.lastFailure = 'stream_error';
     if (hold.verdict === 'error' && !this.isLast) {

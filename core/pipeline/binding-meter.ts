@@ -4,11 +4,14 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Route } from '../hooks.ts';
+import { TtfbRing } from './ttfb-ring.ts';
 
 /** Weight of the newest observation in the average. */
 export const LATENCY_ALPHA = 0.3;
 /** An average older than this is treated as unmeasured, so a binding once slow is tried again. */
 export const LATENCY_STALE_MS = 30_000;
+/** A binding's p95 time to first byte is used (by a hedge) once it has this many observations. */
+export const P95_MIN_SAMPLES = 20;
 const SYNC_MS = 1_000;
 const HASH = 'relay:binding-latency';
 const HASH_TTL_S = 3_600;
@@ -26,6 +29,8 @@ export function bindingKey(route: Pick<Route, 'model' | 'host' | 'upstreamModel'
 export class BindingMeter {
   private readonly inFlight = new Map<string, number>();
   private readonly latency = new Map<string, Measured>();
+  /** Each binding's recent observations, this instance's only (a hedge's delay needs no sharing). */
+  private readonly recent = new Map<string, TtfbRing>();
   /** Averages changed here since the last sync, to write to Valkey. */
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -60,6 +65,15 @@ export class BindingMeter {
     const ewmaMs = fresh ? fresh.ewmaMs + LATENCY_ALPHA * (ms - fresh.ewmaMs) : ms;
     this.latency.set(key, { ewmaMs, at: now });
     if (this.options.redis) this.dirty.add(key);
+    let ring = this.recent.get(key);
+    if (!ring) this.recent.set(key, ring = new TtfbRing());
+    ring.add(ms);
+  }
+
+  /** The 95th percentile of the binding's recent times to first byte, or null below P95_MIN_SAMPLES. */
+  p95Of(key: string): number | null {
+    const ring = this.recent.get(key);
+    return ring && ring.size >= P95_MIN_SAMPLES ? ring.p95() : null;
   }
 
   /** The average time to first byte, or null when not measured recently. */

@@ -1,6 +1,8 @@
 // Context-window routing (issue 42 item 3): whether a request's prompt is clearly over a model's
-// spec.contextWindow before it is sent, from the body's size alone (no tokenizer, no parse).
+// window (spec.contextWindow, else the shipped table's, core/context-windows) before it is sent,
+// from the body's size alone (no tokenizer, no parse).
 import type { Model } from '../catalog/kinds.ts';
+import { effectiveWindow } from '../context-windows/lookup.ts';
 
 /** English text and JSON run near 4 bytes a token in every vendor's tokenizer. */
 export const BYTES_PER_TOKEN = 4;
@@ -17,6 +19,6 @@ export function estimatedPromptTokens(bodyBytes: number): number {
 
 /** True when the model has a context window and the body's estimate is clearly over it. */
 export function clearlyOverWindow(model: Model | undefined, bodyBytes: number): boolean {
-  const window = model?.spec.contextWindow;
-  return window !== undefined && estimatedPromptTokens(bodyBytes) > window * OVER_WINDOW_MARGIN;
+  const window = effectiveWindow(model);
+  return window !== null && estimatedPromptTokens(bodyBytes) > window.tokens * OVER_WINDOW_MARGIN;
 }

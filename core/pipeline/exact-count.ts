@@ -7,6 +7,7 @@ import type { InboundCodec, Route } from '../hooks.ts';
 import type { Attempt } from './attempt.ts';
 import type { CredentialResolver } from './credentials.ts';
 import { estimatedPromptTokens } from './context-window.ts';
+import { effectiveWindow } from '../context-windows/lookup.ts';
 import type { TranslationSource } from './translation-source.ts';
 
 /** An estimate at or above this share of the window (and not clearly over it) is counted exactly. */
@@ -15,8 +16,8 @@ export const NEAR_WINDOW_SHARE = 0.8;
 export const COUNT_TIMEOUT_MS = 2_000;
 
 export function nearWindow(model: Model | undefined, bodyBytes: number): boolean {
-  const window = model?.spec.contextWindow;
-  return window !== undefined && estimatedPromptTokens(bodyBytes) >= window * NEAR_WINDOW_SHARE;
+  const window = effectiveWindow(model);
+  return window !== null && estimatedPromptTokens(bodyBytes) >= window.tokens * NEAR_WINDOW_SHARE;
 }
 
 /** True when the route's vendor counts the prompt over `window`; false when it fits or cannot be counted. */

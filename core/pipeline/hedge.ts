@@ -1,15 +1,23 @@
 // Hedged first bytes (issue 42 item 5, off unless a model sets spec.hedge): when a binding's
-// response headers have not come after `afterMs`, the same request goes to the next binding too
-// (same adapter, so the same request shape); whichever answers first is kept and the other is
-// cancelled upstream. A failure of one waits for the other.
+// response headers have not come after its recent p95 time to first byte (binding-meter.ts; the
+// model's `afterMs` until the binding has P95_MIN_SAMPLES observations), the same request goes to
+// the next binding too (same adapter, so the same request shape); whichever answers first is kept
+// and the other is cancelled upstream. A failure of one waits for the other.
 import type { Route, UpstreamRequest, UpstreamResponse } from '../hooks.ts';
+import { bindingKey, type BindingMeter } from './binding-meter.ts';
 import type { CredentialResolver } from './credentials.ts';
 import type { KeyHealth } from './key-health.ts';
+
+/** The shortest hedge delay from a p95 (spec.hedge.afterMs's own minimum): a hedge is never immediate. */
+export const MIN_HEDGE_DELAY_MS = 10;
 
 export interface HedgePlan {
   route: Route;
   credential: string | null;
+  /** How long the first binding is given before the hedge is sent. */
   afterMs: number;
+  /** Where afterMs came from: the binding's recent p95, or the model's spec.hedge.afterMs. */
+  from: 'p95' | 'afterMs';
 }
 
 interface Outcome {
@@ -17,6 +25,9 @@ interface Outcome {
   res?: UpstreamResponse;
   err?: unknown;
   controller: AbortController;
+  /** When the request was sent and when its headers came (performance.now()). */
+  sentAt: number;
+  answeredAt: number;
 }
 
 export interface HedgeResult {
@@ -25,31 +36,36 @@ export interface HedgeResult {
   res: UpstreamResponse;
   /** Set when the hedge was sent: the route cancelled. */
   cancelled: Route | null;
+  /** The kept answer's time to its headers, from its own request. */
+  ttfbMs: number;
 }
 
 /**
  * The hedge for trying `routes[i]`, when its model asks for one: the next route of the same adapter
  * and shapes (so the same request body fits), whose key is available and opens here; else null.
  */
-export function planHedge(routes: Route[], i: number, credentials: CredentialResolver, health: KeyHealth): HedgePlan | null {
+export function planHedge(routes: Route[], i: number, credentials: CredentialResolver, health: KeyHealth, meter: BindingMeter | null): HedgePlan | null {
   const route = routes[i]!;
-  const afterMs = route.model.spec.hedge?.afterMs;
-  if (afterMs === undefined || !route.hostKey) return null;
+  const configured = route.model.spec.hedge?.afterMs;
+  if (configured === undefined || !route.hostKey) return null;
   for (let j = i + 1; j < routes.length; j++) {
     const next = routes[j]!;
     if (next.adapter !== route.adapter || next.shapes.join() !== route.shapes.join() || !next.hostKey || next.host === route.host || !health.isAvailable(next.hostKey)) continue;
     const credential = credentials.resolve(next.hostKey);
     if ('error' in credential) continue;
-    return { route: next, credential: credential.value, afterMs };
+    const p95 = meter?.p95Of(bindingKey(route)) ?? null;
+    return p95 === null
+      ? { route: next, credential: credential.value, afterMs: configured, from: 'afterMs' }
+      : { route: next, credential: credential.value, afterMs: Math.max(MIN_HEDGE_DELAY_MS, Math.round(p95)), from: 'p95' };
   }
   return null;
 }
 
 function launch(route: Route, req: UpstreamRequest): Outcome & { done: Promise<Outcome> } {
   const controller = new AbortController();
-  const outcome: Outcome = { route, controller };
+  const outcome: Outcome = { route, controller, sentAt: performance.now(), answeredAt: 0 };
   const done = route.adapter.send({ ...req, signal: AbortSignal.any([req.signal, controller.signal]) })
-    .then((res) => Object.assign(outcome, { res }), (err: unknown) => Object.assign(outcome, { err }));
+    .then((res) => Object.assign(outcome, { res, answeredAt: performance.now() }), (err: unknown) => Object.assign(outcome, { err }));
   return Object.assign(outcome, { done });
 }
 
@@ -71,7 +87,7 @@ export async function sendHedged(route: Route, req: UpstreamRequest, plan: Hedge
   clearTimeout(timer);
   if (early) {
     if (early.err !== undefined) throw early.err;
-    return { route, res: early.res!, cancelled: null };
+    return { route, res: early.res!, cancelled: null, ttfbMs: early.answeredAt - early.sentAt };
   }
   onHedge();
   const hedge = launch(plan.route, build(plan));
@@ -86,5 +102,5 @@ export async function sendHedged(route: Route, req: UpstreamRequest, plan: Hedge
   cancel(loser);
   // A loser that answers later still has its body dropped.
   void loser.done.then((o) => o.res?.body.destroy());
-  return { route: winner.route, res: winner.res!, cancelled: loser.route };
+  return { route: winner.route, res: winner.res!, cancelled: loser.route, ttfbMs: winner.answeredAt - winner.sentAt };
 }

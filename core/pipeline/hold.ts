@@ -1,8 +1,10 @@
 // Holding a stream's opening frames back (DESIGN.md "Failover and the first byte"): read the
-// upstream until a chunk carries output, an in-stream error shows up, or the bound in time or
-// bytes is reached. Until then nothing has reached the client, so an error can still fail over.
+// upstream until a chunk carries output, an in-stream error or a content-filter stop shows up, or
+// the bound in time or bytes is reached. Until then nothing has reached the client, so an error can
+// still fail over (and a content-filter stop move to a fallback model).
+import type { StreamSeen } from '../hooks.ts';
 
-export type HoldVerdict = 'output' | 'error' | 'ended' | 'bound';
+export type HoldVerdict = 'output' | 'error' | 'content_filter' | 'ended' | 'bound';
 
 export interface HoldResult {
   verdict: HoldVerdict;
@@ -14,7 +16,7 @@ export interface HoldOptions {
   maxMs: number;
   maxBytes: number;
   /** Feeds a chunk to the caller's frame reader; returns what the frames so far showed. */
-  inspect(chunk: Buffer): 'opening' | 'output' | 'error';
+  inspect(chunk: Buffer): StreamSeen;
 }
 
 const NOT_YET: Promise<'not-yet'> = Promise.resolve('not-yet');
@@ -53,6 +55,7 @@ export async function holdOpening(
       const seen = options.inspect(chunk);
       if (seen === 'error') return { verdict: 'error', held, pending: null };
       if (seen === 'output') return { verdict: 'output', held, pending: null };
+      if (seen === 'content_filter') return { verdict: 'content_filter', held, pending: null };
       if (bytes >= options.maxBytes) return { verdict: 'bound', held, pending: null };
     }
   } finally {

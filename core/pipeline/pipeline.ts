@@ -35,6 +35,7 @@ import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAtt
 import { translate } from './translate.ts';
 import { clearlyOverWindow } from './context-window.ts';
 import { countedOverWindow, nearWindow } from './exact-count.ts';
+import { effectiveWindow } from '../context-windows/lookup.ts';
 import { NO_RETRY_POLICY, RetryRun } from './retry-policy.ts';
 import type { BindingMeter } from './binding-meter.ts';
 import { UpstreamTries } from './upstream-tries.ts';
@@ -300,7 +301,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         attempt.fallbackTakes = takesLater;
         // Near the window, the vendor's count endpoint says exactly whether the prompt fits (exact-count.ts).
         if (takesLater('context_window_exceeded') && nearWindow(candidate, call.body.length)
-          && await countedOverWindow(attempt, routes[0], credentials, codec, translation, candidate!.spec.contextWindow!)) {
+          && await countedOverWindow(attempt, routes[0], credentials, codec, translation, effectiveWindow(candidate)!.tokens)) {
           condition = 'context_window_exceeded';
           tried.push({ model: servedSlug, outcome: condition });
           continue;
@@ -341,7 +342,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             // Its failure is the client's answer when nothing may follow it.
             attempt.isLast = (lastRoute && tries >= retries.perBinding) || retries.lastAllowed(record.attempts);
             const sent = record.attempts;
-            attempt.hedge = tries === 1 ? planHedge(routes, i, credentials, health) : null;
+            attempt.hedge = tries === 1 ? planHedge(routes, i, credentials, health, deps.meter ?? null) : null;
             try {
               result = route.shapes.includes(call.shape)
                 ? await passthrough(attempt, route, credential, forwarded)

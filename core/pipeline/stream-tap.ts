@@ -1,10 +1,10 @@
 // The passthrough tap on a stream: what the vendor's StreamInspector learns from the bytes while
 // they pass unchanged to the client.
 import { SseParser } from '../http/sse.ts';
-import type { StreamInspector } from '../hooks.ts';
+import type { StreamInspector, StreamSeen } from '../hooks.ts';
 import type { Usage } from '../canonical/types.ts';
 
-export type Seen = 'opening' | 'output' | 'error';
+export type Seen = StreamSeen;
 
 export class StreamTap {
   /** What the frames so far showed: output or an error, once either came. */

@@ -2,7 +2,7 @@
 // inbound codec -> canonical -> the adapter's upstream shape, and back, chunk by chunk.
 import { SseParser } from '../http/sse.ts';
 import type { CanonicalResponse, StreamEvent } from '../canonical/types.ts';
-import type { EncodeContext, InboundCodec, Route, StreamDecoder, UpstreamBody, UpstreamRequest } from '../hooks.ts';
+import type { EncodeContext, InboundCodec, Route, StreamDecoder, StreamSeen, UpstreamBody, UpstreamRequest } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
 import { resume } from './hold.ts';
 import { isEventStream, retryAfterMs } from './failure.ts';
@@ -110,7 +110,10 @@ async function translateStream(
   const collector = source.keepsAnswer ? new StreamCollector() : null;
   let held: string | null = null;
   let pending: StreamEvent[] = [];
-  let seen: 'opening' | 'output' | 'error' = 'opening';
+  let seen: StreamSeen = 'opening';
+  // Refusal parts before the end are held as opening: an answer that is only a refusal ended by a
+  // content filter (Azure adds one naming the categories) is a content-filter stop, not output.
+  let refusalParts: Set<number> | null = null;
   const parser = new SseParser((event, data) => {
     let events: StreamEvent[];
     try {
@@ -123,7 +126,7 @@ async function translateStream(
         seen = 'error';
         // Before the commit the hold decides (fail over, or record it on the last candidate).
         if (attempt.writer.isCommitted) attempt.record.errorCode ??= 'upstream_stream_error';
-      } else if (seen === 'opening' && (ev.type === 'delta' || ev.type === 'part_start' || ev.type === 'end')) seen = 'output';
+      } else if (seen === 'opening') seen = openingOrNot(ev);
       if (ev.type === 'end') attempt.record.usage = ev.usage;
       pending.push(ev);
     }
@@ -136,6 +139,16 @@ async function translateStream(
       pending.push(badFrame(`the upstream sent an event larger than ${limit} bytes`));
     },
   });
+  /** What `ev` makes of a stream that showed no output yet. */
+  const openingOrNot = (ev: StreamEvent): StreamSeen => {
+    if (ev.type === 'part_start' && ev.part.type === 'refusal') {
+      (refusalParts ??= new Set()).add(ev.index);
+      return 'opening';
+    }
+    if (ev.type === 'delta' || ev.type === 'part_start') return refusalParts?.has(ev.index) ? 'opening' : 'output';
+    if (ev.type === 'end') return ev.stop_reason === 'content_filter' || ev.stop_reason === 'refusal' ? 'content_filter' : 'output';
+    return 'opening';
+  };
   const take = (): string => {
     let out = '';
     for (const ev of pending) {
@@ -158,6 +171,17 @@ async function translateStream(
   const hold = await attempt.holdStream(route, body, (chunk) => { parser.feed(chunk); return seen; });
   if (hold.kind !== 'held') return hold;
   if (hold.verdict === 'ended') parser.end(); // a last frame without its blank line
+  // Closed with nothing but opening (and refusal) frames: the decoder's closing events may still say
+  // a content filter stopped it (a stream cut after its finish_reason, without [DONE]).
+  let closing: StreamEvent[] | null = null;
+  if (hold.verdict === 'ended' && seen === 'opening') {
+    closing = decoder.finish();
+    if (closing.some((ev) => ev.type === 'end' && openingOrNot(ev) === 'content_filter')) seen = 'content_filter';
+  }
+  if (seen === 'content_filter' && hold.verdict === 'ended' && attempt.movesOn('content_filter')) {
+    attempt.reportSuccess(route);
+    return { kind: 'next_model' };
+  }
   if (hold.verdict === 'ended' && seen === 'opening') {
     // The upstream closed its stream before any output: nothing a client could use, and nothing
     // sent yet, so it fails over like an error; on the last candidate it is a 502.
@@ -178,7 +202,7 @@ async function translateStream(
       if (full) await full;
     }
     parser.end();
-    for (const ev of decoder.finish()) {
+    for (const ev of closing ?? decoder.finish()) {
       if (ev.type === 'end') attempt.record.usage = ev.usage;
       pending.push(ev);
     }

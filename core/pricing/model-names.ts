@@ -20,11 +20,14 @@ export function exactName(upstreamModel: string): string {
   return lower.slice(lower.lastIndexOf('/') + 1);
 }
 
+/** The name without a path and Bedrock's region and vendor prefixes; version stamps kept. */
+export function unprefixedName(upstreamModel: string): string {
+  return exactName(upstreamModel).replace(BEDROCK_REGION_PREFIX, '').replace(BEDROCK_VENDOR_PREFIX, '');
+}
+
 /** The base model's name: reseller prefixes and suffixes, context markers and snapshot dates removed. */
 export function baseModelName(upstreamModel: string): string {
-  return exactName(upstreamModel)
-    .replace(BEDROCK_REGION_PREFIX, '')
-    .replace(BEDROCK_VENDOR_PREFIX, '')
+  return unprefixedName(upstreamModel)
     .replace(BEDROCK_VERSION_SUFFIX, '')
     .replace(VERTEX_VERSION_SUFFIX, '')
     .replace(CONTEXT_MARKER_SUFFIX, '')

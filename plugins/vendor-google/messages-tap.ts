@@ -24,16 +24,22 @@ export function usageFromMessages(raw: unknown): Usage | null {
   };
 }
 
-/** message_start and ping open the stream; error is an in-stream error; message_delta has the final usage. */
+/**
+ * message_start and ping open the stream; error is an in-stream error; message_delta has the final
+ * usage, and its stop_reason "refusal" before any content block is a content-filter stop.
+ */
 export function messagesStreamInspector(): StreamInspector {
   let usage: Usage | null = null;
+  let sawOutput = false;
   return {
     inspect(event, data) {
       if (event === 'ping') return 'opening';
       if (event === 'error') return 'error';
       if (event === 'message_start' || event === 'message_delta') {
+        let refused = false;
         try {
-          const json = JSON.parse(data) as { message?: { usage?: Record<string, unknown> }; usage?: Record<string, unknown> };
+          const json = JSON.parse(data) as { message?: { usage?: Record<string, unknown> }; usage?: Record<string, unknown>; delta?: { stop_reason?: unknown } };
+          refused = event === 'message_delta' && json.delta?.stop_reason === 'refusal';
           const raw = event === 'message_start' ? json.message?.usage : { ...(json.usage ?? {}) };
           // message_delta's counts are cumulative; the input counts it leaves out are message_start's.
           const merged = usageFromMessages(event === 'message_delta' && usage ? { ...usageToRaw(usage), ...raw } : raw);
@@ -41,8 +47,10 @@ export function messagesStreamInspector(): StreamInspector {
         } catch {
           // not JSON: nothing to read
         }
-        return event === 'message_start' ? 'opening' : 'output';
+        if (event === 'message_start') return 'opening';
+        if (refused && !sawOutput) return 'content_filter';
       }
+      sawOutput = true;
       return 'output';
     },
     usage: () => usage,

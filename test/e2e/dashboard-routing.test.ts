@@ -33,7 +33,8 @@ async function run(t: Test) {
   const primaryUp = await startFakeUpstream();
   const backupUp = await startFakeUpstream();
   t.teardown(async () => { await primaryUp.close(); await backupUp.close(); });
-  const backup = await seedRoute(relay, { baseUrl: `${backupUp.url}/v1`, adapter: 'openai', model: 'ui-backup' });
+  // The backup's binding sends a name Relay's context-window table knows (core/context-windows).
+  const backup = await seedRoute(relay, { baseUrl: `${backupUp.url}/v1`, adapter: 'openai', model: 'ui-backup', upstreamModel: 'gpt-4o-2024-08-06' });
   const primary = await seedRoute(relay, { baseUrl: `${primaryUp.url}/v1`, adapter: 'openai', model: 'ui-primary' });
   await relay.api('PUT', `/api/policies/by-id/${primary.policyId}`, { spec: { modelIds: [primary.modelId, backup.modelId] } });
   const put = await relay.api('PUT', `/api/models/by-id/${primary.modelId}`, {
@@ -74,6 +75,16 @@ async function run(t: Test) {
     t.match(text, /50 ms ×2/, 'its backoff');
     t.match(text, /20000 ms/, 'its deadline');
     t.match(text, /408, 429, 5xx \(default\)/, 'defaults named as such');
+    t.match(text, /Context window\s*unknown: no routing by prompt size/, 'no window known for its upstream model');
+  });
+
+  await t.test("a model page shows the window Relay's table gives its binding's upstream model, and from where", async (t) => {
+    await page.goto(`${relay.controlUrl}/catalog/models/${backup.modelId}`);
+    await page.waitForSelector('section[aria-label="Routing"] dd:has-text("128,000 tokens")');
+    const text = (await (await page.waitForSelector('section[aria-label="Routing"]')).textContent()) ?? '';
+    t.match(text, /128,000 tokens \(Relay's table: gpt-4o-2024-08-06 as gpt-4o, from the vendor's page\)/);
+    const href = await page.getAttribute('section[aria-label="Routing"] dd a', 'href');
+    t.match(href, /^https:\/\/learn\.microsoft\.com\//, 'the page the number was read from');
   });
 
   await t.test("a log's detail shows every attempt and why it moved on", async (t) => {

@@ -181,3 +181,51 @@ t.test('contextWindow is checked on write', async (t) => {
   t.equal(bad.status, 400);
   t.match(JSON.stringify(bad.body), /contextWindow/);
 });
+
+t.test("without spec.contextWindow, the shipped table's window of the binding's upstream model routes an over-window prompt", async (t) => {
+  // The binding sends gpt-4o-2024-08-06: the table knows gpt-4o (128,000 tokens) by its dated name.
+  const knownUp = await fake();
+  const unknownUp = await fake();
+  const known = await seedRoute(relay, { baseUrl: `${knownUp.url}/v1`, adapter: 'openai', model: 'cw-known', upstreamModel: 'gpt-4o-2024-08-06' });
+  const unknown = await seedRoute(relay, { baseUrl: `${unknownUp.url}/v1`, adapter: 'openai', model: 'cw-unknown', upstreamModel: 'house-model-7b' });
+  for (const s of [known, unknown]) {
+    await relay.api('PUT', `/api/policies/by-id/${s.policyId}`, { spec: { modelIds: [s.modelId, long.modelId] } });
+  }
+  await settled(relay, (s) => [known, unknown].every((x) => s.relayKeys.has(x.relayKeyId) && s.policies.get(x.policyId)?.spec.modelIds.length === 2 && s.hostKeysOfHost(x.hostId).length === 1));
+  await setFallbacks(known, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  await setFallbacks(unknown, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  const view = await relay.api<{ spec: { contextWindow?: number } }>('GET', `/api/models/${known.modelId}`);
+  t.equal(view.body.spec.contextWindow, undefined, 'the model sets no window of its own');
+
+  const shown = await relay.api<any>('GET', `/api/models/${known.modelId}/context-window`);
+  t.equal(shown.status, 200);
+  t.match(shown.body, { tokens: 128_000, source: 'table', upstreamModel: 'gpt-4o-2024-08-06', tableModel: 'gpt-4o', sourcePage: /^https:\/\/learn\.microsoft\.com\// }, 'the admin API names the window and its source');
+  t.same((await relay.api<any>('GET', '/api/models/cw-unknown/context-window')).body, { tokens: null, source: null });
+  t.equal((await relay.api('GET', '/api/models/no-such-model/context-window')).status, 404);
+
+  // ~660 KB of text: ~165,000 tokens by bytes/4, over 1.1 × 128,000.
+  const huge = 'lorem ipsum '.repeat(55_000);
+  const longBefore = longUp.count;
+  const routed = await viaRelay(relay, '/vendor-a/v1/chat/completions', known.relayKey, { model: 'cw-known', messages: [{ role: 'user', content: huge }] });
+  t.equal(routed.status, 200, routed.text.slice(0, 300));
+  t.equal(routed.headers.get('x-relay-served-model'), 'cw-long');
+  t.equal(knownUp.count, 0, 'the 128K model was never called');
+  t.equal(longUp.count - longBefore, 1);
+  const record = await usageRecord(relay, routed.headers.get('x-request-id')!);
+  t.same(JSON.parse(record.extras.relay_model_attempts), [{ model: 'cw-known', outcome: 'context_window_exceeded' }, { model: 'cw-long' }]);
+
+  // The same prompt to a model whose upstream name the table does not know is sent to it.
+  const sent = await viaRelay(relay, '/vendor-a/v1/chat/completions', unknown.relayKey, { model: 'cw-unknown', messages: [{ role: 'user', content: huge }] });
+  t.equal(sent.status, 200, sent.text.slice(0, 300));
+  t.equal(sent.headers.get('x-relay-served-model'), 'cw-unknown', 'no fallback: the model itself answered');
+  t.equal(unknownUp.count, 1, 'an unknown model is not window-limited');
+
+  // spec.contextWindow still overrides the table: a larger one lets the same prompt through.
+  const put = await relay.api('PUT', `/api/models/by-id/${known.modelId}`, { spec: { contextWindow: 1_000_000 } });
+  t.equal(put.status, 200);
+  await settled(relay, (s) => s.models.get(known.modelId)?.spec.contextWindow === 1_000_000);
+  const own = await viaRelay(relay, '/vendor-a/v1/chat/completions', known.relayKey, { model: 'cw-known', messages: [{ role: 'user', content: huge }] });
+  t.equal(own.status, 200, own.text.slice(0, 300));
+  t.equal(knownUp.count, 1, "the model's own window decides");
+  t.same((await relay.api<any>('GET', `/api/models/${known.modelId}/context-window`)).body, { tokens: 1_000_000, source: 'spec' });
+});

@@ -1,7 +1,9 @@
 // A model's routing at a glance (issue 42): its fallback chain with the conditions each takes,
 // its retry policy with Relay's defaults where it sets none, and how its bindings are balanced.
+import { api } from '../api/client.ts';
 import type { Entity } from '../api/types.ts';
 import { Link } from '../router.tsx';
+import { useAsync } from '../ui/use-async.ts';
 import { nameOf, useReferences } from './use-references.ts';
 
 interface Fallback {
@@ -16,6 +18,26 @@ interface Retry {
   maxRetryAfterMs?: number;
   retryOn?: number[];
   deadlineMs?: number;
+}
+
+/** GET /api/models/{ref}/context-window: the window prompts are routed by, and where it comes from. */
+interface ContextWindow {
+  tokens: number | null;
+  source: 'spec' | 'table' | null;
+  upstreamModel?: string;
+  tableModel?: string;
+  sourcePage?: string;
+}
+
+function WindowText({ window }: { window: ContextWindow | undefined }) {
+  if (!window || window.tokens === null) return <span class="muted">unknown: no routing by prompt size</span>;
+  const tokens = `${window.tokens.toLocaleString('en-US')} tokens`;
+  if (window.source === 'spec') return <>{tokens} <span class="muted small">(set on the model)</span></>;
+  return (
+    <>
+      {tokens} <span class="muted small">(Relay's table: {window.upstreamModel} as {window.tableModel}, from <a href={window.sourcePage} target="_blank" rel="noreferrer">the vendor's page</a>)</span>
+    </>
+  );
 }
 
 const BALANCING: Record<string, string> = {
@@ -33,7 +55,7 @@ export function ModelRouting({ model }: { model: Entity }) {
   const fallbacks = (model.spec.fallbacks as Fallback[] | undefined) ?? [];
   const retry = model.spec.retry as Retry | undefined;
   const backoff = retry?.backoff;
-  const window = model.spec.contextWindow as number | undefined;
+  const window = useAsync(() => api.get<ContextWindow>(`/api/models/${encodeURIComponent(model.metadata.id)}/context-window`), [model.metadata.id, JSON.stringify(model.spec.bindings), model.spec.contextWindow]);
   return (
     <section class="card" aria-label="Routing">
       <h2 class="card-title">Routing</h2>
@@ -64,7 +86,7 @@ export function ModelRouting({ model }: { model: Entity }) {
       <dl class="details">
         <dt>Balancing</dt><dd>{BALANCING[String(model.spec.balancing ?? 'weighted')] ?? String(model.spec.balancing)}</dd>
         <dt>Hedge</dt><dd>{(model.spec.hedge as { afterMs?: number } | undefined)?.afterMs === undefined ? <span class="muted">off</span> : `after ${(model.spec.hedge as { afterMs: number }).afterMs} ms without an answer`}</dd>
-        <dt>Context window</dt><dd>{window === undefined ? <span class="muted">unknown: no routing by prompt size</span> : `${window.toLocaleString('en-US')} tokens`}</dd>
+        <dt>Context window</dt><dd><WindowText window={window.data} /></dd>
       </dl>
     </section>
   );

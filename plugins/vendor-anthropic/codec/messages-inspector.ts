@@ -1,5 +1,6 @@
 // Classifies Anthropic stream frames for the passthrough tap and reads their usage:
-// message_start and ping are `opening`, `error` is `error`, everything else carries output.
+// message_start and ping are `opening`, `error` is `error`, a message_delta with stop_reason
+// "refusal" before any content block is `content_filter`, everything else carries output.
 import type { StreamInspector } from '../../../core/plugin-api.ts';
 import { StreamUsage } from './usage.ts';
 
@@ -8,21 +9,31 @@ const OUTPUT_WITHOUT_USAGE: ReadonlySet<string> = new Set(['content_block_delta'
 
 export function messagesStreamInspector(): StreamInspector {
   const usage = new StreamUsage();
+  let sawOutput = false;
   return {
     inspect(event, data) {
-      if (event !== undefined && OUTPUT_WITHOUT_USAGE.has(event)) return 'output';
+      if (event !== undefined && OUTPUT_WITHOUT_USAGE.has(event)) {
+        sawOutput = true;
+        return 'output';
+      }
       if (event === 'ping') return 'opening';
       let type = event;
+      let refused = false;
       try {
-        const frame = JSON.parse(data) as { type?: unknown; message?: { usage?: unknown }; usage?: unknown };
+        const frame = JSON.parse(data) as { type?: unknown; message?: { usage?: unknown }; usage?: unknown; delta?: { stop_reason?: unknown } };
         if (typeof frame?.type === 'string') type = frame.type;
         if (type === 'message_start') usage.merge(frame.message?.usage);
-        if (type === 'message_delta') usage.merge(frame.usage);
+        if (type === 'message_delta') {
+          usage.merge(frame.usage);
+          refused = frame.delta?.stop_reason === 'refusal';
+        }
       } catch {
         // keep the SSE event name
       }
       if (type === 'message_start' || type === 'ping') return 'opening';
       if (type === 'error') return 'error';
+      if (refused && !sawOutput) return 'content_filter';
+      sawOutput = true;
       return 'output';
     },
     usage: () => usage.value(),

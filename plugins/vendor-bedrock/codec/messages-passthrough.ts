@@ -19,9 +19,13 @@ export function usageFromAnthropic(raw: unknown): Usage | null {
   return { input_tokens: count(u.input_tokens) + cacheRead + cacheWrite, output_tokens: count(u.output_tokens), cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, reasoning_tokens: 0 };
 }
 
-/** message_start and ping are `opening`, error is `error`, the rest output; message_delta's counts overwrite message_start's. */
+/**
+ * message_start and ping are `opening`, error is `error`, a message_delta with stop_reason "refusal"
+ * before any content block `content_filter`, the rest output; message_delta's counts overwrite message_start's.
+ */
 function messagesInspector(): StreamInspector {
   const fields: Record<string, unknown> = {};
+  let sawOutput = false;
   const merge = (raw: unknown) => {
     if (raw && typeof raw === 'object') for (const [k, v] of Object.entries(raw)) if (v !== null && v !== undefined) fields[k] = v;
   };
@@ -35,8 +39,15 @@ function messagesInspector(): StreamInspector {
       }
       if (event === 'error') return 'error';
       if (event === 'message_delta') {
-        try { merge((JSON.parse(data) as { usage?: unknown }).usage); } catch { /* no usage */ }
+        let refused = false;
+        try {
+          const delta = JSON.parse(data) as { usage?: unknown; delta?: { stop_reason?: unknown } };
+          merge(delta.usage);
+          refused = delta.delta?.stop_reason === 'refusal';
+        } catch { /* no usage */ }
+        if (refused && !sawOutput) return 'content_filter';
       }
+      sawOutput = true;
       return 'output';
     },
     usage: () => (Object.keys(fields).length > 0 ? usageFromAnthropic(fields) : null),

@@ -1,8 +1,10 @@
 // Classifies Gemini SSE frames for the passthrough tap and reads their usage: a frame with an
-// `error` is `error`, a frame with a candidate part is `output`, anything else (usage or
-// prompt feedback only) is `opening`. usageMetadata is cumulative: the last one wins.
+// `error` is `error`, a frame with a candidate part is `output`, a frame without one that ends the
+// answer for safety (a filtered finishReason, or promptFeedback.blockReason) is `content_filter`,
+// anything else (usage only) is `opening`. usageMetadata is cumulative: the last one wins.
 import type { StreamInspector } from '../../../core/plugin-api.ts';
 import type { Usage } from '../../../core/plugin-api/canonical.ts';
+import { stopReasonFromGemini } from './finish-reason.ts';
 import { usageFromGemini } from './usage.ts';
 import type { GeminiResponse } from './wire.ts';
 
@@ -18,7 +20,11 @@ export function geminiStreamInspector(): StreamInspector {
       }
       if (frame.error) return 'error';
       if (frame.usageMetadata) usage = usageFromGemini(frame.usageMetadata);
-      return (frame.candidates?.[0]?.content?.parts?.length ?? 0) > 0 ? 'output' : 'opening';
+      const candidate = frame.candidates?.[0];
+      if ((candidate?.content?.parts?.length ?? 0) > 0) return 'output';
+      const blocked = frame.promptFeedback?.blockReason;
+      if ((candidate?.finishReason || blocked) && stopReasonFromGemini(candidate?.finishReason, false, blocked) === 'content_filter') return 'content_filter';
+      return 'opening';
     },
     usage: () => usage,
   };

@@ -1,17 +1,26 @@
 // Classifies Chat Completions stream frames for the passthrough tap and reads their usage.
 // A chunk without content, refusal, reasoning, tool-call delta or finish_reason (the first
-// chunk, with only the role) is `opening`; a chunk with `error` is `error`.
-import type { StreamInspector } from '../../../core/plugin-api.ts';
+// chunk, with only the role) is `opening`; a chunk with `error` is `error`; finish_reason
+// "content_filter" before any output (OpenAI's and Azure's filter stopped the answer) is `content_filter`.
+import type { StreamInspector, StreamSeen } from '../../../core/plugin-api.ts';
 import type { Usage } from '../../../core/plugin-api/canonical.ts';
 import { chunkUsage, usageFromChat } from './usage.ts';
 
-function carriesOutput(choice: { delta?: Record<string, unknown>; finish_reason?: unknown } | undefined): boolean {
-  if (!choice) return true; // the usage chunk (choices: []) comes after the output
-  if (choice.finish_reason) return true;
-  const d = choice.delta ?? {};
-  const nonEmpty = (v: unknown): boolean => typeof v === 'string' && v !== '';
+type Choice = { delta?: Record<string, unknown>; finish_reason?: unknown };
+
+function nonEmpty(v: unknown): boolean {
+  return typeof v === 'string' && v !== '';
+}
+
+function deltaCarries(d: Record<string, unknown>): boolean {
   return nonEmpty(d.content) || nonEmpty(d.refusal) || nonEmpty(d.reasoning_content) || nonEmpty(d.reasoning)
     || (Array.isArray(d.tool_calls) && d.tool_calls.length > 0);
+}
+
+function carriesOutput(choice: Choice | undefined): boolean {
+  if (!choice) return true; // the usage chunk (choices: []) comes after the output
+  if (choice.finish_reason) return true;
+  return deltaCarries(choice.delta ?? {});
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
@@ -47,7 +56,7 @@ export function chatStreamInspector(): StreamInspector {
     usage: () => usage,
   };
 
-  function classify(_event: string | undefined, data: string): 'opening' | 'output' | 'error' {
+  function classify(_event: string | undefined, data: string): StreamSeen {
     if (sawOutput && !mayMatter(data)) return 'output';
     if (data.trim() === '[DONE]') return 'output';
     let chunk: { choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown } | null;
@@ -60,7 +69,8 @@ export function chatStreamInspector(): StreamInspector {
     if (chunk.error !== undefined && chunk.error !== null) return 'error';
     const reported = chunkUsage(chunk);
     if (reported) usage = usageFromChat(reported);
-    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] as Choice | undefined : undefined;
+    if (!sawOutput && choice?.finish_reason === 'content_filter' && !deltaCarries(choice.delta ?? {})) return 'content_filter';
     return carriesOutput(choice) ? 'output' : 'opening';
   }
 }

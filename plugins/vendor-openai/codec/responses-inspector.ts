@@ -1,6 +1,8 @@
 // Classifies Responses stream frames for the passthrough tap and reads their usage:
 // response.created / in_progress / queued are `opening`; response.failed and `error` are
-// `error`; everything else carries output. Usage comes with the final response event.
+// `error`; everything else carries output. Before any output, response.incomplete for reason
+// content_filter, or response.failed whose error code names the content filter, is `content_filter`.
+// Usage comes with the final response event.
 import type { StreamInspector } from '../../../core/plugin-api.ts';
 import type { Usage } from '../../../core/plugin-api/canonical.ts';
 import { usageFromResponses } from './usage.ts';
@@ -20,13 +22,30 @@ const OUTPUT_EVENTS: ReadonlySet<string> = new Set([
   'response.reasoning_text.delta', 'response.reasoning_text.done',
 ]);
 
+/** An answer stopped by OpenAI's (or Azure's) content filter, from its final response object. */
+function filtered(response: ResponseObject | undefined): boolean {
+  if (response?.incomplete_details?.reason === 'content_filter') return true;
+  const code = response?.error?.code;
+  return typeof code === 'string' && code.includes('content_filter');
+}
+
+interface ResponseObject {
+  usage?: unknown;
+  incomplete_details?: { reason?: unknown } | null;
+  error?: { code?: unknown } | null;
+}
+
 export function responsesStreamInspector(): StreamInspector {
   let usage: Usage | null = null;
+  let sawOutput = false;
   return {
     inspect(event, data) {
-      if (event !== undefined && OUTPUT_EVENTS.has(event)) return 'output';
+      if (event !== undefined && OUTPUT_EVENTS.has(event)) {
+        sawOutput = true;
+        return 'output';
+      }
       let type = event;
-      let frame: { type?: unknown; response?: { usage?: unknown } } | null = null;
+      let frame: { type?: unknown; response?: ResponseObject } | null = null;
       try {
         frame = JSON.parse(data);
         if (typeof frame?.type === 'string') type = frame.type;
@@ -35,7 +54,9 @@ export function responsesStreamInspector(): StreamInspector {
       }
       if (type !== undefined && FINAL.has(type) && frame?.response?.usage) usage = usageFromResponses(frame.response.usage);
       if (type !== undefined && OPENING.has(type)) return 'opening';
+      if (!sawOutput && (type === 'response.incomplete' || type === 'response.failed') && filtered(frame?.response)) return 'content_filter';
       if (type !== undefined && ERROR.has(type)) return 'error';
+      sawOutput = true;
       return 'output';
     },
     usage: () => usage,
