@@ -50,7 +50,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   app.addHook('preValidation', rejectUnstorableStrings);
   registerConfigJson(app, deps);
   registerControlLiveness(app);
-  registerLogRoutes(app, deps.observer);
+  registerLogRoutes(app, deps.observer, { viewersReadPayloads: () => deps.settings.get('payload-logging').viewersReadPayloads });
   registerBudgetUsageRoutes(app, { observer: deps.observer, budgets: deps.budgets, sync: deps.sync });
 
   await app.register(async (api) => {
