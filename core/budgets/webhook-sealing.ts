@@ -105,7 +105,9 @@ export interface WebhookSealResult {
 export async function sealStoredWebhookUrls(db: Database, sealer: Sealer): Promise<WebhookSealResult> {
   return db.transaction(async (tx) => {
     const res = await tx.query<{ id: string; spec: { alertWebhooks?: StoredHook[] } }>(
-      "SELECT id, spec FROM catalog_entities WHERE kind = 'budgets' AND jsonb_array_length(COALESCE(spec->'alertWebhooks', '[]'::jsonb)) > 0 ORDER BY id FOR UPDATE");
+      `SELECT id, spec FROM catalog_entities WHERE kind = 'budgets'
+         AND CASE WHEN jsonb_typeof(spec->'alertWebhooks') = 'array' THEN jsonb_array_length(spec->'alertWebhooks') ELSE 0 END > 0
+       ORDER BY id FOR UPDATE`);
     const result: WebhookSealResult = { sealed: 0, plaintext: 0, unknownKey: 0 };
     for (const row of res.rows) {
       const hooks = row.spec.alertWebhooks ?? [];
