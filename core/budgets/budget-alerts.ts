@@ -42,6 +42,9 @@ export function alertWindow(budget: Budget, status: BudgetStatus, now: number): 
   return { startMs: Date.parse(status.windowStart), endMs: status.resetsAt === null ? null : Date.parse(status.resetsAt) };
 }
 
+/** What an alert record shows of a webhook: its origin, never the URL. */
+const targetOf = (url: string | null): string => (url === null ? '(sealed under another master key)' : webhookTarget(url));
+
 export class BudgetAlerts {
   /** Per budget: the window this instance last fired in, and the fractions it claimed there. */
   private readonly fired = new Map<string, { startMs: number; thresholds: Set<number> }>();
@@ -119,10 +122,10 @@ export class BudgetAlerts {
         this.options.log.warn({ err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'claiming a budget alert in Valkey failed; the database decides alone');
       }
     }
-    // Opened here, off the request's path; null: sealed under a master key this instance lacks.
-    const urls = (budget.spec.alertWebhooks ?? []).map((h) => this.open(h.url));
     const hooks = budget.spec.alertWebhooks ?? [];
-    const deliveries: AlertDelivery[] = hooks.map((h, i) => ({ target: urls[i] === null ? '(sealed under another master key)' : webhookTarget(urls[i]!), format: h.format, status: 'pending', attempts: 0, lastError: null, deliveredAt: null }));
+    // Opened here, off the request's path; null: sealed under a master key this instance lacks.
+    const urls = hooks.map((h) => this.open(h.url));
+    const deliveries: AlertDelivery[] = hooks.map((h, i) => ({ target: targetOf(urls[i] ?? null), format: h.format, status: 'pending', attempts: 0, lastError: null, deliveredAt: null }));
     let rowId: string | null;
     try {
       rowId = await store.claim({

@@ -157,3 +157,15 @@ t.test("a key rotation re-seals the URLs under the new key; alerts still go out"
   }
   t.equal((await relay.api('GET', `/api/budgets/${legacyId}`)).body.spec.alertWebhooks[0].url, hooks.url + LEGACY_PATH);
 });
+
+t.test('an instance without the key that sealed a URL: the admin sees it sealed and may save it back unchanged', async (t) => {
+  await stop(relay);
+  relay = await start(generateMasterKey());
+  const read = await relay.api('GET', `/api/budgets/${legacyId}`);
+  const shown = read.body.spec.alertWebhooks[0].url as string;
+  t.match(shown, /^v1\./, 'shown as stored: it does not open here');
+  t.notOk(shown.includes('legacySecretToken'));
+  const saved = await relay.api('PUT', `/api/budgets/by-id/${legacyId}`, { spec: { limitAmount: 2, alertWebhooks: read.body.spec.alertWebhooks } });
+  t.equal(saved.status, 200, 'an unchanged sealed URL is kept, not refused');
+  t.same(await storedUrls(legacyId), [shown]);
+});
