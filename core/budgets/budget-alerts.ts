@@ -13,7 +13,9 @@ import { jsonAlert, slackAlert } from './alert-payload.ts';
 import type { AlertDelivery, AlertFilter, AlertStatus, BudgetAlertStore } from './alert-store.ts';
 import type { BudgetStatus } from './budget-guard.ts';
 import type { ValkeyAlertClaims } from './valkey-alert-claims.ts';
-import { deliverWebhook, webhookTarget, type DeliveryOptions } from './webhook-delivery.ts';
+import type { Sealer } from '../crypto/sealing.ts';
+import { deliverWebhook, webhookTarget, type DeliveryOptions, type DeliveryResult } from './webhook-delivery.ts';
+import { openWebhookUrl } from './webhook-sealing.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -25,6 +27,8 @@ export interface BudgetAlertsOptions {
   log: { warn(obj: object, msg: string): void };
   delivery?: DeliveryOptions;
   now?: () => number;
+  /** Opens webhook URLs stored sealed (webhook-sealing.ts); without it, URLs are read as stored. */
+  sealer?: Sealer;
 }
 
 /** The window an alert is deduplicated in: [startMs, endMs), endMs null for lifetime. */
@@ -37,6 +41,9 @@ export function alertWindow(budget: Budget, status: BudgetStatus, now: number): 
   }
   return { startMs: Date.parse(status.windowStart), endMs: status.resetsAt === null ? null : Date.parse(status.resetsAt) };
 }
+
+/** What an alert record shows of a webhook: its origin, never the URL. */
+const targetOf = (url: string | null): string => (url === null ? '(sealed under another master key)' : webhookTarget(url));
 
 export class BudgetAlerts {
   /** Per budget: the window this instance last fired in, and the fractions it claimed there. */
@@ -94,6 +101,14 @@ export class BudgetAlerts {
     return this.options.store.list(budgetId, limit);
   }
 
+  private open(stored: string): string | null {
+    try {
+      return this.options.sealer ? openWebhookUrl(this.options.sealer, stored) : stored;
+    } catch {
+      return null;
+    }
+  }
+
   private async fire(budget: Budget, status: BudgetStatus, threshold: number, window: { startMs: number; endMs: number | null }, now: number): Promise<void> {
     const { store, claims } = this.options;
     const id = budget.metadata.id;
@@ -108,7 +123,9 @@ export class BudgetAlerts {
       }
     }
     const hooks = budget.spec.alertWebhooks ?? [];
-    const deliveries: AlertDelivery[] = hooks.map((h) => ({ target: webhookTarget(h.url), format: h.format, status: 'pending', attempts: 0, lastError: null, deliveredAt: null }));
+    // Opened here, off the request's path; null: sealed under a master key this instance lacks.
+    const urls = hooks.map((h) => this.open(h.url));
+    const deliveries: AlertDelivery[] = hooks.map((h, i) => ({ target: targetOf(urls[i] ?? null), format: h.format, status: 'pending', attempts: 0, lastError: null, deliveredAt: null }));
     let rowId: string | null;
     try {
       rowId = await store.claim({
@@ -124,7 +141,10 @@ export class BudgetAlerts {
     const facts = { budget, status, threshold, firedAt: new Date(now).toISOString() };
     const delivery = this.options.delivery ?? DEFAULT_DELIVERY;
     await Promise.all(hooks.map(async (hook, i) => {
-      const result = await deliverWebhook(hook.url, hook.format === 'slack' ? slackAlert(facts) : jsonAlert(facts), delivery);
+      const url = urls[i];
+      const result: DeliveryResult = url === null
+        ? { ok: false, attempts: 0, error: 'the URL is sealed under a master key this instance lacks' }
+        : await deliverWebhook(url, hook.format === 'slack' ? slackAlert(facts) : jsonAlert(facts), delivery);
       deliveries[i] = { ...deliveries[i]!, status: result.ok ? 'delivered' : 'failed', attempts: result.attempts, lastError: result.error, deliveredAt: result.ok ? new Date(this.now()).toISOString() : null };
       if (!result.ok) {
         this.options.log.warn({ budget: budget.metadata.slug, threshold, target: deliveries[i]!.target, attempts: result.attempts, error: result.error }, 'a budget alert webhook failed');

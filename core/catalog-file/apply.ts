@@ -9,6 +9,7 @@ import { isValidSlug, reservedSlugReason } from '../catalog/slug.ts';
 import type { CatalogStore, EntitySecrets } from '../catalog/store.ts';
 import type { SpecWriter } from '../control/catalog-routes.ts';
 import { withoutServerFields } from '../control/public-entity.ts';
+import { webhooksToStore } from '../budgets/webhook-sealing.ts';
 import { safeEqual } from '../crypto/relay-keys.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { RelayError } from '../errors.ts';
@@ -171,6 +172,11 @@ function planChanges(deps: ApplyDeps, doc: CatalogDocument, current: Array<{ kin
       const existing = storedOf(kind, entity.slug);
       const withIds = mapReferences(kind, withoutServerFields(kind, entity.spec), resolve(label));
       const spec = withErrorsAbout(label, () => deps.store.checkSpec(kind, withIds));
+      // A budget's webhook URLs: sealed as the API seals them; one the catalog holds already keeps its stored form.
+      if (kind === 'budgets' && Array.isArray(spec.alertWebhooks)) {
+        const stored = (existing?.spec as { alertWebhooks?: Array<{ url: string }> } | undefined)?.alertWebhooks ?? [];
+        spec.alertWebhooks = withErrorsAbout(label, () => webhooksToStore(deps.sealer, spec.alertWebhooks, stored));
+      }
       const planned: Planned = {
         kind, slug: entity.slug, label, id: ids.get(label)!, displayName: entity.displayName ?? entity.slug, spec, existing, sealedValue: entity.sealedValue,
       };

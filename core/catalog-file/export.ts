@@ -1,11 +1,29 @@
 // `relay catalog export`: the catalog as a catalog file. References become slugs; host keys keep
-// their environment variable's name or their value as sealed (never plaintext); relay keys are
-// not part of it (their secret is shown once, at creation).
+// their environment variable's name or their value as sealed, and budgets their webhook URLs as
+// sealed (never plaintext); relay keys are not part of it (their secret is shown once, at creation).
+import { isSealedForm } from '../catalog/kinds.ts';
 import type { CatalogStore } from '../catalog/store.ts';
 import { toPublicEntity } from '../control/public-entity.ts';
+import type { Sealer } from '../crypto/sealing.ts';
+import { RelayError } from '../errors.ts';
 import { CATALOG_FILE_VERSION, FILE_KINDS, mapReferences, type CatalogDocument, type FileEntity } from './document.ts';
 
-export async function exportCatalogDocument(store: CatalogStore): Promise<CatalogDocument> {
+/**
+ * A budget's webhooks as the file holds them: sealed. A URL stored before sealing (read from a
+ * stopped Relay's database) is sealed for the file; without a master key there is no way to
+ * write it but in plaintext, so the export is refused.
+ */
+function sealedWebhooks(sealer: Sealer, slug: string, hooks: Array<{ url: string }>): Array<{ url: string }> {
+  return hooks.map((hook) => {
+    if (isSealedForm(hook.url)) return hook;
+    if (!sealer.enabled) {
+      throw new RelayError('RELAY_ERR_MASTER_KEY_MISSING', `budgets/${slug}: its alert webhook URLs are stored unsealed and a catalog file holds no plaintext secret; set RELAY_MASTER_KEY (Relay seals them at start) and export again`);
+    }
+    return { ...hook, url: sealer.seal(hook.url) };
+  });
+}
+
+export async function exportCatalogDocument(store: CatalogStore, sealer: Sealer): Promise<CatalogDocument> {
   const all = await store.loadAll();
   const slugOf = new Map(all.map(({ entity }) => [entity.metadata.id, entity.metadata.slug]));
   const doc: CatalogDocument = { version: CATALOG_FILE_VERSION };
@@ -20,6 +38,7 @@ export async function exportCatalogDocument(store: CatalogStore): Promise<Catalo
           spec: mapReferences(kind, publicSpec, (ref) => slugOf.get(ref.value) ?? ref.value),
         };
         if (kind === 'host-keys' && entity.sealedValue) item.sealedValue = entity.sealedValue;
+        if (kind === 'budgets' && Array.isArray(item.spec.alertWebhooks)) item.spec.alertWebhooks = sealedWebhooks(sealer, entity.metadata.slug, item.spec.alertWebhooks as Array<{ url: string }>);
         return item;
       })
       // By slug: the file diffs cleanly in git whatever order the entities were created in.

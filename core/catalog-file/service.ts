@@ -21,7 +21,7 @@ export class CatalogFileService {
   constructor(private readonly deps: CatalogFileDeps) {}
 
   export(): Promise<CatalogDocument> {
-    return exportCatalogDocument(this.deps.store);
+    return exportCatalogDocument(this.deps.store, this.deps.sealer);
   }
 
   apply(document: unknown, options: ApplyOptions = {}): Promise<ApplyOutcome> {

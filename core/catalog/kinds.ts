@@ -204,7 +204,7 @@ export const BudgetSpec = Type.Object({
   action: Type.Union([Type.Literal('refuse'), Type.Literal('alert')], { default: 'refuse', description: 'At 100%: refuse requests (429) until the window resets, or only alert.' }),
   alertAt: Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 1 }), { default: [0.5, 0.8, 1], maxItems: 10, uniqueItems: true, description: 'Fractions of the limit that raise an alert.' }),
   alertWebhooks: Type.Optional(Type.Array(Type.Object({
-    url: Type.String({ minLength: 8, maxLength: 2048, description: 'http(s) URL the alert is POSTed to. A secret (Slack\'s URLs are): viewers see only its origin.' }),
+    url: Type.String({ minLength: 8, maxLength: 4096, description: 'http(s) URL the alert is POSTed to (at most 2048 characters), or that URL sealed under RELAY_MASTER_KEY (relay master-key seal). A secret (Slack\'s URLs are): stored sealed when a master key is set; viewers see only its origin.' }),
     format: Type.Union([Type.Literal('json'), Type.Literal('slack')], { default: 'json', description: 'json: Relay\'s alert object; slack: an incoming-webhook message ({"text": ...}).' }),
   }, { additionalProperties: false }), { maxItems: 5, description: 'Where alerts go when spend crosses an alertAt fraction: once per fraction per window, retried with backoff.' })),
   enabled: Type.Boolean({ default: true }),
@@ -338,7 +338,16 @@ export const KINDS: Record<KindName, KindDef> = {
   },
 };
 
-function isWebhookUrl(value: string): boolean {
+/** Longest webhook URL accepted (its sealed form is longer). */
+export const MAX_WEBHOOK_URL = 2048;
+
+/** A sealed value (`v1.<keyId>.…`, core/crypto/sealing.ts) rather than a URL. */
+export function isSealedForm(value: string): boolean {
+  return /^v1\.[0-9a-f]+\.[\w-]+\.[\w-]+\.[\w-]*$/.test(value);
+}
+
+export function isWebhookUrl(value: string): boolean {
+  if (value.length > MAX_WEBHOOK_URL) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
@@ -361,9 +370,10 @@ export function budgetSpecProblem(spec: BudgetSpec): SpecProblem | null {
   const scoped = Object.keys(spec.scope ?? {});
   if (scoped.length > 1) return { pointer: '/scope', message: `names ${scoped.join(' and ')}: a budget covers one relay key, one policy, one model, or (empty) everything` };
   if (spec.limitAmount === undefined && spec.limitTokens === undefined) return { pointer: '', message: 'set limitAmount, limitTokens, or both' };
-  const badHook = (spec.alertWebhooks ?? []).findIndex((hook) => !isWebhookUrl(hook.url));
+  // A sealed URL was checked when it was sealed (core/budgets/webhook-sealing.ts).
+  const badHook = (spec.alertWebhooks ?? []).findIndex((hook) => !isSealedForm(hook.url) && !isWebhookUrl(hook.url));
   // The URL is not echoed: it may hold a secret.
-  if (badHook >= 0) return { pointer: `/alertWebhooks/${badHook}/url`, message: 'is not an absolute http:// or https:// URL' };
+  if (badHook >= 0) return { pointer: `/alertWebhooks/${badHook}/url`, message: `is not an absolute http:// or https:// URL of at most ${MAX_WEBHOOK_URL} characters` };
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: spec.timezone });
   } catch {

@@ -80,6 +80,12 @@ export async function authenticateControl(app: FastifyInstance, request: Fastify
   throw unauthenticated('sign in, or send Authorization: Bearer <RELAY_ADMIN_TOKEN>');
 }
 
+/** Whether the caller signed in with the viewer role (the admin token and admin users are not viewers). */
+export function callerIsViewer(request: FastifyRequest): boolean {
+  const principal = request.controlPrincipal;
+  return principal?.kind === 'user' && principal.role !== 'admin';
+}
+
 /** Whether a viewer may make this request: reads, except admin-only routes, and the anyRole routes. */
 export function viewerMayCall(request: FastifyRequest): boolean {
   const config = (request.routeOptions.config ?? {}) as ControlRouteConfig;

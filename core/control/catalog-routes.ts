@@ -1,12 +1,13 @@
 // Uniform CRUD for the eight catalog kinds under /api/{plural}. Kinds with secrets plug in a
-// SpecWriter (host keys seal their value); relay keys create through their own route because
-// the answer carries the plaintext once.
+// SpecWriter (host keys seal their value, budgets their webhook URLs); relay keys create through
+// their own route because the answer carries the plaintext once.
 import type { FastifyInstance } from 'fastify';
 import { KINDS, KIND_NAMES, type KindName } from '../catalog/kinds.ts';
 import type { AnyEntity } from '../catalog/snapshot.ts';
 import type { CatalogStore, EntitySecrets } from '../catalog/store.ts';
 import { RelayError } from '../errors.ts';
-import { mayReadWebhookUrls, toPublicEntity, withoutServerFields } from './public-entity.ts';
+import type { Sealer } from '../crypto/sealing.ts';
+import { toPublicEntity, webhookUrlView, withoutServerFields } from './public-entity.ts';
 import {
   IdParams, ListQuery, RefParams, createBodySchema, entitySchema, errorResponses, listSchema, updateBodySchema,
 } from './schemas.ts';
@@ -38,6 +39,8 @@ export interface CatalogRoutesOptions {
   writers?: Partial<Record<KindName, SpecWriter>>;
   /** Kinds whose POST /api/{plural} another module registers. */
   customCreate?: KindName[];
+  /** Opens budgets' sealed webhook URLs for the answers. */
+  sealer: Sealer;
 }
 
 export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRoutesOptions): void {
@@ -56,7 +59,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
     }, async (request) => {
       const query = request.query as { limit?: number; cursor?: string; q?: string };
       const page = await store.list(kind, { limit: query.limit, cursor: query.cursor || undefined, q: query.q || undefined });
-      return { items: page.items.map((e) => toPublicEntity(kind, e, { hideWebhookUrls: !mayReadWebhookUrls(request) })), nextCursor: page.nextCursor };
+      return { items: page.items.map((e) => toPublicEntity(kind, e, { webhookUrl: webhookUrlView(options.sealer, request) })), nextCursor: page.nextCursor };
     });
 
     app.get(`${base}/:ref`, {
@@ -68,7 +71,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
       const { ref } = request.params as { ref: string };
       const entity = await store.get(kind, ref);
       if (!entity) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${def.singular} with slug or id ${JSON.stringify(ref)}`);
-      return toPublicEntity(kind, entity, { hideWebhookUrls: !mayReadWebhookUrls(request) });
+      return toPublicEntity(kind, entity, { webhookUrl: webhookUrlView(options.sealer, request) });
     });
 
     if (!options.customCreate?.includes(kind)) {
@@ -82,7 +85,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
         const input = withoutServerFields(kind, body.spec);
         const { spec, secrets } = writer ? writer.forCreate(input) : { spec: input, secrets: undefined };
         const created = await store.create(kind, body.metadata, spec, secrets);
-        return reply.code(201).send(toPublicEntity(kind, created));
+        return reply.code(201).send(toPublicEntity(kind, created, { webhookUrl: webhookUrlView(options.sealer, request) }));
       });
     }
 
@@ -99,7 +102,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
       const patch = withoutServerFields(kind, body.spec ?? {});
       const { spec, secrets } = writer ? writer.forUpdate(current, patch) : { spec: patch, secrets: undefined };
       const updated = await store.update(kind, id, { displayName: body.metadata?.displayName, spec }, secrets);
-      return toPublicEntity(kind, updated);
+      return toPublicEntity(kind, updated, { webhookUrl: webhookUrlView(options.sealer, request) });
     });
 
     app.delete(`${base}/by-id/:id`, {

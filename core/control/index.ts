@@ -16,6 +16,7 @@ import { hostKeyWriter, registerHostKeyHealthRoute } from './host-key-routes.ts'
 import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
 import { registerBudgetRoutes } from './budget-routes.ts';
+import { budgetWriter } from '../budgets/webhook-sealing.ts';
 import { registerBudgetUsageRoutes } from './budget-usage-routes.ts';
 import { installControlMetrics } from './metrics.ts';
 import { registerOpsRoutes } from './ops-routes.ts';
@@ -51,7 +52,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   app.addHook('preValidation', rejectUnstorableStrings);
   registerConfigJson(app, deps);
   registerControlLiveness(app);
-  registerLogRoutes(app, deps.observer);
+  registerLogRoutes(app, deps.observer, { viewersReadPayloads: () => deps.settings.get('payload-logging').viewersReadPayloads });
   registerBudgetUsageRoutes(app, { observer: deps.observer, budgets: deps.budgets, sync: deps.sync });
 
   await app.register(async (api) => {
@@ -62,8 +63,9 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv });
     registerCatalogRoutes(api, {
       store: deps.store,
-      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv), providers: providerWriter(deps.hooks.adapters) },
+      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv), providers: providerWriter(deps.hooks.adapters), budgets: budgetWriter(deps.sealer) },
       customCreate: ['relay-keys'],
+      sealer: deps.sealer,
     });
     registerRelayKeyRoutes(api, { store: deps.store });
     registerCatalogFileRoutes(api, {

@@ -1,8 +1,8 @@
 // GET /api/logs, /api/logs/:requestId, /api/usage/{events,summary,timeseries} and
 // /api/usage/sessions[/:sessionId] (agent sessions: Codex threads, Claude Code sessions): reads over the
 // selected usage backend and every other loaded one (log-sources.ts), and the payload backends for
-// captured bodies. Authentication is the control plane's; errors are RelayErrors rendered by its
-// error handler.
+// captured bodies, which viewers do not read unless the payload-logging setting lets them.
+// Authentication is the control plane's; errors are RelayErrors rendered by its error handler.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RelayError } from '../errors.ts';
 import type { Observer } from '../observer/observer.ts';
@@ -18,6 +18,7 @@ import { mergePages, mergeSummaries, mergeTimeseries } from '../observer/merge-r
 import type { CapturedPayload } from '../hooks.ts';
 import type { SessionsQuery, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
 import { askBackend, readEach, sourcesOf, type SkippedBackend, type Source } from './log-sources.ts';
+import { callerIsViewer } from './auth-guard.ts';
 
 /** The part of the observer these routes read through. */
 export type LogReader = Pick<Observer, 'usageBackend' | 'payloadBackend' | 'loadedUsageBackends' | 'loadedPayloadBackends'>;
@@ -27,6 +28,8 @@ export interface LogRoutesOptions {
   maxTimeseriesPoints?: number;
   /** Window of a timeseries without since/from. Default 24h. */
   defaultTimeseriesWindow?: string;
+  /** Whether viewers read captured bodies and headers (settings payload-logging viewersReadPayloads). Default: never. */
+  viewersReadPayloads?: () => boolean;
 }
 
 type ListParams = FilterParams & { limit?: number; cursor?: string };
@@ -107,6 +110,7 @@ function fillGaps(points: TimeseriesPoint[], fromMs: number, toMs: number, bucke
 export function registerLogRoutes(app: FastifyInstance, observer: LogReader, options: LogRoutesOptions = {}): void {
   const maxPoints = options.maxTimeseriesPoints ?? 1000;
   const defaultWindow = options.defaultTimeseriesWindow ?? '24h';
+  const viewersReadPayloads = options.viewersReadPayloads ?? (() => false);
 
   async function listEvents(request: FastifyRequest) {
     rejectInvalid(request);
@@ -125,7 +129,7 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
   app.get('/api/usage/events', { schema: { ...listSchema('Raw usage events, filterable, newest first'), tags: ['usage'] }, attachValidation: true }, listEvents);
 
   app.get('/api/logs/:requestId', {
-    schema: { tags: ['logs'], summary: 'One request, with its captured payload', params: RequestIdParamsSchema, response: { 200: LogDetailSchema, '4xx': errorResponses } },
+    schema: { tags: ['logs'], summary: 'One request, with its captured payload (to admins; a viewer gets payload_withheld instead unless viewersReadPayloads)', params: RequestIdParamsSchema, response: { 200: LogDetailSchema, '4xx': errorResponses } },
     attachValidation: true,
   }, async (request) => {
     rejectInvalid(request);
@@ -139,6 +143,8 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
       if (down) throw new RelayError(down.code, `no request ${JSON.stringify(requestId)} in the backends that answered; ${down.message}`);
       throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request with id ${JSON.stringify(requestId)}`, { field: 'requestId' });
     }
+    // Prompts and answers may hold customer data or pasted credentials: admins only, by default.
+    if (callerIsViewer(request) && !viewersReadPayloads()) return withSkipped({ ...event, payload_withheld: 'admin_only' }, skipped);
     const payload = await findPayload(observer, requestId, skipped);
     if (!payload) return withSkipped(event, skipped);
     return withSkipped({

@@ -19,6 +19,7 @@ const PayloadLoggingFields = {
   enabled: Type.Boolean({ description: 'Global master switch; nothing is captured while false.' }),
   backend: BackendId,
   maxBytes: Type.Integer({ minimum: 1, maximum: MAX_PAYLOAD_BYTES, description: 'Cap on each captured body, in bytes. Default 1 MiB.' }),
+  viewersReadPayloads: Type.Boolean({ description: 'Whether users with the viewer role read captured bodies and headers (prompts may hold customer data). Default false: admins only.' }),
 };
 
 const PayloadLogging = Type.Object(PayloadLoggingFields, { additionalProperties: false });

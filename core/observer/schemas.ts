@@ -56,6 +56,9 @@ export const LogDetailSchema = Type.Intersect([
     response_truncated: Type.Optional(Type.Boolean({ description: 'True when the response body exceeded maxBytes.' })),
     request_headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     response_headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    payload_withheld: Type.Optional(Type.Literal('admin_only', {
+      description: 'Set for a viewer: captured bodies and headers are left out (admins only, unless settings payload-logging viewersReadPayloads).',
+    })),
     skipped: SkippedSchema,
   }),
 ], { description: 'One request, with its captured payload when payload logging captured it.' });

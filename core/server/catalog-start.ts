@@ -12,6 +12,7 @@ import { LocalSnapshotFile } from '../catalog/local-snapshot.ts';
 import type { SettingsStore } from '../settings/store.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { resealAtStartup } from '../crypto/rekey.ts';
+import { sealWebhookUrlsAtStartup } from '../budgets/webhook-sealing.ts';
 import { ensureInitialAdmin } from '../control/admin-users.ts';
 import { databaseOutage, databaseWhere } from './database-reachability.ts';
 
@@ -68,6 +69,8 @@ async function loadFromDatabase(deps: CatalogStartDeps, done: Set<string>): Prom
     ['migrate', () => migrate(deps.db)],
     // A rotation in progress: move every stored host-key value to the current master key.
     ['reseal', () => resealAtStartup(deps.db, deps.sealer, deps.log)],
+    // Budget webhook URLs stored in plaintext (or under the previous key): sealed under the current one.
+    ['seal-webhooks', () => sealWebhookUrlsAtStartup(deps.db, deps.sealer, deps.log)],
     ['catalog', () => deps.sync.start()],
     ['settings', () => deps.settings.start()],
     ['admin', () => ensureInitialAdmin(deps.db, deps.env, deps.log)],

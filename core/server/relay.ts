@@ -106,7 +106,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     env.RELAY_MASTER_KEY ? parseMasterKey(env.RELAY_MASTER_KEY) : null,
     env.RELAY_MASTER_KEY_PREVIOUS ? parseMasterKey(env.RELAY_MASTER_KEY_PREVIOUS, 'RELAY_MASTER_KEY_PREVIOUS') : null,
   );
-  if (!sealer.enabled) log.warn('RELAY_MASTER_KEY is not set: host keys can only read their value from the environment');
+  if (!sealer.enabled) log.warn('RELAY_MASTER_KEY is not set: host keys can only read their value from the environment, and budget alert webhook URLs are stored unsealed');
 
   const db = await openDatabase({ url: config.database.url, dataDir, log });
   const closers: Array<() => Promise<void> | void> = [];
@@ -144,7 +144,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     });
     closers.push(() => upstream.close());
     registerUpstreamMetrics(metrics, upstream);
-    const budgetAlerts = new BudgetAlerts({ store: new BudgetAlertStore(db), log, delivery: config.budgets.alerts, ...(redis ? { claims: new ValkeyAlertClaims(redis) } : {}) });
+    const budgetAlerts = new BudgetAlerts({ store: new BudgetAlertStore(db), log, delivery: config.budgets.alerts, sealer, ...(redis ? { claims: new ValkeyAlertClaims(redis) } : {}) });
     closers.push(() => budgetAlerts.close());
     const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log,
       reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}), onCounted: (budget, status) => budgetAlerts.check(budget, status) });

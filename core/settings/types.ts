@@ -12,6 +12,8 @@ export interface PayloadLoggingSetting {
   backend: string;
   /** Cap in bytes on each captured body. */
   maxBytes: number;
+  /** Whether dashboard viewers may read captured bodies and headers (GET /api/logs/{id}); admins always may. */
+  viewersReadPayloads: boolean;
 }
 
 export interface SettingsValues {
@@ -23,7 +25,7 @@ export type SettingName = keyof SettingsValues;
 
 export const DEFAULT_SETTINGS: SettingsValues = {
   'usage-logging': { backend: 'file' },
-  'payload-logging': { enabled: false, backend: 'file', maxBytes: 1_048_576 },
+  'payload-logging': { enabled: false, backend: 'file', maxBytes: 1_048_576, viewersReadPayloads: false },
 };
 
 /** In-memory view of the settings, refreshed on NOTIFY. Reads never touch the database. */

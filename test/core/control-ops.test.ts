@@ -66,7 +66,7 @@ t.test('/api/openapi.json is a valid OpenAPI document covering every route', asy
 
 t.test('settings: validated, loaded backends only, seen by every instance', async (t) => {
   t.same((await api('GET', '/api/settings/usage-logging')).json, { backend: 'file' });
-  t.same((await api('GET', '/api/settings/payload-logging')).json, { enabled: false, backend: 'file', maxBytes: 1_048_576 });
+  t.same((await api('GET', '/api/settings/payload-logging')).json, { enabled: false, backend: 'file', maxBytes: 1_048_576, viewersReadPayloads: false });
 
   const usage = await api('PUT', '/api/settings/usage-logging', { backend: 'postgres' });
   t.equal(usage.status, 200);
@@ -83,11 +83,11 @@ t.test('settings: validated, loaded backends only, seen by every instance', asyn
 
   const payload = await api('PUT', '/api/settings/payload-logging', { enabled: true, backend: 's3', maxBytes: 4096 });
   t.equal(payload.status, 200);
-  t.same(payload.json, { enabled: true, backend: 's3', maxBytes: 4096 });
+  t.same(payload.json, { enabled: true, backend: 's3', maxBytes: 4096, viewersReadPayloads: false });
   await waitFor(() => other.settings.get('payload-logging').enabled, 1_000, 'the other instance to see payload logging on');
   t.equal((await client(other.url, { token: relay.adminToken })('GET', '/config.json')).json.features.payloadLogging, true, '/config.json on the other instance follows');
   const partial = await api('PUT', '/api/settings/payload-logging', { enabled: false });
-  t.same(partial.json, { enabled: false, backend: 's3', maxBytes: 4096 }, 'fields left out are kept');
+  t.same(partial.json, { enabled: false, backend: 's3', maxBytes: 4096, viewersReadPayloads: false }, 'fields left out are kept');
 
   for (const maxBytes of [0, 67_108_865, 1.5, '100']) {
     const bad = await api('PUT', '/api/settings/payload-logging', { enabled: true, backend: 'file', maxBytes });

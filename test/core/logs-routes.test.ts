@@ -17,7 +17,7 @@ import { makeEvents } from '../support/usage-backend-suite.ts';
 import { capturedPayload, silentLog, testSettings } from '../support/observer-fixtures.ts';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-logs-routes-'));
-const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'file', maxBytes: 1 << 20 } });
+const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'file', maxBytes: 1 << 20, viewersReadPayloads: false } });
 const observer = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 5 } });
 observer.addUsageBackend(new FileUsageBackend({ dir: path.join(dir, 'usage'), maxFileBytes: 1 << 20, rotateDaily: true, retentionDays: 30, maxScanBytes: 1 << 30, orderSkewMs: 5000 }));
 observer.addPayloadBackend(new FilePayloadBackend({ dir: path.join(dir, 'payloads'), retentionDays: 30 }));

@@ -32,7 +32,7 @@ t.test('the payload gate: global switch AND (policy OR key)', async (t) => {
   const observer = createObserver({ settings, log: silentLog, metrics: new Registry() });
   const cases: Array<[boolean, boolean]> = [[false, false], [true, false], [false, true], [true, true]];
   for (const [policy, key] of cases) t.equal(observer.shouldCapture(policy, key), false, `disabled globally: policy=${policy} key=${key} -> no`);
-  settings.set('payload-logging', { enabled: true, backend: 'file', maxBytes: 1000 });
+  settings.set('payload-logging', { enabled: true, backend: 'file', maxBytes: 1000, viewersReadPayloads: false });
   t.equal(observer.shouldCapture(false, false), false, 'neither policy nor key -> no');
   t.equal(observer.shouldCapture(true, false), true, 'policy opted in -> yes');
   t.equal(observer.shouldCapture(false, true), true, 'key opted in -> yes');
@@ -42,7 +42,7 @@ t.test('the payload gate: global switch AND (policy OR key)', async (t) => {
 });
 
 t.test('record is synchronous and routes to the selected backends', async (t) => {
-  const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'mem', maxBytes: 100 } });
+  const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'mem', maxBytes: 100, viewersReadPayloads: false } });
   const registry = new Registry();
   const observer = createObserver({ settings, log: silentLog, metrics: registry, queue: { maxDelayMs: 5 } });
   const file = memoryUsage('file', { delayMs: 50 });
@@ -149,7 +149,7 @@ t.test('usage records win: while a usage write fails, payload batches give way i
   const usageDir = path.join(dir, 'usage');
   const payloadDir = path.join(dir, 'payloads');
   await writeFile(usageDir, 'in the way'); // a file where the segments' directory should be: every usage write fails
-  const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'file', maxBytes: 1000 } });
+  const settings = testSettings({ 'payload-logging': { enabled: true, backend: 'file', maxBytes: 1000, viewersReadPayloads: false } });
   const observer = createObserver({
     settings, log: silentLog, metrics: new Registry(),
     queue: { maxDelayMs: 5, retry: { initialBackoffMs: 20, maxBackoffMs: 20 } },

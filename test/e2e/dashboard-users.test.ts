@@ -1,13 +1,16 @@
 // The Users and Account pages in headless Chromium against the real server: an admin adds a
 // viewer on the Users page; the viewer sees no Users link, gets a 403 from /api/users, and
-// changes their own password on the Account page, which then signs them in.
+// changes their own password on the Account page, which then signs them in. A request's detail
+// shows the viewer a line instead of its captured bodies (admins only).
 import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startRelay } from '../../core/testing.ts';
+import { eventually, seedRoute, startRelay } from '../../core/testing.ts';
+import { openai, startFakeUpstream } from '../support/fake-upstream.ts';
+import { usageRecord, viaRelay } from '../support/relay-client.ts';
 
 const CHROMIUM = process.env.RELAY_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,6 +37,16 @@ async function run(t: Test) {
     env: { RELAY_ADMIN_USERNAME: 'boss', RELAY_ADMIN_PASSWORD: 'boss password 1' },
   });
   t.teardown(() => relay.close());
+  const up = await startFakeUpstream();
+  t.teardown(() => up.close());
+  up.script((req) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(openai.chatCompletion({ model: String(req.json?.model), text: 'captured answer', inputTokens: 4, outputTokens: 2 })) }));
+  const route = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'users-gpt', relayKey: { payloadLoggingEnabled: true } });
+  await relay.api('PUT', '/api/settings/payload-logging', { enabled: true });
+  await eventually(() => relay.relay.settings.get('payload-logging').enabled);
+  const answer = await viaRelay(relay, '/vendor-a/v1/chat/completions', route.relayKey, { model: 'users-gpt', messages: [{ role: 'user', content: 'a prompt only admins read' }] });
+  const requestId = answer.headers.get('x-request-id')!;
+  await usageRecord(relay, requestId);
+  await eventually(async () => (await relay.api('GET', `/api/logs/${requestId}`)).body.request_body !== undefined, 5_000);
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
   t.teardown(() => browser.close());
   const base = relay.controlUrl;
@@ -58,6 +71,14 @@ async function run(t: Test) {
   t.equal(await viewer.locator('nav a[href="/users"]').count(), 0, 'a viewer sees no Users link');
   const forbidden = await viewer.evaluate(async () => (await fetch('/api/users')).status);
   t.equal(forbidden, 403, "a viewer's call to /api/users is a 403");
+  await viewer.goto(`${base}/logs/${encodeURIComponent(requestId)}`);
+  await viewer.waitForSelector('[data-testid=payload-withheld]');
+  t.match(await viewer.textContent('[data-testid=payload-withheld]'), 'Captured bodies are visible to admins.', "a viewer's request detail says the bodies are admins'");
+  t.equal(await viewer.locator('section[aria-label="Request body"]').count(), 0, 'and shows no body pane');
+  t.notOk((await viewer.content()).includes('a prompt only admins read'), 'the prompt is nowhere on the page');
+  await admin.goto(`${base}/logs/${encodeURIComponent(requestId)}`);
+  await admin.waitForSelector('section[aria-label="Request body"]');
+  t.match(await admin.textContent('section[aria-label="Request body"]'), 'a prompt only admins read', 'the admin reads it');
   await viewer.click('nav a[href="/account"]');
   await viewer.fill('input[name=current-password]', 'vera password 1');
   await viewer.fill('input[name=new-password]', 'vera password 2');

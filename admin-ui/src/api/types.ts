@@ -84,6 +84,7 @@ export interface PayloadLoggingSetting {
   enabled: boolean;
   backend: string;
   maxBytes: number;
+  viewersReadPayloads: boolean;
 }
 
 export interface UsageEvent {
@@ -156,6 +157,8 @@ export interface LogDetail extends UsageEvent {
   response_truncated?: boolean;
   request_headers?: Record<string, string>;
   response_headers?: Record<string, string>;
+  /** Set for a viewer: captured bodies and headers are admins' only. */
+  payload_withheld?: 'admin_only';
 }
 
 export interface UsageTotals {

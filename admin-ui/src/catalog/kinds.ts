@@ -141,7 +141,7 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
       { key: 'limitTokens', label: 'Token limit', type: 'number', integer: true, min: 1, help: 'Input + output tokens.' },
       { key: 'action', label: 'At 100%', type: 'select', required: true, options: [{ value: 'refuse', label: 'Refuse requests until the window resets' }, { value: 'alert', label: 'Only alert' }] },
       { key: 'alertAt', label: 'Alert at', type: 'numbers', placeholder: '0.5, 0.8, 1', help: 'Fractions of the limit, between 0 and 1.' },
-      { key: 'alertWebhooks', label: 'Alert webhooks', type: 'webhooks', help: 'Each alert is POSTed to these: Relay\'s JSON, or a Slack incoming-webhook message. The URLs are secrets: viewers see only their origin.' },
+      { key: 'alertWebhooks', label: 'Alert webhooks', type: 'webhooks', help: 'Each alert is POSTed to these: Relay\'s JSON, or a Slack incoming-webhook message. The URLs are secrets: stored sealed when a master key is set, and viewers see only their origin.' },
       { key: 'enabled', label: 'Enabled', type: 'boolean', onLabel: 'Count spend and enforce this budget' },
     ],
     defaults: () => ({ scope: {}, window: 'monthly', timezone: 'UTC', currency: 'USD', action: 'refuse', alertAt: [0.5, 0.8, 1], enabled: true }),

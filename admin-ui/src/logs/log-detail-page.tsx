@@ -24,7 +24,7 @@ const PAYLOAD_RETRY_MS = 1_000;
 export function LogDetailPage({ requestId }: { requestId: string }) {
   const log = useAsync(() => getLog(requestId), [requestId]);
   const refs = useReferences(REF_KINDS);
-  const pending = log.data !== undefined && log.data.request_body === undefined && log.data.response_body === undefined
+  const pending = log.data !== undefined && log.data.payload_withheld === undefined && log.data.request_body === undefined && log.data.response_body === undefined
     && Date.now() - Date.parse(log.data.finished_at) < PAYLOAD_PENDING_MS;
   useEffect(() => {
     if (!pending) return undefined;
@@ -122,7 +122,12 @@ function Detail({ log, refs }: { log: LogDetail; refs: References | undefined })
           </dl>
         </section>
       )}
-      {hasPayload ? (
+      {log.payload_withheld ? (
+        <section class="card">
+          <h2 class="card-title">Bodies</h2>
+          <p class="muted" data-testid="payload-withheld">Captured bodies are visible to admins.</p>
+        </section>
+      ) : hasPayload ? (
         <>
           <BodyView title="Request body" body={log.request_body} truncated={log.request_truncated} />
           <BodyView title="Response body" body={log.response_body} truncated={log.response_truncated} />

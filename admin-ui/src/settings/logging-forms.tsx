@@ -94,7 +94,14 @@ export function PayloadLoggingForm({ initial, backends, optedIn }: { initial: Pa
         <input id="payload-max" class="input input-number" type="number" min={1} step={1} value={String(value.maxBytes)} aria-describedby="payload-max-help"
           onInput={(e) => setValue({ ...value, maxBytes: Number(e.currentTarget.value) })} />
       </FieldRow>
-      {save.error && !fieldError('enabled') && !fieldError('backend') && !fieldError('maxBytes') && <div class="banner banner-error" role="alert">{save.error}</div>}
+      <FieldRow id="payload-viewers" label="Viewers" group error={fieldError('viewersReadPayloads')}>
+        <label class="switch">
+          <input id="payload-viewers" type="checkbox" role="switch" checked={value.viewersReadPayloads} onChange={(e) => setValue({ ...value, viewersReadPayloads: e.currentTarget.checked })} />
+          <span class="switch-track" aria-hidden="true" />
+          <span>{value.viewersReadPayloads ? 'Viewers read captured bodies and headers too' : 'Captured bodies and headers are visible to admins only'}</span>
+        </label>
+      </FieldRow>
+      {save.error && !fieldError('enabled') && !fieldError('backend') && !fieldError('maxBytes') && !fieldError('viewersReadPayloads') && <div class="banner banner-error" role="alert">{save.error}</div>}
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={save.saving}>{save.saving ? 'Saving…' : 'Save'}</button>
         {save.saved && <span class="saved" role="status">Saved</span>}
