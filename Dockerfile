@@ -15,11 +15,9 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: `prepare` builds the dashboard, whose sources are not copied yet, and
-# dev-only packages (chdb, the agent CLIs) need none of their install scripts here.
-# npm install, not npm ci: the lock file cannot list chdb's optional packages for other
-# platforms (the registry this project is built against lacks them), and npm ci refuses a lock
-# file without them. npm install keeps every version the lock file pins.
+# --ignore-scripts: `prepare` builds the dashboard, whose sources are not copied yet. The
+# test-only tools (the agent CLIs, chdb) are in test/tools/package.json, never copied here.
+# npm install keeps every version the lock file pins.
 RUN npm install --ignore-scripts --no-audit --no-fund
 COPY admin-ui ./admin-ui
 RUN npm run build:ui
