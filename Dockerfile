@@ -8,7 +8,7 @@
 # The config file is /etc/relay/relay.yaml (RELAY_CONFIG; mount your own over it, e.g. one of
 # examples/config/), the data directory /var/lib/relay (RELAY_DATA_DIR: embedded PGlite, file
 # logs and payloads when those are used). The build stage compiles the service to dist/ with
-# tsc, which `relay start` runs (no TypeScript loader at run time: less memory, faster start).
+# esbuild, which `relay start` runs (no TypeScript loader at run time: less memory, faster start).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # --- every dependency (dev included) and the dashboard build ---------------------------------
