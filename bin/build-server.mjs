@@ -11,7 +11,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = path.join(root, 'dist');
+// `--outdir DIR` builds elsewhere (a test's private copy); it must be under the project root,
+// where the compiled modules find package.json, node_modules and the dashboard.
+const outdirArg = process.argv.indexOf('--outdir');
+const dist = outdirArg === -1 ? path.join(root, 'dist') : path.resolve(process.argv[outdirArg + 1]);
 // Test helpers that import dev dependencies; never loaded by the service (tsconfig.build.json).
 const EXCLUDED = new Set(['core/testing.ts']);
 
@@ -53,4 +56,4 @@ for (const out of Object.keys(result.metafile.outputs)) rewriteSpecifiers(path.j
 mkdirSync(path.join(dist, 'core/db/migrations'), { recursive: true });
 cpSync(path.join(root, 'core/db/migrations'), path.join(dist, 'core/db/migrations'), { recursive: true });
 writeFileSync(path.join(dist, '.built'), `${new Date().toISOString()}\n`);
-process.stdout.write('built dist/\n');
+process.stdout.write(`built ${path.relative(root, dist)}/\n`);
