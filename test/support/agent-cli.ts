@@ -22,7 +22,7 @@ export function findBinary(...candidates: string[]): string {
     const abs = path.join(TEST_TOOLS_DIR, c);
     if (existsSync(abs)) return abs;
   }
-  throw new Error(`${candidates.join(' or ')}: ${TEST_TOOLS_MISSING}`);
+  throw new Error(`${candidates.map((c) => `test/tools/${c}`).join(' or ')}: ${TEST_TOOLS_MISSING}`);
 }
 
 export const codexBinary = (): string => findBinary('node_modules/.bin/codex');
