@@ -8,18 +8,16 @@
 # The config file is /etc/relay/relay.yaml (RELAY_CONFIG; mount your own over it, e.g. one of
 # examples/config/), the data directory /var/lib/relay (RELAY_DATA_DIR: embedded PGlite, file
 # logs and payloads when those are used). The build stage compiles the service to dist/ with
-# tsc, which `relay start` runs (no TypeScript loader at run time: less memory, faster start).
+# esbuild, which `relay start` runs (no TypeScript loader at run time: less memory, faster start).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # --- every dependency (dev included) and the dashboard build ---------------------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: `prepare` builds the dashboard, whose sources are not copied yet, and
-# dev-only packages (chdb, the agent CLIs) need none of their install scripts here.
-# npm install, not npm ci: the lock file cannot list chdb's optional packages for other
-# platforms (the registry this project is built against lacks them), and npm ci refuses a lock
-# file without them. npm install keeps every version the lock file pins.
+# --ignore-scripts: `prepare` builds the dashboard, whose sources are not copied yet. The
+# test-only tools (the agent CLIs, chdb) are in test/tools/package.json, never copied here.
+# npm install keeps every version the lock file pins.
 RUN npm install --ignore-scripts --no-audit --no-fund
 COPY admin-ui ./admin-ui
 RUN npm run build:ui

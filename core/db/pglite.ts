@@ -1,8 +1,33 @@
 // Database over embedded PGlite (Postgres compiled to WASM, in-process): the default when
 // DATABASE_URL is unset, so a first start needs no server.
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, QueryResult, Queryable } from './types.ts';
+
+// Postgres's memory inside PGlite's WebAssembly memory, which never shrinks: whatever Postgres
+// touches once stays resident for the life of the process. Relay's catalog is a few MB, so the
+// server defaults (128 MB of shared buffers, 64 MB of maintenance memory) only cost RSS.
+const MEMORY_SETTINGS = ['-c', 'shared_buffers=8MB', '-c', 'maintenance_work_mem=8MB', '-c', 'work_mem=2MB', '-c', 'temp_buffers=2MB'];
+
+const START_PARAMS = [...PGlite.defaultStartParams, ...MEMORY_SETTINGS];
+
+/**
+ * Creates a new data directory (initdb) in a short-lived child process: PGlite runs initdb in a
+ * second instance whose memory (~450 MB) this process would otherwise keep resident for good.
+ */
+async function initializeDataDir(dataDir: string): Promise<void> {
+  const script = `const { PGlite } = await import(${JSON.stringify(import.meta.resolve('@electric-sql/pglite'))});
+    const db = await PGlite.create(${JSON.stringify({ dataDir, startParams: START_PARAMS })});
+    await db.close();`;
+  try {
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } });
+  } catch (err) {
+    throw new Error(`embedded database: creating ${dataDir} failed: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}`);
+  }
+}
 
 export class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
@@ -10,9 +35,11 @@ export class PgliteDatabase implements Database {
   private constructor(private readonly db: PGlite) {}
 
   static async open(dataDir: string | null): Promise<PgliteDatabase> {
-    if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const db = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
-    return new PgliteDatabase(db);
+    if (dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeDataDir(dataDir);
+    }
+    return new PgliteDatabase(await PGlite.create({ ...(dataDir ? { dataDir } : {}), startParams: START_PARAMS }));
   }
 
   async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {

@@ -11,13 +11,22 @@ export interface ClickHouseConnectionOptions {
   embedded?: { path: string };
 }
 
+/** What an operator runs to get the optional engine (not among Relay's dependencies: ~540 MB). */
+export const CHDB_INSTALL_HINT = 'log-clickhouse: options.embedded runs ClickHouse in-process through the chdb package, which Relay does not install '
+  + '(about 540 MB): run `npm install chdb@3.4` in Relay\'s directory, or set options.url to a ClickHouse server instead';
+
+// A name in a variable: the type check must not look for a package that is usually absent.
+const CHDB_CONNECTION_MODULE = 'chdb/connection';
+
 /** An in-process ClickHouse engine (the `chdb` package) behind the same client API. */
 async function embeddedClient(dataPath: string): Promise<ClickHouseClient> {
   let createChdbConnection: (o: { path: string }) => unknown;
   try {
-    ({ createChdbConnection } = (await import('chdb/connection')) as { createChdbConnection: (o: { path: string }) => unknown });
-  } catch {
-    throw new Error('log-clickhouse: options.embedded needs the chdb package (npm install chdb)');
+    // Loaded only here, on first use of embedded mode: nothing else in Relay needs it.
+    ({ createChdbConnection } = (await import(CHDB_CONNECTION_MODULE)) as { createChdbConnection: (o: { path: string }) => unknown });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new Error(CHDB_INSTALL_HINT);
   }
   const connection = createChdbConnection({ path: dataPath });
   return createClient({ connection, clickhouse_settings: { date_time_input_format: 'best_effort' } } as Parameters<typeof createClient>[0]);

@@ -1,7 +1,12 @@
 // Where a Bedrock request's credentials come from: the host key (static AWS keys, or a Bedrock
 // API key sent as a bearer token), or the AWS credential chain of the Relay process.
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+
+type ChainFactory = typeof import('@aws-sdk/credential-providers').fromNodeProviderChain;
+// Loaded on the first request that needs the chain (~12 MB of SDK a Relay without such a host never uses).
+let chainFactory: Promise<ChainFactory> | null = null;
+const loadChainFactory = (): Promise<ChainFactory> =>
+  (chainFactory ??= import('@aws-sdk/credential-providers').then((m) => m.fromNodeProviderChain));
 
 export type BedrockCredential =
   | { kind: 'sigv4'; identity: AwsCredentialIdentity }
@@ -30,7 +35,11 @@ const chains = new Map<string, AwsCredentialIdentityProvider>();
 export function chainFor(hostId: string): AwsCredentialIdentityProvider {
   let provider = chains.get(hostId);
   if (!provider) {
-    provider = fromNodeProviderChain();
+    let chain: AwsCredentialIdentityProvider | undefined;
+    provider = async (props) => {
+      chain ??= (await loadChainFactory())();
+      return chain(props);
+    };
     chains.set(hostId, provider);
   }
   return provider;

@@ -4,7 +4,12 @@
 // caches each token and refreshes it before it expires; `invalidate` drops a token Vertex
 // refused (revoked, or a clock that disagrees) so the next call fetches a new one.
 import { createHash } from 'node:crypto';
-import { GoogleAuth, JWT, gaxios } from 'google-auth-library';
+import type { gaxios } from 'google-auth-library';
+
+type GoogleAuthLibrary = typeof import('google-auth-library');
+// Loaded on the first token a Vertex host needs (~15 MB a Relay without such a host never uses).
+let library: Promise<GoogleAuthLibrary> | null = null;
+const loadLibrary = (): Promise<GoogleAuthLibrary> => (library ??= import('google-auth-library'));
 import type { VertexOptions } from './host-options.ts';
 
 const CLOUD_PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
@@ -37,8 +42,8 @@ function parseServiceAccount(credential: string): { email: string; key: string }
 }
 
 /** A transport for the library: the token endpoint replaced when configured, one retry, a timeout. */
-function transporterFor(tokenUrl: string | undefined): InstanceType<typeof gaxios.Gaxios> {
-  const transporter = new gaxios.Gaxios();
+function transporterFor(lib: GoogleAuthLibrary, tokenUrl: string | undefined): InstanceType<typeof gaxios.Gaxios> {
+  const transporter = new lib.gaxios.Gaxios();
   transporter.interceptors.request.add({
     resolved: (opts) => {
       if (tokenUrl && [GOOGLE_TOKEN_URL].includes(String(opts.url))) opts.url = new URL(tokenUrl); // the test's token endpoint
@@ -71,11 +76,11 @@ export class VertexTokens {
     return `${createHash('sha256').update(credential).digest('hex')} ${options.tokenUrl ?? ''}`;
   }
 
-  private sourceFor(credential: string | null, options: VertexOptions): TokenSource | string {
+  private sourceFor(lib: GoogleAuthLibrary, credential: string | null, options: VertexOptions): TokenSource | string {
     if (options.auth === 'workload-identity') {
       if (!this.allowWorkloadIdentity) return "workload identity is off (the vendor-google option workloadIdentity)";
       if (!this.workloadIdentity) {
-        const auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM] });
+        const auth = new lib.GoogleAuth({ scopes: [CLOUD_PLATFORM] });
         this.workloadIdentity = { getAccessToken: async () => ({ token: await auth.getAccessToken() }) };
       }
       return this.workloadIdentity;
@@ -86,7 +91,7 @@ export class VertexTokens {
     if (cached) return cached;
     const sa = parseServiceAccount(credential);
     if (typeof sa === 'string') return sa;
-    const client = new JWT({ email: sa.email, key: sa.key, scopes: [CLOUD_PLATFORM], transporter: transporterFor(options.tokenUrl) });
+    const client = new lib.JWT({ email: sa.email, key: sa.key, scopes: [CLOUD_PLATFORM], transporter: transporterFor(lib, options.tokenUrl) });
     if (this.clients.size >= MAX_CLIENTS) this.clients.delete(this.clients.keys().next().value!);
     this.clients.set(id, client);
     return client;
@@ -94,7 +99,7 @@ export class VertexTokens {
 
   /** A valid token (cached until it nears expiry), a refusal, or a throw when Google is unreachable. */
   async token(credential: string | null, options: VertexOptions): Promise<TokenResult> {
-    const source = this.sourceFor(credential, options);
+    const source = this.sourceFor(await loadLibrary(), credential, options);
     if (typeof source === 'string') return { ok: false, message: source };
     try {
       const { token } = await source.getAccessToken();

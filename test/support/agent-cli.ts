@@ -1,12 +1,11 @@
-// Runs a real coding-agent CLI (Codex, Claude Code) from node_modules as a child process with a
-// bounded run time: on timeout the whole process group is killed. Both ship native binaries in
-// their npm packages and need no network beyond 127.0.0.1.
+// Runs a real coding-agent CLI (Codex, Claude Code) from the test tools (test/tools/node_modules,
+// installed by `npm test`) as a child process with a bounded run time: on timeout the whole
+// process group is killed. Both ship native binaries in their npm packages and need no network
+// beyond 127.0.0.1.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { TEST_TOOLS_DIR, TEST_TOOLS_MISSING } from '../tools/paths.ts';
 
 export interface CliResult {
   code: number | null;
@@ -17,13 +16,13 @@ export interface CliResult {
   ms: number;
 }
 
-/** The first of `candidates` (relative to the project root) that exists. */
+/** The first of `candidates` (relative to test/tools) that exists. */
 export function findBinary(...candidates: string[]): string {
   for (const c of candidates) {
-    const abs = path.join(ROOT, c);
+    const abs = path.join(TEST_TOOLS_DIR, c);
     if (existsSync(abs)) return abs;
   }
-  throw new Error(`none of ${candidates.join(', ')} is installed (npm ci)`);
+  throw new Error(`${candidates.map((c) => `test/tools/${c}`).join(' or ')}: ${TEST_TOOLS_MISSING}`);
 }
 
 export const codexBinary = (): string => findBinary('node_modules/.bin/codex');

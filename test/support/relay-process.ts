@@ -45,12 +45,14 @@ export interface StartProcessOptions {
   startTimeoutMs?: number;
   /** Node flags for the Relay process (e.g. --inspect). */
   nodeArgs?: string[];
+  /** The script to run instead of bin/relay.js (e.g. a compiled build's bin/relay-cli.js). */
+  entry?: string;
 }
 
 export async function startRelayProcess(options: StartProcessOptions): Promise<RelayProcess> {
   const [port, controlPort] = [await freePort(), await freePort()];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `relay-${options.name}-`));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'bin/relay.js'), 'start', '--config', options.configFile], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? path.join(root, 'bin/relay.js'), 'start', '--config', options.configFile], {
     cwd: root,
     env: { ...process.env, ...options.env, RELAY_PORT: String(port), RELAY_CONTROL_PORT: String(controlPort), RELAY_DATA_DIR: dataDir, RELAY_ADMIN_TOKEN: options.adminToken },
     stdio: ['ignore', 'pipe', 'pipe'],
