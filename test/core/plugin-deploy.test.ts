@@ -5,28 +5,16 @@
 // compiled kernel is refused at start with the fix; from the sources (RELAY_FROM_SOURCE=1) it loads.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRelayProcess } from '../support/relay-process.ts';
+import { compiledIsFresh } from '../../bin/compiled-build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** bin/relay.js's own test: dist/ runs only when it is fresher than every source file. */
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (/\.(ts|sql)$/.test(entry.name)) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-const stamp = path.join(root, 'dist/.built');
-if (!existsSync(stamp) || ['core', 'plugins', 'bin'].some((d) => newestSource(path.join(root, d)) > statSync(stamp).mtimeMs)) {
-  throw new Error('dist/ is older than the sources: run `npm run build:server` (this test is about the compiled kernel)');
-}
+if (!compiledIsFresh(root)) throw new Error('dist/ is older than the sources: run `npm run build:server` (this test is about the compiled kernel)');
 
 const PLUGIN = (ext: 'js' | 'ts') => `import { definePlugin, RelayError, Type } from 'relay-gateway';
 
