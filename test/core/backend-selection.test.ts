@@ -2,7 +2,7 @@
 // payloadLogging.backend); start-up and `relay check` refuse a selection no loaded plugin
 // provides, instead of dropping every event; the settings endpoints still switch at run time
 // (issue 39 #1).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -72,14 +72,17 @@ t.test('relay check refuses the same config, and names the selection when it is 
   t.match(ok.out, `${file}: OK\nusage backend: postgres\npayload backend: file\n`);
 
   // An in-house backend plugin that declares no backends(): check cannot tell, so it notes it.
+  // Compiled JavaScript that finds relay-gateway above it, as an in-house plugin is deployed.
   writeFileSync(path.join(dir, 'package.json'), '{"type": "module"}\n');
-  writeFileSync(path.join(dir, 'sink.ts'), [
-    `import { definePlugin, Type } from ${JSON.stringify(path.resolve(import.meta.dirname, '../../core/plugin-api.ts'))};`,
+  mkdirSync(path.join(dir, 'node_modules'));
+  symlinkSync(path.resolve(import.meta.dirname, '../..'), path.join(dir, 'node_modules/relay-gateway'));
+  writeFileSync(path.join(dir, 'sink.js'), [
+    "import { definePlugin, Type } from 'relay-gateway';",
     "export default definePlugin({ name: 'log-sink', kind: 'log', options: Type.Object({}), register(relay) {",
     "  relay.hooks.addUsageBackend({ id: 'sink', async write() {} });",
     '} });',
   ].join('\n'));
-  writeFileSync(file, `usageLogging:\n  backend: sink\n${plugins}  - use: ./sink.ts\n`);
+  writeFileSync(file, `usageLogging:\n  backend: sink\n${plugins}  - use: ./sink.js\n`);
   const noted = await relayCheck(file, {});
   t.equal(noted.code, 0, noted.err);
   t.match(noted.out, `note: ${file}: /usageLogging/backend: the usage backend "sink" is not loaded`);
