@@ -9,7 +9,7 @@ export { definePlugin } from './plugins/define.ts';
 export type { RelayContext, InferenceCall, Attribution } from './plugins/context.ts';
 export type {
   InboundHttpRequest, InboundRequest, Principal, Authenticator, ModelResolver, Route, ShapeId,
-  VendorAdapter, UpstreamRequest, UpstreamResponse, UpstreamBody, UsageRequest, StreamInspector, StreamSeen, StreamDecoder,
+  VendorAdapter, UpstreamRequest, UpstreamResponse, UpstreamBody, UsageRequest, StreamInspector, StreamDecoder,
   InboundCodec, StreamEncoder, EncodeContext, RenderedError, UsageEvent, CapturedPayload, Recorder,
 } from './hooks.ts';
 export type { UsageBackend, PayloadBackend } from './observer/types.ts';

@@ -63,19 +63,16 @@ export class ResponsesStateStore implements ResponsesState {
   private async write(owner: string, id: string, json: string, size: number, ownItemIds: string[]): Promise<void> {
     // Sealing runs here, once the answer is complete, not while it streams.
     const payload = this.sealer.enabled ? this.sealer.seal(json) : PLAIN + json;
-    await this.db.transaction(async (tx) => {
-      // A response id already kept (an upstream that repeats ids) keeps its first owner and content.
-      const inserted = await tx.query<{ id: string }>(
-        `INSERT INTO responses_state (id, owner, payload, size_bytes, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))
-         ON CONFLICT (id) DO NOTHING RETURNING id`,
-        [id, owner, payload, size, this.options.retentionHours],
-      );
-      if (inserted.rows.length === 0 || ownItemIds.length === 0) return;
-      await tx.query(
-        `INSERT INTO responses_state_items (item_id, owner, response_id) SELECT unnest($1::text[]), $2, $3 ON CONFLICT DO NOTHING`,
-        [ownItemIds, owner, id],
-      );
-    });
+    // One statement, so one round trip: a response id already kept (an upstream that repeats ids)
+    // keeps its first owner and content, and then adds no items.
+    await this.db.query(
+      `WITH kept AS (
+         INSERT INTO responses_state (id, owner, payload, size_bytes, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))
+         ON CONFLICT (id) DO NOTHING RETURNING id
+       )
+       INSERT INTO responses_state_items (item_id, owner, response_id) SELECT unnest($6::text[]), $2, kept.id FROM kept ON CONFLICT DO NOTHING`,
+      [id, owner, payload, size, this.options.retentionHours, ownItemIds],
+    );
   }
 
   /** Resolves once every write started so far has finished (shutdown, and a lookup that missed). */

@@ -2,9 +2,11 @@
 // A chunk without content, refusal, reasoning, tool-call delta or finish_reason (the first
 // chunk, with only the role) is `opening`; a chunk with `error` is `error`; finish_reason
 // "content_filter" before any output (OpenAI's and Azure's filter stopped the answer) is `content_filter`.
-import type { StreamInspector, StreamSeen } from '../../../core/plugin-api.ts';
+import type { StreamInspector } from '../../../core/plugin-api.ts';
 import type { Usage } from '../../../core/plugin-api/canonical.ts';
 import { chunkUsage, usageFromChat } from './usage.ts';
+
+type StreamSeen = ReturnType<StreamInspector['inspect']>;
 
 type Choice = { delta?: Record<string, unknown>; finish_reason?: unknown };
 
