@@ -12,7 +12,9 @@ export async function resolve(specifier, context, nextResolve) {
   try {
     return await nextResolve(specifier, context);
   } catch (err) {
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !isTool(specifier)) throw err;
+    // Any failure, not only ERR_MODULE_NOT_FOUND: a resolver earlier in the chain (ts-node's, when
+    // tap loads @tapjs/typescript) throws its not-found error without a code.
+    if (!isTool(specifier)) throw err;
     return nextResolve(specifier, { ...context, parentURL: toolsPackage.href });
   }
 }
