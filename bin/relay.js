@@ -13,7 +13,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 if (process.env.RELAY_FROM_SOURCE !== '1' && compiledIsFresh(root)) {
   await import('../dist/bin/relay-cli.js');
 } else {
-  const tsx = await import('tsx/esm/api');
+  const tsx = await import('tsx/esm/api').catch(() => {
+    process.stderr.write('relay: running from the TypeScript sources (dist/ is missing or older than them, or RELAY_FROM_SOURCE=1) needs tsx, a development dependency: run `npm run build:server`, or install the development dependencies\n');
+    process.exit(1);
+  });
   tsx.register();
   register('./source-conditions.mjs', import.meta.url);
   await import('./relay-cli.ts');
