@@ -11,3 +11,4 @@ export {
 export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from '../observer/money.ts';
 export { SessionsBuilder, sessionsOfEvents, sortSessions, cacheHitRatio } from '../observer/sessions.ts';
 export { SESSION_EXTRAS, sessionIdOf } from '../observer/session-id.ts';
+export { usageEventFromRow } from '../observer/usage-row.ts';

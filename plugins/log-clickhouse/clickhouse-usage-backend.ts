@@ -1,6 +1,6 @@
 // Usage events in ClickHouse: JSONEachRow batch inserts, reads in SQL.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { cacheHitRatio, decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
+import { cacheHitRatio, usageEventFromRow, decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { EVENT_COLUMNS, GROUP_EXPRESSIONS, SESSION_ID_SQL, TOTALS_SQL, whereOf } from './query.ts';
 import { usageTableAdditions, usageTableDdl } from './schema.ts';
@@ -15,44 +15,10 @@ export interface ClickHouseUsageBackendOptions {
 
 type Row = Record<string, unknown>;
 
-const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const isoOfMs = (ms: unknown): string => new Date(Number(ms)).toISOString();
 
 function rowToEvent(row: Row): UsageEvent {
-  return {
-    request_id: String(row.request_id),
-    started_at: new Date(Number(row.started_ms)).toISOString(),
-    finished_at: new Date(Number(row.finished_ms)).toISOString(),
-    relay_key_id: row.relay_key_id as string | null,
-    relay_key_prefix: row.relay_key_prefix as string | null,
-    policy_id: row.policy_id as string | null,
-    model_requested: row.model_requested as string | null,
-    model_id: row.model_id as string | null,
-    model_slug: row.model_slug as string | null,
-    host_id: row.host_id as string | null,
-    host_key_id: row.host_key_id as string | null,
-    provider_id: row.provider_id as string | null,
-    upstream_model: row.upstream_model as string | null,
-    inbound_shape: String(row.inbound_shape),
-    upstream_shape: row.upstream_shape as string | null,
-    status: Number(row.status),
-    error_code: row.error_code as string | null,
-    stream: Boolean(row.stream),
-    input_tokens: Number(row.input_tokens),
-    output_tokens: Number(row.output_tokens),
-    cache_read_tokens: Number(row.cache_read_tokens),
-    cache_write_tokens: Number(row.cache_write_tokens),
-    reasoning_tokens: Number(row.reasoning_tokens),
-    cost: nullableNumber(row.cost),
-    currency: row.currency as string | null,
-    latency_ms: Number(row.latency_ms),
-    ttfb_ms: nullableNumber(row.ttfb_ms),
-    attempts: Number(row.attempts),
-    client_aborted: Boolean(row.client_aborted),
-    client: row.client as string | null,
-    extras: (row.extras ?? {}) as Record<string, string>,
-    client_request_id: (row.client_request_id ?? null) as string | null,
-    upstream_request_id: (row.upstream_request_id ?? null) as string | null,
-  };
+  return usageEventFromRow(row, { started_at: isoOfMs(row.started_ms), finished_at: isoOfMs(row.finished_ms) });
 }
 
 function totalsOf(row: Row | undefined): UsageTotals {
