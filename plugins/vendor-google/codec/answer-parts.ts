@@ -1,0 +1,56 @@
+// Gemini answer parts other than text, thoughts and function calls, in canonical terms:
+//   inlineData / fileData of an image (image output models) -> an image part (bytes, or the URI);
+//   any other inlineData / fileData (audio of a TTS model, say) -> nothing, named `inlineData` /
+//   `fileData` in x-relay-dropped; executableCode and codeExecutionResult (the code execution
+//   tool) -> text the client reads: the code as a fenced block, then its output as another.
+import type { ImagePart } from '../../../core/plugin-api/canonical.ts';
+import type { GeminiPart } from './wire.ts';
+
+/** What the answer decoders drop or change, and why. Pinned by test/translation/drop-names.test.ts. */
+export const GEMINI_RESPONSE_DROPPED = {
+  'images (inlineData, fileData) in answers': 'mapped to image parts (bytes, or the file URI); a client shape with no place for an image in an answer names `image`',
+  'images in streamed answers': 'no stream event carries an image: named `image` (in the header, or an x-relay-dropped trailer once the stream has begun)',
+  'inline and file data that is not an image (audio, ...)': 'named `inlineData` / `fileData`',
+  'executableCode and codeExecutionResult': 'mapped to text: the code as a fenced block, then its output as another (a failed run says so first)',
+} as const;
+
+/** The image a data part holds, or null (its name pushed onto `dropped` when it holds something else). */
+export function imageOfDataPart(part: GeminiPart, dropped: string[]): ImagePart | null {
+  if (part.inlineData) {
+    if (isImage(part.inlineData.mimeType) && typeof part.inlineData.data === 'string') {
+      return { type: 'image', source: { type: 'base64', media_type: part.inlineData.mimeType, data: part.inlineData.data } };
+    }
+    dropped.push('inlineData');
+  }
+  if (part.fileData) {
+    if (isImage(part.fileData.mimeType) && typeof part.fileData.fileUri === 'string') return { type: 'image', source: { type: 'url', url: part.fileData.fileUri } };
+    dropped.push('fileData');
+  }
+  return null;
+}
+
+function isImage(mimeType: unknown): mimeType is string {
+  return typeof mimeType === 'string' && mimeType.toLowerCase().startsWith('image/');
+}
+
+/** The text a client reads for a code-execution part, or null when the part is neither kind. */
+export function codeExecutionText(part: GeminiPart): string | null {
+  if (part.executableCode) {
+    const language = (part.executableCode.language ?? '').toLowerCase();
+    return fenced(part.executableCode.code ?? '', language === 'language_unspecified' ? '' : language);
+  }
+  if (part.codeExecutionResult) {
+    const { outcome, output } = part.codeExecutionResult;
+    // A failed run says so before its output (which then holds the traceback).
+    const failed = outcome !== undefined && outcome !== 'OUTCOME_OK' ? `Code execution ended with ${outcome}:\n` : '';
+    return `${failed}${fenced(output ?? '', 'output')}`;
+  }
+  return null;
+}
+
+/** A fenced block whose fence is longer than any backtick run in the text. */
+function fenced(text: string, info: string): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${info}\n${text.endsWith('\n') ? text : `${text}\n`}${fence}`;
+}
