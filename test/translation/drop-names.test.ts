@@ -353,6 +353,9 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
       'inline and file data that is not an image (audio, ...)': {
         parts: [{ inlineData: { mimeType: 'audio/L16;codec=pcm;rate=24000', data: 'AAAA' } }, { fileData: { mimeType: 'video/mp4', fileUri: 'gs://b/clip.mp4' } }], expect: { named: ['inlineData', 'fileData'] },
       },
+      'images in thoughts (an image model\'s interim drafts)': {
+        parts: [{ thought: true, inlineData: { mimeType: 'image/png', data: PNG.data } }, { inlineData: { mimeType: 'image/png', data: PNG.data } }], expect: { named: ['reasoning.image'] },
+      },
       'executableCode and codeExecutionResult': {
         parts: [{ executableCode: { language: 'PYTHON', code: 'print(6*7)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '42\n' } }],
         expect: { mapped: (c) => c.length === 2 && c[0]?.type === 'text' && c[0].text === '```python\nprint(6*7)\n```' && c[1]?.type === 'text' && c[1].text === '```output\n42\n```' },

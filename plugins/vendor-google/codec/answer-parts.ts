@@ -1,8 +1,9 @@
 // Gemini answer parts other than text, thoughts and function calls, in canonical terms:
 //   inlineData / fileData of an image (image output models) -> an image part (bytes, or the URI);
 //   any other inlineData / fileData (audio of a TTS model, say) -> nothing, named `inlineData` /
-//   `fileData` in x-relay-dropped; executableCode and codeExecutionResult (the code execution
-//   tool) -> text the client reads: the code as a fenced block, then its output as another.
+//   `fileData` in x-relay-dropped (an image in a thought: `reasoning.image`); executableCode and
+//   codeExecutionResult (the code execution tool) -> text the client reads: the code as a fenced
+//   block, then its output as another.
 import type { ImagePart } from '../../../core/plugin-api/canonical.ts';
 import type { GeminiPart } from './wire.ts';
 
@@ -11,6 +12,7 @@ export const GEMINI_RESPONSE_DROPPED = {
   'images (inlineData, fileData) in answers': 'mapped to image parts (bytes, or the file URI); a client shape with no place for an image in an answer names `image`',
   'images in streamed answers': 'no stream event carries an image: named `image` (in the header, or an x-relay-dropped trailer once the stream has begun)',
   'inline and file data that is not an image (audio, ...)': 'named `inlineData` / `fileData`',
+  'images in thoughts (an image model\'s interim drafts)': 'a reasoning part carries text only: named `reasoning.image`',
   'executableCode and codeExecutionResult': 'mapped to text: the code as a fenced block, then its output as another (a failed run says so first)',
 } as const;
 

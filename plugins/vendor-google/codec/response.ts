@@ -26,6 +26,7 @@ export function newResponseId(): string {
 export function partsOfGeminiPart(part: GeminiPart, customTools: ReadonlySet<string>, dropped: string[] = []): ContentPart[] {
   const out: ContentPart[] = [];
   if (part.thought === true) {
+    if (imageOfDataPart(part, dropped)) dropped.push('reasoning.image');
     out.push({
       type: 'reasoning', origin: GEMINI_ORIGIN,
       ...(typeof part.text === 'string' && part.text !== '' ? { text: part.text } : {}),

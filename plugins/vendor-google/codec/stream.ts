@@ -64,6 +64,7 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest, dro
   const decodePart = (part: GeminiPart): StreamEvent[] => {
     const out: StreamEvent[] = [];
     if (part.thought === true) {
+      if (imageOfDataPart(part, dropped)) dropped.push('reasoning.image');
       if (open?.kind !== 'reasoning') out.push(...openPart('reasoning'));
       const index = open!.index;
       if (typeof part.text === 'string' && part.text !== '') out.push({ type: 'delta', index, delta: { type: 'reasoning', text: part.text } });
