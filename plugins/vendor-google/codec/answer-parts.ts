@@ -43,9 +43,10 @@ export function codeExecutionText(part: GeminiPart): string | null {
   }
   if (part.codeExecutionResult) {
     const { outcome, output } = part.codeExecutionResult;
+    const failed = outcome !== undefined && outcome !== 'OUTCOME_OK';
     // A failed run says so before its output (which then holds the traceback).
-    const failed = outcome !== undefined && outcome !== 'OUTCOME_OK' ? `Code execution ended with ${outcome}:\n` : '';
-    return `${failed}${fenced(output ?? '', 'output')}`;
+    if (failed && !output) return `Code execution ended with ${outcome}.`;
+    return `${failed ? `Code execution ended with ${outcome}:\n` : ''}${fenced(output ?? '', 'output')}`;
   }
   return null;
 }
@@ -54,5 +55,6 @@ export function codeExecutionText(part: GeminiPart): string | null {
 function fenced(text: string, info: string): string {
   const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
   const fence = '`'.repeat(longest + 1);
-  return `${fence}${info}\n${text.endsWith('\n') ? text : `${text}\n`}${fence}`;
+  const body = text === '' || text.endsWith('\n') ? text : `${text}\n`;
+  return `${fence}${info}\n${body}${fence}`;
 }
