@@ -143,6 +143,10 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'image detail': { request: { messages: [user({ type: 'image', source: PNG, detail: 'low' })] }, expect: { named: ['image.detail'] } },
       'images in tool results': { request: { tools: [lookup], messages: toolTurn({ content: [text('here'), png] }) }, expect: { mapped: (b) => b.contents[2].parts[2].inlineData.data === PNG.data } },
       'images and documents in system messages': { request: { messages: [system({ type: 'image', source: PNG }), user(text('hi'))] }, expect: { refused: /an image in a system message/ } },
+      'images and documents in assistant messages': {
+        request: { messages: [user(text('q')), assistant(png, pdf), user(text('q'))] },
+        expect: { mapped: (b) => b.contents[1].role === 'model' && b.contents[1].parts[0].inlineData.mimeType === 'image/png' && b.contents[1].parts[1].inlineData.mimeType === 'application/pdf' },
+      },
       metadata: { request: { metadata: { a: 'b' } }, expect: { named: ['metadata'] } },
       user: { request: { user: 'u1' }, expect: { named: ['user'] } },
       'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.contents[1].parts[0].text === 'I cannot' } },
