@@ -364,6 +364,10 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
         parts: [{ executableCode: { language: 'PYTHON', code: 'print(6*7)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '42\n' } }],
         expect: { mapped: (c) => c.length === 2 && c[0]?.type === 'text' && c[0].text === '```python\nprint(6*7)\n```' && c[1]?.type === 'text' && c[1].text === '```output\n42\n```' },
       },
+      'executableCode and codeExecutionResult in thoughts': {
+        parts: [{ thought: true, executableCode: { language: 'PYTHON', code: 'print(1)' } }, { thought: true, codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }], stream: true,
+        expect: { mapped: (c) => c.length === 1 && c[0]?.type === 'reasoning' && c[0].text === '\n\n```python\nprint(1)\n```\n\n\n\n```output\n1\n```\n\n' },
+      },
     },
   },
 };

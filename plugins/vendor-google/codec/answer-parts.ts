@@ -14,6 +14,7 @@ export const GEMINI_RESPONSE_DROPPED = {
   'inline and file data that is not an image (audio, ...)': 'named `inlineData` / `fileData`',
   'images in thoughts (an image model\'s interim drafts)': 'a reasoning part carries text only: named `reasoning.image`',
   'executableCode and codeExecutionResult': 'mapped to text: the code as a fenced block, then its output as another (a failed run says so first)',
+  'executableCode and codeExecutionResult in thoughts': 'mapped to reasoning text, the same fenced blocks',
 } as const;
 
 /** The image a data part holds, or null (its name pushed onto `dropped` when it holds something else). */
@@ -49,6 +50,16 @@ export function codeExecutionText(part: GeminiPart): string | null {
     return `${failed ? `Code execution ended with ${outcome}:\n` : ''}${fenced(output ?? '', 'output')}`;
   }
   return null;
+}
+
+/**
+ * The text of a thought: its text, or the code it ran and what that printed (code execution while
+ * thinking), set apart by blank lines when it continues a streamed reasoning part.
+ */
+export function thoughtText(part: GeminiPart, continues = false): string | null {
+  if (typeof part.text === 'string' && part.text !== '') return part.text;
+  const code = codeExecutionText(part);
+  return code === null || !continues ? code : `\n\n${code}\n\n`;
 }
 
 /** A fenced block whose fence is longer than any backtick run in the text. */

@@ -9,7 +9,7 @@ import { RelayError, type Route } from '../../../core/plugin-api.ts';
 import { customToolNames, emptyUsage, type CanonicalRequest, type CanonicalResponse, type ContentPart } from '../../../core/plugin-api/canonical.ts';
 import { stopReasonFromGemini } from './finish-reason.ts';
 import { GEMINI_ORIGIN } from './request.ts';
-import { codeExecutionText, imageOfDataPart } from './answer-parts.ts';
+import { codeExecutionText, imageOfDataPart, thoughtText } from './answer-parts.ts';
 import { argumentsOf } from './tool-arguments.ts';
 import { usageFromGemini } from './usage.ts';
 import type { GeminiPart, GeminiResponse } from './wire.ts';
@@ -27,9 +27,10 @@ export function partsOfGeminiPart(part: GeminiPart, customTools: ReadonlySet<str
   const out: ContentPart[] = [];
   if (part.thought === true) {
     if (imageOfDataPart(part, dropped)) dropped.push('reasoning.image');
+    const text = thoughtText(part);
     out.push({
       type: 'reasoning', origin: GEMINI_ORIGIN,
-      ...(typeof part.text === 'string' && part.text !== '' ? { text: part.text } : {}),
+      ...(text !== null ? { text } : {}),
       ...(part.thoughtSignature ? { signature: part.thoughtSignature } : {}),
     });
     return out;

@@ -19,7 +19,7 @@ import { codeForGeminiError } from './errors.ts';
 import { stopReasonFromGemini } from './finish-reason.ts';
 import { GEMINI_ORIGIN } from './request.ts';
 import { newResponseId, newToolCallId } from './response.ts';
-import { codeExecutionText, imageOfDataPart } from './answer-parts.ts';
+import { codeExecutionText, imageOfDataPart, thoughtText } from './answer-parts.ts';
 import { argumentsOf } from './tool-arguments.ts';
 import { usageFromGemini } from './usage.ts';
 import type { GeminiPart, GeminiResponse } from './wire.ts';
@@ -67,7 +67,8 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest, dro
       if (imageOfDataPart(part, dropped)) dropped.push('reasoning.image');
       if (open?.kind !== 'reasoning') out.push(...openPart('reasoning'));
       const index = open!.index;
-      if (typeof part.text === 'string' && part.text !== '') out.push({ type: 'delta', index, delta: { type: 'reasoning', text: part.text } });
+      const text = thoughtText(part, true);
+      if (text !== null) out.push({ type: 'delta', index, delta: { type: 'reasoning', text } });
       if (part.thoughtSignature) out.push({ type: 'delta', index, delta: { type: 'signature', signature: part.thoughtSignature } });
       return out;
     }
