@@ -89,7 +89,7 @@ for (const client of Object.keys(CLIENTS) as Array<keyof typeof CLIENTS>) {
     t.ok(text.indexOf(CODE) > text.indexOf('cat you asked') && text.indexOf(OUTPUT) > text.indexOf(CODE), `the code, then its output, as fenced text: ${JSON.stringify(text)}`);
     t.notMatch(whole.body, PNG, 'no image bytes in a shape without a place for them');
 
-    google.setAnswerParts(TEXT_IMAGE_CODE, 30);
+    google.setAnswerParts(TEXT_IMAGE_CODE, 200);
     const streamed = await CLIENTS[client](true);
     t.equal(streamed.status, 200, streamed.body.slice(0, 300));
     t.equal(streamed.headers['x-relay-dropped'], undefined, 'the head went with the first text, before the image came');
@@ -122,7 +122,7 @@ t.test('canonical client: the image arrives as an image part; streamed, it is na
     { type: 'text', text: CODE },
     { type: 'text', text: OUTPUT },
   ]);
-  google.setAnswerParts(TEXT_IMAGE_CODE, 30);
+  google.setAnswerParts(TEXT_IMAGE_CODE, 200);
   const streamed = await post('/v1/generate', gemini.relayKey, { ...request, stream: true });
   t.equal(streamed.status, 200);
   t.equal(streamed.trailers['x-relay-dropped'], 'image', 'no stream event carries an image');
