@@ -151,6 +151,14 @@ t.test('stream: a code execution part is a text part of its own; an image is nam
   ], 'the fence outgrows the backticks in the code; the text after a code part opens a new part');
   t.match(events.find((e) => e.type === 'delta' && e.delta.type === 'signature'), { index: 3, delta: { signature: 'sig-img' } }, 'the image\'s signature is kept');
   t.same(dropped, ['image']);
+
+  const around = geminiStreamDecoder(route(), { model: 'm', messages: [] }, []);
+  const split = [
+    ...around.decode(undefined, frame([{ text: 'Before.' }])),
+    ...around.decode(undefined, frame([{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }])),
+    ...around.decode(undefined, frame([{ text: 'After.' }], { finishReason: 'STOP' })),
+  ];
+  t.same(split.filter((e) => e.type === 'part_start').map((e) => e.index), [0, 1], 'the text on either side of an image stays two parts');
 });
 
 t.test('errors keep the message and map the status', async (t) => {

@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
 import { customToolNames, emptyUsage, type CanonicalRequest, type CanonicalResponse, type ContentPart } from '../../../core/plugin-api/canonical.ts';
+import { codeExecutionText, imageOfDataPart, thoughtText } from './answer-parts.ts';
 import { stopReasonFromGemini } from './finish-reason.ts';
 import { GEMINI_ORIGIN } from './request.ts';
-import { codeExecutionText, imageOfDataPart, thoughtText } from './answer-parts.ts';
 import { argumentsOf } from './tool-arguments.ts';
 import { usageFromGemini } from './usage.ts';
 import type { GeminiPart, GeminiResponse } from './wire.ts';

@@ -15,11 +15,11 @@
 // an in-stream error.
 import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, emptyUsage, type CanonicalRequest, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { codeExecutionText, imageOfDataPart, thoughtText } from './answer-parts.ts';
 import { codeForGeminiError } from './errors.ts';
 import { stopReasonFromGemini } from './finish-reason.ts';
 import { GEMINI_ORIGIN } from './request.ts';
 import { newResponseId, newToolCallId } from './response.ts';
-import { codeExecutionText, imageOfDataPart, thoughtText } from './answer-parts.ts';
 import { argumentsOf } from './tool-arguments.ts';
 import { usageFromGemini } from './usage.ts';
 import type { GeminiPart, GeminiResponse } from './wire.ts';
@@ -87,7 +87,11 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest, dro
       if (args !== '') out.push({ type: 'delta', index, delta: { type: 'arguments', text: args } });
       out.push({ type: 'part_end', index });
     }
-    if (imageOfDataPart(part, dropped)) dropped.push('image');
+    if (part.inlineData || part.fileData) {
+      if (imageOfDataPart(part, dropped)) dropped.push('image');
+      // The text on either side of it stays two parts, as in the JSON answer.
+      out.push(...close());
+    }
     const code = codeExecutionText(part);
     if (code !== null) {
       // A part of its own: the text after it opens the next one (no run-on into the fence).
