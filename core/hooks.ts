@@ -176,9 +176,13 @@ export interface VendorAdapter {
    * leaves out is pushed onto `dropped` by name (a translated response lists it in x-relay-dropped).
    */
   encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route, dropped?: string[]): unknown;
-  /** upstream response JSON -> canonical; `request` is the canonical request that was sent. */
-  decodeResponse(shape: ShapeId, body: unknown, route: Route, request: CanonicalRequest): CanonicalResponse;
-  streamDecoder(shape: ShapeId, route: Route, request: CanonicalRequest): StreamDecoder;
+  /**
+   * upstream response JSON -> canonical; `request` is the canonical request that was sent. What
+   * the answer holds that canonical cannot carry is pushed onto `dropped` by name (x-relay-dropped).
+   */
+  decodeResponse(shape: ShapeId, body: unknown, route: Route, request: CanonicalRequest, dropped?: string[]): CanonicalResponse;
+  /** As decodeResponse, frame by frame: names are pushed onto `dropped` as the frames come. */
+  streamDecoder(shape: ShapeId, route: Route, request: CanonicalRequest, dropped?: string[]): StreamDecoder;
   /** An upstream error body (any status >= 400) -> the canonical error. */
   decodeError(shape: ShapeId, status: number, body: string): RelayErrorBody;
   /** Usage from a non-streamed response body (passthrough tap). */
@@ -226,6 +230,8 @@ export interface EncodeContext {
   inbound: unknown;
   /** Relay keeps this answer (a stateful shape's store, see ConversationState). */
   stored?: boolean;
+  /** Where an encoder names the answer's parts its shape has no place for (x-relay-dropped). */
+  dropped?: string[];
 }
 
 /** Renders canonical stream events as SSE text in the codec's shape. */

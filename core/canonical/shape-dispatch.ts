@@ -7,8 +7,8 @@ import type { CanonicalRequest, CanonicalResponse, Usage } from './types.ts';
 
 export interface ShapeCodec {
   encodeRequest(request: CanonicalRequest, route: Route, dropped?: string[]): unknown;
-  decodeResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse;
-  streamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder;
+  decodeResponse(body: unknown, route: Route, request?: CanonicalRequest, dropped?: string[]): CanonicalResponse;
+  streamDecoder(route: Route, request?: CanonicalRequest, dropped?: string[]): StreamDecoder;
   decodeError(status: number, body: string): RelayErrorBody;
   usageFromBody(body: unknown): Usage | null;
   streamInspector(): StreamInspector;
@@ -28,8 +28,8 @@ export function dispatchByShape(vendor: string, codecs: Record<ShapeId, ShapeCod
   };
   return {
     encodeRequest: (shape, request, route, dropped) => codecFor(shape).encodeRequest(request, route, dropped),
-    decodeResponse: (shape, body, route, request) => codecFor(shape).decodeResponse(body, route, request),
-    streamDecoder: (shape, route, request) => codecFor(shape).streamDecoder(route, request),
+    decodeResponse: (shape, body, route, request, dropped) => codecFor(shape).decodeResponse(body, route, request, dropped),
+    streamDecoder: (shape, route, request, dropped) => codecFor(shape).streamDecoder(route, request, dropped),
     decodeError: (shape, status, body) => (codecs[shape] ?? fallback).decodeError(status, body),
     usageFromBody: (shape, body) => codecs[shape]?.usageFromBody(body) ?? null,
     streamInspector: (shape) => (codecs[shape] ?? fallback).streamInspector(),

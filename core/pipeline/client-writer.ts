@@ -72,6 +72,11 @@ export class ClientWriter {
     return this.raw.write(buf) ? undefined : waitForDrain(this.raw);
   }
 
+  /** Trailers sent after the last chunk (only a chunked response carries them; others drop them). */
+  trailers(headers: Record<string, string>): void {
+    if (!this.raw.writableEnded && !this.raw.destroyed) this.raw.addTrailers(headers);
+  }
+
   end(): void {
     if (!this.raw.writableEnded) this.raw.end();
   }

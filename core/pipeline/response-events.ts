@@ -26,7 +26,8 @@ function partEvents(part: ContentPart, index: number): StreamEvent[] {
   }
 }
 
-export function responseToEvents(response: CanonicalResponse): StreamEvent[] {
+/** Parts no stream event carries (images, documents, tool results in an answer) are named in `dropped`. */
+export function responseToEvents(response: CanonicalResponse, dropped: string[] = []): StreamEvent[] {
   const events: StreamEvent[] = [{ type: 'start', id: response.id, model: response.model }];
   let index = 0;
   for (const part of response.content) {
@@ -34,7 +35,7 @@ export function responseToEvents(response: CanonicalResponse): StreamEvent[] {
     if (evs.length > 0) {
       events.push(...evs);
       index++;
-    }
+    } else dropped.push(part.type);
   }
   events.push({ type: 'end', stop_reason: response.stop_reason, ...(response.stop_sequence ? { stop_sequence: response.stop_sequence } : {}), usage: response.usage });
   return events;

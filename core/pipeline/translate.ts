@@ -55,10 +55,12 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     return { kind: 'done' };
   }
 
+  // What of the answer the client does not get, named by the upstream's decoder and the client's encoder.
+  const answerDropped: string[] = [];
   if (!attempt.call.stream || !isEventStream(res.headers)) {
     let response: CanonicalResponse;
     try {
-      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body)), route, source.routed(route, attempt.call.stream));
+      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body)), route, source.routed(route, attempt.call.stream), answerDropped);
     } catch (err) {
       if (attempt.clientGone) throw err;
       if (!attempt.isLast) return { kind: 'retry' };
@@ -68,21 +70,23 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     // A token count is not a generation: nothing to bill (as when count_tokens is passed through).
     if (!codec.countsTokens) attempt.record.usage = response.usage;
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
+    ctx.dropped = answerDropped;
     // Kept before the answer's last byte: a follow-up on any instance finds it (translation-source.ts).
     if (attempt.call.stream) {
       if (source.keepsAnswer) await source.remember(response, ctx);
-      return streamEvents(attempt, codec, ctx, responseToEvents(response), { ...limits, ...source.droppedHeader(route) });
+      return streamEvents(attempt, codec, ctx, responseToEvents(response, answerDropped), limits, () => source.droppedHeader(route, answerDropped));
     }
-    attempt.record.status = 200;
-    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route)), false);
+    // Encoded before the head: what the client's shape has no place for is named in it.
     const text = JSON.stringify(codec.encodeResponse(response, ctx));
+    attempt.record.status = 200;
+    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route, answerDropped)), false);
     if (source.keepsAnswer) await source.remember(response, ctx);
     await attempt.writer.write(text);
     attempt.writer.end();
     return { kind: 'done' };
   }
 
-  return translateStream(attempt, route, upstreamShape, codec, source, res.body, limits);
+  return translateStream(attempt, route, upstreamShape, codec, source, res.body, limits, answerDropped);
 }
 
 /** The upstream request for `route`: the canonical request in the adapter's shape, as JSON. */
@@ -100,10 +104,11 @@ function translatedRequest(attempt: Attempt, route: Route, upstreamShape: string
 
 async function translateStream(
   attempt: Attempt, route: Route, upstreamShape: string, codec: InboundCodec, source: TranslationSource, body: UpstreamBody,
-  limits: Record<string, string>,
+  limits: Record<string, string>, answerDropped: string[],
 ): Promise<AttemptResult> {
-  const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream));
+  const decoder: StreamDecoder = route.adapter.streamDecoder(upstreamShape, route, source.routed(route, attempt.call.stream), answerDropped);
   const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
+  ctx.dropped = answerDropped;
   const encoder = codec.streamEncoder(ctx);
   // What a stateful shape keeps is rebuilt from the events the client got; its closing frames
   // (from the end event on) are held until it is kept, so a follow-up on any instance finds it.
@@ -192,9 +197,13 @@ async function translateStream(
 
   const writer = attempt.writer;
   attempt.record.status = 200;
-  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader(route)), false);
+  // Pending events are encoded before the head, so what they drop is named in it; what is
+  // dropped later goes in an x-relay-dropped trailer (droppedTrailer).
+  const opening = take();
+  const named = source.droppedNames(route, answerDropped);
+  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader(route, answerDropped)), false);
   try {
-    await writer.write(take());
+    await writer.write(opening);
     writer.flush();
     for await (const chunk of resume(hold.iterator, hold.pending)) {
       parser.feed(chunk);
@@ -211,6 +220,7 @@ async function translateStream(
     const collected = collector?.response();
     if (collected) await source.remember(collected, ctx);
     await writer.write(takeAll() + encoder.finish());
+    droppedTrailer(writer, named, source.droppedNames(route, answerDropped));
     writer.end();
   } catch (err) {
     if (attempt.clientGone || writer.clientGone) {
@@ -236,15 +246,27 @@ async function closeWithError(attempt: Attempt, decoder: StreamDecoder, encoder:
   }
 }
 
-async function streamEvents(attempt: Attempt, codec: InboundCodec, ctx: EncodeContext, events: StreamEvent[], limits: Record<string, string>): Promise<AttemptResult> {
+async function streamEvents(
+  attempt: Attempt, codec: InboundCodec, ctx: EncodeContext, events: StreamEvent[], limits: Record<string, string>, dropped: () => Record<string, string>,
+): Promise<AttemptResult> {
   const encoder = codec.streamEncoder(ctx);
-  attempt.record.status = 200;
-  attempt.writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits), false);
   let out = '';
   for (const ev of events) out += encoder.encode(ev);
-  await attempt.writer.write(out + encoder.finish());
+  out += encoder.finish();
+  attempt.record.status = 200;
+  attempt.writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, dropped()), false);
+  await attempt.writer.write(out);
   attempt.writer.end();
   return { kind: 'done' };
+}
+
+/**
+ * What a stream drops after its head went is named in an x-relay-dropped trailer (the whole
+ * list, as the header would hold it); not announced in a Trailer header, which Node refuses
+ * on a response that is not chunked (an HTTP/1.0 client).
+ */
+function droppedTrailer(writer: Attempt['writer'], atHead: string, atEnd: string): void {
+  if (atEnd !== atHead) writer.trailers({ 'x-relay-dropped': atEnd });
 }
 
 function badFrame(message: string): StreamEvent {

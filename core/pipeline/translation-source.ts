@@ -47,16 +47,22 @@ export class TranslationSource {
 
   /**
    * The x-relay-dropped header of a translated response: what the client sent that the upstream
-   * of `route` (the one that answered) never saw. A name taken from the request (an item's type)
-   * may hold anything; one a header cannot carry as it is goes as `unnamed`.
+   * of `route` (the one that answered) never saw, and what of the answer the client does not get
+   * (`answer`: parts the upstream's decoder or the client's encoder had no place for). A name
+   * taken from the request (an item's type) may hold anything; one a header cannot carry as it
+   * is goes as `unnamed`.
    */
-  droppedHeader(route?: Route): Record<string, string> {
+  droppedHeader(route?: Route, answer: readonly string[] = []): Record<string, string> {
+    const value = this.droppedNames(route, answer);
+    return value === '' ? {} : { 'x-relay-dropped': value };
+  }
+
+  /** The value of x-relay-dropped (empty when nothing was dropped). */
+  droppedNames(route?: Route, answer: readonly string[] = []): string {
     const upstream = route === undefined ? undefined : this.upstreamDropped?.get(route);
-    if (this.dropped.length === 0 && upstream === undefined) return {};
     const names = new Set<string>();
-    for (const name of this.dropped) names.add(HEADER_SAFE_NAME.test(name) ? name : 'unnamed');
-    if (upstream) for (const name of upstream) names.add(HEADER_SAFE_NAME.test(name) ? name : 'unnamed');
-    return { 'x-relay-dropped': [...names].slice(0, MAX_DROPPED_NAMES).join(', ') };
+    for (const name of [...this.dropped, ...(upstream ?? []), ...answer]) names.add(HEADER_SAFE_NAME.test(name) ? name : 'unnamed');
+    return [...names].slice(0, MAX_DROPPED_NAMES).join(', ');
   }
 
   encodeContext(requestId: string, model: string): EncodeContext {

@@ -44,12 +44,12 @@ export function createAzureOpenAIAdapter(id: string, openai: VendorAdapter, toke
     translationShape: openai.translationShape.bind(openai),
     send,
     encodeRequest: openai.encodeRequest.bind(openai),
-    decodeResponse(shape, body, route, request) {
-      const response = openai.decodeResponse(shape, body, route, request);
+    decodeResponse(shape, body, route, request, dropped) {
+      const response = openai.decodeResponse(shape, body, route, request, dropped);
       return shape === 'openai.chat' ? withFilterRefusal(response, body) : response;
     },
-    streamDecoder(shape, route, request) {
-      const inner = openai.streamDecoder(shape, route, request);
+    streamDecoder(shape, route, request, dropped) {
+      const inner = openai.streamDecoder(shape, route, request, dropped);
       return shape === 'openai.chat' ? filteringStreamDecoder(inner) : inner;
     },
     decodeError: (shape, status, body) => withFilterDetail(openai.decodeError(shape, status, body), body),

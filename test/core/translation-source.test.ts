@@ -80,4 +80,6 @@ t.test('x-relay-dropped adds what the answering route\'s upstream encoder left o
   const clean = await TranslationSource.decode(codec, call, principal);
   clean.noteUpstreamDropped(first, ['reasoning']);
   t.same(clean.droppedHeader(first), { 'x-relay-dropped': 'reasoning' });
+  t.same(clean.droppedHeader(first, ['image', 'reasoning', 'image']), { 'x-relay-dropped': 'reasoning, image' }, 'what the answer lost, once each, after the request\'s');
+  t.equal(clean.droppedNames(second, []), '', 'nothing dropped: an empty list (no trailer)');
 });

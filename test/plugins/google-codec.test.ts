@@ -131,6 +131,36 @@ t.test('stream: text continues one part, function calls arrive whole, end on fin
   ]);
 });
 
+t.test('stream: a code execution part is a text part of its own; an image is named, and its signature kept', async (t) => {
+  const dropped: string[] = [];
+  const decoder = geminiStreamDecoder(route(), { model: 'm', messages: [] }, dropped);
+  const frame = (parts: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ responseId: 's2', candidates: [{ content: { role: 'model', parts }, ...extra }] });
+  const events = [
+    ...decoder.decode(undefined, frame([{ text: 'Let me run it.' }])),
+    ...decoder.decode(undefined, frame([{ executableCode: { language: 'PYTHON', code: 'print("```")' } }])),
+    ...decoder.decode(undefined, frame([{ codeExecutionResult: { outcome: 'OUTCOME_DEADLINE_EXCEEDED' } }])),
+    ...decoder.decode(undefined, frame([{ inlineData: { mimeType: 'image/png', data: 'AAAA' }, thoughtSignature: 'sig-img' }])),
+    ...decoder.decode(undefined, frame([{ text: 'Done.' }], { finishReason: 'STOP' })),
+  ];
+  const texts = events.filter((e): e is Extract<StreamEvent, { type: 'delta' }> => e.type === 'delta' && e.delta.type === 'text');
+  t.same(texts.map((e) => [e.index, (e.delta as { text: string }).text]), [
+    [0, 'Let me run it.'],
+    [1, '````python\nprint("```")\n````'],
+    [2, 'Code execution ended with OUTCOME_DEADLINE_EXCEEDED.'],
+    [4, 'Done.'],
+  ], 'the fence outgrows the backticks in the code; the text after a code part opens a new part');
+  t.match(events.find((e) => e.type === 'delta' && e.delta.type === 'signature'), { index: 3, delta: { signature: 'sig-img' } }, 'the image\'s signature is kept');
+  t.same(dropped, ['image']);
+
+  const around = geminiStreamDecoder(route(), { model: 'm', messages: [] }, []);
+  const split = [
+    ...around.decode(undefined, frame([{ text: 'Before.' }])),
+    ...around.decode(undefined, frame([{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }])),
+    ...around.decode(undefined, frame([{ text: 'After.' }], { finishReason: 'STOP' })),
+  ];
+  t.same(split.filter((e) => e.type === 'part_start').map((e) => e.index), [0, 1], 'the text on either side of an image stays two parts');
+});
+
 t.test('errors keep the message and map the status', async (t) => {
   t.match(decodeGeminiError(429, JSON.stringify({ error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED' } })), { code: 'RELAY_ERR_RATE_LIMITED', message: 'Resource has been exhausted' });
   t.match(decodeGeminiError(503, JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })), { code: 'RELAY_ERR_UPSTREAM_UNREACHABLE' });

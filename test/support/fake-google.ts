@@ -11,7 +11,8 @@
 //
 // Gemini SSE frames are CRLF-terminated and have no end marker, as Google sends them. A request
 // whose last turn ends with a function (tool) result is answered with text; otherwise, when
-// `functionCall` is set and the request declares tools, with that call.
+// `functionCall` is set and the request declares tools, with that call. setAnswerParts() makes
+// Gemini answer with given parts instead (images, code execution): whole, or one frame each.
 import { createPublicKey, generateKeyPairSync, randomBytes, verify, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,6 +60,11 @@ export interface FakeGoogle {
   error(code: number, status: string, message: string, reason?: string): unknown;
   /** Ends the life of every token issued so far (Vertex then refuses them with 401). */
   expireTokens(): void;
+  /**
+   * Gemini answers (function calls aside) with these parts from now on; null for the text again.
+   * `frameGapMs` spaces a stream's frames (so a client has the head before the later ones).
+   */
+  setAnswerParts(parts: unknown[] | null, frameGapMs?: number): void;
   close(): Promise<void>;
 }
 
@@ -128,6 +134,8 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
   const tokenRequests: FakeGoogle['tokenRequests'] = [];
   const tokens = new Map<string, number>();
   const queue: ScriptedAnswer[] = [];
+  let answerParts: unknown[] | null = null;
+  let frameGapMs = 0;
 
   const usageMetadata = () => ({ ...usage, totalTokenCount: usage.promptTokenCount + usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0) });
   const geminiWantsCall = (json: any): boolean => {
@@ -146,24 +154,34 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
       return send(400, googleError(400, 'INVALID_ARGUMENT', '* GenerateContentRequest.contents: contents is not specified'));
     }
     const call = geminiWantsCall(json);
-    const parts = call ? [{ functionCall: options.functionCall }] : split(text, options.chunks ?? 4).map((t) => ({ text: t }));
+    const parts = call ? [{ functionCall: options.functionCall }] : answerParts ?? split(text, options.chunks ?? 4).map((t) => ({ text: t }));
     const base = { modelVersion: model, responseId: `resp-${requests.length}` };
     if (method === 'generateContent') {
-      const merged = call ? parts : [{ text }];
+      const merged = call || answerParts ? parts : [{ text }];
       return send(200, { candidates: [{ content: { role: 'model', parts: merged }, finishReason: 'STOP', index: 0 }], usageMetadata: usageMetadata(), ...base });
     }
     if (query.get('alt') !== 'sse') return send(400, googleError(400, 'INVALID_ARGUMENT', 'this fake streams only with alt=sse'));
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    parts.forEach((part, i) => {
+    const frames = parts.map((part, i) => {
       const last = i === parts.length - 1;
       const frame = {
         candidates: [{ content: { role: 'model', parts: [part] }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
         usageMetadata: last ? usageMetadata() : { promptTokenCount: usage.promptTokenCount, totalTokenCount: usage.promptTokenCount },
         ...base,
       };
-      res.write(`data: ${JSON.stringify(frame)}\r\n\r\n`);
+      return `data: ${JSON.stringify(frame)}\r\n\r\n`;
     });
-    res.end();
+    if (frameGapMs === 0) {
+      for (const frame of frames) res.write(frame);
+      res.end();
+      return;
+    }
+    const next = (i: number): void => {
+      if (i === frames.length) return void res.end();
+      res.write(frames[i]);
+      setTimeout(() => next(i + 1), frameGapMs);
+    };
+    next(0);
   };
 
   const answerClaude = (res: http.ServerResponse, send: (s: number, b: unknown) => void, model: string, method: string, json: any) => {
@@ -266,6 +284,10 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
     enqueue: (answer) => { queue.push(answer); },
     error: googleError,
     expireTokens: () => { for (const token of tokens.keys()) tokens.set(token, 0); },
+    setAnswerParts: (parts, gap = 0) => {
+      answerParts = parts;
+      frameGapMs = gap;
+    },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

@@ -9,13 +9,13 @@ import type { Route } from '../../core/plugin-api.ts';
 import * as openai from '../../plugins/vendor-openai/codec/index.ts';
 import * as anthropic from '../../plugins/vendor-anthropic/codec/index.ts';
 import * as bedrock from '../../plugins/vendor-bedrock/codec/index.ts';
-import { GEMINI_REQUEST_DROPPED, encodeGeminiRequest } from '../../plugins/vendor-google/codec/index.ts';
+import { GEMINI_REQUEST_DROPPED, GEMINI_RESPONSE_DROPPED, decodeGeminiResponse, encodeGeminiRequest, geminiStreamDecoder } from '../../plugins/vendor-google/codec/index.ts';
 import {
   CHAT_REQUEST_DROPPED, CHAT_RESPONSE_DROPPED, RESPONSES_REQUEST_DROPPED, RESPONSES_RESPONSE_DROPPED, chatCodec, responsesCodec,
 } from '../../plugins/wire-vendor-a/codec/index.ts';
 import { MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED, messagesCodec } from '../../plugins/wire-vendor-b/codec/index.ts';
 import type { CanonicalResponse } from '../../core/plugin-api/canonical.ts';
-import { context } from './harness.ts';
+import { collect, context } from './harness.ts';
 import { fakeRoute } from '../support/fake-route.ts';
 
 type Body = Record<string, any>;
@@ -44,6 +44,8 @@ const toolTurn = (result: Partial<Extract<ContentPart, { type: 'tool_result' }>>
 ];
 const foreignReasoning: ContentPart = { type: 'reasoning', text: 'thought', signature: 'sig', origin: 'somebody-else' };
 const system = (...content: ContentPart[]): Message => ({ role: 'system', content });
+const assistant = (...content: ContentPart[]): Message => ({ role: 'assistant', content });
+const pdf: ContentPart = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, filename: 'a.pdf' };
 const refusal: Message[] = [user(text('q')), { role: 'assistant', content: [{ type: 'refusal', text: 'I cannot' }] }, user(text('ok'))];
 
 function route(model: string, catalog?: { reasoning?: boolean }): Route {
@@ -74,6 +76,7 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'is_error of tool results': { request: { messages: toolTurn({ is_error: true }) }, expect: { mapped: (b) => b.input.at(-1).output === 'Error: not found' } },
       'max_output_tokens below 16': { request: { max_output_tokens: 5 }, expect: { named: ['max_output_tokens'] } },
       'images in assistant messages': { request: { messages: [user(text('q')), { role: 'assistant', content: [{ type: 'image', source: PNG }] }, user(text('q'))] }, expect: { refused: /an image in an assistant message/ } },
+      'documents in assistant messages': { request: { messages: [user(text('q')), assistant(text('here'), pdf), user(text('q'))] }, expect: { refused: /`gpt-test` cannot take a document in an assistant message/ } },
       'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.input[1].role === 'assistant' && b.input[1].content === 'I cannot' } },
     },
   },
@@ -93,6 +96,7 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'response_format json_schema name, description and strict': { request: { response_format: { type: 'json_schema', name: 'n', description: 'd', strict: true, schema: { type: 'object' } } }, expect: { noEffect: (b) => b.output_config.format.schema.type === 'object' } },
       'image detail': { request: { messages: [user({ type: 'image', source: PNG, detail: 'low' })] }, expect: { named: ['image.detail'] } },
       'images and documents in system messages': { request: { messages: [system({ type: 'document', source: { type: 'text', text: 'doc' } }), user(text('hi'))] }, expect: { refused: /a document in a system message/ } },
+      'images and documents in assistant messages': { request: { messages: [user(text('q')), assistant(text('here'), pdf), user(text('q'))] }, expect: { refused: /`claude-test` cannot take a document in an assistant message/ } },
       'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.messages[1].content[0].text === 'I cannot' } },
       metadata: { request: { metadata: { a: 'b' } }, expect: { named: ['metadata'] } },
       'position of system messages inside the conversation': { request: { messages: [user(text('hi')), system(text('be brief'))] }, expect: { mapped: (b) => b.system[0].text === 'be brief' } },
@@ -119,6 +123,7 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'image detail': { request: { messages: [user({ type: 'image', source: PNG, detail: 'high' })] }, expect: { named: ['image.detail'] } },
       'image URLs other than data: and s3://': { request: { messages: [user({ type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } })] }, expect: { refused: /an image URL/ } },
       'images and documents in system messages': { request: { messages: [system({ type: 'image', source: PNG }), user(text('hi'))] }, expect: { refused: /an image in a system message/ } },
+      'images and documents in assistant messages': { request: { messages: [user(text('q')), assistant(png), user(text('q'))] }, expect: { refused: /an image in an assistant message/ } },
       'user and metadata': { request: { user: 'u1', metadata: { a: 'b' } }, expect: { mapped: (b) => b.requestMetadata.user === 'u1' && b.requestMetadata.a === 'b' } },
       'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.messages[1].content[0].text === 'I cannot' } },
       'position of system messages inside the conversation': { request: { messages: [user(text('hi')), system(text('be brief'))] }, expect: { mapped: (b) => b.system[0].text === 'be brief' } },
@@ -138,6 +143,10 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'image detail': { request: { messages: [user({ type: 'image', source: PNG, detail: 'low' })] }, expect: { named: ['image.detail'] } },
       'images in tool results': { request: { tools: [lookup], messages: toolTurn({ content: [text('here'), png] }) }, expect: { mapped: (b) => b.contents[2].parts[2].inlineData.data === PNG.data } },
       'images and documents in system messages': { request: { messages: [system({ type: 'image', source: PNG }), user(text('hi'))] }, expect: { refused: /an image in a system message/ } },
+      'images and documents in assistant messages': {
+        request: { messages: [user(text('q')), assistant(png, pdf), user(text('q'))] },
+        expect: { mapped: (b) => b.contents[1].role === 'model' && b.contents[1].parts[0].inlineData.mimeType === 'image/png' && b.contents[1].parts[1].inlineData.mimeType === 'application/pdf' },
+      },
       metadata: { request: { metadata: { a: 'b' } }, expect: { named: ['metadata'] } },
       user: { request: { user: 'u1' }, expect: { named: ['user'] } },
       'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.contents[1].parts[0].text === 'I cannot' } },
@@ -273,8 +282,8 @@ for (const [name, inbound] of Object.entries(INBOUND)) {
   });
 }
 
-// What a client's shape cannot render of an answer (the response tables): no header can name it
-// before a stream's first byte, so each case shows what the client reads instead.
+// What a client's shape cannot render of an answer (the response tables): each case shows what the
+// client reads instead, and what the encoder names for x-relay-dropped.
 const ANSWER: CanonicalResponse = {
   id: 'msg_1', model: 'm', stop_reason: 'end_turn',
   content: [text('the answer')], usage: { input_tokens: 5, output_tokens: 7, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
@@ -282,7 +291,8 @@ const ANSWER: CanonicalResponse = {
 const answer = (over: Partial<CanonicalResponse>): CanonicalResponse => ({ ...ANSWER, ...over });
 const oddOutput: ContentPart[] = [text('see'), png, { type: 'tool_result', tool_call_id: 'c', content: [text('r')] }];
 
-const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec: typeof chatCodec; cases: Record<string, { response: CanonicalResponse; reads: (body: Body) => boolean }> }> = {
+/** A case reads what the client gets instead; `named`, what the encoder names for x-relay-dropped (nothing when absent). */
+const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec: typeof chatCodec; cases: Record<string, { response: CanonicalResponse; reads: (body: Body) => boolean; named?: string[] }> }> = {
   CHAT_RESPONSE_DROPPED: {
     table: CHAT_RESPONSE_DROPPED, codec: chatCodec,
     cases: {
@@ -290,7 +300,7 @@ const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec:
         response: answer({ content: [{ type: 'reasoning', text: 'hmm' }, text('the answer')], usage: { ...ANSWER.usage, reasoning_tokens: 3 } }),
         reads: (b) => b.choices[0].message.content === 'the answer' && b.usage.completion_tokens_details.reasoning_tokens === 3,
       },
-      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.choices[0].message.content === 'see' },
+      'image, document and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.choices[0].message.content === 'see', named: ['image', 'tool_result'] },
       'stop_sequence (which one matched)': { response: answer({ stop_reason: 'stop_sequence', stop_sequence: 'END' }), reads: (b) => b.choices[0].finish_reason === 'stop' },
       'cache_write_tokens': { response: answer({ usage: { ...ANSWER.usage, cache_write_tokens: 4 } }), reads: (b) => b.usage.prompt_tokens === 5 && !JSON.stringify(b.usage).includes('cache_write') },
     },
@@ -298,7 +308,7 @@ const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec:
   RESPONSES_RESPONSE_DROPPED: {
     table: RESPONSES_RESPONSE_DROPPED, codec: responsesCodec,
     cases: {
-      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.output.length === 1 && b.output[0].content[0].text === 'see' },
+      'image, document and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.output.length === 1 && b.output[0].content[0].text === 'see', named: ['image', 'tool_result'] },
       stop_sequence: { response: answer({ stop_reason: 'stop_sequence', stop_sequence: 'END' }), reads: (b) => b.status === 'completed' && !JSON.stringify(b).includes('END') },
     },
   },
@@ -306,7 +316,7 @@ const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec:
     table: MESSAGES_RESPONSE_DROPPED, codec: messagesCodec,
     cases: {
       'refusal parts': { response: answer({ content: [{ type: 'refusal', text: 'I cannot' }], stop_reason: 'refusal' }), reads: (b) => b.content[0].type === 'text' && b.content[0].text === 'I cannot' && b.stop_reason === 'refusal' },
-      'image and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.content.length === 1 && b.content[0].text === 'see' },
+      'image, document and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.content.length === 1 && b.content[0].text === 'see', named: ['image', 'tool_result'] },
       'custom tool calls': {
         response: answer({ content: [{ type: 'tool_call', id: 'toolu_1', name: 'apply_patch', arguments: '*** Begin Patch', tool_kind: 'custom' }], stop_reason: 'tool_use' }),
         reads: (b) => b.content[0].type === 'tool_use' && b.content[0].input.input === '*** Begin Patch',
@@ -318,14 +328,66 @@ const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec:
 for (const [name, rendered] of Object.entries(RESPONSES_RENDERED)) {
   t.test(`${name}: what the client reads instead`, async (t) => {
     for (const [entry, c] of Object.entries(rendered.cases)) {
-      const body = rendered.codec.encodeResponse(c.response, context(BASE)) as Body;
+      const ctx = { ...context(BASE), dropped: [] as string[] };
+      const body = rendered.codec.encodeResponse(c.response, ctx) as Body;
       t.ok(c.reads(body), `${entry}: ${JSON.stringify(body).slice(0, 160)}`);
+      t.same([...new Set(ctx.dropped)].sort(), c.named ?? [], `${entry}: named ${(c.named ?? ['nothing']).join(', ')}`);
+    }
+  });
+}
+
+// What an upstream's answer holds that canonical cannot carry (the answer decoders' tables): named
+// by the decoder, or mapped to canonical parts. A case is the upstream's parts, answered whole or streamed.
+type DecoderCase = { parts: unknown[]; stream?: boolean; expect: { named: string[] } | { mapped: (content: ContentPart[]) => boolean } };
+const geminiAnswer = (parts: unknown[]) => ({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 5 } });
+const DECODERS: Record<string, { table: Record<string, string>; decode: (c: DecoderCase, dropped: string[]) => ContentPart[]; cases: Record<string, DecoderCase> }> = {
+  GEMINI_RESPONSE_DROPPED: {
+    table: GEMINI_RESPONSE_DROPPED,
+    decode: (c, dropped) => {
+      if (!c.stream) return decodeGeminiResponse(geminiAnswer(c.parts), route('gemini-test'), BASE, dropped).content;
+      const decoder = geminiStreamDecoder(route('gemini-test'), BASE, dropped);
+      return collect(decoder.decode(undefined, JSON.stringify(geminiAnswer(c.parts)))).content;
+    },
+    cases: {
+      'images (inlineData, fileData) in answers': {
+        parts: [{ text: 'here' }, { inlineData: { mimeType: 'image/png', data: PNG.data } }, { fileData: { mimeType: 'image/jpeg', fileUri: 'gs://b/cat.jpg' } }],
+        expect: { mapped: (c) => c[1]?.type === 'image' && c[1].source.type === 'base64' && c[1].source.data === PNG.data && c[2]?.type === 'image' && c[2].source.type === 'url' && c[2].source.url === 'gs://b/cat.jpg' },
+      },
+      'images in streamed answers': { parts: [{ text: 'here' }, { inlineData: { mimeType: 'image/png', data: PNG.data } }], stream: true, expect: { named: ['image'] } },
+      'inline and file data that is not an image (audio, ...)': {
+        parts: [{ inlineData: { mimeType: 'audio/L16;codec=pcm;rate=24000', data: 'AAAA' } }, { fileData: { mimeType: 'video/mp4', fileUri: 'gs://b/clip.mp4' } }], expect: { named: ['inlineData', 'fileData'] },
+      },
+      'images in thoughts (an image model\'s interim drafts)': {
+        parts: [{ thought: true, inlineData: { mimeType: 'image/png', data: PNG.data } }, { inlineData: { mimeType: 'image/png', data: PNG.data } }], expect: { named: ['reasoning.image'] },
+      },
+      'executableCode and codeExecutionResult': {
+        parts: [{ executableCode: { language: 'PYTHON', code: 'print(6*7)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '42\n' } }],
+        expect: { mapped: (c) => c.length === 2 && c[0]?.type === 'text' && c[0].text === '```python\nprint(6*7)\n```' && c[1]?.type === 'text' && c[1].text === '```output\n42\n```' },
+      },
+      'executableCode and codeExecutionResult in thoughts': {
+        parts: [{ thought: true, executableCode: { language: 'PYTHON', code: 'print(1)' } }, { thought: true, codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }], stream: true,
+        expect: { mapped: (c) => c.length === 1 && c[0]?.type === 'reasoning' && c[0].text === '\n\n```python\nprint(1)\n```\n\n\n\n```output\n1\n```\n\n' },
+      },
+    },
+  },
+};
+
+for (const [name, decoder] of Object.entries(DECODERS)) {
+  t.test(`${name}: each rule is named or mapped`, async (t) => {
+    for (const [entry, c] of Object.entries(decoder.cases)) {
+      const dropped: string[] = [];
+      const content = decoder.decode(c, dropped);
+      if ('named' in c.expect) t.same([...new Set(dropped)].sort(), [...c.expect.named].sort(), `${entry}: named ${c.expect.named.join(', ')}`);
+      else {
+        t.ok(c.expect.mapped(content), `${entry}: mapped ${JSON.stringify(content).slice(0, 160)}`);
+        t.same(dropped, [], `${entry}: nothing named`);
+      }
     }
   });
 }
 
 t.test('every entry of every DROPPED table has a case', async (t) => {
-  for (const [name, { table, cases }] of [...Object.entries(ENCODERS), ...Object.entries(INBOUND), ...Object.entries(RESPONSES_RENDERED)]) {
+  for (const [name, { table, cases }] of [...Object.entries(ENCODERS), ...Object.entries(INBOUND), ...Object.entries(RESPONSES_RENDERED), ...Object.entries(DECODERS)]) {
     t.same(Object.keys(table).filter((entry) => !(entry in cases)), [], `${name}: every entry has a case`);
     t.same(Object.keys(cases).filter((entry) => !(entry in table)), [], `${name}: every case is an entry`);
   }

@@ -143,6 +143,28 @@ t.test('responses: safety blocks and max tokens', async (t) => {
   }
 });
 
+t.test('responses: an image and code execution reach every inbound shape valid, the image named where it has no place', async (t) => {
+  const body = {
+    candidates: [{ content: { role: 'model', parts: [
+      { text: 'A cat:' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+      { executableCode: { language: 'PYTHON', code: 'print(2 + 2)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '4' } },
+    ] }, finishReason: 'STOP' }],
+    usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 9 },
+  };
+  const decoded: string[] = [];
+  const response = gemini.decodeResponse(GEMINI_SHAPE, body, fakeRoute(), TOOLS_REQUEST, decoded);
+  t.same(decoded, [], 'the decoder maps every part');
+  t.same(canonicalProblems('response', response), [], 'a valid canonical response');
+  for (const inbound of INBOUND_SHAPES) {
+    const ctx = { ...context(TOOLS_REQUEST), dropped: [] as string[] };
+    const out = INBOUND[inbound].encodeResponse(response, ctx);
+    t.same(responseProblems(inbound, out), [], `${inbound}: valid`);
+    t.same(ctx.dropped, inbound === 'canonical' ? [] : ['image'], `${inbound}: the image is ${inbound === 'canonical' ? 'carried' : 'named'}`);
+    const text = readBackResponse(inbound, out).content.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('\n\n');
+    t.match(text, /A cat:[\s\S]*```python\nprint\(2 \+ 2\)\n```[\s\S]*```output\n4\n```/, `${inbound}: the code and its output as text`);
+  }
+});
+
 // ------------------------------------------------------------------ streams
 
 function decodeGeminiStream(sse: string, request: CanonicalRequest = TOOLS_REQUEST) {

@@ -21,6 +21,7 @@ export const MESSAGES_UPSTREAM_DROPPED = {
   'response_format json_schema name, description and strict': 'output_config.format carries only the schema (always enforced, so no effect on the answer); json_object is refused (400), not dropped',
   'image detail': 'no Anthropic field; named `image.detail` when low or high',
   'images and documents in system messages': 'refused (400): the system prompt carries text only',
+  'images and documents in assistant messages': 'refused (400): Anthropic takes image and document blocks in user turns only',
   'refusal parts in history': 'sent as text',
   metadata: 'Anthropic metadata has only user_id (from canonical `user`); named `metadata` (no effect on the answer)',
   'position of system messages inside the conversation': 'appended to the top-level system prompt',
@@ -104,6 +105,10 @@ function encodeMessages(request: CanonicalRequest, dropped: string[]): { system:
         if (part.type === 'text' && part.text !== '') system.push({ type: 'text', text: part.text });
       }
       continue;
+    }
+    if (message.role === 'assistant') {
+      const part = message.content.find((p) => p.type === 'image' || p.type === 'document');
+      if (part) throw unsupportedContent(`${part.type === 'image' ? 'an image' : 'a document'} in an assistant message`, request.model, 'Anthropic takes images and documents in user turns only');
     }
     const blocks = message.content.map((p) => block(p, request.model, dropped)).filter((b): b is Block => b !== null);
     if (blocks.length === 0) continue;

@@ -25,6 +25,7 @@ export const CONVERSE_REQUEST_DROPPED = {
   'image detail': 'no Converse field; named `image.detail` when low or high',
   'image URLs other than data: and s3://': 'refused (400): Converse takes image bytes or an S3 location only',
   'images and documents in system messages': 'refused (400): the system prompt carries text only',
+  'images and documents in assistant messages': 'refused (400): Converse takes images and documents only in user messages',
   'user and metadata': 'sent as requestMetadata (user as its `user` entry): Bedrock logs them, the model does not see them',
   'refusal parts in history': 'sent as text',
   'position of system messages inside the conversation': 'appended to the top-level system prompt',
@@ -135,6 +136,10 @@ function encodeMessages(request: CanonicalRequest, dropped: string[]): { system:
         if (part.type === 'text' && part.text !== '') system.push({ text: part.text });
       }
       continue;
+    }
+    if (message.role === 'assistant') {
+      const part = message.content.find((p) => p.type === 'image' || p.type === 'document');
+      if (part) throw unsupportedContent(`${part.type === 'image' ? 'an image' : 'a document'} in an assistant message`, request.model, 'Converse takes images and documents only in user messages');
     }
     const blocks = message.content.map((p) => block(p, request.model, dropped)).filter((b): b is ConverseBlock => b !== null);
     if (blocks.length === 0) continue;

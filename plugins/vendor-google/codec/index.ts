@@ -24,13 +24,13 @@ export function geminiTranslation(dialect: SchemaDialect): TranslationHooks {
       expectGemini(shape);
       return encodeGeminiRequest(request, dialect, dropped);
     },
-    decodeResponse(shape: ShapeId, body: unknown, route: Route, request: CanonicalRequest): CanonicalResponse {
+    decodeResponse(shape: ShapeId, body: unknown, route: Route, request: CanonicalRequest, dropped?: string[]): CanonicalResponse {
       expectGemini(shape);
-      return decodeGeminiResponse(body, route, request);
+      return decodeGeminiResponse(body, route, request, dropped);
     },
-    streamDecoder(shape: ShapeId, route: Route, request: CanonicalRequest): StreamDecoder {
+    streamDecoder(shape: ShapeId, route: Route, request: CanonicalRequest, dropped?: string[]): StreamDecoder {
       expectGemini(shape);
-      return geminiStreamDecoder(route, request);
+      return geminiStreamDecoder(route, request, dropped);
     },
     decodeError: (_shape: ShapeId, status: number, body: string): RelayErrorBody => decodeGeminiError(status, body),
     usageFromBody: (_shape: ShapeId, body: unknown): Usage | null => usageFromGemini((body as { usageMetadata?: unknown } | null)?.usageMetadata),
@@ -40,6 +40,7 @@ export function geminiTranslation(dialect: SchemaDialect): TranslationHooks {
 
 export { GEMINI_ORIGIN, GEMINI_REQUEST_DROPPED, encodeGeminiRequest } from './request.ts';
 export { decodeGeminiResponse } from './response.ts';
+export { GEMINI_RESPONSE_DROPPED } from './answer-parts.ts';
 export { geminiStreamDecoder } from './stream.ts';
 export { decodeGeminiError, isInvalidApiKey, parseGeminiError } from './errors.ts';
 export { usageFromGemini } from './usage.ts';

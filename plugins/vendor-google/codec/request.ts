@@ -19,6 +19,7 @@ export const GEMINI_REQUEST_DROPPED = {
   'image detail': 'no Gemini field; named `image.detail` when low or high',
   'images in tool results': 'mapped: sent after the functionResponse in the same turn, introduced by a text part',
   'images and documents in system messages': 'refused (400): systemInstruction carries text only',
+  'images and documents in assistant messages': 'mapped: model turns take inlineData and fileData (an image model\'s answer goes back for the next edit)',
   metadata: 'no Gemini field; named `metadata` (no effect on the answer)',
   user: 'no Gemini field; named `user` (no effect on the answer)',
   'refusal parts in history': 'sent as text',

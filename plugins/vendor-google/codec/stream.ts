@@ -4,7 +4,10 @@
 // continues the open text part, thought text the open reasoning part; a different kind closes
 // the open part and opens the next one. A functionCall arrives whole: part_start, one
 // arguments delta, part_end. A thoughtSignature becomes a reasoning part of its own holding
-// only the signature, before the part it came on. usageMetadata is cumulative (the last one
+// only the signature, before the part it came on. Code execution parts (executableCode,
+// codeExecutionResult) are each a text part of their own (answer-parts.ts); no stream event
+// carries an image, so inlineData and fileData are named in `dropped` (`image` when they hold
+// one; the JSON answer maps images to image parts). usageMetadata is cumulative (the last one
 // wins). Gemini sends no end-of-stream frame: its last frame carries the finishReason (or a
 // promptFeedback.blockReason) with the final usageMetadata, so the end event is emitted on
 // that frame (the pipeline reads the usage it records from the decoded events); frames after
@@ -12,6 +15,7 @@
 // an in-stream error.
 import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, emptyUsage, type CanonicalRequest, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { codeExecutionText, imageOfDataPart, thoughtText } from './answer-parts.ts';
 import { codeForGeminiError } from './errors.ts';
 import { stopReasonFromGemini } from './finish-reason.ts';
 import { GEMINI_ORIGIN } from './request.ts';
@@ -22,7 +26,7 @@ import type { GeminiPart, GeminiResponse } from './wire.ts';
 
 type OpenKind = 'text' | 'reasoning';
 
-export function geminiStreamDecoder(route: Route, request: CanonicalRequest): StreamDecoder {
+export function geminiStreamDecoder(route: Route, request: CanonicalRequest, dropped: string[] = []): StreamDecoder {
   const custom = customToolNames(request);
   let started = false;
   let ended = false;
@@ -60,9 +64,11 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest): St
   const decodePart = (part: GeminiPart): StreamEvent[] => {
     const out: StreamEvent[] = [];
     if (part.thought === true) {
+      if (imageOfDataPart(part, dropped)) dropped.push('reasoning.image');
       if (open?.kind !== 'reasoning') out.push(...openPart('reasoning'));
       const index = open!.index;
-      if (typeof part.text === 'string' && part.text !== '') out.push({ type: 'delta', index, delta: { type: 'reasoning', text: part.text } });
+      const text = thoughtText(part, true);
+      if (text !== null) out.push({ type: 'delta', index, delta: { type: 'reasoning', text } });
       if (part.thoughtSignature) out.push({ type: 'delta', index, delta: { type: 'signature', signature: part.thoughtSignature } });
       return out;
     }
@@ -80,6 +86,16 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest): St
       out.push({ type: 'part_start', index, part: { type: 'tool_call', id: part.functionCall.id || newToolCallId(), name, tool_kind } });
       if (args !== '') out.push({ type: 'delta', index, delta: { type: 'arguments', text: args } });
       out.push({ type: 'part_end', index });
+    }
+    if (part.inlineData || part.fileData) {
+      if (imageOfDataPart(part, dropped)) dropped.push('image');
+      // The text on either side of it stays two parts, as in the JSON answer.
+      out.push(...close());
+    }
+    const code = codeExecutionText(part);
+    if (code !== null) {
+      // A part of its own: the text after it opens the next one (no run-on into the fence).
+      out.push(...openPart('text'), { type: 'delta', index: open!.index, delta: { type: 'text', text: code } }, ...close());
     }
     return out;
   };

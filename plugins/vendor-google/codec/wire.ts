@@ -18,6 +18,10 @@ export interface GeminiPart {
   functionResponse?: { name: string; response: Record<string, unknown> };
   inlineData?: { mimeType: string; data: string };
   fileData?: { mimeType: string; fileUri: string };
+  /** Code the model ran with the code_execution tool (language PYTHON). */
+  executableCode?: { language?: string; code?: string };
+  /** What that code printed; outcome OUTCOME_OK, OUTCOME_FAILED or OUTCOME_DEADLINE_EXCEEDED. */
+  codeExecutionResult?: { outcome?: string; output?: string };
 }
 
 export interface GeminiContent {

@@ -18,6 +18,7 @@ export const RESPONSES_UPSTREAM_DROPPED = {
   'is_error of tool results': 'mapped: the output text starts with "Error: " (tool outputs have no error flag)',
   'max_output_tokens below 16': 'raised to 16, the API minimum; named `max_output_tokens`',
   'images in assistant messages': 'refused (400): assistant items carry text only (images in system messages go in a developer message)',
+  'documents in assistant messages': 'refused (400): input_file is user input only, and moving it to a user message would change who said it',
   'refusal parts in history': 'sent as assistant text',
 } as const;
 
@@ -79,6 +80,7 @@ function encodeInput(request: CanonicalRequest, dropped: string[]): unknown[] {
           content.push(image(part));
           break;
         case 'document':
+          if (role === 'assistant') throw unsupportedContent('a document in an assistant message', request.model, 'Responses takes input_file in user input only');
           content.push(inputFile(part));
           break;
         case 'tool_call': {

@@ -6,7 +6,7 @@ import { clientToolCall, customToolNames } from './custom-tool-calls.ts';
 /** What the Chat encoders drop from a canonical response, and why. */
 export const CHAT_RESPONSE_DROPPED = {
   'reasoning parts': 'Chat Completions has no reasoning output (reasoning_tokens still count in usage)',
-  'image and tool_result parts in output': 'an assistant message carries text, refusal and tool calls only',
+  'image, document and tool_result parts in output': 'an assistant message carries text, refusal and tool calls only; named (`image`, ...) in x-relay-dropped',
   'stop_sequence (which one matched)': 'finish_reason "stop" covers both a natural end and a stop sequence',
   'cache_write_tokens': 'usage has cached (read) tokens only',
 } as const;
@@ -55,7 +55,7 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
       toolCalls.push(call.kind === 'custom'
         ? { id: part.id, type: 'custom', custom: { name: part.name, input: call.input } }
         : { id: part.id, type: 'function', function: { name: part.name, arguments: call.input } });
-    }
+    } else if (part.type !== 'reasoning') ctx.dropped?.push(part.type);
   }
   const message: Record<string, unknown> = {
     role: 'assistant',

@@ -9,7 +9,7 @@ import {
 
 /** What the Responses encoders drop from a canonical response, and why. */
 export const RESPONSES_RESPONSE_DROPPED = {
-  'image and tool_result parts in output': 'output items carry text, refusals, reasoning and tool calls',
+  'image, document and tool_result parts in output': 'output items carry text, refusals, reasoning and tool calls (an image only as an image_generation_call, which a client replays as a server tool item); named (`image`, ...) in x-relay-dropped',
   'stop_sequence': 'Responses has no stop sequences',
 } as const;
 
@@ -32,7 +32,7 @@ export function encodeResponsesResponse(response: CanonicalResponse, ctx: Encode
     if (part.type === 'reasoning') output.push(reasoningItem(itemId('rs', id, output.length), part, true));
     else if (part.type === 'tool_call') {
       output.push(toolCallItem(id, output.length, { callId: part.id, name: part.name, arguments: part.arguments, toolKind: part.tool_kind }, custom, namespaces, 'completed'));
-    }
+    } else ctx.dropped?.push(part.type);
   }
   const { status, incomplete_details } = completion(response.stop_reason);
   const createdAt = Math.floor(Date.now() / 1000);

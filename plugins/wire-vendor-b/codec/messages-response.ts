@@ -6,7 +6,7 @@ import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
 /** What the Messages encoders drop from a canonical response, and why. */
 export const MESSAGES_RESPONSE_DROPPED = {
   'refusal parts': 'rendered as text blocks (Anthropic has no refusal block; stop_reason says "refusal")',
-  'image and tool_result parts in output': 'an assistant message carries text, thinking and tool_use',
+  'image, document and tool_result parts in output': 'an assistant message carries text, thinking and tool_use; named (`image`, ...) in x-relay-dropped',
   'custom tool calls': 'rendered as tool_use with input {"input": "<raw text>"}',
 } as const;
 
@@ -68,12 +68,18 @@ function block(part: ContentPart): Record<string, unknown> | null {
 }
 
 export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeContext): unknown {
+  const content: Record<string, unknown>[] = [];
+  for (const part of response.content) {
+    const encoded = block(part);
+    if (encoded) content.push(encoded);
+    else ctx.dropped?.push(part.type);
+  }
   return {
     id: messageId(response.id),
     type: 'message',
     role: 'assistant',
     model: ctx.model,
-    content: response.content.map(block).filter((b): b is Record<string, unknown> => b !== null),
+    content,
     stop_reason: anthropicStopReason(response.stop_reason),
     stop_sequence: response.stop_sequence ?? null,
     usage: anthropicUsage(response.usage),
