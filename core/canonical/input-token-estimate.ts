@@ -47,6 +47,7 @@ export function estimateInputTokens(request: CanonicalRequest): number {
     }
   }
   for (const tool of request.tools ?? []) {
+    if (tool.type === 'web_search') continue;
     bytes += Buffer.byteLength(tool.name) + Buffer.byteLength(tool.description ?? '');
     if (tool.type === 'function' && tool.parameters) bytes += Buffer.byteLength(JSON.stringify(tool.parameters));
     if (tool.type === 'custom' && tool.format?.type === 'grammar') bytes += Buffer.byteLength(tool.format.definition);

@@ -128,7 +128,7 @@ t.test('requests: the kitchen sink keeps the essentials on every pair', async (t
       const urlOnly = upstream === 'bedrock.converse' && !decoded.messages.some((m) => m.content.some((p) => p.type === 'image' && p.source.type === 'base64'));
       t.ok(urlOnly || back.messages.some((m) => m.content.some((p) => p.type === 'image')), `${pair}: image`);
       t.ok(back.messages.some((m) => m.content.some((p) => p.type === 'tool_result')), `${pair}: tool results`);
-      t.ok(back.tools?.some((tool) => tool.name === 'lookup'), `${pair}: function tool`);
+      t.ok(back.tools?.some((tool) => 'name' in tool && tool.name === 'lookup'), `${pair}: function tool`);
       t.ok(back.reasoning?.effort, `${pair}: reasoning effort`);
       t.equal(back.response_format?.type, 'json_schema', `${pair}: structured output`);
       t.equal(back.max_output_tokens, 40000, `${pair}: max output tokens`);

@@ -6,6 +6,7 @@ import type { Route } from '../../../core/plugin-api.ts';
 import { markedToolResultContent, unsupportedContent, unsupportedParameter } from '../../../core/plugin-api/canonical.ts';
 import { imageUrl } from './chat-request.ts';
 import { openaiEffort } from './reasoning-effort.ts';
+import { WEB_SEARCH_SOURCES, webSearchHistoryItem, webSearchTool } from './web-search.ts';
 
 /** Adapter-independent origin of reasoning that OpenAI made (see ReasoningPart.origin). */
 export const OPENAI_ORIGIN = 'openai';
@@ -19,6 +20,8 @@ export const RESPONSES_UPSTREAM_DROPPED = {
   'max_output_tokens below 16': 'raised to 16, the API minimum; named `max_output_tokens`',
   'images in assistant messages': 'refused (400): assistant items carry text only (images in system messages go in a developer message)',
   'refusal parts in history': 'sent as assistant text',
+  'web search': 'mapped to the web_search tool (allowed domains, user location, search_context_size; sources included); max_uses and blocked_domains have no field: named `tools.web_search.max_uses`, `tools.web_search.blocked_domains`',
+  'web searches of the history made by another vendor': 'OpenAI\'s own web_search_call items go back verbatim; another vendor\'s search cannot be replayed: named `history.web_search_call`',
 } as const;
 
 function image(part: ImagePart): Record<string, unknown> {
@@ -98,6 +101,12 @@ function encodeInput(request: CanonicalRequest, dropped: string[]): unknown[] {
             output: toolOutput(part),
           });
           break;
+        case 'web_search_call': {
+          flush(role, content);
+          const item = webSearchHistoryItem(part, dropped);
+          if (item) items.push(item);
+          break;
+        }
         case 'reasoning': {
           flush(role, content);
           const item = reasoningItem(part);
@@ -112,7 +121,8 @@ function encodeInput(request: CanonicalRequest, dropped: string[]): unknown[] {
   return items;
 }
 
-function encodeTool(tool: Tool): unknown {
+function encodeTool(tool: Tool, dropped: string[]): unknown {
+  if (tool.type === 'web_search') return webSearchTool(tool, dropped);
   if (tool.type === 'custom') {
     return {
       type: 'custom', name: tool.name,
@@ -141,7 +151,7 @@ export function encodeResponsesRequest(request: CanonicalRequest, route: Route, 
   const body: Record<string, unknown> = { model: route.upstreamModel, input: encodeInput(request, dropped), store: false };
   if (request.system && request.system.length === 1) body.instructions = request.system[0].text;
   if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map(encodeTool);
+    body.tools = request.tools.map((tool) => encodeTool(tool, dropped));
     if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice, request.tools);
   }
   if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
@@ -156,6 +166,7 @@ export function encodeResponsesRequest(request: CanonicalRequest, route: Route, 
     body.reasoning = { ...(effort === undefined ? {} : { effort }), ...(request.reasoning.summary ? { summary: 'auto' } : {}) };
     body.include = ['reasoning.encrypted_content'];
   }
+  if (request.tools?.some((t) => t.type === 'web_search')) body.include = [...(body.include as string[] | undefined ?? []), WEB_SEARCH_SOURCES];
   const format = request.response_format;
   if (format) {
     body.text = {
