@@ -49,8 +49,8 @@ export function withResult(part: WebSearchCallPart, result: Block): WebSearchCal
   const content = result.content;
   const raw = [...(Array.isArray(part.raw) ? part.raw : []), result];
   if (!Array.isArray(content)) return { ...part, status: 'failed', raw };
-  const sources = (content as Array<{ type?: unknown; url?: unknown; title?: unknown; page_age?: unknown }>)
-    .filter((r) => r.type === 'web_search_result' && typeof r.url === 'string')
+  const sources = (content as Array<{ type?: unknown; url?: unknown; title?: unknown; page_age?: unknown } | null>)
+    .filter((r) => r?.type === 'web_search_result' && typeof r.url === 'string').map((r) => r!)
     .map((r) => ({
       url: r.url as string,
       ...(typeof r.title === 'string' ? { title: r.title } : {}),

@@ -35,7 +35,7 @@ export function searchFromItem(item: SearchItem): WebSearchCallPart {
   const query = typeof action.query === 'string' ? action.query
     : Array.isArray(action.queries) && typeof action.queries[0] === 'string' ? action.queries[0] : undefined;
   const sources = Array.isArray(action.sources)
-    ? (action.sources as Array<{ url?: unknown; title?: unknown }>).filter((s) => typeof s.url === 'string').map((s) => ({ url: s.url as string, ...(typeof s.title === 'string' ? { title: s.title } : {}) }))
+    ? (action.sources as Array<{ url?: unknown; title?: unknown } | null>).filter((s) => typeof s?.url === 'string').map((s) => s!).map((s) => ({ url: s.url as string, ...(typeof s.title === 'string' ? { title: s.title } : {}) }))
     : typeof action.url === 'string' ? [{ url: action.url }] : undefined;
   const status = item.status === 'failed' ? 'failed' : item.status === 'completed' ? 'completed' : 'in_progress';
   return {

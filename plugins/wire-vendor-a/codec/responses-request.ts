@@ -85,6 +85,18 @@ const WebSearchDef = Type.Object({
 /** The Responses tool types of OpenAI's web search. */
 export const WEB_SEARCH_TOOL_TYPES: ReadonlySet<string> = new Set(['web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11']);
 
+const WebSearchCallItem = Type.Object({
+  type: Type.Literal('web_search_call'),
+  id: Type.String(),
+  status: Type.Optional(Type.String()),
+  action: Type.Optional(Type.Object({
+    type: Type.Optional(Type.String()),
+    query: Type.Optional(Type.String()),
+    queries: Type.Optional(Type.Array(Type.String())),
+    sources: Type.Optional(Type.Array(Type.Object({ url: Type.String() }))),
+  })),
+});
+
 const FunctionToolDef = Type.Object({
   type: Type.Literal('function'),
   name: Type.String({ minLength: 1 }),
@@ -259,7 +271,7 @@ function decodeInput(input: ResponsesRequest['input'], model: string): { system:
         return;
       }
       case 'web_search_call':
-        append(messages, 'assistant', webSearchPart(item as Parameters<typeof webSearchPart>[0]), assistantTurn);
+        append(messages, 'assistant', webSearchPart(validateBody<Static<typeof WebSearchCallItem>>(WebSearchCallItem, item, at)), assistantTurn);
         return;
       case 'item_reference':
         // Resolved from Relay's store before decoding (responses-state.ts): one left here has nothing to name.

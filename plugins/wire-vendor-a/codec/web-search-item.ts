@@ -52,7 +52,7 @@ function common(item: ClientItem): Pick<WebSearchCallPart, 'query' | 'sources' |
   const query = typeof action.query === 'string' ? action.query
     : Array.isArray(action.queries) && typeof action.queries[0] === 'string' ? action.queries[0] : undefined;
   const sources = Array.isArray(action.sources)
-    ? (action.sources as Array<{ url?: unknown }>).filter((s) => typeof s.url === 'string').map((s) => ({ url: s.url as string }))
+    ? (action.sources as Array<{ url?: unknown } | null>).filter((s) => typeof s?.url === 'string').map((s) => s!).map((s) => ({ url: s.url as string }))
     : undefined;
   const status = item.status === 'failed' ? 'failed' : item.status === 'completed' ? 'completed' : item.status === undefined ? undefined : 'in_progress';
   return { ...(query === undefined ? {} : { query }), ...(sources === undefined ? {} : { sources }), ...(status === undefined ? {} : { status }) };

@@ -51,7 +51,7 @@ export function withResult(part: WebSearchCallPart, result: Block): WebSearchCal
   const content = result.content;
   const out: WebSearchCallPart = { ...part, status: Array.isArray(content) ? 'completed' : 'failed' };
   if (Array.isArray(content)) {
-    out.sources = (content as Array<{ url?: unknown; title?: unknown; page_age?: unknown }>).filter((r) => typeof r.url === 'string').map((r) => ({
+    out.sources = (content as Array<{ url?: unknown; title?: unknown; page_age?: unknown } | null>).filter((r) => typeof r?.url === 'string').map((r) => r!).map((r) => ({
       url: r.url as string,
       ...(typeof r.title === 'string' ? { title: r.title } : {}),
       ...(typeof r.page_age === 'string' ? { page_age: r.page_age } : {}),
