@@ -6,6 +6,7 @@
 // at all (named in x-relay-dropped); Anthropic's pause_turn reaches each client. Real HTTP through
 // Relay to fake upstreams that record what they receive.
 import t from 'tap';
+import { randomBytes } from 'node:crypto';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream, type SseFrame } from '../support/fake-upstream.ts';
 import { settled } from '../support/relay-client.ts';
@@ -30,7 +31,7 @@ const CITED = 'Relay is a gateway.';
 const USE = { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'relay gateway' } };
 const RESULT = {
   type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01',
-  content: [{ type: 'web_search_result', url: 'https://example.com/relay', title: 'Relay', encrypted_content: 'EqgfCioIARgBIiQ3-secret', page_age: 'April 30, 2025' }],
+  content: [{ type: 'web_search_result', url: 'https://example.com/relay', title: 'Relay', encrypted_content: `EqgfCioIARgBIiQ3-secret${randomBytes(3000).toString('base64')}`, page_age: 'April 30, 2025' }],
 };
 const CITATION = { type: 'web_search_result_location', url: 'https://example.com/relay', title: 'Relay', encrypted_index: 'Eo8BCioIAhgB', cited_text: 'Relay is an LLM gateway that translates.' };
 const USAGE = { input_tokens: 10, output_tokens: 20, server_tool_use: { web_search_requests: 1 } };
@@ -163,6 +164,25 @@ t.test('the web_search_call item sent back reaches Anthropic as its own blocks, 
   const sent = claudeUp.lastRequest()!.json.messages;
   t.equal(sent[1].role, 'assistant');
   t.same(sent[1].content.filter((b: any) => b.type !== 'text'), [USE, RESULT], 'server_tool_use and web_search_tool_result with their encrypted content');
+});
+
+t.test('stored by Relay, the search item resolves by item_reference and by previous_response_id (its id is long: indexed by hash)', async (t) => {
+  claudeUp.reset();
+  claudeUp.script(() => ({ body: anthropicAnswer() }));
+  const first = await post('/vendor-a/v1/responses', { model: 'ws-claude', input: 'What is Relay?', tools: RESPONSES_TOOLS });
+  t.equal(first.status, 200);
+  const stored = first.json();
+  t.ok(stored.output[1].id.length > 3000, 'a sealed id longer than a btree row holds (Anthropic\'s encrypted_content runs to kilobytes)');
+  const byReference = await post('/vendor-a/v1/responses', {
+    model: 'ws-claude', tools: RESPONSES_TOOLS,
+    input: [{ role: 'user', content: 'What is Relay?' }, ...stored.output.map((i: any) => ({ type: 'item_reference', id: i.id })), { role: 'user', content: 'Who made it?' }],
+  });
+  t.equal(byReference.status, 200, byReference.text.slice(0, 300));
+  t.same(claudeUp.lastRequest()!.json.messages[1].content.filter((b: any) => b.type !== 'text'), [USE, RESULT], 'item_reference: the blocks verbatim');
+  const byPrevious = await post('/vendor-a/v1/responses', { model: 'ws-claude', tools: RESPONSES_TOOLS, previous_response_id: stored.id, input: 'Who made it?' });
+  t.equal(byPrevious.status, 200);
+  t.same(claudeUp.lastRequest()!.json.messages[1].content.filter((b: any) => b.type !== 'text'), [USE, RESULT], 'previous_response_id: the blocks verbatim');
+  claudeUp.script(undefined);
 });
 
 t.test('an OpenAI search in the history cannot be replayed to Anthropic: named, not sent', async (t) => {
