@@ -10,6 +10,7 @@ import { sseText } from '../support/sse-frames.ts';
 import { sdkFinalMessage } from '../support/anthropic-sdk-stream.ts';
 import { openapiProblems } from '../support/openapi-schemas.ts';
 import { collect, context, decodeStream, encodeStream, streamProblems } from './harness.ts';
+import { responseToEvents } from '../../core/pipeline/response-events.ts';
 
 const USAGE = { input_tokens: 5, output_tokens: 7, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
 const REQUEST = { model: 'm', messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'news?' }] }], tools: [{ type: 'web_search' as const }] };
@@ -96,4 +97,13 @@ t.test('a search sealed for one client shape opens back to the same canonical pa
   const viaMessages = messagesCodec.decodeRequest({ model: 'm', max_tokens: 9, messages: [{ role: 'user', content: 'news?' }, { role: 'assistant', content: blocks }, { role: 'user', content: 'more' }] });
   t.match(viaMessages.messages[1].content[0], { id: 'ws_1', origin: 'openai', raw: openaiSearch.raw, status: 'completed', sources: [{ url: 'https://example.com/a' }] });
   t.same(messagesCodec.droppedParameters?.({ model: 'm', max_tokens: 9, messages: [{ role: 'assistant', content: blocks }] }), [], 'the blocks are no dropped history');
+});
+
+t.test('an upstream that answers a streamed request with one JSON body: the search and the citations are streamed too', async (t) => {
+  const search: WebSearchCallPart = { type: 'web_search_call', id: 'ws_1', query: 'news', status: 'completed', origin: 'openai', raw: { id: 'ws_1' } };
+  const response: CanonicalResponse = {
+    id: 'r1', model: 'm', stop_reason: 'end_turn', usage: USAGE,
+    content: [search, { type: 'text', text: 'Relay ships.', citations: [{ type: 'url_citation', url: 'https://example.com/r', title: 'R', start_index: 0, end_index: 5 }] }],
+  };
+  t.same(collect(responseToEvents(response)).content, response.content);
 });
