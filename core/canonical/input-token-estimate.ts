@@ -29,6 +29,9 @@ function partBytes(part: ContentPart): { bytes: number; images: number } {
       }
       return { bytes, images };
     }
+    case 'web_search_call':
+      // What the vendor replays (its results, encrypted or not) is what the model reads again.
+      return { bytes: Buffer.byteLength(JSON.stringify(part.raw ?? part.sources ?? []) ?? ''), images: 0 };
     default:
       return { bytes: 0, images: 0 };
   }
