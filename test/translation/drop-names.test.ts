@@ -84,7 +84,7 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'max_output_tokens below 16': { request: { max_output_tokens: 5 }, expect: { named: ['max_output_tokens'] } },
       'images in assistant messages': { request: { messages: [user(text('q')), { role: 'assistant', content: [{ type: 'image', source: PNG }] }, user(text('q'))] }, expect: { refused: /an image in an assistant message/ } },
       'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.input[1].role === 'assistant' && b.input[1].content === 'I cannot' } },
-      'web search': { request: { tools: [{ ...webSearch, max_uses: 3, allowed_domains: ['example.com'] }] }, expect: { named: ['tools.web_search.max_uses'] } },
+      'web search': { request: { tools: [{ ...webSearch, max_uses: 3, allowed_domains: ['example.com'] }], tool_choice: { type: 'tool', name: 'web_search' } }, expect: { named: ['tools.web_search.max_uses', 'tool_choice'] } },
       'web searches of the history made by another vendor': { request: { messages: searchedBy('anthropic') }, expect: { named: ['history.web_search_call'] } },
     },
   },

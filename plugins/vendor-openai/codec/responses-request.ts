@@ -20,7 +20,7 @@ export const RESPONSES_UPSTREAM_DROPPED = {
   'max_output_tokens below 16': 'raised to 16, the API minimum; named `max_output_tokens`',
   'images in assistant messages': 'refused (400): assistant items carry text only (images in system messages go in a developer message)',
   'refusal parts in history': 'sent as assistant text',
-  'web search': 'mapped to the web_search tool (allowed domains, user location, search_context_size; sources included); max_uses and blocked_domains have no field: named `tools.web_search.max_uses`, `tools.web_search.blocked_domains`',
+  'web search': 'mapped to the web_search tool (allowed domains, user location, search_context_size; sources included); max_uses and blocked_domains have no field: named `tools.web_search.max_uses`, `tools.web_search.blocked_domains`; a tool_choice forcing the search has no Responses form: named `tool_choice` (the model chooses)',
   'web searches of the history made by another vendor': 'OpenAI\'s own web_search_call items go back verbatim; another vendor\'s search cannot be replayed: named `history.web_search_call`',
 } as const;
 
@@ -138,8 +138,13 @@ function encodeTool(tool: Tool, dropped: string[]): unknown {
   };
 }
 
-function encodeToolChoice(choice: ToolChoice, tools: Tool[]): unknown {
+function encodeToolChoice(choice: ToolChoice, tools: Tool[], dropped: string[]): unknown {
   if (typeof choice === 'string') return choice;
+  // Anthropic's forced web_search has no Responses tool_choice (only web_search_preview has one): the model chooses.
+  if (!tools.some((t) => t.type !== 'web_search' && t.name === choice.name) && tools.some((t) => t.type === 'web_search')) {
+    dropped.push('tool_choice');
+    return 'auto';
+  }
   const custom = tools.some((t) => t.type === 'custom' && t.name === choice.name);
   return { type: custom ? 'custom' : 'function', name: choice.name };
 }
@@ -152,7 +157,7 @@ export function encodeResponsesRequest(request: CanonicalRequest, route: Route, 
   if (request.system && request.system.length === 1) body.instructions = request.system[0].text;
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map((tool) => encodeTool(tool, dropped));
-    if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice, request.tools);
+    if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice, request.tools, dropped);
   }
   if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
   if (request.max_output_tokens !== undefined) {
