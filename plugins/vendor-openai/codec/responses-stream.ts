@@ -8,7 +8,7 @@
 // openai-origin part). A web_search_call item opens as one whole web_search_call part when it is
 // done (its progress events carry nothing else); output_text annotations (url_citation) become
 // citation deltas. Other server tool items are dropped.
-import { emptyUsage, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, type CanonicalRequest, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { stopReasonFromResponse } from './responses-response.ts';
@@ -32,7 +32,9 @@ interface Frame {
 
 interface OpenPart { index: number; kind: 'text' | 'refusal' | 'reasoning' | 'tool'; sawDelta: boolean; encrypted?: string; text?: string }
 
-export function responsesStreamDecoder(route: Route): StreamDecoder {
+export function responsesStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
+  // The text is kept for the cited text of url_citation annotations, which only a web search makes.
+  const keepsText = request?.tools?.some((t) => t.type === 'web_search') === true;
   let started = false;
   let ended = false;
   let next = 0;
@@ -109,8 +111,7 @@ export function responsesStreamDecoder(route: Route): StreamDecoder {
         case 'response.output_text.delta': {
           const out = [...openPart(content, 'text', { type: 'text' }), ...delta(content, { type: 'text', text })];
           const state = open.get(content);
-          // Kept for the cited text of the annotations that follow.
-          if (state) state.text = (state.text ?? '') + text;
+          if (state && keepsText) state.text = (state.text ?? '') + text;
           return out;
         }
         case 'response.output_text.annotation.added': {
