@@ -112,7 +112,7 @@ export function messagesStreamEncoder(ctx: EncodeContext): StreamEncoder {
             if (state.text !== undefined) state.text += d.text;
             return blockDelta(state.block, { type: 'text_delta', text: d.text });
           }
-          // A citation with a span (OpenAI's) names the text it cites, streamed before it.
+          // OpenAI's citation indexes text already streamed: without cited text of its own, it cites that span.
           if (state.kind === 'text' && d.type === 'citation') return blockDelta(state.block, { type: 'citations_delta', citation: anthropicCitation(d.citation, state.text) });
           if (state.kind === 'tool' && d.type === 'arguments') {
             const partial = state.custom ? JSON.stringify(d.text).slice(1, -1) : d.text;
