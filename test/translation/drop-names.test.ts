@@ -111,6 +111,10 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.tools[0].name === 'apply_patch' && 'input' in b.tools[0].input_schema.properties } },
       'web search': { request: { tools: [{ ...webSearch, max_uses: 2, search_context_size: 'high' }] }, expect: { named: ['tools.web_search.search_context_size'] } },
       'web searches of the history made by another vendor': { request: { messages: searchedBy('openai') }, expect: { named: ['history.web_search_call'] } },
+      'a search left without its result, followed by more conversation': {
+        request: { messages: [user(text('news?')), { role: 'assistant', content: [{ type: 'web_search_call', id: 'srvtoolu_1', status: 'in_progress', origin: 'anthropic', raw: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } }] }] }, user(text('never mind'))] },
+        expect: { named: ['history.web_search_call'] },
+      },
     },
   },
   CONVERSE_REQUEST_DROPPED: {

@@ -11,6 +11,8 @@ import { sdkFinalMessage } from '../support/anthropic-sdk-stream.ts';
 import { openapiProblems } from '../support/openapi-schemas.ts';
 import { collect, context, decodeStream, encodeStream, streamProblems } from './harness.ts';
 import { responseToEvents } from '../../core/pipeline/response-events.ts';
+import * as anthropic from '../../plugins/vendor-anthropic/codec/index.ts';
+import { fakeRoute } from '../support/fake-route.ts';
 
 const USAGE = { input_tokens: 5, output_tokens: 7, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
 const REQUEST = { model: 'm', messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'news?' }] }], tools: [{ type: 'web_search' as const }] };
@@ -106,4 +108,17 @@ t.test('an upstream that answers a streamed request with one JSON body: the sear
     content: [search, { type: 'text', text: 'Relay ships.', citations: [{ type: 'url_citation', url: 'https://example.com/r', title: 'R', start_index: 0, end_index: 5 }] }],
   };
   t.same(collect(responseToEvents(response)).content, response.content);
+});
+
+t.test('Anthropic: a paused search continues as the last message; followed by more conversation it is left out, the turns joined', async (t) => {
+  const open: WebSearchCallPart = { type: 'web_search_call', id: 'srvtoolu_1', status: 'in_progress', origin: 'anthropic', raw: [USE] };
+  const paused = { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Searching.' }, open] };
+  const dropped: string[] = [];
+  const continued = anthropic.encodeRequest('anthropic.messages', { ...REQUEST, messages: [...REQUEST.messages, paused] }, fakeRoute(), dropped) as any;
+  t.same(continued.messages[1].content, [{ type: 'text', text: 'Searching.' }, USE], 'the continuation carries the open search');
+  t.same(dropped, []);
+  const onlySearch = { role: 'assistant' as const, content: [open] };
+  const moved = anthropic.encodeRequest('anthropic.messages', { ...REQUEST, messages: [...REQUEST.messages, onlySearch, { role: 'user', content: [{ type: 'text', text: 'never mind' }] }] }, fakeRoute(), dropped) as any;
+  t.same(moved.messages, [{ role: 'user', content: [{ type: 'text', text: 'news?' }, { type: 'text', text: 'never mind' }] }], 'no empty assistant turn, no dangling search');
+  t.same(dropped, ['history.web_search_call']);
 });

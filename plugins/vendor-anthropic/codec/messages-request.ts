@@ -3,7 +3,7 @@ import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, Tool
 import type { Route } from '../../../core/plugin-api.ts';
 import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, asksReasoning, customToolDescription, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { thinkingFor } from './thinking-budget.ts';
-import { webSearchHistoryBlocks, webSearchToolBlock } from './web-search.ts';
+import { webSearchHistoryBlocks, webSearchToolBlock, withoutUnansweredSearches } from './web-search.ts';
 
 /** Adapter-independent origin of reasoning that Anthropic made (see ReasoningPart.origin). */
 export const ANTHROPIC_ORIGIN = 'anthropic';
@@ -29,6 +29,7 @@ export const MESSAGES_UPSTREAM_DROPPED = {
   'custom tools': 'sent as a tool with one string parameter "input" (core/canonical/custom-tools.ts)',
   'web search': 'mapped to web_search_20250305 (max_uses, allowed/blocked domains, user location); search_context_size has no Anthropic field: named `tools.web_search.search_context_size`',
   'web searches of the history made by another vendor': 'Anthropic\'s own server_tool_use and web_search_tool_result blocks go back verbatim; another vendor\'s search cannot be replayed: named `history.web_search_call`',
+  'a search left without its result, followed by more conversation': 'only the paused turn itself (the last message) can continue it, Anthropic refuses it elsewhere: left out, named `history.web_search_call`',
 } as const;
 
 type Block = Record<string, unknown>;
@@ -116,6 +117,7 @@ function encodeMessages(request: CanonicalRequest, dropped: string[]): { system:
     if (last && last.role === message.role) last.content.push(...blocks);
     else messages.push({ role: message.role, content: blocks });
   }
+  withoutUnansweredSearches(messages, dropped);
   // tool_result blocks must open the user turn that answers the tool calls.
   for (const m of messages) {
     if (m.role === 'user') m.content = [...m.content.filter((b) => b.type === 'tool_result'), ...m.content.filter((b) => b.type !== 'tool_result')];

@@ -69,3 +69,26 @@ export function citationFromAnthropic(c: unknown): Citation | null {
     ...(typeof v.cited_text === 'string' ? { cited_text: v.cited_text } : {}),
   };
 }
+
+/**
+ * A search left without its result (the turn paused mid-search) can only be continued: followed
+ * by more conversation, Anthropic refuses it ("tool use ... without a corresponding
+ * web_search_tool_result"). Such blocks are left out of every message but the last, and named.
+ */
+export function withoutUnansweredSearches(messages: Array<{ role: string; content: Block[] }>, dropped: string[]): void {
+  const kept: typeof messages = [];
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant' && i < messages.length - 1) {
+      const answered = new Set(m.content.filter((b) => b.type === 'web_search_tool_result').map((b) => b.tool_use_id));
+      const content = m.content.filter((b) => !isWebSearchUse(b) || answered.has(b.id));
+      if (content.length < m.content.length) dropped.push(WEB_SEARCH_HISTORY_NAME);
+      m.content = content;
+    }
+    if (m.content.length === 0) return;
+    // A message left empty is gone: its neighbours of one role become one turn again.
+    const last = kept.at(-1);
+    if (last && last.role === m.role) last.content.push(...m.content);
+    else kept.push(m);
+  });
+  messages.splice(0, messages.length, ...kept);
+}
