@@ -269,6 +269,14 @@ t.test('Anthropic pause_turn: the canonical client reads pause_turn, Responses a
   const responses = await post('/vendor-a/v1/responses', { model: 'ws-claude', store: false, input: 'What is Relay?', tools: RESPONSES_TOOLS });
   t.equal(responses.json().status, 'completed');
   t.match(responses.json().output[1], { type: 'web_search_call', status: 'in_progress' });
+  // The Responses client goes on with its next question: Anthropic would refuse the unanswered search there.
+  const next = await post('/vendor-a/v1/responses', {
+    model: 'ws-claude', store: false, tools: RESPONSES_TOOLS,
+    input: [{ role: 'user', content: 'What is Relay?' }, ...responses.json().output, { role: 'user', content: 'Go on.' }],
+  });
+  t.equal(next.status, 200);
+  t.equal(next.dropped, 'history.web_search_call');
+  t.notOk(JSON.stringify(claudeUp.lastRequest()!.json.messages).includes('server_tool_use'), 'no search without its result');
   const chat = await post('/vendor-a/v1/chat/completions', { model: 'ws-claude', web_search_options: {}, messages: [{ role: 'user', content: 'What is Relay?' }] });
   t.equal(chat.json().choices[0].finish_reason, 'stop');
   t.equal(chat.json().choices[0].message.content, 'Let me search.');
