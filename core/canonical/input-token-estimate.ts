@@ -29,6 +29,9 @@ function partBytes(part: ContentPart): { bytes: number; images: number } {
       }
       return { bytes, images };
     }
+    case 'web_search_call':
+      // What the vendor replays (its results, encrypted or not) is what the model reads again.
+      return { bytes: Buffer.byteLength(JSON.stringify(part.raw ?? part.sources ?? []) ?? ''), images: 0 };
     default:
       return { bytes: 0, images: 0 };
   }
@@ -47,6 +50,7 @@ export function estimateInputTokens(request: CanonicalRequest): number {
     }
   }
   for (const tool of request.tools ?? []) {
+    if (tool.type === 'web_search') continue;
     bytes += Buffer.byteLength(tool.name) + Buffer.byteLength(tool.description ?? '');
     if (tool.type === 'function' && tool.parameters) bytes += Buffer.byteLength(JSON.stringify(tool.parameters));
     if (tool.type === 'custom' && tool.format?.type === 'grammar') bytes += Buffer.byteLength(tool.format.definition);

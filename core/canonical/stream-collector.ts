@@ -20,7 +20,8 @@ export class StreamCollector {
         if (p.type === 'tool_call') this.parts.set(event.index, { type: 'tool_call', id: p.id, name: p.name, arguments: '', ...(p.tool_kind ? { tool_kind: p.tool_kind } : {}) });
         else if (p.type === 'reasoning') {
           this.parts.set(event.index, { type: 'reasoning', ...(p.origin ? { origin: p.origin } : {}), ...(p.id ? { id: p.id } : {}), ...(p.encrypted ? { encrypted: p.encrypted } : {}) });
-        } else this.parts.set(event.index, { type: p.type, text: '' });
+        } else if (p.type === 'web_search_call') this.parts.set(event.index, { ...p });
+        else this.parts.set(event.index, { type: p.type, text: '' });
         return;
       }
       case 'delta': {
@@ -31,6 +32,7 @@ export class StreamCollector {
         else if (d.type === 'arguments' && part.type === 'tool_call') part.arguments += d.text;
         else if (d.type === 'reasoning' && part.type === 'reasoning') part.text = (part.text ?? '') + d.text;
         else if (d.type === 'signature' && part.type === 'reasoning') part.signature = (part.signature ?? '') + d.signature;
+        else if (d.type === 'citation' && part.type === 'text') (part.citations ??= []).push(d.citation);
         return;
       }
       case 'end': {

@@ -7,14 +7,28 @@
 //   to a prompt cache. output_tokens includes reasoning_tokens.
 // - tool_call.arguments is a string: JSON text for function tools, free text for custom tools.
 // - reasoning parts carry `origin` (the vendor adapter id that produced them); signed or
-//   encrypted reasoning is sent back only to an upstream of the same origin.
+//   encrypted reasoning is sent back only to an upstream of the same origin. So do web search
+//   calls (`raw`: the vendor's own blocks or item, which only it can read back).
 import { Type, type Static } from '@sinclair/typebox';
 
 const Json = Type.Unknown();
 
+/** A source the text cites (Anthropic web_search_result_location, OpenAI url_citation). */
+export const Citation = Type.Object({
+  type: Type.Literal('url_citation'),
+  url: Type.String(),
+  title: Type.Optional(Type.String()),
+  /** The cited passage (Anthropic's cited_text). */
+  cited_text: Type.Optional(Type.String()),
+  /** Where the cited span sits in the part's text; absent when the whole part cites it (Anthropic). */
+  start_index: Type.Optional(Type.Integer({ minimum: 0 })),
+  end_index: Type.Optional(Type.Integer({ minimum: 0 })),
+}, { additionalProperties: false });
+
 export const TextPart = Type.Object({
   type: Type.Literal('text'),
   text: Type.String(),
+  citations: Type.Optional(Type.Array(Citation)),
 }, { additionalProperties: false });
 
 export const ImagePart = Type.Object({
@@ -72,7 +86,29 @@ export const RefusalPart = Type.Object({
   text: Type.String(),
 }, { additionalProperties: false });
 
-export const ContentPart = Type.Union([TextPart, ImagePart, DocumentPart, ToolCallPart, ToolResultPart, ReasoningPart, RefusalPart]);
+export const WebSearchSource = Type.Object({
+  url: Type.String(),
+  title: Type.Optional(Type.String()),
+  page_age: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
+export const WebSearchStatus = Type.Union([Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed')]);
+
+/** A web search the upstream ran itself (Anthropic server_tool_use + web_search_tool_result, OpenAI web_search_call). */
+export const WebSearchCallPart = Type.Object({
+  type: Type.Literal('web_search_call'),
+  id: Type.String(),
+  query: Type.Optional(Type.String()),
+  sources: Type.Optional(Type.Array(WebSearchSource)),
+  /** in_progress: the search had not answered when the turn paused (Anthropic pause_turn). */
+  status: Type.Optional(WebSearchStatus),
+  /** Adapter id of the vendor that ran it; `raw` goes back only there. */
+  origin: Type.Optional(Type.String()),
+  /** The vendor's own blocks or item (Anthropic's results are encrypted), replayed verbatim to `origin`. */
+  raw: Type.Optional(Json),
+}, { additionalProperties: false });
+
+export const ContentPart = Type.Union([TextPart, ImagePart, DocumentPart, ToolCallPart, ToolResultPart, ReasoningPart, RefusalPart, WebSearchCallPart]);
 
 export const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
 
@@ -99,7 +135,25 @@ export const CustomTool = Type.Object({
   ])),
 }, { additionalProperties: false });
 
-export const Tool = Type.Union([FunctionTool, CustomTool]);
+/** The upstream's own web search (Responses web_search, Anthropic web_search_20250305, Chat web_search_options). */
+export const WebSearchTool = Type.Object({
+  type: Type.Literal('web_search'),
+  /** Anthropic only: searches per request. */
+  max_uses: Type.Optional(Type.Integer({ minimum: 1 })),
+  allowed_domains: Type.Optional(Type.Array(Type.String())),
+  /** Anthropic only. */
+  blocked_domains: Type.Optional(Type.Array(Type.String())),
+  user_location: Type.Optional(Type.Object({
+    city: Type.Optional(Type.String()),
+    region: Type.Optional(Type.String()),
+    country: Type.Optional(Type.String()),
+    timezone: Type.Optional(Type.String()),
+  }, { additionalProperties: false })),
+  /** OpenAI only. */
+  search_context_size: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
+}, { additionalProperties: false });
+
+export const Tool = Type.Union([FunctionTool, CustomTool, WebSearchTool]);
 
 export const ToolChoice = Type.Union([
   Type.Literal('auto'),
@@ -154,6 +208,8 @@ export const StopReason = Type.Union([
   Type.Literal('content_filter'),
   Type.Literal('refusal'),
   Type.Literal('error'),
+  /** The upstream paused a long server-tool loop (Anthropic pause_turn): send the answer back to continue. */
+  Type.Literal('pause_turn'),
 ]);
 
 export const Usage = Type.Object({
@@ -191,6 +247,8 @@ export const PartStart = Type.Union([
   Type.Object({ type: Type.Literal('tool_call'), id: Type.String(), name: Type.String(), tool_kind: Type.Optional(Type.Union([Type.Literal('function'), Type.Literal('custom')])) }),
   Type.Object({ type: Type.Literal('reasoning'), origin: Type.Optional(Type.String()), id: Type.Optional(Type.String()), encrypted: Type.Optional(Type.String()) }),
   Type.Object({ type: Type.Literal('refusal') }),
+  // A search opens whole, once the upstream has its results (its part_end follows, no deltas).
+  WebSearchCallPart,
 ]);
 
 export const PartDelta = Type.Union([
@@ -199,6 +257,7 @@ export const PartDelta = Type.Union([
   Type.Object({ type: Type.Literal('reasoning'), text: Type.String() }),
   Type.Object({ type: Type.Literal('signature'), signature: Type.String() }),
   Type.Object({ type: Type.Literal('refusal'), text: Type.String() }),
+  Type.Object({ type: Type.Literal('citation'), citation: Citation }),
 ]);
 
 export const StreamEvent = Type.Union([
@@ -210,7 +269,11 @@ export const StreamEvent = Type.Union([
   Type.Object({ type: Type.Literal('error'), error: Type.Object({ type: Type.String(), code: Type.String(), message: Type.String(), status: Type.Integer() }) }),
 ], { $id: 'CanonicalStreamEvent' });
 
+export type Citation = Static<typeof Citation>;
 export type TextPart = Static<typeof TextPart>;
+export type WebSearchSource = Static<typeof WebSearchSource>;
+export type WebSearchCallPart = Static<typeof WebSearchCallPart>;
+export type WebSearchTool = Static<typeof WebSearchTool>;
 export type ImagePart = Static<typeof ImagePart>;
 export type DocumentPart = Static<typeof DocumentPart>;
 export type ToolCallPart = Static<typeof ToolCallPart>;

@@ -5,7 +5,13 @@ import type { CanonicalResponse, ContentPart, StreamEvent } from '../canonical/t
 function partEvents(part: ContentPart, index: number): StreamEvent[] {
   switch (part.type) {
     case 'text':
-      return [{ type: 'part_start', index, part: { type: 'text' } }, { type: 'delta', index, delta: { type: 'text', text: part.text } }, { type: 'part_end', index }];
+      return [
+        { type: 'part_start', index, part: { type: 'text' } }, { type: 'delta', index, delta: { type: 'text', text: part.text } },
+        ...(part.citations ?? []).map((citation): StreamEvent => ({ type: 'delta', index, delta: { type: 'citation', citation } })),
+        { type: 'part_end', index },
+      ];
+    case 'web_search_call':
+      return [{ type: 'part_start', index, part }, { type: 'part_end', index }];
     case 'refusal':
       return [{ type: 'part_start', index, part: { type: 'refusal' } }, { type: 'delta', index, delta: { type: 'refusal', text: part.text } }, { type: 'part_end', index }];
     case 'tool_call':

@@ -1,5 +1,6 @@
 // Relay's Responses state in its database (Postgres or PGlite, migration 005): the payload sealed
 // under RELAY_MASTER_KEY, an owner per row, a retention sweep, and writes made before an answer's last byte.
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealing.ts';
@@ -8,6 +9,12 @@ import { RelayError } from '../errors.ts';
 import type { ResponsesState, StoredResponse } from './types.ts';
 
 const PLAIN = 'plain:';
+/** Longer item ids (a search another vendor ran, sealed into its id) are indexed by their hash: a btree row holds ~2.7 KB at most. */
+const MAX_INDEXED_ID = 256;
+
+function itemKey(id: string): string {
+  return id.length <= MAX_INDEXED_ID ? id : `sha256:${createHash('sha256').update(id).digest('base64url')}`;
+}
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 export interface ResponsesStateOptions {
@@ -71,7 +78,7 @@ export class ResponsesStateStore implements ResponsesState {
          ON CONFLICT (id) DO NOTHING RETURNING id
        )
        INSERT INTO responses_state_items (item_id, owner, response_id) SELECT unnest($6::text[]), $2, kept.id FROM kept ON CONFLICT DO NOTHING`,
-      [id, owner, payload, size, this.options.retentionHours, ownItemIds],
+      [id, owner, payload, size, this.options.retentionHours, ownItemIds.map(itemKey)],
     );
   }
 
@@ -86,7 +93,7 @@ export class ResponsesStateStore implements ResponsesState {
 
   async findItem(owner: string, itemId: string): Promise<Record<string, unknown> | null> {
     return this.readMissAware(async () => {
-      const row = await this.query<{ response_id: string }>('SELECT response_id FROM responses_state_items WHERE owner = $1 AND item_id = $2', [owner, itemId]);
+      const row = await this.query<{ response_id: string }>('SELECT response_id FROM responses_state_items WHERE owner = $1 AND item_id = $2', [owner, itemKey(itemId)]);
       if (!row) return null;
       const stored = await this.read(owner, row.response_id);
       if (!stored) return null;

@@ -26,3 +26,12 @@ t.test('multi-byte text counts its UTF-8 bytes; an empty request is 1', async (t
   t.equal(estimateInputTokens({ model: 'm', messages: [{ role: 'user', content: [text('é'.repeat(8))] }] }), 4);
   t.equal(estimateInputTokens({ model: 'm', messages: [] }), 1);
 });
+
+t.test('a search of the history counts what the vendor replays; a web search tool counts nothing', async (t) => {
+  const raw = [{ type: 'web_search_tool_result', content: [{ encrypted_content: 'e'.repeat(400) }] }];
+  const request: CanonicalRequest = {
+    model: 'm', tools: [{ type: 'web_search', max_uses: 2 }],
+    messages: [{ role: 'assistant', content: [{ type: 'web_search_call', id: 's', origin: 'anthropic', raw }] }],
+  };
+  t.equal(estimateInputTokens(request), Math.ceil(Buffer.byteLength(JSON.stringify(raw)) / 4));
+});

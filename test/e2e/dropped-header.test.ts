@@ -49,28 +49,29 @@ t.test('nothing dropped, no header; passthrough, no header', async (t) => {
   t.equal(up.lastRequest()!.json.seed, 7, 'passthrough forwards it');
 });
 
-t.test('Chat web_search_options on a translated route is a 400, not a drop', async (t) => {
-  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${claude.relayKey}` },
-    body: JSON.stringify({ model: 'drop-claude', web_search_options: {}, messages: [{ role: 'user', content: 'news?' }] }),
-  });
-  t.equal(res.status, 400);
-  t.match(await res.json(), { error: { code: 'RELAY_ERR_CONTENT_UNSUPPORTED', message: /drop-claude.*web_search_options/ } });
+t.test('Chat web_search_options reach Anthropic as its web search tool', async (t) => {
+  const res = await post('/vendor-a/v1/chat/completions', claude.relayKey, { model: 'drop-claude', web_search_options: {}, messages: [{ role: 'user', content: 'news?' }] });
+  t.equal(res.status, 200);
+  t.same(up.lastRequest()!.json.tools, [{ type: 'web_search_20250305', name: 'web_search' }]);
+  t.equal(res.headers.get('x-relay-dropped'), null);
 });
 
 t.test('server-side tools a translated route cannot run are named in x-relay-dropped', async (t) => {
+  // An OpenAI search of the history cannot be replayed to Anthropic (web search itself is mapped).
   const responses = await post('/vendor-a/v1/responses', claude.relayKey, {
     model: 'drop-claude', input: [{ role: 'user', content: 'search' }, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } }],
-    tools: [{ type: 'web_search' }, { type: 'function', name: 'f', parameters: { type: 'object' } }],
+    tools: [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs'] }, { type: 'function', name: 'f', parameters: { type: 'object' } }],
   });
   t.equal(responses.status, 200);
-  t.equal(responses.headers.get('x-relay-dropped'), 'tools.web_search, input.web_search_call');
+  t.equal(responses.headers.get('x-relay-dropped'), 'tools.file_search, history.web_search_call');
+  // A Chat-only upstream has no web search: the tool is named.
   const messages = await post('/vendor-b/v1/messages', gpt.relayKey, {
     model: 'drop-gpt', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }],
-    tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'f', input_schema: { type: 'object' } }],
+    tools: [{ type: 'web_search_20250305', name: 'web_search' }, { type: 'bash_20250124', name: 'bash' }, { name: 'f', input_schema: { type: 'object' } }],
   });
   t.equal(messages.status, 200);
-  t.equal(messages.headers.get('x-relay-dropped'), 'tools.web_search_20250305');
+  t.equal(messages.headers.get('x-relay-dropped'), 'tools.bash_20250124, tools.web_search');
+  t.same(up.lastRequest()!.json.tools.map((x: any) => x.function.name), ['f']);
 });
 
 // What the upstream encoder leaves out (issue 44 item 3) is named as well; what would change the

@@ -94,6 +94,10 @@ export function responseStreamEventSchema(type: string): string {
     'response.reasoning_summary_text.done': 'ResponseReasoningSummaryTextDoneEvent',
     'response.reasoning_text.delta': 'ResponseReasoningTextDeltaEvent',
     'response.reasoning_text.done': 'ResponseReasoningTextDoneEvent',
+    'response.web_search_call.in_progress': 'ResponseWebSearchCallInProgressEvent',
+    'response.web_search_call.searching': 'ResponseWebSearchCallSearchingEvent',
+    'response.web_search_call.completed': 'ResponseWebSearchCallCompletedEvent',
+    'response.output_text.annotation.added': 'ResponseOutputTextAnnotationAddedEvent',
     error: 'ResponseErrorEvent',
   };
   const name = known[type];

@@ -60,11 +60,14 @@ const UPSTREAM_CASES = [
   },
 ];
 
-t.test('Codex request decodes: custom tool kept, namespace flattened, server tools dropped', async (t) => {
+t.test('Codex request decodes: custom tool kept, namespace flattened, web search mapped, other server tools dropped', async (t) => {
   const request = responsesCodec.decodeRequest(CODEX_REQUEST);
-  t.same(request.tools?.map((tool) => `${tool.type}:${tool.name}`), [
-    'function:exec_command', 'custom:apply_patch', 'function:multi_agent_v1__spawn_agent', 'function:multi_agent_v1__send_input',
+  t.same(request.tools?.map((tool) => `${tool.type}:${'name' in tool ? tool.name : ''}`), [
+    'function:exec_command', 'custom:apply_patch', 'function:multi_agent_v1__spawn_agent', 'function:multi_agent_v1__send_input', 'web_search:',
   ]);
+  const named = responsesCodec.droppedParameters?.(CODEX_REQUEST) ?? [];
+  t.ok(named.includes('tools.tool_search') && named.includes('tools.web_search.external_web_access'), 'tool_search and the cache-only search mode are named');
+  t.notOk(named.includes('tools.web_search'), 'web search is not dropped');
   t.same(request.system, [{ type: 'text', text: 'You are Codex.' }]);
   const calls = request.messages.flatMap((m) => m.content).filter((p) => p.type === 'tool_call');
   t.same(calls, [
@@ -76,8 +79,9 @@ t.test('Codex request decodes: custom tool kept, namespace flattened, server too
 
 function upstreamTools(shape: UpstreamShape, body: unknown): Array<{ name: string; description: string; schema: Record<string, unknown> }> {
   if (shape === 'anthropic.messages') {
-    return (body as { tools: Array<{ name: string; description: string; input_schema: Record<string, unknown> }> }).tools
-      .map((tool) => ({ name: tool.name, description: tool.description, schema: tool.input_schema }));
+    // Typed tools (web_search_20250305) are Anthropic's server tools, not client tools.
+    return (body as { tools: Array<{ type?: string; name: string; description: string; input_schema: Record<string, unknown> }> }).tools
+      .filter((tool) => tool.type === undefined).map((tool) => ({ name: tool.name, description: tool.description, schema: tool.input_schema }));
   }
   return (body as { tools: Array<{ function: { name: string; description: string; parameters: Record<string, unknown> } }> }).tools
     .map((tool) => ({ name: tool.function.name, description: tool.function.description, schema: tool.function.parameters }));
@@ -106,7 +110,9 @@ t.test('upstreams without custom tools see apply_patch as a tool with one string
     t.match(patch.description, /lark grammar/, `${label}: says what the grammar is`);
     t.ok(patch.description.includes(APPLY_PATCH_GRAMMAR), `${label}: includes the grammar definition`);
     t.ok(tools.some((tool) => tool.name === 'multi_agent_v1__spawn_agent'), `${label}: namespace member flattened`);
-    t.notOk(tools.some((tool) => /web_search|tool_search/.test(tool.name)), `${label}: server tools dropped`);
+    t.notOk(tools.some((tool) => /web_search|tool_search/.test(tool.name)), `${label}: server tools are no client tools`);
+    const webSearch = (body as { tools: Array<{ type?: string }> }).tools.filter((tool) => tool.type === 'web_search_20250305');
+    t.equal(webSearch.length, upstream === 'anthropic.messages' ? 1 : 0, `${label}: web search ${upstream === 'anthropic.messages' ? 'mapped' : 'dropped'}`);
     t.same(historyPatchInput(upstream, body), { input: PATCH }, `${label}: the previous custom call is wrapped as {"input": ...}`);
   }
 });

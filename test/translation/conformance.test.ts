@@ -3,7 +3,7 @@
 // streams (each upstream shape -> canonical -> each inbound shape, validated and read back),
 // errors, and what each pair drops (pinned below, together with the DROPPED tables).
 import t from 'tap';
-import type { CanonicalRequest, ContentPart } from '../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, CanonicalResponse, ContentPart } from '../../core/plugin-api/canonical.ts';
 import { CHAT_REQUEST_DROPPED, CHAT_RESPONSE_DROPPED, RESPONSES_REQUEST_DROPPED, RESPONSES_RESPONSE_DROPPED } from '../../plugins/wire-vendor-a/codec/index.ts';
 import { MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED } from '../../plugins/wire-vendor-b/codec/index.ts';
 import { CANONICAL_DROPPED } from '../../plugins/wire-canonical/codec.ts';
@@ -14,11 +14,12 @@ import { fakeRoute } from '../support/fake-route.ts';
 import { openapiProblems } from '../support/openapi-schemas.ts';
 import { sseFrames } from '../support/sse-frames.ts';
 import {
-  INBOUND, INBOUND_SHAPES, canonicalProblems, context, decodeStream, encodeStream, readBackRequest, readBackResponse, readBackStream,
+  INBOUND, INBOUND_SHAPES, canonicalProblems, collect, context, decodeStream, encodeStream, readBackRequest, readBackResponse, readBackStream,
   responseProblems, responseSemantics, streamProblems, vendorFor, type InboundShape, type UpstreamShape,
 } from './harness.ts';
 import { REQUEST_FIXTURES } from './fixtures/requests.ts';
 import { ANSWER, CALLS, FIXTURE_USAGE, RATE_LIMIT_MESSAGE, STREAM_FIXTURES, THOUGHT } from './fixtures/responses.ts';
+import { ANTHROPIC_SEARCH_ANSWER, ANTHROPIC_SEARCH_STREAM, CITED, OPENAI_SEARCH_ANSWER, OPENAI_SEARCH_STREAM, SEARCH_QUERY, SEARCH_URL } from './fixtures/web-search.ts';
 import { lostFeatures } from './request-probes.ts';
 import { UPSTREAM_CASES } from './upstream-cases.ts';
 
@@ -128,7 +129,7 @@ t.test('requests: the kitchen sink keeps the essentials on every pair', async (t
       const urlOnly = upstream === 'bedrock.converse' && !decoded.messages.some((m) => m.content.some((p) => p.type === 'image' && p.source.type === 'base64'));
       t.ok(urlOnly || back.messages.some((m) => m.content.some((p) => p.type === 'image')), `${pair}: image`);
       t.ok(back.messages.some((m) => m.content.some((p) => p.type === 'tool_result')), `${pair}: tool results`);
-      t.ok(back.tools?.some((tool) => tool.name === 'lookup'), `${pair}: function tool`);
+      t.ok(back.tools?.some((tool) => 'name' in tool && tool.name === 'lookup'), `${pair}: function tool`);
       t.ok(back.reasoning?.effort, `${pair}: reasoning effort`);
       t.equal(back.response_format?.type, 'json_schema', `${pair}: structured output`);
       t.equal(back.max_output_tokens, 40000, `${pair}: max output tokens`);
@@ -428,4 +429,45 @@ t.test("Azure's content filter becomes a refusal naming the categories, in every
   const error = azure.decodeError('openai.chat', 400, promptFiltered);
   t.equal(error.code, 'RELAY_ERR_BAD_REQUEST');
   t.match(error.message, /content management policy.*filtered: self_harm \(medium\)/, 'a filtered prompt names the category');
+});
+
+// ------------------------------------------------------------------ web search
+
+const SEARCH_REQUEST: CanonicalRequest = { model: 'client-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is Relay?' }] }], tools: [{ type: 'web_search' }] };
+const SEARCH_CASES = [
+  { upstream: 'anthropic.messages' as UpstreamShape, body: ANTHROPIC_SEARCH_ANSWER, stream: ANTHROPIC_SEARCH_STREAM },
+  { upstream: 'openai.responses' as UpstreamShape, body: OPENAI_SEARCH_ANSWER, stream: OPENAI_SEARCH_STREAM },
+];
+
+/** What every client reads of a search answer: the text, the search (Chat has no item for it), the cited URL. */
+function searchSemantics(r: CanonicalResponse): { text: string; searches: string[]; cited: string[] } {
+  return {
+    // Chat sets text parts apart by a blank line.
+    text: r.content.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('').replace(/\s+/g, ' '),
+    searches: r.content.filter((p) => p.type === 'web_search_call').map((p) => `${(p as { query?: string }).query}:${((p as { sources?: Array<{ url: string }> }).sources ?? []).map((s) => s.url).join(',')}`),
+    cited: r.content.flatMap((p) => (p.type === 'text' ? (p.citations ?? []).map((c) => c.url) : [])),
+  };
+}
+const SEARCHED = { text: `Searching. ${CITED}`, searches: [`${SEARCH_QUERY}:${SEARCH_URL}`], cited: [SEARCH_URL] };
+
+t.test('web search answers: each searching upstream to every inbound shape, whole and streamed', async (t) => {
+  for (const { upstream, body, stream } of SEARCH_CASES) {
+    const response = vendorFor(upstream).decodeResponse(upstream, body, fakeRoute(), SEARCH_REQUEST);
+    t.same(canonicalProblems('response', response), [], `${upstream}: a valid canonical response`);
+    t.same(searchSemantics(response), SEARCHED, `${upstream}: the search and its citation`);
+    const events = decodeStream(upstream, stream, fakeRoute(), SEARCH_REQUEST);
+    t.same(searchSemantics(collect(events)), SEARCHED, `${upstream} streamed: the same`);
+    for (const inbound of INBOUND_SHAPES) {
+      const pair = `${upstream} -> ${inbound}`;
+      // Chat has no search item (CHAT_RESPONSE_DROPPED), and its stream no annotations.
+      const expected = inbound === 'openai.chat' ? { ...SEARCHED, searches: [], cited: [] } : SEARCHED;
+      const json = INBOUND[inbound].encodeResponse(response, context(SEARCH_REQUEST));
+      t.same(responseProblems(inbound, json), [], `${pair}: valid in the client's shape`);
+      if (inbound === 'openai.chat') t.same((json as any).choices[0].message.annotations.map((a: any) => a.url_citation.url), [SEARCH_URL], `${pair}: the citation as an annotation`);
+      else t.same(searchSemantics(readBackResponse(inbound, json)), expected, `${pair}: same search and citation`);
+      const sse = encodeStream(inbound, context(SEARCH_REQUEST), events);
+      t.same(await streamProblems(inbound, sse), [], `${pair} streamed: valid in the client's shape`);
+      t.same(searchSemantics(readBackStream(inbound, sse)), expected, `${pair} streamed: same search and citation`);
+    }
+  }
 });

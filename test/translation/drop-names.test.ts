@@ -47,6 +47,14 @@ const system = (...content: ContentPart[]): Message => ({ role: 'system', conten
 const assistant = (...content: ContentPart[]): Message => ({ role: 'assistant', content });
 const pdf: ContentPart = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, filename: 'a.pdf' };
 const refusal: Message[] = [user(text('q')), { role: 'assistant', content: [{ type: 'refusal', text: 'I cannot' }] }, user(text('ok'))];
+const webSearch = { type: 'web_search' as const };
+/** A search another vendor ran, in the history. */
+const searchedBy = (origin: string): Message[] => [
+  user(text('news?')),
+  { role: 'assistant', content: [{ type: 'web_search_call', id: 'ws_1', query: 'news', status: 'completed', origin, raw: { opaque: true } }, text('Nothing new.')] },
+  user(text('ok')),
+];
+const noWebSearch = { request: { tools: [webSearch], messages: searchedBy('openai') }, expect: { named: ['tools.web_search', 'history.web_search_call'] } };
 
 function route(model: string, catalog?: { reasoning?: boolean }): Route {
   return catalog ? { upstreamModel: model, model: { spec: catalog, metadata: { slug: model } } } as unknown as Route : fakeRoute(model);
@@ -64,6 +72,7 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'is_error of tool results': { request: { messages: toolTurn({ is_error: true }) }, expect: { mapped: (b) => b.messages[2].content === 'Error: not found' } },
       metadata: { request: { metadata: { a: 'b' } }, expect: { named: ['metadata'] } },
       'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.tools[0].function.name === 'apply_patch' && 'input' in b.tools[0].function.parameters.properties } },
+      'web search (the tool and the searches of the history)': noWebSearch,
     },
   },
   RESPONSES_UPSTREAM_DROPPED: {
@@ -78,6 +87,8 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'images in assistant messages': { request: { messages: [user(text('q')), { role: 'assistant', content: [{ type: 'image', source: PNG }] }, user(text('q'))] }, expect: { refused: /an image in an assistant message/ } },
       'documents in assistant messages': { request: { messages: [user(text('q')), assistant(text('here'), pdf), user(text('q'))] }, expect: { refused: /`gpt-test` cannot take a document in an assistant message/ } },
       'refusal parts in history': { request: { messages: refusal }, expect: { mapped: (b) => b.input[1].role === 'assistant' && b.input[1].content === 'I cannot' } },
+      'web search': { request: { tools: [{ ...webSearch, max_uses: 3, allowed_domains: ['example.com'] }], tool_choice: { type: 'tool', name: 'web_search' } }, expect: { named: ['tools.web_search.max_uses', 'tool_choice'] } },
+      'web searches of the history made by another vendor': { request: { messages: searchedBy('anthropic') }, expect: { named: ['history.web_search_call'] } },
     },
   },
   MESSAGES_UPSTREAM_DROPPED: {
@@ -102,6 +113,12 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'position of system messages inside the conversation': { request: { messages: [user(text('hi')), system(text('be brief'))] }, expect: { mapped: (b) => b.system[0].text === 'be brief' } },
       'tool call ids outside [a-zA-Z0-9_-]': { request: { tools: [lookup], messages: toolTurn({}, [], 'call.1') }, expect: { mapped: (b) => b.messages[1].content[0].id === 'call_1' && b.messages[2].content[0].tool_use_id === 'call_1' } },
       'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.tools[0].name === 'apply_patch' && 'input' in b.tools[0].input_schema.properties } },
+      'web search': { request: { tools: [{ ...webSearch, max_uses: 2, search_context_size: 'high' }] }, expect: { named: ['tools.web_search.search_context_size'] } },
+      'web searches of the history made by another vendor': { request: { messages: searchedBy('openai') }, expect: { named: ['history.web_search_call'] } },
+      'a search left without its result, followed by more conversation': {
+        request: { messages: [user(text('news?')), { role: 'assistant', content: [{ type: 'web_search_call', id: 'srvtoolu_1', status: 'in_progress', origin: 'anthropic', raw: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } }] }] }, user(text('never mind'))] },
+        expect: { named: ['history.web_search_call'] },
+      },
     },
   },
   CONVERSE_REQUEST_DROPPED: {
@@ -129,6 +146,7 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'position of system messages inside the conversation': { request: { messages: [user(text('hi')), system(text('be brief'))] }, expect: { mapped: (b) => b.system[0].text === 'be brief' } },
       'tool call ids outside [a-zA-Z0-9_-]': { request: { tools: [lookup], messages: toolTurn({}, [], 'call.1') }, expect: { mapped: (b) => b.messages[1].content[0].toolUse.toolUseId === 'call_1' } },
       'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.toolConfig.tools[0].toolSpec.name === 'apply_patch' } },
+      'web search (the tool and the searches of the history)': noWebSearch,
     },
   },
   GEMINI_REQUEST_DROPPED: {
@@ -155,6 +173,7 @@ const ENCODERS: Record<string, { table: Record<string, string>; model: string; e
       'tool strict flag': { request: { tools: [{ ...lookup, strict: true }] }, expect: { named: ['tools.strict'] } },
       'reasoning effort with a budget': { request: { reasoning: { effort: 'low', budget_tokens: 3000 } }, expect: { mapped: (b) => b.generationConfig.thinkingConfig.thinkingBudget === 3000 } },
       'custom tools': { request: { tools: [custom] }, expect: { mapped: (b) => b.tools[0].functionDeclarations[0].name === 'apply_patch' } },
+      'web search (the tool and the searches of the history)': noWebSearch,
     },
   },
 };
@@ -171,6 +190,10 @@ const INBOUND: Record<string, { table: Record<string, string>; codec: typeof cha
       'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': {
         body: { ...CHAT, frequency_penalty: 1, presence_penalty: 1, logit_bias: { 1: 1 }, seed: 1, logprobs: true, top_logprobs: 2 },
         expect: { named: ['frequency_penalty', 'presence_penalty', 'logit_bias', 'seed', 'logprobs', 'top_logprobs'] },
+      },
+      web_search_options: {
+        body: { ...CHAT, web_search_options: { search_context_size: 'low', user_location: { type: 'approximate', approximate: { country: 'DE' } } } },
+        expect: { mapped: (r) => r.tools?.[0]?.type === 'web_search' && r.tools[0].search_context_size === 'low' && r.tools[0].user_location?.country === 'DE' },
       },
       'audio, modalities, prediction, service_tier, store': {
         body: { ...CHAT, audio: { voice: 'x', format: 'mp3' }, modalities: ['text'], prediction: { type: 'content', content: 'x' }, service_tier: 'auto', store: true },
@@ -190,15 +213,22 @@ const INBOUND: Record<string, { table: Record<string, string>; codec: typeof cha
   RESPONSES_REQUEST_DROPPED: {
     table: RESPONSES_REQUEST_DROPPED, codec: responsesCodec,
     cases: {
-      'server-side tools (web_search, tool_search, file_search, code_interpreter, computer_use, image_generation, local_shell, shell, mcp, ...)': {
-        body: { ...RESPONSES, tools: [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs'] }] }, expect: { named: ['tools.web_search', 'tools.file_search'] },
+      'server-side tools (tool_search, file_search, code_interpreter, computer_use, image_generation, local_shell, shell, mcp, ...)': {
+        body: { ...RESPONSES, tools: [{ type: 'tool_search' }, { type: 'file_search', vector_store_ids: ['vs'] }] }, expect: { named: ['tools.tool_search', 'tools.file_search'] },
+      },
+      'web_search and web_search_preview tools': {
+        body: { ...RESPONSES, tools: [{ type: 'web_search', external_web_access: false, filters: { allowed_domains: ['example.com'] } }] }, expect: { named: ['tools.web_search.external_web_access'] },
+      },
+      'web_search_call items of the history': {
+        body: { ...RESPONSES, input: [{ role: 'user', content: 'news?' }, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } }, { role: 'user', content: 'hi' }] },
+        expect: { mapped: (r) => r.messages[1].content[0].type === 'web_search_call' && (r.messages[1].content[0] as { origin?: string }).origin === 'openai' },
       },
       'tool_choice naming a server-side tool, allowed_tools subsets': {
-        body: { ...RESPONSES, tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }, expect: { named: ['tools.web_search', 'tool_choice'] },
+        body: { ...RESPONSES, tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }, expect: { named: ['tool_choice'] },
       },
       'input items of other types (*_call of server tools, compaction, ...)': {
-        body: { ...RESPONSES, input: [{ type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } }, { role: 'user', content: 'hi' }] },
-        expect: { named: ['input.web_search_call'] },
+        body: { ...RESPONSES, input: [{ type: 'file_search_call', id: 'fs_1', status: 'completed', queries: ['q'] }, { role: 'user', content: 'hi' }] },
+        expect: { named: ['input.file_search_call'] },
       },
       'include, prompt_cache_key, background, truncation, service_tier': {
         body: { ...RESPONSES, include: ['reasoning.encrypted_content'], prompt_cache_key: 'k', background: false, truncation: 'auto', service_tier: 'auto' },
@@ -223,17 +253,21 @@ const INBOUND: Record<string, { table: Record<string, string>; codec: typeof cha
         body: { ...MESSAGES, context_management: { edits: [] }, container: 'c', mcp_servers: [], service_tier: 'auto' },
         expect: { named: ['service_tier', 'context_management', 'container', 'mcp_servers'] },
       },
-      'server tools (typed tools such as web_search_*, bash_*, text_editor_*, computer_*, code_execution_*)': {
-        body: { ...MESSAGES, tools: [{ type: 'web_search_20250305', name: 'web_search' }, { type: 'bash_20250124', name: 'bash' }] },
-        expect: { named: ['tools.web_search_20250305', 'tools.bash_20250124'] },
+      'server tools (typed tools such as bash_*, text_editor_*, computer_*, code_execution_*)': {
+        body: { ...MESSAGES, tools: [{ type: 'code_execution_20250522', name: 'code_execution' }, { type: 'bash_20250124', name: 'bash' }] },
+        expect: { named: ['tools.code_execution_20250522', 'tools.bash_20250124'] },
+      },
+      'web search tools (web_search_YYYYMMDD)': {
+        body: { ...MESSAGES, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3, blocked_domains: ['example.com'] }] },
+        expect: { mapped: (r) => r.tools?.[0]?.type === 'web_search' && r.tools[0].max_uses === 3 && r.tools[0].blocked_domains?.[0] === 'example.com' },
       },
       'server_tool_use and *_tool_result blocks of server tools in history': {
-        body: { ...MESSAGES, messages: [{ role: 'user', content: 'news?' }, { role: 'assistant', content: [
-          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } },
-          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
-          { type: 'text', text: 'Nothing new.' },
+        body: { ...MESSAGES, messages: [{ role: 'user', content: 'run it' }, { role: 'assistant', content: [
+          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'code_execution', input: { code: 'print(1)' } },
+          { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'code_execution_result', stdout: '1', stderr: '', return_code: 0, content: [] } },
+          { type: 'text', text: 'It printed 1.' },
         ] }, { role: 'user', content: 'ok' }] },
-        expect: { named: ['messages.server_tool_use', 'messages.web_search_tool_result'] },
+        expect: { named: ['messages.server_tool_use', 'messages.code_execution_tool_result'] },
       },
       'citations, and a document\'s context': {
         body: { ...MESSAGES, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' }, citations: { enabled: true }, context: 'from the wiki' }, { type: 'text', text: 'sum up' }] }] },
@@ -289,6 +323,7 @@ const ANSWER: CanonicalResponse = {
   content: [text('the answer')], usage: { input_tokens: 5, output_tokens: 7, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
 };
 const answer = (over: Partial<CanonicalResponse>): CanonicalResponse => ({ ...ANSWER, ...over });
+const SEARCH: ContentPart = { type: 'web_search_call', id: 'ws_1', query: 'relay', status: 'completed', sources: [{ url: 'https://example.com/r', title: 'R' }], origin: 'openai', raw: { id: 'ws_1', type: 'web_search_call' } };
 const oddOutput: ContentPart[] = [text('see'), png, { type: 'tool_result', tool_call_id: 'c', content: [text('r')] }];
 
 /** A case reads what the client gets instead; `named`, what the encoder names for x-relay-dropped (nothing when absent). */
@@ -303,6 +338,12 @@ const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec:
       'image, document and tool_result parts in output': { response: answer({ content: oddOutput }), reads: (b) => b.choices[0].message.content === 'see', named: ['image', 'tool_result'] },
       'stop_sequence (which one matched)': { response: answer({ stop_reason: 'stop_sequence', stop_sequence: 'END' }), reads: (b) => b.choices[0].finish_reason === 'stop' },
       'cache_write_tokens': { response: answer({ usage: { ...ANSWER.usage, cache_write_tokens: 4 } }), reads: (b) => b.usage.prompt_tokens === 5 && !JSON.stringify(b.usage).includes('cache_write') },
+      'web_search_call parts': {
+        response: answer({ content: [SEARCH, text('one'), { type: 'text', text: 'Relay ships.', citations: [{ type: 'url_citation', url: 'https://example.com/r', title: 'R' }] }] }),
+        reads: (b) => b.choices[0].message.content === 'one\n\nRelay ships.'
+          && JSON.stringify(b.choices[0].message.annotations) === JSON.stringify([{ type: 'url_citation', url_citation: { url: 'https://example.com/r', title: 'R', start_index: 5, end_index: 17 } }]),
+      },
+      'pause_turn (a paused server-tool loop)': { response: answer({ content: [{ ...SEARCH, status: 'in_progress' }], stop_reason: 'pause_turn' }), reads: (b) => b.choices[0].finish_reason === 'stop' },
     },
   },
   RESPONSES_RESPONSE_DROPPED: {
@@ -320,6 +361,10 @@ const RESPONSES_RENDERED: Record<string, { table: Record<string, string>; codec:
       'custom tool calls': {
         response: answer({ content: [{ type: 'tool_call', id: 'toolu_1', name: 'apply_patch', arguments: '*** Begin Patch', tool_kind: 'custom' }], stop_reason: 'tool_use' }),
         reads: (b) => b.content[0].type === 'tool_use' && b.content[0].input.input === '*** Begin Patch',
+      },
+      'encrypted_content of another vendor\'s search results': {
+        response: answer({ content: [SEARCH] }),
+        reads: (b) => b.content[0].type === 'server_tool_use' && b.content[1].content[0].url === 'https://example.com/r' && b.content[1].content[0].encrypted_content === '',
       },
     },
   },

@@ -84,7 +84,7 @@ t.test('requests: the kitchen sink keeps the essentials', async (t) => {
     t.match(back.system?.map((p) => p.text).join('\n'), /You are terse\./, `${pair}: system prompt`);
     t.ok(back.messages.some((m) => m.content.some((p) => p.type === 'image')), `${pair}: image`);
     t.ok(back.messages.some((m) => m.content.some((p) => p.type === 'tool_result')), `${pair}: tool results`);
-    t.ok(back.tools?.some((tool) => tool.name === 'lookup'), `${pair}: function tool`);
+    t.ok(back.tools?.some((tool) => 'name' in tool && tool.name === 'lookup'), `${pair}: function tool`);
     t.ok(back.reasoning?.effort ?? back.reasoning?.budget_tokens, `${pair}: reasoning effort`);
     t.equal(back.response_format?.type, 'json_schema', `${pair}: structured output`);
     t.equal(back.max_output_tokens, 40000, `${pair}: max output tokens`);

@@ -87,6 +87,7 @@ export function collect(events: StreamEvent[]): CanonicalResponse {
       const part: Record<string, unknown> = p.type === 'text' ? { type: 'text', text: '' }
         : p.type === 'refusal' ? { type: 'refusal', text: '' }
         : p.type === 'tool_call' ? { type: 'tool_call', id: p.id, name: p.name, arguments: '', ...(p.tool_kind ? { tool_kind: p.tool_kind } : {}) }
+        : p.type === 'web_search_call' ? { ...p }
         : { type: 'reasoning', ...(p.origin ? { origin: p.origin } : {}), ...(p.encrypted ? { encrypted: p.encrypted } : {}) };
       parts.set(e.index, part);
       out.content.push(part as never);
@@ -98,6 +99,7 @@ export function collect(events: StreamEvent[]): CanonicalResponse {
       if (d.type === 'arguments') part.arguments = `${part.arguments as string}${d.text}`;
       if (d.type === 'reasoning') part.text = `${(part.text as string | undefined) ?? ''}${d.text}`;
       if (d.type === 'signature') part.signature = `${(part.signature as string | undefined) ?? ''}${d.signature}`;
+      if (d.type === 'citation') part.citations = [...((part.citations as unknown[] | undefined) ?? []), d.citation];
     }
     if (e.type === 'end') { out.stop_reason = e.stop_reason; out.usage = e.usage; }
   }

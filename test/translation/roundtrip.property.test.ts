@@ -32,10 +32,30 @@ const reasoningPart = fc.oneof(
   fc.record({ text: word }).map((r) => ({ type: 'reasoning' as const, text: r.text, encrypted: 'gAAAAenc', origin: 'openai', id: 'rs_1' })),
 );
 
-interface Round { reasoning: ContentPart | null; text: string | null; calls: Array<{ name: string; args: string; error: boolean; result: string }>; system: string | null; user: string }
+/** A search the upstream ran, as each vendor's decoder reads it back from its raw blocks or item. */
+const searchPart = fc.record({ origin: fc.constantFrom('openai', 'anthropic'), query: word, url: fc.constantFrom('https://example.com/a', 'https://example.org/b') })
+  .map(({ origin, query, url }): ContentPart => {
+    if (origin === 'openai') {
+      const raw = { id: 'ws_1', type: 'web_search_call', status: 'completed', action: { type: 'search', query, sources: [{ type: 'url', url }] } };
+      return { type: 'web_search_call', id: 'ws_1', query, sources: [{ url }], status: 'completed', origin, raw };
+    }
+    const use = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query } };
+    const result = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url, title: 'T', encrypted_content: 'enc', page_age: null }] };
+    return { type: 'web_search_call', id: 'srvtoolu_1', query, sources: [{ url, title: 'T' }], status: 'completed', origin, raw: [use, result] };
+  });
+const webSearchTool = fc.record({
+  max_uses: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+  allowed_domains: fc.option(fc.constant(['example.com']), { nil: undefined }),
+  blocked_domains: fc.option(fc.constant(['example.net']), { nil: undefined }),
+  user_location: fc.option(fc.constant({ country: 'DE', city: 'Berlin' }), { nil: undefined }),
+  search_context_size: fc.option(fc.constantFrom('low' as const, 'high' as const), { nil: undefined }),
+}).map((fields): Tool => ({ type: 'web_search', ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) }));
+
+interface Round { reasoning: ContentPart | null; search: ContentPart | null; text: string | null; calls: Array<{ name: string; args: string; error: boolean; result: string }>; system: string | null; user: string }
 
 const round = (names: string[]): fc.Arbitrary<Round> => fc.record({
   reasoning: fc.option(reasoningPart, { nil: null }),
+  search: fc.option(searchPart, { nil: null }),
   text: fc.option(word, { nil: null }),
   calls: names.length === 0 ? fc.constant([]) : fc.array(fc.record({ name: fc.constantFrom(...names), args: jsonArgs, error: fc.boolean(), result: word }), { maxLength: 2 }),
   system: fc.option(word, { nil: null }),
@@ -62,6 +82,7 @@ const requestArb: fc.Arbitrary<CanonicalRequest> = fc.record({
     first: fc.tuple(word, fc.option(image, { nil: null })),
     rounds: fc.array(round(names), { maxLength: 3 }),
     tools: fc.tuple(...toolNames.map(functionTool)),
+    webSearch: fc.option(webSearchTool, { nil: undefined }),
     tool_choice: fc.option(names.length === 0 ? fc.constantFrom('auto' as const, 'none' as const) : fc.oneof(fc.constantFrom('auto' as const, 'none' as const, 'required' as const), fc.constantFrom(...names).map((name) => ({ type: 'tool' as const, name }))), { nil: undefined }),
     parallel_tool_calls: fc.option(fc.boolean(), { nil: undefined }),
     max_output_tokens: fc.option(fc.integer({ min: 16, max: 100000 }), { nil: undefined }),
@@ -84,6 +105,7 @@ const requestArb: fc.Arbitrary<CanonicalRequest> = fc.record({
     g.rounds.forEach((r, i) => {
       const assistant: ContentPart[] = [];
       if (r.reasoning) assistant.push(r.reasoning);
+      if (r.search) assistant.push(r.search);
       if (r.text !== null) assistant.push({ type: 'text', text: r.text });
       r.calls.forEach((c, j) => {
         const isCustom = custom && c.name === 'apply_patch';
@@ -96,7 +118,7 @@ const requestArb: fc.Arbitrary<CanonicalRequest> = fc.record({
       if (r.system !== null) messages.push({ role: 'system', content: [{ type: 'text', text: r.system }] });
       messages.push({ role: 'user', content: [{ type: 'text', text: r.user }] });
     });
-    const tools = [...g.tools, ...(custom ? [customTool] : [])];
+    const tools = [...g.tools, ...(custom ? [customTool] : []), ...(g.webSearch ? [g.webSearch] : [])];
     const out: CanonicalRequest = { model: g.model, messages };
     const set = <K extends keyof CanonicalRequest>(key: K, value: CanonicalRequest[K] | undefined): void => {
       if (value !== undefined) out[key] = value;
@@ -130,6 +152,24 @@ function customAsFunction(r: CanonicalRequest): void {
   }
 }
 
+/** An upstream without web search: the tool and the searches of the history are left out (and named). */
+function withoutWebSearch(r: CanonicalRequest): void {
+  r.tools = r.tools?.filter((tool) => tool.type !== 'web_search');
+  if (r.tools?.length === 0) delete r.tools;
+  for (const m of r.messages) m.content = m.content.filter((p) => p.type !== 'web_search_call');
+}
+
+/** Only the searches `origin` ran go back to it; the tool keeps the fields its vendor has. */
+function webSearchOf(r: CanonicalRequest, origin: string, unmapped: Array<'max_uses' | 'blocked_domains' | 'search_context_size'>): void {
+  r.tools = r.tools?.map((tool) => {
+    if (tool.type !== 'web_search') return tool;
+    const kept = { ...tool };
+    for (const field of unmapped) delete kept[field];
+    return kept;
+  });
+  for (const m of r.messages) m.content = m.content.filter((p) => p.type !== 'web_search_call' || p.origin === origin);
+}
+
 function withoutEmptyMessages(r: CanonicalRequest): void {
   r.messages = r.messages.filter((m) => m.content.length > 0);
 }
@@ -138,6 +178,7 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
   'openai.chat': (original) => {
     const r = clone(original);
     customAsFunction(r);
+    withoutWebSearch(r);
     delete r.metadata;
     const effort = openaiEffort(r.reasoning);
     if (r.reasoning) r.reasoning = effort === undefined ? undefined : { effort };
@@ -156,6 +197,7 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
   },
   'openai.responses': (original) => {
     const r = clone(original);
+    webSearchOf(r, 'openai', ['max_uses', 'blocked_domains']);
     if (r.reasoning) {
       const effort = openaiEffort(r.reasoning);
       r.reasoning = { ...(effort === undefined ? {} : { effort }), ...(r.reasoning.summary ? { summary: true } : {}) };
@@ -179,6 +221,7 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
   'anthropic.messages': (original) => {
     const r = clone(original);
     customAsFunction(r);
+    webSearchOf(r, 'anthropic', ['search_context_size']);
     if (r.response_format?.type === 'json_schema') r.response_format = { type: 'json_schema', name: 'response', schema: r.response_format.schema };
     else delete r.response_format;
     delete r.metadata;
@@ -225,6 +268,7 @@ const CARRIED: Record<UpstreamShape, (r: CanonicalRequest) => CanonicalRequest> 
   'bedrock.converse': (original) => {
     const r = clone(original);
     customAsFunction(r);
+    withoutWebSearch(r);
     if (r.response_format?.type === 'json_schema') {
       const { strict: _dropped, ...format } = r.response_format;
       r.response_format = format;

@@ -12,7 +12,7 @@ import { usageFromCohere } from './usage.ts';
 export const COHERE_SHAPE: ShapeId = 'cohere.chat';
 
 const cohereChat: ShapeCodec = {
-  encodeRequest: (request) => encodeCohereRequest(request),
+  encodeRequest: (request, _route, dropped) => encodeCohereRequest(request, dropped),
   decodeResponse: (body, route, request) => decodeCohereResponse(body, route, request ?? { model: route.upstreamModel, messages: [] }),
   streamDecoder: (route, request) => cohereStreamDecoder(route, request ?? { model: route.upstreamModel, messages: [] }),
   decodeError: decodeCohereError,

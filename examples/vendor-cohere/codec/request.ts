@@ -1,6 +1,6 @@
 // Canonical request -> Cohere v2 chat request (Relay speaking to the upstream).
-import { CUSTOM_INPUT_SCHEMA, customToolDescription } from 'relay-gateway/canonical';
-import type { CanonicalRequest, ContentPart, ImagePart, Tool } from 'relay-gateway/canonical';
+import { CUSTOM_INPUT_SCHEMA, WEB_SEARCH_HISTORY_NAME, customToolDescription, functionTools } from 'relay-gateway/canonical';
+import type { CanonicalRequest, ContentPart, CustomTool, FunctionTool, ImagePart } from 'relay-gateway/canonical';
 import type { CohereContent, CohereMessage, CohereToolCall } from './wire.ts';
 
 /** What the request encoder drops or changes, and why (tested in test/codec.test.ts). */
@@ -20,6 +20,7 @@ export const COHERE_REQUEST_DROPPED = {
   user: 'no Cohere field',
   'system prompt parts and the position of system messages': 'one system message, first, the parts joined by blank lines',
   'custom tools': 'sent as a function with one string parameter "input" (the plugin API\'s custom-tool helpers)',
+  'web search (the tool and the searches of the history)': 'Cohere runs none; named `tools.web_search`, `history.web_search_call`',
 } as const;
 
 function imageUrl(part: ImagePart): string {
@@ -72,7 +73,7 @@ function encodeMessages(request: CanonicalRequest): CohereMessage[] {
   return out;
 }
 
-function encodeTool(tool: Tool): Record<string, unknown> {
+function encodeTool(tool: FunctionTool | CustomTool): Record<string, unknown> {
   if (tool.type === 'custom') return { type: 'function', function: { name: tool.name, description: customToolDescription(tool), parameters: { ...CUSTOM_INPUT_SCHEMA } } };
   return {
     type: 'function',
@@ -87,9 +88,11 @@ function encodeThinking(request: CanonicalRequest): Record<string, unknown> | un
   return { type: 'enabled', ...(r.budget_tokens === undefined ? {} : { token_budget: r.budget_tokens }) };
 }
 
-export function encodeCohereRequest(request: CanonicalRequest): Record<string, unknown> {
+export function encodeCohereRequest(request: CanonicalRequest, dropped: string[] = []): Record<string, unknown> {
   const body: Record<string, unknown> = { model: request.model, messages: encodeMessages(request) };
-  let tools = request.tools ?? [];
+  // Cohere runs no web search of its own: the tool is named in x-relay-dropped.
+  let tools = functionTools(request.tools, dropped);
+  if (request.messages.some((m) => m.content.some((p) => p.type === 'web_search_call'))) dropped.push(WEB_SEARCH_HISTORY_NAME);
   const choice = request.tool_choice;
   if (tools.length > 0 && choice !== undefined && choice !== 'auto') {
     if (choice === 'none') body.tool_choice = 'NONE';

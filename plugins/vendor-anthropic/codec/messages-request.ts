@@ -3,6 +3,7 @@ import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, Tool
 import type { Route } from '../../../core/plugin-api.ts';
 import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, asksReasoning, customToolDescription, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { thinkingFor } from './thinking-budget.ts';
+import { webSearchHistoryBlocks, webSearchToolBlock, withoutUnansweredSearches } from './web-search.ts';
 
 /** Adapter-independent origin of reasoning that Anthropic made (see ReasoningPart.origin). */
 export const ANTHROPIC_ORIGIN = 'anthropic';
@@ -27,6 +28,9 @@ export const MESSAGES_UPSTREAM_DROPPED = {
   'position of system messages inside the conversation': 'appended to the top-level system prompt',
   'tool call ids outside [a-zA-Z0-9_-]': 'other characters become "_" (in tool_use and tool_result alike)',
   'custom tools': 'sent as a tool with one string parameter "input" (core/canonical/custom-tools.ts)',
+  'web search': 'mapped to web_search_20250305 (max_uses, allowed/blocked domains, user location); search_context_size has no Anthropic field: named `tools.web_search.search_context_size`',
+  'web searches of the history made by another vendor': 'Anthropic\'s own server_tool_use and web_search_tool_result blocks go back verbatim; another vendor\'s search cannot be replayed: named `history.web_search_call`',
+  'a search left without its result, followed by more conversation': 'only the paused turn itself (the last message) can continue it, Anthropic refuses it elsewhere: left out, named `history.web_search_call`',
 } as const;
 
 type Block = Record<string, unknown>;
@@ -68,8 +72,10 @@ function toolInput(args: string, kind: 'function' | 'custom' | undefined): Recor
   return { [CUSTOM_INPUT_PARAMETER]: args };
 }
 
-function block(part: ContentPart, model: string, dropped: string[]): Block | null {
+function block(part: ContentPart, model: string, dropped: string[]): Block | Block[] | null {
   switch (part.type) {
+    case 'web_search_call':
+      return webSearchHistoryBlocks(part, dropped);
     case 'document':
       return documentBlock(part, model);
     case 'text':
@@ -110,12 +116,13 @@ function encodeMessages(request: CanonicalRequest, dropped: string[]): { system:
       const part = message.content.find((p) => p.type === 'image' || p.type === 'document');
       if (part) throw unsupportedContent(`${part.type === 'image' ? 'an image' : 'a document'} in an assistant message`, request.model, 'Anthropic takes images and documents in user turns only');
     }
-    const blocks = message.content.map((p) => block(p, request.model, dropped)).filter((b): b is Block => b !== null);
+    const blocks = message.content.flatMap<Block>((p) => block(p, request.model, dropped) ?? []);
     if (blocks.length === 0) continue;
     const last = messages[messages.length - 1];
     if (last && last.role === message.role) last.content.push(...blocks);
     else messages.push({ role: message.role, content: blocks });
   }
+  withoutUnansweredSearches(messages, dropped);
   // tool_result blocks must open the user turn that answers the tool calls.
   for (const m of messages) {
     if (m.role === 'user') m.content = [...m.content.filter((b) => b.type === 'tool_result'), ...m.content.filter((b) => b.type !== 'tool_result')];
@@ -123,7 +130,8 @@ function encodeMessages(request: CanonicalRequest, dropped: string[]): { system:
   return { system, messages };
 }
 
-function encodeTool(tool: Tool): Block {
+function encodeTool(tool: Tool, dropped: string[]): Block {
+  if (tool.type === 'web_search') return webSearchToolBlock(tool, dropped);
   if (tool.type === 'custom') return { name: tool.name, description: customToolDescription(tool), input_schema: CUSTOM_INPUT_SCHEMA };
   return {
     name: tool.name,
@@ -181,7 +189,7 @@ export function encodeMessagesRequest(request: CanonicalRequest, route: Route, d
   const body: Record<string, unknown> = { model: route.upstreamModel, max_tokens, messages };
   if (system.length > 0) body.system = system;
   if (hasTools) {
-    body.tools = request.tools!.map(encodeTool);
+    body.tools = request.tools!.map((tool) => encodeTool(tool, dropped));
     const choice = encodeToolChoice(request.tool_choice, request.parallel_tool_calls);
     if (choice) body.tool_choice = choice;
   }

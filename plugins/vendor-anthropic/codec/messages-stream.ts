@@ -1,7 +1,9 @@
 // Anthropic Messages stream events -> canonical stream events.
 //
 // message_start -> start; content_block_start/delta/stop -> part_start/delta/part_end (blocks of
-// server tools are skipped, so canonical indexes count only the parts kept); message_delta
+// server tools are skipped, so canonical indexes count only the parts kept); a web search's
+// server_tool_use is held until its web_search_tool_result, and the two open as one whole
+// web_search_call part (one left without a result, as at pause_turn, opens at the end); message_delta
 // carries the stop reason and the cumulative usage; message_stop -> end; `error` -> error.
 // A tool_use of a custom tool is buffered and, when it stops, emitted as the raw input text.
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
@@ -13,13 +15,15 @@ import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { stopReasonFromAnthropic } from './messages-response.ts';
 import { StreamUsage } from './usage.ts';
 import { plainTextDelta } from './text-delta.ts';
+import { citationFromAnthropic, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
+import type { WebSearchCallPart } from '../../../core/plugin-api/canonical.ts';
 
 interface Frame {
   type?: string;
   index?: number;
   message?: { id?: string; model?: string; usage?: unknown };
-  content_block?: { type?: string; id?: string; name?: string; input?: unknown; data?: unknown };
-  delta?: { type?: string; text?: unknown; partial_json?: unknown; thinking?: unknown; signature?: unknown; stop_reason?: unknown; stop_sequence?: unknown };
+  content_block?: { type?: string; id?: string; name?: string; input?: unknown; data?: unknown; tool_use_id?: string; content?: unknown };
+  delta?: { type?: string; text?: unknown; partial_json?: unknown; thinking?: unknown; signature?: unknown; stop_reason?: unknown; stop_sequence?: unknown; citation?: unknown };
   usage?: unknown;
   error?: { type?: unknown; message?: unknown };
 }
@@ -36,6 +40,10 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
   const custom = customToolNames(request);
   const usage = new StreamUsage();
   const blocks = new Map<number, Block>();
+  /** Web searches whose server_tool_use block is open, by Anthropic index: its input JSON so far. */
+  const searchInputs = new Map<number, { use: Record<string, unknown>; json: string }>();
+  /** Web searches waiting for their result, by server_tool_use id. */
+  const searches = new Map<string, WebSearchCallPart>();
   let started = false;
   let ended = false;
   let next = 0;
@@ -70,6 +78,30 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
     out.push({ type: 'part_end', index: block.index });
     return out;
   };
+  const openSearch = (part: WebSearchCallPart): StreamEvent[] => {
+    const index = next++;
+    return [{ type: 'part_start', index, part }, { type: 'part_end', index }];
+  };
+  const closeSearchInput = (anthropicIndex: number): void => {
+    const open = searchInputs.get(anthropicIndex);
+    if (!open) return;
+    searchInputs.delete(anthropicIndex);
+    let input: unknown = open.use.input ?? {};
+    try {
+      if (open.json !== '') input = JSON.parse(open.json);
+    } catch {
+      // a partial input: the search is kept without its query
+    }
+    const part = searchFromUse({ ...open.use, input });
+    searches.set(part.id, part);
+  };
+  /** Searches that never got a result (the turn paused): opened as they are, still in progress. */
+  const unanswered = (): StreamEvent[] => {
+    for (const index of [...searchInputs.keys()]) closeSearchInput(index);
+    const out = [...searches.values()].flatMap(openSearch);
+    searches.clear();
+    return out;
+  };
   const closeAll = (): StreamEvent[] => [...blocks.keys()].flatMap(stop);
   const textDelta = (anthropicIndex: number, text: string): StreamEvent[] => {
     const block = blocks.get(anthropicIndex);
@@ -79,7 +111,7 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
     ended = true;
     const event: StreamEvent = { type: 'end', stop_reason: stopReason, usage: usage.value() ?? emptyUsage() };
     if (stopSequence !== undefined) event.stop_sequence = stopSequence;
-    return [...start(), ...closeAll(), event];
+    return [...start(), ...closeAll(), ...unanswered(), event];
   };
 
   return {
@@ -124,8 +156,15 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
           } else if (b.type === 'redacted_thinking') {
             blocks.set(at, { index, kind: 'reasoning', customBuffer: null, sentArguments: false });
             out.push({ type: 'part_start', index, part: { type: 'reasoning', origin: ANTHROPIC_ORIGIN, ...(typeof b.data === 'string' ? { encrypted: b.data } : {}) } });
+          } else if (isWebSearchUse(b)) {
+            searchInputs.set(at, { use: b as Record<string, unknown>, json: '' });
+            return out;
+          } else if (b.type === 'web_search_tool_result' && searches.has(b.tool_use_id ?? '')) {
+            const use = searches.get(b.tool_use_id ?? '')!;
+            searches.delete(use.id);
+            return [...out, ...openSearch(withResult(use, b as Record<string, unknown>))];
           } else {
-            return out; // server tool blocks: dropped by rule
+            return out; // other server tool blocks: dropped by rule
           }
           next += 1;
           return out;
@@ -133,6 +172,8 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
         case 'content_block_delta': {
           const block = blocks.get(at);
           const d = f.delta ?? {};
+          const search = searchInputs.get(at);
+          if (search && d.type === 'input_json_delta' && typeof d.partial_json === 'string') search.json += d.partial_json;
           if (!block) return [];
           if (d.type === 'text_delta' && typeof d.text === 'string') return textDelta(at, d.text);
           if (d.type === 'input_json_delta' && typeof d.partial_json === 'string' && d.partial_json !== '') {
@@ -145,9 +186,14 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
           }
           if (d.type === 'thinking_delta' && typeof d.thinking === 'string' && d.thinking !== '') return [{ type: 'delta', index: block.index, delta: { type: 'reasoning', text: d.thinking } }];
           if (d.type === 'signature_delta' && typeof d.signature === 'string' && d.signature !== '') return [{ type: 'delta', index: block.index, delta: { type: 'signature', signature: d.signature } }];
-          return []; // citations_delta: dropped by rule
+          if (d.type === 'citations_delta' && block.kind === 'text') {
+            const citation = citationFromAnthropic(d.citation);
+            return citation ? [{ type: 'delta', index: block.index, delta: { type: 'citation', citation } }] : [];
+          }
+          return [];
         }
         case 'content_block_stop':
+          closeSearchInput(at);
           return stop(at);
         case 'message_delta':
           usage.merge(f.usage);

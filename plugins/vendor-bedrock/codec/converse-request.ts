@@ -1,7 +1,10 @@
 // Canonical request -> Bedrock Converse request (Relay speaking to the upstream). The model is
 // not in the body: it is part of the URL (see adapter.ts).
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, asksReasoning, customToolDescription, unsupportedContent, type CanonicalRequest, type ContentPart, type DocumentPart, type ImagePart, type Tool } from '../../../core/plugin-api/canonical.ts';
+import {
+  CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, WEB_SEARCH_HISTORY_NAME, asksReasoning, customToolDescription, functionTools, unsupportedContent,
+  type CanonicalRequest, type ContentPart, type CustomTool, type DocumentPart, type FunctionTool, type ImagePart,
+} from '../../../core/plugin-api/canonical.ts';
 import { isClaudeModel, thinkingFor } from './thinking.ts';
 import type { ConverseBlock, ConverseImage, ConverseMessage, ImageFormat } from './wire.ts';
 
@@ -31,6 +34,7 @@ export const CONVERSE_REQUEST_DROPPED = {
   'position of system messages inside the conversation': 'appended to the top-level system prompt',
   'tool call ids outside [a-zA-Z0-9_-]': 'other characters become "_" (in toolUse and toolResult alike)',
   'custom tools': 'sent as a tool with one string parameter "input" (core/canonical/custom-tools.ts)',
+  'web search (the tool and the searches of the history)': 'Converse has no web search; named `tools.web_search`, `history.web_search_call`',
 } as const;
 
 const FORMATS: Record<string, ImageFormat> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
@@ -123,6 +127,9 @@ function block(part: ContentPart, model: string, dropped: string[]): ConverseBlo
       if (part.origin === BEDROCK_ORIGIN && part.encrypted !== undefined) return { reasoningContent: { redactedContent: part.encrypted } };
       dropped.push('reasoning');
       return null;
+    case 'web_search_call':
+      dropped.push(WEB_SEARCH_HISTORY_NAME);
+      return null;
   }
 }
 
@@ -154,7 +161,7 @@ function encodeMessages(request: CanonicalRequest, dropped: string[]): { system:
   return { system, messages };
 }
 
-function toolSpec(tool: Tool): Record<string, unknown> {
+function toolSpec(tool: FunctionTool | CustomTool): Record<string, unknown> {
   if (tool.type === 'custom') return { toolSpec: { name: tool.name, description: customToolDescription(tool), inputSchema: { json: CUSTOM_INPUT_SCHEMA } } };
   return {
     toolSpec: {
@@ -193,7 +200,8 @@ export function encodeConverseRequest(request: CanonicalRequest, route: Route, d
   const { system, messages } = encodeMessages(request, dropped);
   const body: Record<string, unknown> = { messages };
   if (system.length > 0) body.system = system;
-  const hasTools = request.tools !== undefined && request.tools.length > 0;
+  const tools = functionTools(request.tools, dropped);
+  const hasTools = tools.length > 0;
   const claude = isClaudeModel(route.upstreamModel);
   const thinkingAllowed = claude && !(hasTools && forcesTool(request.tool_choice)) && !continuesTurnWithoutThinking(messages);
   const reasoning = thinkingAllowed ? request.reasoning : undefined;
@@ -217,7 +225,7 @@ export function encodeConverseRequest(request: CanonicalRequest, route: Route, d
   const noTools = request.tool_choice === 'none' && !holdsToolBlocks(messages);
   if (hasTools && !noTools) {
     const choice = toolChoice(request.tool_choice);
-    body.toolConfig = { tools: request.tools!.map(toolSpec), ...(choice ? { toolChoice: choice } : {}) };
+    body.toolConfig = { tools: tools.map(toolSpec), ...(choice ? { toolChoice: choice } : {}) };
     if (request.tool_choice === 'none') dropped.push('tool_choice');
   }
   if (request.parallel_tool_calls === false) dropped.push('parallel_tool_calls');

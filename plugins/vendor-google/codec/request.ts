@@ -1,7 +1,7 @@
 // Canonical request -> Gemini generateContent request (Relay speaking to the upstream).
 // The model is not in the body: it is part of the URL (see adapter.ts).
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolDescription, unsupportedContent, unsupportedParameter } from '../../../core/plugin-api/canonical.ts';
-import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, WEB_SEARCH_HISTORY_NAME, customToolDescription, functionTools, unsupportedContent, unsupportedParameter } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, CustomTool, DocumentPart, FunctionTool, ImagePart, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import { schemaFields, schemaFor, type SchemaDialect } from './schema-dialect.ts';
 import { thinkingConfigFor } from './thinking.ts';
 import type { GeminiContent, GeminiPart } from './wire.ts';
@@ -28,6 +28,7 @@ export const GEMINI_REQUEST_DROPPED = {
   'tool strict flag': 'no Gemini field (function declarations have no strict mode); named `tools.strict`',
   'reasoning effort with a budget': 'Gemini takes one thinkingBudget: an explicit budget_tokens wins over the effort',
   'custom tools': 'sent as a function with one string parameter "input" (the plugin API\'s custom-tool helpers)',
+  'web search (the tool and the searches of the history)': 'not mapped to google_search yet; named `tools.web_search`, `history.web_search_call`',
 } as const;
 
 /** Gemini's limit on stopSequences. */
@@ -127,6 +128,9 @@ function partsOf(content: ContentPart[], names: Map<string, string>, model: stri
         if (part.origin === GEMINI_ORIGIN && part.signature) signature = part.signature;
         else if (part.origin !== GEMINI_ORIGIN) dropped.push('reasoning');
         break;
+      case 'web_search_call':
+        dropped.push(WEB_SEARCH_HISTORY_NAME);
+        break;
     }
     if (!encoded) continue;
     if (signature !== undefined) {
@@ -163,7 +167,7 @@ function encodeContents(request: CanonicalRequest, dropped: string[]): { system:
   return { system, contents };
 }
 
-function encodeTool(tool: Tool, dialect: SchemaDialect): Record<string, unknown> {
+function encodeTool(tool: FunctionTool | CustomTool, dialect: SchemaDialect): Record<string, unknown> {
   const field = schemaFields(dialect).parameters;
   if (tool.type === 'custom') return { name: tool.name, description: customToolDescription(tool), [field]: schemaFor(dialect, { ...CUSTOM_INPUT_SCHEMA }) };
   return {
@@ -204,8 +208,9 @@ export function encodeGeminiRequest(request: CanonicalRequest, dialect: SchemaDi
   const { system, contents } = encodeContents(request, dropped);
   const body: Record<string, unknown> = { contents };
   if (system.length > 0) body.systemInstruction = { parts: system };
-  if (request.tools && request.tools.length > 0) {
-    body.tools = [{ functionDeclarations: request.tools.map((t) => encodeTool(t, dialect)) }];
+  const tools = functionTools(request.tools, dropped);
+  if (tools.length > 0) {
+    body.tools = [{ functionDeclarations: tools.map((t) => encodeTool(t, dialect)) }];
     if (request.tool_choice !== undefined) body.toolConfig = encodeToolChoice(request.tool_choice);
   }
   const config = generationConfig(request, dialect);

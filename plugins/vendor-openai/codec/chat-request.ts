@@ -1,7 +1,7 @@
 // Canonical request -> OpenAI Chat Completions request (Relay speaking to the upstream).
-import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Message, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
+import type { CanonicalRequest, ContentPart, CustomTool, DocumentPart, FunctionTool, ImagePart, Message, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_SCHEMA, customToolDescription, markedToolResultContent, unsupportedContent, wrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { CUSTOM_INPUT_SCHEMA, WEB_SEARCH_HISTORY_NAME, customToolDescription, functionTools, markedToolResultContent, unsupportedContent, wrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { openaiEffort } from './reasoning-effort.ts';
 
 /** What the Chat upstream encoder drops, and why. Pinned by test/translation/conformance.test.ts. */
@@ -13,6 +13,7 @@ export const CHAT_UPSTREAM_DROPPED = {
   'is_error of tool results': 'mapped: the tool message\'s text starts with "Error: " (tool messages have no error flag)',
   metadata: 'only stored completions take metadata; OpenAI-compatible servers reject it; named `metadata` (no effect on the answer)',
   'custom tools': 'sent as a function with one string parameter "input" (core/canonical/custom-tools.ts)',
+  'web search (the tool and the searches of the history)': 'Relay speaks to Chat hosts without web_search_options (most have none); named `tools.web_search`, `history.web_search_call`',
 } as const;
 
 export function imageUrl(image: ImagePart): string {
@@ -73,6 +74,7 @@ function assistantMessage(message: Message, dropped: string[]): unknown | null {
   for (const part of message.content) {
     if (part.type === 'text') texts.push(part.text);
     else if (part.type === 'reasoning') dropped.push('reasoning');
+    else if (part.type === 'web_search_call') dropped.push(WEB_SEARCH_HISTORY_NAME);
     else if (part.type === 'refusal') refusals.push(part.text);
     else if (part.type === 'tool_call') {
       const args = part.tool_kind === 'custom' ? wrapCustomInput(part.arguments) : part.arguments === '' ? '{}' : part.arguments;
@@ -106,7 +108,7 @@ function encodeMessages(request: CanonicalRequest, dropped: string[]): unknown[]
   return out;
 }
 
-function encodeTool(tool: Tool): unknown {
+function encodeTool(tool: FunctionTool | CustomTool): unknown {
   if (tool.type === 'custom') {
     return { type: 'function', function: { name: tool.name, description: customToolDescription(tool), parameters: CUSTOM_INPUT_SCHEMA } };
   }
@@ -127,8 +129,9 @@ function encodeToolChoice(choice: ToolChoice): unknown {
 
 export function encodeChatRequest(request: CanonicalRequest, route: Route, dropped: string[] = []): unknown {
   const body: Record<string, unknown> = { model: route.upstreamModel, messages: encodeMessages(request, dropped) };
-  if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map(encodeTool);
+  const tools = functionTools(request.tools, dropped);
+  if (tools.length > 0) {
+    body.tools = tools.map(encodeTool);
     if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice);
     if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
   }

@@ -6,6 +6,7 @@ import type { Route } from '../../../core/plugin-api.ts';
 import { markedToolResultContent, unsupportedContent, unsupportedParameter } from '../../../core/plugin-api/canonical.ts';
 import { imageUrl } from './chat-request.ts';
 import { openaiEffort } from './reasoning-effort.ts';
+import { WEB_SEARCH_SOURCES, webSearchHistoryItem, webSearchTool } from './web-search.ts';
 
 /** Adapter-independent origin of reasoning that OpenAI made (see ReasoningPart.origin). */
 export const OPENAI_ORIGIN = 'openai';
@@ -20,6 +21,8 @@ export const RESPONSES_UPSTREAM_DROPPED = {
   'images in assistant messages': 'refused (400): assistant items carry text only (images in system messages go in a developer message)',
   'documents in assistant messages': 'refused (400): input_file is user input only, and moving it to a user message would change who said it',
   'refusal parts in history': 'sent as assistant text',
+  'web search': 'mapped to the web_search tool (allowed domains, user location, search_context_size; sources included); max_uses and blocked_domains have no field: named `tools.web_search.max_uses`, `tools.web_search.blocked_domains`; a tool_choice forcing the search has no Responses form: named `tool_choice` (the model chooses)',
+  'web searches of the history made by another vendor': 'OpenAI\'s own web_search_call items go back verbatim; another vendor\'s search cannot be replayed: named `history.web_search_call`',
 } as const;
 
 function image(part: ImagePart): Record<string, unknown> {
@@ -100,6 +103,12 @@ function encodeInput(request: CanonicalRequest, dropped: string[]): unknown[] {
             output: toolOutput(part),
           });
           break;
+        case 'web_search_call': {
+          flush(role, content);
+          const item = webSearchHistoryItem(part, dropped);
+          if (item) items.push(item);
+          break;
+        }
         case 'reasoning': {
           flush(role, content);
           const item = reasoningItem(part);
@@ -114,7 +123,8 @@ function encodeInput(request: CanonicalRequest, dropped: string[]): unknown[] {
   return items;
 }
 
-function encodeTool(tool: Tool): unknown {
+function encodeTool(tool: Tool, dropped: string[]): unknown {
+  if (tool.type === 'web_search') return webSearchTool(tool, dropped);
   if (tool.type === 'custom') {
     return {
       type: 'custom', name: tool.name,
@@ -130,8 +140,13 @@ function encodeTool(tool: Tool): unknown {
   };
 }
 
-function encodeToolChoice(choice: ToolChoice, tools: Tool[]): unknown {
+function encodeToolChoice(choice: ToolChoice, tools: Tool[], dropped: string[]): unknown {
   if (typeof choice === 'string') return choice;
+  // Anthropic's forced web_search has no Responses tool_choice (only web_search_preview has one): the model chooses.
+  if (!tools.some((t) => t.type !== 'web_search' && t.name === choice.name) && tools.some((t) => t.type === 'web_search')) {
+    dropped.push('tool_choice');
+    return 'auto';
+  }
   const custom = tools.some((t) => t.type === 'custom' && t.name === choice.name);
   return { type: custom ? 'custom' : 'function', name: choice.name };
 }
@@ -143,8 +158,8 @@ export function encodeResponsesRequest(request: CanonicalRequest, route: Route, 
   const body: Record<string, unknown> = { model: route.upstreamModel, input: encodeInput(request, dropped), store: false };
   if (request.system && request.system.length === 1) body.instructions = request.system[0].text;
   if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map(encodeTool);
-    if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice, request.tools);
+    body.tools = request.tools.map((tool) => encodeTool(tool, dropped));
+    if (request.tool_choice !== undefined) body.tool_choice = encodeToolChoice(request.tool_choice, request.tools, dropped);
   }
   if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
   if (request.max_output_tokens !== undefined) {
@@ -158,6 +173,7 @@ export function encodeResponsesRequest(request: CanonicalRequest, route: Route, 
     body.reasoning = { ...(effort === undefined ? {} : { effort }), ...(request.reasoning.summary ? { summary: 'auto' } : {}) };
     body.include = ['reasoning.encrypted_content'];
   }
+  if (request.tools?.some((t) => t.type === 'web_search')) body.include = [...(body.include as string[] | undefined ?? []), WEB_SEARCH_SOURCES];
   const format = request.response_format;
   if (format) {
     body.text = {

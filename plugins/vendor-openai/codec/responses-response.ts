@@ -3,10 +3,12 @@ import { RelayError, type Route } from '../../../core/plugin-api.ts';
 import { emptyUsage, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { usageFromResponses } from './usage.ts';
+import { citationFromAnnotation, searchFromItem } from './web-search.ts';
 
 interface OutputItem {
   type?: unknown; id?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; input?: unknown;
-  content?: Array<{ type?: unknown; text?: unknown; refusal?: unknown }>;
+  content?: Array<{ type?: unknown; text?: unknown; refusal?: unknown; annotations?: unknown }>;
+  status?: unknown; action?: Record<string, unknown>;
   summary?: Array<{ text?: unknown }>;
   encrypted_content?: unknown;
 }
@@ -19,12 +21,16 @@ export function stopReasonFromResponse(response: { status?: unknown; incomplete_
   return refused ? 'refusal' : 'end_turn';
 }
 
-/** One output item -> canonical parts (server tool calls and other items are dropped). */
+/** One output item -> canonical parts (server tool calls other than web search, and other items, are dropped). */
 export function partsOfItem(item: OutputItem): ContentPart[] {
   switch (item.type) {
     case 'message':
       return (item.content ?? []).flatMap((c): ContentPart[] => {
-        if (c.type === 'output_text' && typeof c.text === 'string') return [{ type: 'text', text: c.text }];
+        if (c.type === 'output_text' && typeof c.text === 'string') {
+          const text = c.text;
+          const citations = Array.isArray(c.annotations) ? c.annotations.map((a) => citationFromAnnotation(a, text)).filter((a) => a !== null) : [];
+          return [citations.length > 0 ? { type: 'text', text, citations } : { type: 'text', text }];
+        }
         if (c.type === 'refusal' && typeof c.refusal === 'string') return [{ type: 'refusal', text: c.refusal }];
         return [];
       });
@@ -42,6 +48,8 @@ export function partsOfItem(item: OutputItem): ContentPart[] {
       return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: typeof item.arguments === 'string' ? item.arguments : '', tool_kind: 'function' }];
     case 'custom_tool_call':
       return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: typeof item.input === 'string' ? item.input : '', tool_kind: 'custom' }];
+    case 'web_search_call':
+      return [searchFromItem(item as Parameters<typeof searchFromItem>[0])];
     default:
       return [];
   }

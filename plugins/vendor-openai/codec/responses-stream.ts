@@ -5,13 +5,16 @@
 // function_call and custom_tool_call. Encrypted reasoning that only arrives with
 // output_item.done is carried as a `signature` delta of the reasoning part (the canonical
 // stream has no other place for it; encoders read it back as encrypted content of an
-// openai-origin part). Server tool items are dropped.
-import { emptyUsage, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+// openai-origin part). A web_search_call item opens as one whole web_search_call part when it is
+// done (its progress events carry nothing else); output_text annotations (url_citation) become
+// citation deltas. Other server tool items are dropped.
+import { emptyUsage, type CanonicalRequest, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { stopReasonFromResponse } from './responses-response.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { usageFromResponses } from './usage.ts';
+import { citationFromAnnotation, searchFromItem } from './web-search.ts';
 
 interface Frame {
   type?: string;
@@ -19,16 +22,19 @@ interface Frame {
   content_index?: number;
   summary_index?: number;
   delta?: unknown;
-  item?: { type?: string; id?: string; call_id?: string; name?: string; arguments?: unknown; input?: unknown; encrypted_content?: unknown };
+  item?: { type?: string; id?: string; call_id?: string; name?: string; arguments?: unknown; input?: unknown; encrypted_content?: unknown; status?: unknown; action?: Record<string, unknown> };
+  annotation?: unknown;
   part?: { type?: string };
   response?: { id?: string; model?: string; status?: string; incomplete_details?: { reason?: unknown } | null; usage?: unknown; error?: unknown };
   code?: unknown;
   message?: unknown;
 }
 
-interface OpenPart { index: number; kind: 'text' | 'refusal' | 'reasoning' | 'tool'; sawDelta: boolean; encrypted?: string }
+interface OpenPart { index: number; kind: 'text' | 'refusal' | 'reasoning' | 'tool'; sawDelta: boolean; encrypted?: string; text?: string }
 
-export function responsesStreamDecoder(route: Route): StreamDecoder {
+export function responsesStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
+  // The text is kept for the cited text of url_citation annotations, which only a web search makes.
+  const keepsText = request?.tools?.some((t) => t.type === 'web_search') === true;
   let started = false;
   let ended = false;
   let next = 0;
@@ -102,8 +108,17 @@ export function responsesStreamDecoder(route: Route): StreamDecoder {
           if (f.part?.type === 'output_text') return openPart(content, 'text', { type: 'text' });
           if (f.part?.type === 'refusal') return openPart(content, 'refusal', { type: 'refusal' });
           return [];
-        case 'response.output_text.delta':
-          return [...openPart(content, 'text', { type: 'text' }), ...delta(content, { type: 'text', text })];
+        case 'response.output_text.delta': {
+          const out = [...openPart(content, 'text', { type: 'text' }), ...delta(content, { type: 'text', text })];
+          const state = open.get(content);
+          if (state && keepsText) state.text = (state.text ?? '') + text;
+          return out;
+        }
+        case 'response.output_text.annotation.added': {
+          const state = open.get(content);
+          const citation = state ? citationFromAnnotation(f.annotation, state.text) : null;
+          return citation ? delta(content, { type: 'citation', citation }) : [];
+        }
         case 'response.refusal.delta':
           refused = true;
           return [...openPart(content, 'refusal', { type: 'refusal' }), ...delta(content, { type: 'refusal', text })];
@@ -123,6 +138,10 @@ export function responsesStreamDecoder(route: Route): StreamDecoder {
           const out: StreamEvent[] = [];
           if (state?.kind === 'reasoning' && typeof it.encrypted_content === 'string' && it.encrypted_content !== state.encrypted) {
             out.push({ type: 'delta', index: state.index, delta: { type: 'signature', signature: it.encrypted_content } });
+          }
+          if (it.type === 'web_search_call') {
+            const index = next++;
+            return [{ type: 'part_start', index, part: searchFromItem(it) }, { type: 'part_end', index }];
           }
           if (state?.kind === 'tool' && !state.sawDelta) {
             const args = it.type === 'custom_tool_call' ? it.input : it.arguments;

@@ -11,7 +11,8 @@ import { documentFromFile } from './file-parts.ts';
 export const CHAT_REQUEST_DROPPED = {
   'n of 1': 'one choice is what Relay returns anyway (n above 1 is refused with a 400)',
   'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': 'no canonical field; each is named in x-relay-dropped (sampling changes, so the answer may differ)',
-  'audio, modalities, prediction, service_tier, store': 'no canonical field; each is named in x-relay-dropped (web_search_options is refused: it is a tool)',
+  'audio, modalities, prediction, service_tier, store': 'no canonical field; each is named in x-relay-dropped',
+  web_search_options: 'mapped to the canonical web search tool (search_context_size, user_location); an upstream without web search names it `tools.web_search`',
   'deprecated function calling (functions, function_call, role "function" messages)': 'refused with a 400 naming it (use tools and tool_calls), never dropped',
   'allowed_tools subsets of tool_choice': 'the mode is kept, the subset has no canonical field; named `tool_choice.tools`',
   'image_url parts in tool messages': 'kept: they become images of the tool result; other non-text parts in tool, assistant or system messages are refused (400)',
@@ -97,8 +98,17 @@ const ResponseFormatDef = Type.Union([
   }),
 ]);
 
+const Place = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+const WebSearchOptions = Type.Object({
+  search_context_size: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
+  user_location: Type.Optional(Type.Union([Type.Object({
+    approximate: Type.Optional(Type.Object({ city: Place, region: Place, country: Place, timezone: Place })),
+  }), Type.Null()])),
+});
+
 const ChatRequest = Type.Object({
   model: Type.String({ minLength: 1 }),
+  web_search_options: Type.Optional(WebSearchOptions),
   messages: Type.Array(AnyMessage, { minItems: 1 }),
   tools: Type.Optional(Type.Array(Type.Object({ type: Type.String() }))),
   tool_choice: Type.Optional(ToolChoiceDef),
@@ -295,18 +305,26 @@ function deprecatedFunctions(at: string, model: string): RelayError {
   return unsupportedContent(`deprecated function calling (${at})`, model, 'it is not translated; send tools and tool_calls instead');
 }
 
+/** Chat's web_search_options as the canonical web search tool. */
+function webSearchTool(options: Static<typeof WebSearchOptions>): Tool {
+  const tool: Extract<Tool, { type: 'web_search' }> = { type: 'web_search' };
+  if (options.search_context_size !== undefined) tool.search_context_size = options.search_context_size;
+  const place = Object.entries(options.user_location?.approximate ?? {}).filter(([, v]) => typeof v === 'string');
+  if (place.length > 0) tool.user_location = Object.fromEntries(place);
+  return tool;
+}
+
 export function decodeChatRequest(body: unknown): CanonicalRequest {
   const req = validateBody<ChatRequest>(ChatRequest, body);
   const raw = body as Record<string, unknown>;
   for (const name of ['functions', 'function_call']) if (raw[name] != null) throw deprecatedFunctions(name, req.model);
   // One choice is all a translated answer has: more would be answered as if asked for one.
   if (typeof raw.n === 'number' && raw.n > 1) throw unsupportedContent(`n = ${raw.n}`, req.model, 'a translated answer has one choice; send n separate requests');
-  // Web search runs inside OpenAI: dropping it would answer without the search the client asked for.
-  if ((body as Record<string, unknown>).web_search_options !== undefined) throw unsupportedContent('web_search_options', req.model, 'web search runs inside OpenAI');
   const { system, messages } = decodeMessages(req.messages, req.model);
   const out: CanonicalRequest = { model: req.model, messages };
   if (system.length > 0) out.system = system;
   if (req.tools && req.tools.length > 0) out.tools = decodeTools(req.tools);
+  if (req.web_search_options) out.tools = [...(out.tools ?? []), webSearchTool(req.web_search_options)];
   if (req.tool_choice !== undefined) out.tool_choice = decodeToolChoice(req.tool_choice);
   if (req.parallel_tool_calls !== undefined) out.parallel_tool_calls = req.parallel_tool_calls;
   const maxTokens = req.max_completion_tokens ?? req.max_tokens;

@@ -9,6 +9,8 @@ export const CHAT_RESPONSE_DROPPED = {
   'image, document and tool_result parts in output': 'an assistant message carries text, refusal and tool calls only; named (`image`, ...) in x-relay-dropped',
   'stop_sequence (which one matched)': 'finish_reason "stop" covers both a natural end and a stop sequence',
   'cache_write_tokens': 'usage has cached (read) tokens only',
+  'web_search_call parts': 'Chat has no search item: the answer\'s text and its url_citation annotations (non-streamed answers) carry the search',
+  'pause_turn (a paused server-tool loop)': 'finish_reason "stop"; the text so far is the answer',
 } as const;
 
 /** Text parts of one message are separated by a blank line (also in streams). */
@@ -22,6 +24,7 @@ const FINISH_REASONS: Record<StopReason, 'stop' | 'length' | 'tool_calls' | 'con
   content_filter: 'content_filter',
   refusal: 'stop',
   error: 'stop',
+  pause_turn: 'stop',
 };
 
 export function finishReason(reason: StopReason): 'stop' | 'length' | 'tool_calls' | 'content_filter' {
@@ -47,8 +50,18 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
   const texts: string[] = [];
   const refusals: string[] = [];
   const toolCalls: unknown[] = [];
+  const annotations: unknown[] = [];
+  let offset = 0;
   for (const part of response.content) {
-    if (part.type === 'text') texts.push(part.text);
+    if (part.type === 'text') {
+      // Citations index the joined content: each text part starts after the ones before and their separators.
+      if (texts.length > 0) offset += TEXT_PART_SEPARATOR.length;
+      for (const c of part.citations ?? []) {
+        annotations.push({ type: 'url_citation', url_citation: { url: c.url, title: c.title ?? '', start_index: offset + (c.start_index ?? 0), end_index: offset + (c.end_index ?? part.text.length) } });
+      }
+      texts.push(part.text);
+      offset += part.text.length;
+    }
     else if (part.type === 'refusal') refusals.push(part.text);
     else if (part.type === 'tool_call') {
       const call = clientToolCall(part, custom);
@@ -61,7 +74,7 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
     role: 'assistant',
     content: texts.length > 0 ? texts.join(TEXT_PART_SEPARATOR) : null,
     refusal: refusals.length > 0 ? refusals.join(TEXT_PART_SEPARATOR) : null,
-    annotations: [],
+    annotations,
   };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {

@@ -13,7 +13,7 @@ export function responseId(id: string): string {
 }
 
 /** Item ids are unique within a response: `<prefix>_<response id>_<output index>`. */
-export function itemId(prefix: 'msg' | 'rs' | 'fc' | 'ctc', responseId: string, outputIndex: number): string {
+export function itemId(prefix: 'msg' | 'rs' | 'fc' | 'ctc' | 'ws', responseId: string, outputIndex: number): string {
   return `${prefix}_${responseId.replace(/^resp_/, '')}_${outputIndex}`;
 }
 
@@ -27,7 +27,11 @@ export function responsesUsage(usage: Usage): Record<string, unknown> {
   };
 }
 
-/** Status and incomplete_details for a stop reason. */
+/**
+ * Status and incomplete_details for a stop reason. A paused turn (Anthropic pause_turn) is
+ * `completed`: Responses has no such reason (`incomplete` makes clients such as Codex fail the
+ * turn); its unfinished search item says status `in_progress`.
+ */
 export function completion(reason: StopReason): { status: ResponseStatus; incomplete_details: { reason: string } | null } {
   if (reason === 'max_tokens') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
   if (reason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
@@ -81,8 +85,8 @@ export function responseObject(ctx: EncodeContext, id: string, createdAt: number
   };
 }
 
-export function outputText(text: string): Record<string, unknown> {
-  return { type: 'output_text', text, annotations: [], logprobs: [] };
+export function outputText(text: string, annotations: unknown[] = []): Record<string, unknown> {
+  return { type: 'output_text', text, annotations, logprobs: [] };
 }
 
 export function refusalContent(text: string): Record<string, unknown> {

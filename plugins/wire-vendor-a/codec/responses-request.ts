@@ -10,11 +10,14 @@ import { documentFromFile } from './file-parts.ts';
 import { flattenedName } from './namespace-tools.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';
 import { openReasoning } from './reasoning-envelope.ts';
+import { webSearchPart } from './web-search-item.ts';
 
 /** What the Responses inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const RESPONSES_REQUEST_DROPPED = {
-  'server-side tools (web_search, tool_search, file_search, code_interpreter, computer_use, image_generation, local_shell, shell, mcp, ...)':
+  'server-side tools (tool_search, file_search, code_interpreter, computer_use, image_generation, local_shell, shell, mcp, ...)':
     'they run inside OpenAI; on a vendor-a upstream the request is forwarded as sent (passthrough), elsewhere they are dropped and named `tools.<type>`',
+  'web_search and web_search_preview tools': 'mapped to the canonical web search (allowed domains, user location, search_context_size); external_web_access and search_content_types have no canonical field: named `tools.web_search.<field>`',
+  'web_search_call items of the history': 'mapped to canonical web searches (another vendor\'s search comes back from the envelope in its id); an upstream of another vendor names them `history.web_search_call`',
   'tool_choice naming a server-side tool, allowed_tools subsets': 'become "auto" / the allowed_tools mode; named `tool_choice`, `tool_choice.tools`',
   'input items of other types (*_call of server tools, compaction, ...)': 'no canonical form; they record server-side work the other vendors cannot redo; named `input.<type>`',
   'include, prompt_cache_key, background, truncation, service_tier':
@@ -69,6 +72,29 @@ const ReasoningItem = Type.Object({
   summary: Type.Optional(Type.Array(Type.Object({ text: Type.String() }))),
   content: Type.Optional(Type.Union([Type.Array(Type.Object({ text: Type.String() })), Type.Null()])),
   encrypted_content: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+const Domains = Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()]));
+const Place = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+const WebSearchDef = Type.Object({
+  type: Type.String(),
+  filters: Type.Optional(Type.Union([Type.Object({ allowed_domains: Domains }), Type.Null()])),
+  user_location: Type.Optional(Type.Union([Type.Object({ city: Place, region: Place, country: Place, timezone: Place }), Type.Null()])),
+  search_context_size: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
+});
+/** The Responses tool types of OpenAI's web search. */
+export const WEB_SEARCH_TOOL_TYPES: ReadonlySet<string> = new Set(['web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11']);
+
+const WebSearchCallItem = Type.Object({
+  type: Type.Literal('web_search_call'),
+  id: Type.String(),
+  status: Type.Optional(Type.String()),
+  action: Type.Optional(Type.Object({
+    type: Type.Optional(Type.String()),
+    query: Type.Optional(Type.String()),
+    queries: Type.Optional(Type.Array(Type.String())),
+    sources: Type.Optional(Type.Array(Type.Object({ url: Type.String() }))),
+  })),
 });
 
 const FunctionToolDef = Type.Object({
@@ -244,6 +270,9 @@ function decodeInput(input: ResponsesRequest['input'], model: string): { system:
         append(messages, 'assistant', reasoningPart(r), assistantTurn);
         return;
       }
+      case 'web_search_call':
+        append(messages, 'assistant', webSearchPart(validateBody<Static<typeof WebSearchCallItem>>(WebSearchCallItem, item, at)), assistantTurn);
+        return;
       case 'item_reference':
         // Resolved from Relay's store before decoding (responses-state.ts): one left here has nothing to name.
         throw new RelayError('RELAY_ERR_BAD_REQUEST', `The item_reference at ${at} cannot be resolved here: Relay's Responses state is not in use for this request.`, { field: at });
@@ -296,9 +325,19 @@ function decodeTools(raw: NonNullable<ResponsesRequest['tools']>): Tool[] {
         }
       });
     }
+    else if (WEB_SEARCH_TOOL_TYPES.has(String(tool.type))) tools.push(webSearchTool(validateBody<Static<typeof WebSearchDef>>(WebSearchDef, tool, at)));
     // anything else is a server-side tool: dropped by rule
   });
   return tools;
+}
+
+function webSearchTool(def: Static<typeof WebSearchDef>): Tool {
+  const tool: Extract<Tool, { type: 'web_search' }> = { type: 'web_search' };
+  if (def.filters?.allowed_domains) tool.allowed_domains = def.filters.allowed_domains;
+  const place = Object.entries(def.user_location ?? {}).filter(([k, v]) => k !== 'type' && typeof v === 'string');
+  if (place.length > 0) tool.user_location = Object.fromEntries(place);
+  if (def.search_context_size !== undefined) tool.search_context_size = def.search_context_size;
+  return tool;
 }
 
 function decodeToolChoice(choice: Static<typeof ToolChoiceDef>): ToolChoice {

@@ -6,6 +6,7 @@ import { namespaceIndex } from './namespace-tools.ts';
 import {
   completion, itemId, messageItem, outputText, reasoningItem, refusalContent, responseId, responseObject, responsesUsage, toolCallItem,
 } from './responses-object.ts';
+import { urlAnnotations, webSearchItem } from './web-search-item.ts';
 
 /** What the Responses encoders drop from a canonical response, and why. */
 export const RESPONSES_RESPONSE_DROPPED = {
@@ -25,11 +26,12 @@ export function encodeResponsesResponse(response: CanonicalResponse, ctx: Encode
         message = [];
         output.push(messageItem(itemId('msg', id, output.length), message, 'completed'));
       }
-      message.push(part.type === 'text' ? outputText(part.text) : refusalContent(part.text));
+      message.push(part.type === 'text' ? outputText(part.text, urlAnnotations(part.text, part.citations)) : refusalContent(part.text));
       continue;
     }
     message = null;
     if (part.type === 'reasoning') output.push(reasoningItem(itemId('rs', id, output.length), part, true));
+    else if (part.type === 'web_search_call') output.push(webSearchItem(part));
     else if (part.type === 'tool_call') {
       output.push(toolCallItem(id, output.length, { callId: part.id, name: part.name, arguments: part.arguments, toolKind: part.tool_kind }, custom, namespaces, 'completed'));
     } else ctx.dropped?.push(part.type);

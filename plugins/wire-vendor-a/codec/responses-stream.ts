@@ -6,7 +6,9 @@
 // custom_tool_call_input deltas); then response.completed (carrying the response id and
 // usage), response.incomplete when the answer stopped early (max tokens, content filter: status
 // `incomplete`, as the Responses API sends it), or response.failed. Every event has a
-// sequence_number. Consecutive text and refusal parts share one message item.
+// sequence_number. Consecutive text and refusal parts share one message item. A web search opens
+// whole: output_item.added, web_search_call.in_progress/.searching/.completed, output_item.done at
+// once; a text part's citations go out as output_text.annotation.added when its text is done.
 import { sseFrame, type EncodeContext, type StreamEncoder } from '../../../core/plugin-api.ts';
 import { type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { customToolNames, clientToolCall, unwrapCustomInput } from './custom-tool-calls.ts';
@@ -16,9 +18,11 @@ import { DeltaFrame } from './delta-frame.ts';
 import {
   completion, itemId, messageItem, outputText, reasoningItem, refusalContent, responseId, responseObject, responsesUsage, toolCallItem,
 } from './responses-object.ts';
+import { urlAnnotations, webSearchItem } from './web-search-item.ts';
+import type { Citation } from '../../../core/plugin-api/canonical.ts';
 
 type PartState =
-  | { kind: 'text' | 'refusal'; outputIndex: number; contentIndex: number; itemId: string; text: string; frame?: DeltaFrame }
+  | { kind: 'text' | 'refusal'; outputIndex: number; contentIndex: number; itemId: string; text: string; frame?: DeltaFrame; citations?: Citation[] }
   | { kind: 'reasoning'; outputIndex: number; itemId: string; text: string; summaryStarted: boolean; origin?: string; encrypted?: string; signature: string; frame?: DeltaFrame }
   | { kind: 'tool'; outputIndex: number; itemId: string; callId: string; name: string; clientName: string; toolKind?: 'function' | 'custom'; custom: boolean; buffered: boolean; args: string; frame?: DeltaFrame }
   | { kind: 'other' };
@@ -98,13 +102,33 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
       });
       return out + openItem(item);
     }
+    if (part.type === 'web_search_call') {
+      parts.set(index, { kind: 'other' });
+      return out + webSearch(part, outputIndex);
+    }
     parts.set(index, { kind: 'other' });
     return out;
+  };
+
+  /** A whole search: its item opens, runs through OpenAI's progress events, and closes. */
+  const webSearch = (part: Parameters<typeof webSearchItem>[0], outputIndex: number): string => {
+    const done = webSearchItem(part);
+    const at = { output_index: outputIndex, item_id: done.id };
+    let out = openItem(webSearchItem(part, 'in_progress'));
+    out += emit('response.web_search_call.in_progress', at);
+    out += emit('response.web_search_call.searching', at);
+    if (done.status === 'completed') out += emit('response.web_search_call.completed', at);
+    output[outputIndex] = done;
+    return out + emit('response.output_item.done', { output_index: outputIndex, item: done });
   };
 
   const delta = (index: number, d: Extract<StreamEvent, { type: 'delta' }>['delta']): string => {
     const state = parts.get(index);
     if (!state || state.kind === 'other') return '';
+    if (state.kind === 'text' && d.type === 'citation') {
+      (state.citations ??= []).push(d.citation);
+      return '';
+    }
     if ((state.kind === 'text' && d.type === 'text') || (state.kind === 'refusal' && d.type === 'refusal')) {
       state.text += d.text;
       state.frame ??= new DeltaFrame(
@@ -145,11 +169,14 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
     parts.delete(index);
     if (!state || state.kind === 'other') return '';
     if (state.kind === 'text' || state.kind === 'refusal') {
-      const content = state.kind === 'text' ? outputText(state.text) : refusalContent(state.text);
+      const annotations = state.kind === 'text' ? urlAnnotations(state.text, state.citations) : [];
+      const content = state.kind === 'text' ? outputText(state.text, annotations) : refusalContent(state.text);
       const at = { item_id: state.itemId, output_index: state.outputIndex, content_index: state.contentIndex };
-      const done = state.kind === 'text'
+      // Anthropic's citations arrive before the text they cite: all are announced once the text is whole.
+      const added = annotations.map((annotation, i) => emit('response.output_text.annotation.added', Object.assign({}, at, { annotation_index: i, annotation }))).join('');
+      const done = added + (state.kind === 'text'
         ? emit('response.output_text.done', Object.assign({}, at, { text: state.text, logprobs: [] }))
-        : emit('response.refusal.done', Object.assign({}, at, { refusal: state.text }));
+        : emit('response.refusal.done', Object.assign({}, at, { refusal: state.text })));
       if (message && message.itemId === state.itemId) message.content[state.contentIndex] = content;
       return done + emit('response.content_part.done', Object.assign({}, at, { part: content }));
     }

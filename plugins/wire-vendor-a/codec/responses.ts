@@ -3,7 +3,7 @@ import type { InboundCodec } from '../../../core/plugin-api.ts';
 import type { ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { presentParameters } from '../../../core/plugin-api/canonical.ts';
 import { renderOpenAIError } from './errors.ts';
-import { decodeResponsesRequest } from './responses-request.ts';
+import { WEB_SEARCH_TOOL_TYPES, decodeResponsesRequest } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
 import { responsesConversationState } from './responses-state.ts';
@@ -11,12 +11,14 @@ import { responsesConversationState } from './responses-state.ts';
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
 export const RESPONSES_DROPPED_PARAMETERS = ['store', 'include', 'service_tier', 'truncation', 'background', 'prompt_cache_key', 'text.verbosity', 'top_logprobs', 'max_tool_calls', 'client_metadata'] as const;
 
-const TRANSLATED_TOOLS = new Set(['function', 'custom', 'namespace']);
-const TRANSLATED_ITEMS = new Set(['message', 'function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output', 'reasoning', 'item_reference']);
+const TRANSLATED_TOOLS = new Set(['function', 'custom', 'namespace', ...WEB_SEARCH_TOOL_TYPES]);
+const TRANSLATED_ITEMS = new Set(['message', 'function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output', 'reasoning', 'item_reference', 'web_search_call']);
+/** Fields of a web search tool with no canonical form. */
+const WEB_SEARCH_UNMAPPED = ['external_web_access', 'search_content_types'];
 
 /**
  * Server-side tools and their history items, which run inside OpenAI: named as `tools.<type>` and
- * `input.<type>`; a tool_choice naming one is `tool_choice`, an allowed_tools subset `tool_choice.tools`.
+ * `input.<type>` (web search is translated; its fields without a canonical form are named); a tool_choice naming one is `tool_choice`, an allowed_tools subset `tool_choice.tools`.
  */
 export function droppedServerSide(body: unknown): string[] {
   const b = (body !== null && typeof body === 'object' ? body : {}) as { tools?: unknown; input?: unknown; tool_choice?: unknown };
@@ -25,6 +27,9 @@ export function droppedServerSide(body: unknown): string[] {
   for (const tool of Array.isArray(b.tools) ? b.tools : []) {
     const type = typeOf(tool);
     if (type && !TRANSLATED_TOOLS.has(type)) names.add(`tools.${type}`);
+    if (type && WEB_SEARCH_TOOL_TYPES.has(type)) {
+      for (const field of WEB_SEARCH_UNMAPPED) if ((tool as Record<string, unknown>)[field] !== undefined) names.add(`tools.web_search.${field}`);
+    }
   }
   for (const item of Array.isArray(b.input) ? b.input : []) {
     const type = typeOf(item);

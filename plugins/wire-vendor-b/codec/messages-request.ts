@@ -7,14 +7,16 @@ import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Message, R
 import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { openSignature } from './reasoning-envelope.ts';
 import { effortForBudget, effortFromOutputConfig } from './thinking-budget.ts';
+import { searchFromUse, withResult } from './web-search-blocks.ts';
 
 /** What the Messages inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const MESSAGES_REQUEST_DROPPED = {
   cache_control: 'prompt caching hints have no canonical field (cache usage is still reported)',
   top_k: 'no canonical field',
   'context_management, container, mcp_servers, service_tier': 'no canonical field',
-  'server tools (typed tools such as web_search_*, bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
-  'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part; named `messages.<type>` (search_result blocks and image file sources are refused)',
+  'server tools (typed tools such as bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
+  'web search tools (web_search_YYYYMMDD)': 'mapped to the canonical web search (max_uses, allowed/blocked domains, user location); cache_control dropped unnamed',
+  'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part; named `messages.<type>` (search_result blocks and image file sources are refused); a web search\'s pair is mapped to a canonical web search, which an upstream of another vendor names `history.web_search_call`',
   'citations, and a document\'s context': 'no canonical field (a document\'s title becomes its file name); named `citations`, `document.context`',
   'metadata.user_id': 'becomes canonical `user`',
 } as const;
@@ -40,6 +42,24 @@ const ToolResultBlock = Type.Object({
 });
 const ThinkingBlock = Type.Object({ type: Type.Literal('thinking'), thinking: Type.String(), signature: Type.Optional(Type.String()) });
 const RedactedThinkingBlock = Type.Object({ type: Type.Literal('redacted_thinking'), data: Type.String() });
+
+const WebSearchToolDef = Type.Object({
+  type: Type.String(),
+  max_uses: Type.Optional(Type.Integer({ minimum: 1 })),
+  allowed_domains: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
+  blocked_domains: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
+  user_location: Type.Optional(Type.Union([Type.Object({
+    city: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    region: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    country: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    timezone: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  }), Type.Null()])),
+});
+/** Anthropic's web search tool types (web_search_20250305 and its later versions). */
+export const WEB_SEARCH_TOOL_TYPE = /^web_search_\d{8}$/;
+
+const ServerToolUseBlock = Type.Object({ type: Type.Literal('server_tool_use'), id: Type.String(), name: Type.String(), input: Type.Unknown() });
+const WebSearchResultBlock = Type.Object({ type: Type.Literal('web_search_tool_result'), tool_use_id: Type.String(), content: Type.Unknown() });
 
 const MessageParam = Type.Object({
   role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
@@ -171,6 +191,30 @@ function block(raw: Static<typeof Typed>, pointer: string, model: string): Conte
   }
 }
 
+/** A message's blocks as canonical parts; a web search's server_tool_use and its result become one part. */
+function blocksOf(raw: Array<Static<typeof Typed>>, at: string, model: string): ContentPart[] {
+  const out: ContentPart[] = [];
+  const searches = new Map<string, number>();
+  raw.forEach((b, j) => {
+    const pointer = `${at}/content/${j}`;
+    if (b.type === 'server_tool_use' && (b as { name?: unknown }).name === 'web_search') {
+      const use = validateBody<Static<typeof ServerToolUseBlock>>(ServerToolUseBlock, b, pointer);
+      searches.set(use.id, out.length);
+      out.push(searchFromUse(use));
+      return;
+    }
+    if (b.type === 'web_search_tool_result') {
+      const result = validateBody<Static<typeof WebSearchResultBlock>>(WebSearchResultBlock, b, pointer);
+      const k = searches.get(result.tool_use_id);
+      if (k !== undefined) out[k] = withResult(out[k] as Extract<ContentPart, { type: 'web_search_call' }>, result);
+      return;
+    }
+    const part = block(b, pointer, model);
+    if (part) out.push(part);
+  });
+  return out;
+}
+
 function decodeMessages(raw: unknown[], model: string): Message[] {
   const messages: Message[] = [];
   raw.forEach((value, i) => {
@@ -178,7 +222,7 @@ function decodeMessages(raw: unknown[], model: string): Message[] {
     const m = validateBody<Static<typeof MessageParam>>(MessageParam, value, at);
     let content: ContentPart[];
     if (typeof m.content === 'string') content = m.content === '' ? [] : [{ type: 'text', text: m.content }];
-    else content = m.content.map((b, j) => block(b, `${at}/content/${j}`, model)).filter((p): p is ContentPart => p !== null);
+    else content = blocksOf(m.content, at, model);
     // What a system message holds besides text reaches the upstream encoder, which maps or refuses it.
     if (m.role === 'system') content = content.filter((p) => p.type === 'text' || p.type === 'image' || p.type === 'document');
     if (content.length > 0) messages.push({ role: m.role, content });
@@ -194,6 +238,10 @@ function decodeSystem(system: NonNullable<MessagesRequest['system']>): TextPart[
 function decodeTools(raw: NonNullable<MessagesRequest['tools']>): Tool[] {
   const tools: Tool[] = [];
   raw.forEach((value, i) => {
+    if (typeof value.type === 'string' && WEB_SEARCH_TOOL_TYPE.test(value.type)) {
+      tools.push(webSearchTool(validateBody<Static<typeof WebSearchToolDef>>(WebSearchToolDef, value, `/tools/${i}`)));
+      return;
+    }
     // Typed tools other than `custom` are Anthropic server tools: dropped by rule.
     if (value.type !== undefined && value.type !== null && value.type !== 'custom') return;
     const t = validateBody<Static<typeof ToolDef>>(ToolDef, value, `/tools/${i}`);
@@ -205,6 +253,16 @@ function decodeTools(raw: NonNullable<MessagesRequest['tools']>): Tool[] {
     });
   });
   return tools;
+}
+
+function webSearchTool(def: Static<typeof WebSearchToolDef>): Tool {
+  const tool: Extract<Tool, { type: 'web_search' }> = { type: 'web_search' };
+  if (def.max_uses !== undefined) tool.max_uses = def.max_uses;
+  if (def.allowed_domains) tool.allowed_domains = def.allowed_domains;
+  if (def.blocked_domains) tool.blocked_domains = def.blocked_domains;
+  const place = Object.entries(def.user_location ?? {}).filter(([k, v]) => k !== 'type' && typeof v === 'string');
+  if (place.length > 0) tool.user_location = Object.fromEntries(place);
+  return tool;
 }
 
 function decodeToolChoice(choice: NonNullable<MessagesRequest['tool_choice']>): ToolChoice {

@@ -2,7 +2,9 @@
 //
 // message_start, then per part content_block_start / content_block_delta / content_block_stop
 // with block indexes counted from 0 in the order parts open (text_delta, input_json_delta,
-// thinking_delta, signature_delta), then message_delta (stop_reason, usage) and message_stop.
+// thinking_delta, signature_delta, citations_delta), then message_delta (stop_reason, usage) and
+// message_stop. A web search opens whole: its server_tool_use (input as one input_json_delta) and
+// web_search_tool_result blocks start and stop at once.
 // Errors are an `event: error` frame. The upstream's usage is known only at the end: message_start
 // carries Relay's estimate of the input tokens (clients read context use from it), and
 // message_delta the upstream's exact totals (input and cache counts included).
@@ -11,9 +13,10 @@ import { sseFrame, type EncodeContext, type StreamEncoder } from '../../../core/
 import { anthropicErrorBody } from './errors.ts';
 import { anthropicStopReason, anthropicUsage, messageId } from './messages-response.ts';
 import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
+import { anthropicCitation, webSearchBlocks } from './web-search-blocks.ts';
 
 type BlockState =
-  | { kind: 'text' | 'redacted'; block: number }
+  | { kind: 'text' | 'redacted'; block: number; text?: string }
   | { kind: 'tool'; block: number; custom: boolean }
   | { kind: 'thinking'; block: number; origin?: string; encrypted?: string; signature: string };
 
@@ -69,7 +72,7 @@ export function messagesStreamEncoder(ctx: EncodeContext): StreamEncoder {
           const part = event.part;
           const block = blocks;
           if (part.type === 'text' || part.type === 'refusal') {
-            open.set(event.index, { kind: 'text', block });
+            open.set(event.index, { kind: 'text', block, ...(ctx.request.tools?.some((t) => t.type === 'web_search') ? { text: '' } : {}) });
             out += emit('content_block_start', { index: block, content_block: { type: 'text', text: '' } });
           } else if (part.type === 'tool_call') {
             const custom = part.tool_kind === 'custom';
@@ -77,6 +80,16 @@ export function messagesStreamEncoder(ctx: EncodeContext): StreamEncoder {
             out += emit('content_block_start', { index: block, content_block: { type: 'tool_use', id: part.id, name: part.name, input: {} } });
             // A custom call's raw text streams as the JSON string of {"input": ...}.
             if (custom) out += blockDelta(block, { type: 'input_json_delta', partial_json: '{"input":"' });
+          } else if (part.type === 'web_search_call') {
+            for (const b of webSearchBlocks(part)) {
+              const index = blocks++;
+              if (b.type === 'server_tool_use') {
+                out += emit('content_block_start', { index, content_block: { ...b, input: {} } });
+                out += blockDelta(index, { type: 'input_json_delta', partial_json: JSON.stringify(b.input ?? {}) });
+              } else out += emit('content_block_start', { index, content_block: b });
+              out += emit('content_block_stop', { index });
+            }
+            return out;
           } else if (part.type === 'reasoning') {
             if (isRedactedThinking(part)) {
               open.set(event.index, { kind: 'redacted', block });
@@ -95,7 +108,12 @@ export function messagesStreamEncoder(ctx: EncodeContext): StreamEncoder {
           const state = open.get(event.index);
           const d = event.delta;
           if (!state) return '';
-          if (state.kind === 'text' && (d.type === 'text' || d.type === 'refusal')) return blockDelta(state.block, { type: 'text_delta', text: d.text });
+          if (state.kind === 'text' && (d.type === 'text' || d.type === 'refusal')) {
+            if (state.text !== undefined) state.text += d.text;
+            return blockDelta(state.block, { type: 'text_delta', text: d.text });
+          }
+          // OpenAI's citation indexes text already streamed: without cited text of its own, it cites that span.
+          if (state.kind === 'text' && d.type === 'citation') return blockDelta(state.block, { type: 'citations_delta', citation: anthropicCitation(d.citation, state.text) });
           if (state.kind === 'tool' && d.type === 'arguments') {
             const partial = state.custom ? JSON.stringify(d.text).slice(1, -1) : d.text;
             return partial === '' ? '' : blockDelta(state.block, { type: 'input_json_delta', partial_json: partial });
