@@ -25,6 +25,8 @@ export interface InferenceRouteOptions {
   attribute?: (request: InboundHttpRequest) => Attribution | undefined;
   /** When false, `stream` is ignored (e.g. embeddings). */
   streams?: boolean;
+  /** When false, translation leaves a declared web search tool out (InferenceCall.upstreamWebSearch). */
+  upstreamWebSearch?: boolean;
 }
 
 const NO_VALIDATION = () => () => true;
@@ -57,7 +59,7 @@ export function mountInferenceRoute(relay: RelayContext, options: InferenceRoute
       const q = request.url.indexOf('?');
       const call = new RouteCall(
         options.shape, errorShape, raw, body, options.streams !== false && body.stream,
-        q >= 0 ? request.url.slice(q) : undefined, options.attribute?.(request),
+        q >= 0 ? request.url.slice(q) : undefined, options.attribute?.(request), options.upstreamWebSearch,
       );
       reply.hijack(); // the pipeline writes the answer, x-request-id included
       await relay.pipeline.handle(request, reply.raw, call);
@@ -78,6 +80,7 @@ export class RouteCall implements InferenceCall {
     readonly stream: boolean,
     readonly search: string | undefined,
     readonly attribution: Attribution | undefined,
+    readonly upstreamWebSearch?: boolean,
   ) {
     this.model = read.model;
   }

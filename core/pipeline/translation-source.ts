@@ -3,6 +3,7 @@
 import type { CanonicalRequest, CanonicalResponse } from '../canonical/types.ts';
 import type { EncodeContext, ExpandedRequest, InboundCodec, Principal, Route } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
+import { functionTools, webSearchTool } from '../canonical/web-search.ts';
 
 const HEADER_SAFE_NAME = /^[\w.:[\]-]{1,100}$/;
 /** Names listed at most: the header stays short whatever the request holds. */
@@ -26,7 +27,10 @@ export class TranslationSource {
   static async decode(codec: InboundCodec, call: InferenceCall, principal: Principal): Promise<TranslationSource> {
     const json = call.json();
     const expanded = codec.state ? await codec.state.expand(json, principal) : null;
-    return new TranslationSource(codec.decodeRequest(expanded?.json ?? json), json, codec.droppedParameters?.(json) ?? [], codec, expanded, principal);
+    const dropped = codec.droppedParameters?.(json) ?? [];
+    let request = codec.decodeRequest(expanded?.json ?? json);
+    if (call.upstreamWebSearch === false && webSearchTool(request.tools)) request = { ...request, tools: functionTools(request.tools, dropped) };
+    return new TranslationSource(request, json, dropped, codec, expanded, principal);
   }
 
   /**

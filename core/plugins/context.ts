@@ -58,6 +58,11 @@ export interface InferenceCall {
   attribution?: Attribution;
   /** Shape whose codec renders errors when `shape` has none (e.g. embeddings use openai.chat's). */
   errorShape?: ShapeId;
+  /**
+   * False: a web search tool the client declares is left out of translated requests and named in
+   * x-relay-dropped, rather than becoming the upstream's own search (the Codex route, SPEC).
+   */
+  upstreamWebSearch?: boolean;
 }
 
 export interface Pipeline {

@@ -68,7 +68,8 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
       toolCalls.push(call.kind === 'custom'
         ? { id: part.id, type: 'custom', custom: { name: part.name, input: call.input } }
         : { id: part.id, type: 'function', function: { name: part.name, arguments: call.input } });
-    } else if (part.type !== 'reasoning') ctx.dropped?.push(part.type);
+    // Reasoning is dropped by rule; a search is carried by the text and its annotations.
+    } else if (part.type !== 'reasoning' && part.type !== 'web_search_call') ctx.dropped?.push(part.type);
   }
   const message: Record<string, unknown> = {
     role: 'assistant',
