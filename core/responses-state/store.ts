@@ -9,11 +9,13 @@ import { RelayError } from '../errors.ts';
 import type { ResponsesState, StoredResponse } from './types.ts';
 
 const PLAIN = 'plain:';
-/** Longer item ids (a search another vendor ran, sealed into its id) are indexed by their hash: a btree row holds ~2.7 KB at most. */
+/** Longer item ids are indexed by their hash: a btree row holds ~2.7 KB at most. */
 const MAX_INDEXED_ID = 256;
+/** An id carrying another vendor's search (`ws_relay1.` + its blocks) holds the conversation's content: never stored in the clear. */
+const CONTENT_ID = 'relay1.';
 
 function itemKey(id: string): string {
-  return id.length <= MAX_INDEXED_ID ? id : `sha256:${createHash('sha256').update(id).digest('base64url')}`;
+  return id.length <= MAX_INDEXED_ID && !id.includes(CONTENT_ID) ? id : `sha256:${createHash('sha256').update(id).digest('base64url')}`;
 }
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 

@@ -51,6 +51,19 @@ t.test('a repeated id keeps its first owner and content', async (t) => {
   t.equal(await store.get('key:b', 'resp_same'), null);
 });
 
+t.test('an item id that carries conversation content (another vendor\'s search) is indexed by its hash, long or short', async (t) => {
+  const short = `ws_relay1.${Buffer.from('{"o":"anthropic","r":{"query":"salary of my boss"}}').toString('base64url')}`;
+  const long = `ws_relay1.${'A'.repeat(600)}`;
+  const search = (id: string) => ({ id, type: 'web_search_call', status: 'completed', action: { type: 'search' } });
+  store.save('key:a', 'resp_ws', { ...stored('ws'), response: { id: 'resp_ws', object: 'response', output: [search(short), search(long)] } }, [short, long]);
+  await store.flush();
+  t.same(await store.findItem('key:a', short), search(short), 'found by its id');
+  t.same(await store.findItem('key:a', long), search(long));
+  const ids = (await db.query<{ item_id: string }>('SELECT item_id FROM responses_state_items WHERE response_id = $1', ['resp_ws'])).rows.map((r) => r.item_id);
+  t.equal(ids.length, 2);
+  t.ok(ids.every((id) => id.startsWith('sha256:') && !id.includes('relay1.')), `stored as hashes (${ids.map((id) => id.slice(0, 20)).join(', ')})`);
+});
+
 t.test('a conversation over maxBytes is not kept', async (t) => {
   const big = stored('big');
   big.items[0].content = 'x'.repeat(5000);
