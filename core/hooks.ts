@@ -263,6 +263,13 @@ export interface InboundCodec {
   state?: ConversationState;
   /** A token-counting shape: its answer is a count (usage.input_tokens), not a generation, and nothing is billed. */
   countsTokens?: boolean;
+  /**
+   * The request to pass through to an upstream of this shape (adapter id `upstream`) when it holds
+   * what only another vendor can read (Relay's envelopes around another vendor's reasoning or
+   * searches): a copy without it, naming what was taken out in `dropped`; null to send it as it is.
+   * `raw` is the request's text or bytes, for a cheap look before `json` parses it.
+   */
+  passthroughBody?(raw: Buffer | string, json: () => Record<string, unknown>, upstream: string, dropped: string[]): Record<string, unknown> | null;
 }
 
 /** A request whose conversation references (previous_response_id, item_reference) were resolved. */

@@ -18,6 +18,8 @@ export class ClientWriter {
   sentHeaders: Record<string, string | string[]> = {};
   /** The catalog model answering (x-relay-served-model), set before each model is tried. */
   servedModel: string | null = null;
+  /** What a passed-through request left out (x-relay-dropped), set for the route that answers. */
+  dropped: string | null = null;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -48,6 +50,7 @@ export class ClientWriter {
     }
     headers['x-request-id'] = this.requestId;
     if (this.servedModel !== null) headers['x-relay-served-model'] = this.servedModel;
+    if (this.dropped !== null) headers['x-relay-dropped'] = this.dropped;
     this.sentHeaders = headers;
     // Not flushed here: Node sends the head with the first body write, one syscall instead of two.
     this.raw.writeHead(status, headers);

@@ -5,7 +5,7 @@ import { RelayError } from '../errors.ts';
 import { filterForwardHeaders } from '../http/headers.ts';
 import { RouteCall } from '../http/inference-route.ts';
 import { setTopLevelMembers } from '../http/inference-body.ts';
-import type { Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
+import type { InboundCodec, Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
 import { UsageCopy } from './usage-copy.ts';
 import { resume } from './hold.ts';
 import { isEventStream, retryAfterMs } from './failure.ts';
@@ -21,10 +21,13 @@ import type { ForwardedCapture } from './forwarded-capture.ts';
  * binding maps, what the adapter sets to get usage) are replaced or added in those bytes:
  * passthrough forwards verbatim, and re-serialising would change escapes, key order and whitespace.
  */
-function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null, forwarded: ForwardedCapture | null): Buffer | string {
+function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null, forwarded: ForwardedCapture | null, codec: InboundCodec | null, dropped: string[]): Buffer | string {
   const { call } = attempt;
   // It references what only Relay knows (a translated turn): the upstream gets the conversation itself.
-  if (forwarded?.substitute) return JSON.stringify({ ...forwarded.substitute, ...usage?.set, model: route.upstreamModel });
+  const substitute = forwarded?.substitute ?? null;
+  // What another vendor made (a conversation begun elsewhere) is left out: this upstream would refuse it.
+  const own = codec?.passthroughBody?.(substitute ? JSON.stringify(substitute) : call.body, () => substitute ?? call.json(), route.adapter.id, dropped) ?? substitute;
+  if (own) return JSON.stringify({ ...own, ...usage?.set, model: route.upstreamModel });
   const values: Record<string, string> = {};
   if (route.upstreamModel !== call.model) values.model = JSON.stringify(route.upstreamModel);
   for (const [name, value] of Object.entries(usage?.set ?? {})) values[name] = JSON.stringify(value);
@@ -33,19 +36,28 @@ function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null
   return edited ?? JSON.stringify({ ...call.json(), ...usage?.set, model: route.upstreamModel });
 }
 
-export async function passthrough(attempt: Attempt, route: Route, credential: string | null, forwarded: ForwardedCapture | null = null): Promise<AttemptResult> {
+export async function passthrough(
+  attempt: Attempt, route: Route, credential: string | null, forwarded: ForwardedCapture | null = null, codec: InboundCodec | null = null,
+): Promise<AttemptResult> {
   const { call, request } = attempt;
   const headers = filterForwardHeaders(request.headers);
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   // Without it a streamed Chat Completion reports no tokens, and the usage record would be 0.
   const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call) ?? null : null;
-  const build = (r: Route, c: string | null) => attempt.upstreamRequest({
-    route: r, shape: call.shape, body: upstreamBody(attempt, r, usage, forwarded), headers, credential: c, search: call.search, stream: call.stream,
-  });
+  const dropped = new Map<Route, string[]>();
+  const build = (r: Route, c: string | null) => {
+    const names: string[] = [];
+    dropped.set(r, names);
+    return attempt.upstreamRequest({
+      route: r, shape: call.shape, body: upstreamBody(attempt, r, usage, forwarded, codec, names), headers, credential: c, search: call.search, stream: call.stream,
+    });
+  };
   const res = await attempt.send(route, build(route, credential), build);
   if (res === null) return { kind: 'retry' };
   // A hedge (hedge.ts) may have answered on the next route.
   if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
+  const names = dropped.get(route) ?? [];
+  attempt.writer.dropped = names.length > 0 ? names.join(', ') : null;
 
   if (res.status >= 400) {
     const verdict = attempt.retry.verdict(res.status);

@@ -345,7 +345,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             attempt.hedge = tries === 1 ? planHedge(routes, i, credentials, health, deps.meter ?? null) : null;
             try {
               result = route.shapes.includes(call.shape)
-                ? await passthrough(attempt, route, credential, forwarded)
+                ? await passthrough(attempt, route, credential, forwarded, codec ?? null)
                 : await translate(attempt, route, credential, codec!, translation!);
               attempt.endAttempt(result.kind === 'retry' && !attempt.isLast ? record.lastFailure ?? 'other' : null);
             } catch (err) {

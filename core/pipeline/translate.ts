@@ -25,6 +25,7 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
 
 export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, source: TranslationSource): Promise<AttemptResult> {
   const upstreamShape = route.adapter.translationShape(route.shapes, attempt.call.shape);
+  attempt.writer.dropped = null; // a passthrough route tried before may have set it; this answer names its own
   if (!upstreamShape || !sameKindOfShape(attempt.call.shape, upstreamShape)) return { kind: 'retry' };
   const res = await attempt.send(route, translatedRequest(attempt, route, upstreamShape, credential, source), (r, c) => translatedRequest(attempt, r, upstreamShape, c, source));
   if (res === null) return { kind: 'retry' };

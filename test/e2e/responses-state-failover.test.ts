@@ -80,3 +80,38 @@ t.test('a streamed passthrough turn is kept as well', async (t) => {
   const messages = lastOf(anthropicUp, '/v1/messages').json.messages;
   t.match(JSON.stringify(messages), /Streamed turn one\.[^]*OpenAI streams hello\.[^]*Continue\./);
 });
+
+t.test('store: false, begun on Anthropic: what only Anthropic can read is left out of the OpenAI passthrough, and named', async (t) => {
+  const { sealReasoning } = await import('../../plugins/wire-vendor-a/codec/reasoning-envelope.ts');
+  const { webSearchItem } = await import('../../plugins/wire-vendor-a/codec/web-search-item.ts');
+  // Items as a Responses client got them from a turn Claude answered (Codex resends them: store: false).
+  const claudeReasoning = { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: sealReasoning({ origin: 'anthropic', signature: 'EqQBCkYIBxgCKkDsig' }) };
+  const claudeSearch = webSearchItem({ id: 'srvtoolu_01', origin: 'anthropic', query: 'relay', raw: [{ type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'relay' } }] });
+  const openaiReasoning = { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'gAAAAABopenai-own' };
+  const input = [
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Turn one.' }] },
+    claudeReasoning, claudeSearch,
+    { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Claude says hello.' }] },
+    openaiReasoning,
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Turn two.' }] },
+  ];
+  serving = 'openai';
+  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/responses`, {
+    method: 'POST', headers: { authorization: `Bearer ${gpt.relayKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fo-model', store: false, input }),
+  });
+  t.equal(res.status, 200);
+  const sent = lastOf(openaiUp, '/v1/responses').json;
+  t.same(sent.input.map((i: { type: string; id?: string }) => i.id ?? i.type), ['message', 'message', 'rs_2', 'message'], 'Claude\'s reasoning and search are left out; OpenAI\'s own reasoning stays');
+  t.notMatch(JSON.stringify(sent), /relay1\./, 'no envelope reaches OpenAI');
+  t.equal(res.headers.get('x-relay-dropped'), 'history.reasoning, history.web_search_call');
+  t.equal(sent.model, 'fo-model');
+
+  const plain = await fetch(`${relay.inferenceUrl}/vendor-a/v1/responses`, {
+    method: 'POST', headers: { authorization: `Bearer ${gpt.relayKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fo-model', store: false, input: [input[0], openaiReasoning, input[5]] }),
+  });
+  t.equal(plain.status, 200);
+  t.equal(plain.headers.get('x-relay-dropped'), null, 'nothing to leave out: nothing named');
+  t.equal(lastOf(openaiUp, '/v1/responses').json.input.length, 3);
+});

@@ -35,3 +35,8 @@ export function openReasoning(value: string): Pick<ReasoningPart, 'origin' | 'si
   }
   return { origin: NATIVE_ORIGIN, encrypted: value };
 }
+
+/** The vendor that made sealed `encrypted_content`, or null when it is not in Relay's envelope. */
+export function sealedReasoningOrigin(value: string): string | null {
+  return value.startsWith(PREFIX) ? openReasoning(value).origin ?? null : null;
+}

@@ -7,6 +7,7 @@ import { WEB_SEARCH_TOOL_TYPES, decodeResponsesRequest } from './responses-reque
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
 import { responsesConversationState } from './responses-state.ts';
+import { withoutForeignItems } from './foreign-items.ts';
 
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
 export const RESPONSES_DROPPED_PARAMETERS = ['store', 'include', 'service_tier', 'truncation', 'background', 'prompt_cache_key', 'text.verbosity', 'top_logprobs', 'max_tool_calls', 'client_metadata'] as const;
@@ -48,6 +49,7 @@ export const responsesCodec: InboundCodec = {
   encodeResponse: encodeResponsesResponse,
   streamEncoder: responsesStreamEncoder,
   renderError: renderOpenAIError,
+  passthroughBody: withoutForeignItems,
 };
 
 /** The codec with Relay's Responses state: references resolve, `store` is honoured (so not dropped). */

@@ -47,6 +47,11 @@ export function webSearchPart(item: ClientItem): WebSearchCallPart {
   return { type: 'web_search_call', id, origin: NATIVE_ORIGIN, raw: item, ...common(item) };
 }
 
+/** The vendor that ran a search whose item id is Relay's envelope, or null for OpenAI's own id. */
+export function sealedSearchOrigin(id: string): string | null {
+  return id.startsWith(PREFIX) ? webSearchPart({ id }).origin ?? null : null;
+}
+
 function common(item: ClientItem): Pick<WebSearchCallPart, 'query' | 'sources' | 'status'> {
   const action = item.action ?? {};
   const query = typeof action.query === 'string' ? action.query
