@@ -5,6 +5,7 @@ import { renderAnthropicError } from './errors.ts';
 import { WEB_SEARCH_TOOL_TYPE, decodeMessagesRequest } from './messages-request.ts';
 import { encodeMessagesResponse } from './messages-response.ts';
 import { messagesStreamEncoder } from './messages-stream.ts';
+import { withoutForeignBlocks } from './foreign-blocks.ts';
 
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
 export const MESSAGES_DROPPED_PARAMETERS = ['top_k', 'service_tier', 'context_management', 'container', 'mcp_servers'] as const;
@@ -57,4 +58,5 @@ export const messagesCodec: InboundCodec = {
   encodeResponse: encodeMessagesResponse,
   streamEncoder: messagesStreamEncoder,
   renderError: renderAnthropicError,
+  passthroughBody: withoutForeignBlocks,
 };

@@ -41,3 +41,8 @@ export function openSignature(signature: string): Opaque {
 export function isRedactedThinking(part: Opaque & { text?: string }): boolean {
   return part.origin === NATIVE_ORIGIN && part.encrypted !== undefined && part.signature === undefined && !part.text;
 }
+
+/** The vendor that made a thinking block sealed in `signature`, or null when it is not Relay's envelope. */
+export function sealedSignatureOrigin(signature: string): string | null {
+  return signature.startsWith(PREFIX) ? openSignature(signature).origin ?? null : null;
+}

@@ -66,3 +66,8 @@ export function anthropicCitation(c: Citation, text?: string): Block {
   const cited = c.cited_text ?? (text !== undefined && c.start_index !== undefined && c.end_index !== undefined ? text.slice(c.start_index, c.end_index) : '');
   return { type: 'web_search_result_location', url: c.url, title: c.title ?? null, cited_text: cited, encrypted_index: '' };
 }
+
+/** The vendor that ran a search whose server_tool_use id is Relay's envelope, or null for Anthropic's own id. */
+export function sealedSearchOrigin(id: string): string | null {
+  return id.startsWith(PREFIX) ? searchFromUse({ id }).origin ?? null : null;
+}
