@@ -1,8 +1,8 @@
 // UsageCopy: what passthrough keeps of a non-streamed answer to read its usage afterwards. Parsed
 // whole up to WHOLE_PARSE_BYTES; past it only the top-level `usage` member is read (through the
-// request scanner), wherever it lies.
+// request scanner), wherever it lies. Either way `usage` is looked for at the end first.
 import t from 'tap';
-import { UsageCopy, WHOLE_PARSE_BYTES } from '../../core/pipeline/usage-copy.ts';
+import { UsageCopy, usageFromTail, WHOLE_PARSE_BYTES } from '../../core/pipeline/usage-copy.ts';
 import { createOpenAIAdapter } from '../../plugins/vendor-openai/adapter.ts';
 import { openai } from '../support/fake-upstream.ts';
 
@@ -32,4 +32,30 @@ t.test('a small answer is parsed whole; a nested usage does not count', async (t
 t.test('not JSON: no usage, no throw', async (t) => {
   t.equal(feed(Buffer.from('not json'), 3).usage(adapter, 'openai.embeddings'), null);
   t.equal(feed(Buffer.from(`{"data":"${'x'.repeat(WHOLE_PARSE_BYTES)}`), 1 << 20).usage(adapter, 'openai.embeddings'), null);
+});
+
+t.test('usage read from the end of an answer: only a member of the outermost object counts', async (t) => {
+  const read = (text: string) => usageFromTail(Buffer.from(text))?.value;
+  t.same(read('{"data":[1,2],"usage":{"prompt_tokens":3}}'), { prompt_tokens: 3 }, 'the last member');
+  t.same(read('{"usage":{"prompt_tokens":3},"service_tier":"default","system_fingerprint":"fp"}'), { prompt_tokens: 3 }, 'members after it');
+  t.same(read('{"usage":{"n":1},"meta":{"usage":{"n":2}}}'), { n: 1 }, 'a nested key after it is passed over');
+  t.same(read('{"usage":{"n":1},"data":[{"usage":{"n":2}}]}'), { n: 1 }, 'in an array too');
+  t.same(read('{"usage":{"n":1},"usage":{"n":2}}'), { n: 2 }, 'a duplicate: the last wins, as with JSON.parse');
+  t.equal(read('{"data":{"usage":{"n":2}}}'), undefined, 'only nested: none');
+  t.equal(read('{"text":"he said \\"usage\\": 5"}'), undefined, 'inside a string: none');
+  t.equal(read('{"text":"a \\"usage","x":{"y":1}}'), undefined, 'an escaped quote before the key: none');
+  t.same(read('{"path":"C:\\\\","usage":{"n":4}}'), { n: 4 }, 'an escaped backslash before the quote does not escape it');
+  t.equal(read('{"a":"usage","b":1}'), undefined, 'a value, not a key');
+});
+
+t.test('an adapter that reads another member gets the whole answer', async (t) => {
+  const body = Buffer.from(JSON.stringify({ id: 'x', usageMetadata: { promptTokenCount: 7 }, usage: { prompt_tokens: 3 } }));
+  const seen: unknown[] = [];
+  const reader = { ...adapter, usageFromBody: (_shape: string, answer: unknown) => {
+    const a = answer as Record<string, unknown>;
+    seen.push(a.usage, a.id, Object.keys(a), 'usageMetadata' in a);
+    return null;
+  } };
+  feed(body, 9).usage(reader, 'openai.chat');
+  t.same(seen, [{ prompt_tokens: 3 }, 'x', ['id', 'usageMetadata', 'usage'], true]);
 });
