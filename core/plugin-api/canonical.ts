@@ -11,6 +11,7 @@ export { asksReasoning } from '../canonical/asks-reasoning.ts';
 export { markedToolResultContent, TOOL_ERROR_MARKER } from '../canonical/tool-result-error.ts';
 export { WEB_SEARCH_HISTORY_NAME, WEB_SEARCH_TOOL_NAME, functionTools, webSearchTool } from '../canonical/web-search.ts';
 export { presentParameters } from '../canonical/dropped-parameters.ts';
+export { holdsEnvelope } from '../canonical/envelope-mark.ts';
 export type { ConversationState, ExpandedRequest, ForwardPlan } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
 export type { UpstreamErrorReason } from '../errors.ts';

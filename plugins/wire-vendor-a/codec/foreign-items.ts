@@ -2,11 +2,9 @@
 // made from another vendor's answer (reasoning sealed in a `relay1.` envelope, a search in a
 // `ws_relay1.` id). A conversation that began on Anthropic and fails over to OpenAI would otherwise
 // send OpenAI an encrypted_content it cannot read, and every later turn would be refused.
+import { holdsEnvelope } from '../../../core/plugin-api/canonical.ts';
 import { sealedReasoningOrigin } from './reasoning-envelope.ts';
 import { sealedSearchOrigin } from './web-search-item.ts';
-
-/** Bytes every sealed item holds: a body without them is forwarded as received. */
-const MARK = 'relay1.';
 
 type Item = Record<string, unknown>;
 
@@ -24,7 +22,8 @@ function foreignName(item: unknown, upstream: string): string | null {
  * each kind taken out in `dropped`; null when it has none (the body goes as received).
  */
 export function withoutForeignItems(raw: Buffer | string, json: () => Record<string, unknown>, upstream: string, dropped: string[]): Record<string, unknown> | null {
-  if (!raw.includes(MARK)) return null;
+  // A body without an envelope is forwarded as received.
+  if (!holdsEnvelope(raw)) return null;
   const request = json();
   if (!Array.isArray(request.input)) return null;
   const names = new Set<string>();

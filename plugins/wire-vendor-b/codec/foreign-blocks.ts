@@ -2,11 +2,9 @@
 // Relay made from another vendor's answer (reasoning sealed in a thinking block's `relay1.`
 // signature, a search in a `srvtoolu_relay1.` id). A conversation that began on OpenAI and fails
 // over to Anthropic would otherwise send Anthropic a signature it refuses on every later turn.
+import { holdsEnvelope } from '../../../core/plugin-api/canonical.ts';
 import { sealedSignatureOrigin } from './reasoning-envelope.ts';
 import { sealedSearchOrigin } from './web-search-blocks.ts';
-
-/** Bytes every sealed block holds: a body without them is forwarded as received. */
-const MARK = 'relay1.';
 
 type Block = Record<string, unknown>;
 type Message = { role?: unknown; content?: unknown };
@@ -29,7 +27,8 @@ const isBlock = (value: unknown): value is Block => value !== null && typeof val
  * lost its thinking is continued without thinking: Anthropic requires that turn to open with it.
  */
 export function withoutForeignBlocks(raw: Buffer | string, json: () => Record<string, unknown>, upstream: string, dropped: string[]): Record<string, unknown> | null {
-  if (!raw.includes(MARK)) return null;
+  // A body without an envelope is forwarded as received.
+  if (!holdsEnvelope(raw)) return null;
   const request = json();
   if (!Array.isArray(request.messages)) return null;
   const names = new Set<string>();
