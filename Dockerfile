@@ -68,5 +68,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=40s --retries=3 \
 # SIGTERM drains in-flight requests and flushes queued usage events before exit (server.drainTimeoutMs).
 STOPSIGNAL SIGTERM
 # The entrypoint gives V8 a heap ceiling when the container has no memory limit (RELAY_MAX_HEAP_MB,
-# default 1024; see bin/container-entrypoint.sh for the measured reason), then execs the command.
+# default 2048; see bin/container-entrypoint.sh for the measured reason), then execs the command.
 ENTRYPOINT ["/bin/sh", "bin/container-entrypoint.sh", "node", "bin/relay.js", "start"]

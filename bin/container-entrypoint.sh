@@ -3,20 +3,17 @@
 # then runs the command it is given (the image runs `node bin/relay.js start`).
 #
 # Node sizes V8's heap from the container's memory limit (cgroup) when there is one. Without one it
-# sizes it from the host's memory (4 GB on the 24 GB development machine), and with that much
-# headroom V8 lets old space fill with garbage long before it collects: over 15 seconds of the
-# bench's 64 concurrent streams Relay's RSS peaked at 197-199 MB without a ceiling (225 MB over a
-# whole bench run) and at 153 MB with --max-old-space-size=1024 (throughput 0.983 of the run
-# without, within the bench's noise; the live heap is ~40 MB). A ceiling under 2 GB also lowers the
-# factor by which V8 may let the heap grow past what the last full collection kept (V8's
-# MemoryController::MaxGrowingFactor: 4 at 2 GB and above, 1.6 at 1024 MB).
+# sizes it from the host's memory (4 GB on a 24 GB machine), and V8 lets old space fill with garbage
+# long before it collects (RSS 225 MB against ~40 MB live over a bench run). A 2048 MB ceiling bounds
+# that, and no lower: under 2 GB V8 collects so much more often that Relay served 8-15% fewer small
+# requests and half as many Claude Code turns (test/bench/RESULTS.md, "The heap ceiling").
 #
-# RELAY_MAX_HEAP_MB sets the ceiling (default 1024; 0 leaves V8's own). A --max-old-space-size
+# RELAY_MAX_HEAP_MB sets the ceiling (default 2048; 0 leaves V8's own). A --max-old-space-size
 # already in NODE_OPTIONS, or a memory limit on the container, is left alone. RELAY_CGROUP_ROOT
 # (default /sys/fs/cgroup) is where the limit is read; tests point it elsewhere.
 set -eu
 
-heap_mb=${RELAY_MAX_HEAP_MB:-1024}
+heap_mb=${RELAY_MAX_HEAP_MB:-2048}
 case $heap_mb in
   '' | *[!0-9]*)
     echo "relay: RELAY_MAX_HEAP_MB must be a whole number of megabytes (0 for V8's own ceiling), got \"$heap_mb\"" >&2

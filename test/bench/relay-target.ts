@@ -93,7 +93,7 @@ export async function startRelayForBench(upstreamUrl: string, opts: RelayBenchOp
   // BENCH_RELAY_NODE_ARGS passes node flags to Relay, e.g. "--cpu-prof --cpu-prof-dir=.bench/prof".
   const nodeArgs = opts.nodeArgs ?? splitArgs(process.env.BENCH_RELAY_NODE_ARGS);
   // Started as the container image starts it: through bin/container-entrypoint.sh, which gives V8
-  // a 1024 MB heap ceiling on a machine without a memory limit (RELAY_MAX_HEAP_MB=0: V8's own).
+  // a 2048 MB heap ceiling on a machine without a memory limit (RELAY_MAX_HEAP_MB=0: V8's own).
   // sh and node exec in turn, so the pid is Relay's.
   const command = [process.execPath, ...nodeArgs, opts.entry ?? path.resolve('bin/relay.js'), 'start', '--config', config];
   const child = spawnPinned(opts.cpu, '/bin/sh', [path.resolve('bin/container-entrypoint.sh'), ...command], {

@@ -58,13 +58,13 @@ function run(env: Record<string, string>, args: string[] = []): Promise<Seen> {
   });
 }
 
-t.test('no memory limit (cgroup v2 "max", v1 unlimited, no cgroup at all): node gets a 1024 MB ceiling', async (t) => {
+t.test('no memory limit (cgroup v2 "max", v1 unlimited, no cgroup at all): node gets a 2048 MB ceiling', async (t) => {
   for (const [name, cgroup] of [['v2', V2_UNLIMITED], ['v1', V1_UNLIMITED], ['none', NONE]] as const) {
     const seen = await run({ RELAY_CGROUP_ROOT: cgroup });
     t.equal(seen.code, 0, `${name}: runs the command`);
-    t.same(options(seen), { ceilings: ['1024'], rest: [] }, `${name}: NODE_OPTIONS`);
+    t.same(options(seen), { ceilings: ['2048'], rest: [] }, `${name}: NODE_OPTIONS`);
     // The heap limit counts young space too: a little over the old-space ceiling.
-    t.ok(seen.heapLimitMb >= 1024 && seen.heapLimitMb < 1200, `${name}: V8's heap limit is ${Math.round(seen.heapLimitMb)} MB`);
+    t.ok(seen.heapLimitMb >= 2048 && seen.heapLimitMb < 2300, `${name}: V8's heap limit is ${Math.round(seen.heapLimitMb)} MB`);
   }
 });
 
@@ -91,7 +91,7 @@ t.test('RELAY_MAX_HEAP_MB sets the ceiling, 0 leaves V8 its own, anything else i
 
 t.test('NODE_OPTIONS: kept and added to, or left alone when it sets a ceiling itself', async (t) => {
   const added = await run({ RELAY_CGROUP_ROOT: V2_UNLIMITED, NODE_OPTIONS: '--enable-source-maps' });
-  t.same(options(added), { ceilings: ['1024'], rest: ['--enable-source-maps'] });
+  t.same(options(added), { ceilings: ['2048'], rest: ['--enable-source-maps'] });
   const own = await run({ RELAY_CGROUP_ROOT: V2_UNLIMITED, NODE_OPTIONS: '--max-old-space-size=300' });
   t.same(options(own).ceilings, ['300'], 'the operator\'s ceiling wins');
   t.ok(own.heapLimitMb < 500, `heap limit ${Math.round(own.heapLimitMb)} MB`);
