@@ -383,8 +383,14 @@ for (const [name, rendered] of Object.entries(RESPONSES_RENDERED)) {
 
 // What an upstream's answer holds that canonical cannot carry (the answer decoders' tables): named
 // by the decoder, or mapped to canonical parts. A case is the upstream's parts, answered whole or streamed.
-type DecoderCase = { parts: unknown[]; stream?: boolean; expect: { named: string[] } | { mapped: (content: ContentPart[]) => boolean } };
+/** `keeps`: what of a named part canonical still carries. */
+type DecoderCase = { parts: unknown[]; stream?: boolean; expect: { named: string[]; keeps?: (content: ContentPart[]) => boolean } | { mapped: (content: ContentPart[]) => boolean } };
 const geminiAnswer = (parts: unknown[]) => ({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 5 } });
+const converseAnswer = (content: unknown[]) => ({ output: { message: { role: 'assistant', content } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 5 } });
+/** ConverseStream events (name, payload) around `middle`: the message's start, its stop and usage. */
+const converseEvents = (middle: Array<[string, unknown]>): Array<[string, unknown]> => [
+  ['messageStart', { role: 'assistant' }], ...middle, ['messageStop', { stopReason: 'end_turn' }], ['metadata', { usage: { inputTokens: 3, outputTokens: 5 } }],
+];
 const DECODERS: Record<string, { table: Record<string, string>; decode: (c: DecoderCase, dropped: string[]) => ContentPart[]; cases: Record<string, DecoderCase> }> = {
   GEMINI_RESPONSE_DROPPED: {
     table: GEMINI_RESPONSE_DROPPED,
@@ -415,6 +421,36 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
       },
     },
   },
+  CONVERSE_RESPONSE_DROPPED: {
+    table: bedrock.CONVERSE_RESPONSE_DROPPED,
+    decode: (c, dropped) => {
+      if (!c.stream) return bedrock.decodeResponse('bedrock.converse', converseAnswer(c.parts), route('bedrock-test'), BASE, dropped).content;
+      const decoder = bedrock.streamDecoder('bedrock.converse', route('bedrock-test'), BASE, dropped);
+      return collect((c.parts as Array<[string, unknown]>).flatMap(([event, payload]) => decoder.decode(event, JSON.stringify(payload)))).content;
+    },
+    cases: {
+      'images in answers': {
+        parts: [{ text: 'here' }, { image: { format: 'png', source: { bytes: PNG.data } } }, { image: { format: 'jpeg', source: { s3Location: { uri: 's3://b/cat.jpg' } } } }],
+        expect: { mapped: (c) => c[1]?.type === 'image' && c[1].source.type === 'base64' && c[1].source.media_type === 'image/png' && c[1].source.data === PNG.data && c[2]?.type === 'image' && c[2].source.type === 'url' && c[2].source.url === 's3://b/cat.jpg' },
+      },
+      'images in streamed answers': {
+        parts: converseEvents([['contentBlockStart', { contentBlockIndex: 0, start: { image: { format: 'png' } } }], ['contentBlockDelta', { contentBlockIndex: 0, delta: { image: { source: { bytes: PNG.data } } } }]]),
+        stream: true, expect: { named: ['image'] },
+      },
+      citationsContent: {
+        parts: [{ citationsContent: { content: [{ text: 'The sky is blue.' }], citations: [{ title: 'a.pdf', sourceContent: [{ text: 'blue sky' }], location: { documentChar: { documentIndex: 0, start: 0, end: 8 } } }] } }],
+        expect: { named: ['citations'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'The sky is blue.' && c[0].citations === undefined },
+      },
+      'citation deltas in streamed answers': {
+        parts: converseEvents([['contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Blue.' } }], ['contentBlockDelta', { contentBlockIndex: 0, delta: { citation: { title: 'a.pdf', location: { documentPage: { documentIndex: 0, start: 1, end: 1 } } } } }]]),
+        stream: true, expect: { named: ['citations'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Blue.' },
+      },
+      'document, video and guardContent blocks, and block kinds Relay does not know': {
+        parts: [{ document: { format: 'txt', name: 'n', source: { bytes: 'aGk=' } } }, { video: { format: 'mp4', source: { bytes: 'AAAA' } } }, { guardContent: { text: { text: 'x' } } }, { hologram: {} }],
+        expect: { named: ['document', 'video', 'guardContent', 'hologram'] },
+      },
+    },
+  },
 };
 
 for (const [name, decoder] of Object.entries(DECODERS)) {
@@ -422,8 +458,10 @@ for (const [name, decoder] of Object.entries(DECODERS)) {
     for (const [entry, c] of Object.entries(decoder.cases)) {
       const dropped: string[] = [];
       const content = decoder.decode(c, dropped);
-      if ('named' in c.expect) t.same([...new Set(dropped)].sort(), [...c.expect.named].sort(), `${entry}: named ${c.expect.named.join(', ')}`);
-      else {
+      if ('named' in c.expect) {
+        t.same([...new Set(dropped)].sort(), [...c.expect.named].sort(), `${entry}: named ${c.expect.named.join(', ')}`);
+        if (c.expect.keeps) t.ok(c.expect.keeps(content), `${entry}: keeps ${JSON.stringify(content).slice(0, 160)}`);
+      } else {
         t.ok(c.expect.mapped(content), `${entry}: mapped ${JSON.stringify(content).slice(0, 160)}`);
         t.same(dropped, [], `${entry}: nothing named`);
       }

@@ -1,7 +1,9 @@
 // Bedrock Converse response JSON -> canonical response. Converse gives no response id: one is made.
+// Blocks other than text, toolUse and reasoning are mapped or named in x-relay-dropped (answer-parts.ts).
 import { randomUUID } from 'node:crypto';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
 import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, type CanonicalResponse, type ContentPart } from '../../../core/plugin-api/canonical.ts';
+import { citedText, imageOfBlock, nameBlock } from './answer-parts.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { stopReasonFromConverse, stopSequenceOf } from './stop-reason.ts';
 import { usageFromConverse } from './usage.ts';
@@ -17,7 +19,7 @@ export function argumentsOf(name: string, input: unknown, custom: ReadonlySet<st
   return { arguments: JSON.stringify(input ?? {}), tool_kind: 'function' };
 }
 
-function partOf(b: ConverseBlock, custom: ReadonlySet<string>): ContentPart | null {
+function partOf(b: ConverseBlock, custom: ReadonlySet<string>, dropped: string[]): ContentPart | null {
   if (typeof b.text === 'string') return { type: 'text', text: b.text };
   if (b.toolUse) {
     const name = String(b.toolUse.name ?? '');
@@ -33,10 +35,14 @@ function partOf(b: ConverseBlock, custom: ReadonlySet<string>): ContentPart | nu
     };
   }
   if (typeof reasoning?.redactedContent === 'string') return { type: 'reasoning', origin: BEDROCK_ORIGIN, encrypted: reasoning.redactedContent };
-  return null; // images, documents, citations and guard content in answers: dropped by rule
+  const image = imageOfBlock(b.image);
+  if (image) return image;
+  if (b.citationsContent) return citedText(b.citationsContent, dropped);
+  nameBlock(b, dropped);
+  return null;
 }
 
-export function decodeConverseResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse {
+export function decodeConverseResponse(body: unknown, route: Route, request?: CanonicalRequest, dropped: string[] = []): CanonicalResponse {
   const json = (body ?? {}) as ConverseResponse;
   const content = json.output?.message?.content;
   if (!Array.isArray(content)) throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'the upstream answer has no output.message.content array');
@@ -44,7 +50,7 @@ export function decodeConverseResponse(body: unknown, route: Route, request?: Ca
   const out: CanonicalResponse = {
     id: newResponseId(),
     model: route.upstreamModel,
-    content: content.map((b) => partOf(b, custom)).filter((p): p is ContentPart => p !== null),
+    content: content.map((b) => partOf(b, custom, dropped)).filter((p): p is ContentPart => p !== null),
     stop_reason: stopReasonFromConverse(json.stopReason),
     usage: usageFromConverse(json.usage) ?? emptyUsage(),
   };

@@ -3,10 +3,12 @@
 //   messageStart -> start; contentBlockStart (tool use) -> part_start; contentBlockDelta ->
 //   delta, opening a text or reasoning part first when the block had no start (Converse sends
 //   none for them); contentBlockStop -> part_end; messageStop holds the stop reason; metadata
-//   (the last event, with usage) -> end. `exception` is an in-stream error.
+//   (the last event, with usage) -> end. `exception` is an in-stream error. Block kinds no
+//   stream event carries (an image, a citation, ...) are named in `dropped`, once each.
 // Custom tools' input is buffered and sent unwrapped when their block stops.
 import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { nameBlock, nameDropped } from './answer-parts.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { newResponseId } from './converse-response.ts';
 import { codeForStreamException, exceptionName } from './errors.ts';
@@ -21,7 +23,7 @@ interface OpenBlock {
   customBuffer: string | null;
 }
 
-export function converseStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
+export function converseStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
   const custom = customToolNames(request);
   const blocks = new Map<number, OpenBlock>();
   let next = 0;
@@ -94,7 +96,10 @@ export function converseStreamDecoder(route: Route, request?: CanonicalRequest):
       }
       if (typeof r.text === 'string' && r.text !== '') out.push({ type: 'delta', index: block.index, delta: { type: 'reasoning', text: r.text } });
       if (typeof r.signature === 'string' && r.signature !== '') out.push({ type: 'delta', index: block.index, delta: { type: 'signature', signature: r.signature } });
+      return out;
     }
+    // A citation delta points into the request's documents (the answer's `citations`).
+    for (const kind of Object.keys(d)) nameDropped(dropped, kind === 'citation' ? 'citations' : kind);
     return out;
   };
 
@@ -112,7 +117,10 @@ export function converseStreamDecoder(route: Route, request?: CanonicalRequest):
           return start();
         case 'contentBlockStart': {
           const tool = p.start?.toolUse;
-          if (!tool) return start();
+          if (!tool) {
+            nameBlock(p.start ?? {}, dropped);
+            return start();
+          }
           const name = String(tool.name ?? '');
           const kind = custom.has(name) ? 'custom' : 'function';
           return [...start(), ...open(p.contentBlockIndex ?? 0, 'tool_call', { type: 'tool_call', id: String(tool.toolUseId ?? ''), name, tool_kind: kind }, kind === 'custom' ? '' : null)];

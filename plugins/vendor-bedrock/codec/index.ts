@@ -29,6 +29,7 @@ export const { encodeRequest, decodeResponse, streamDecoder, decodeError, usageF
   [MESSAGES_SHAPE]: messagesPassthrough,
 }, converseUpstream);
 
+export { CONVERSE_RESPONSE_DROPPED } from './answer-parts.ts';
 export { CONVERSE_REQUEST_DROPPED, BEDROCK_ORIGIN, converseToolId } from './converse-request.ts';
 export { exceptionName, statusForException, decodeBedrockError, bedrockErrorMessage as bedrockErrorMessageOf } from './errors.ts';
 export { EFFORT_BUDGETS, isClaudeModel } from './thinking.ts';

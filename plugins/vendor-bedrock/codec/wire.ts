@@ -26,6 +26,12 @@ export interface ConverseDocument {
   source: { bytes: string } | { s3Location: { uri: string } };
 }
 
+/** A citationsContent block of an answer: the cited text, and where in the request's documents it is from. */
+export interface ConverseCitations {
+  content?: Array<{ text?: string }>;
+  citations?: unknown[];
+}
+
 export interface ConverseBlock {
   text?: string;
   image?: ConverseImage;
@@ -33,6 +39,10 @@ export interface ConverseBlock {
   toolUse?: ConverseToolUse;
   toolResult?: { toolUseId: string; content: Array<{ text: string } | { image: ConverseImage }>; status?: 'success' | 'error' };
   reasoningContent?: ConverseReasoning;
+  /** Answers only; read to name or map them (answer-parts.ts). */
+  citationsContent?: ConverseCitations;
+  video?: unknown;
+  guardContent?: unknown;
 }
 
 export interface ConverseMessage {
@@ -59,8 +69,9 @@ export interface ConverseResponse {
 export interface ConverseStreamPayload {
   role?: string;
   contentBlockIndex?: number;
-  start?: { toolUse?: ConverseToolUse };
-  delta?: { text?: string; toolUse?: { input?: string }; reasoningContent?: { text?: string; signature?: string; redactedContent?: string } };
+  /** Other kinds (image, ...) are named in x-relay-dropped by their key. */
+  start?: { toolUse?: ConverseToolUse; [kind: string]: unknown };
+  delta?: { text?: string; toolUse?: { input?: string }; reasoningContent?: { text?: string; signature?: string; redactedContent?: string }; [kind: string]: unknown };
   stopReason?: string;
   additionalModelResponseFields?: { stop_sequence?: unknown } | null;
   usage?: ConverseUsage;
