@@ -391,7 +391,48 @@ const converseAnswer = (content: unknown[]) => ({ output: { message: { role: 'as
 const converseEvents = (middle: Array<[string, unknown]>): Array<[string, unknown]> => [
   ['messageStart', { role: 'assistant' }], ...middle, ['messageStop', { stopReason: 'end_turn' }], ['metadata', { usage: { inputTokens: 3, outputTokens: 5 } }],
 ];
+/** An Anthropic answer's content blocks, and the SSE frames of the same answer streamed. */
+const anthropicAnswer = (content: unknown[]) => ({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content, stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 5 } });
+const anthropicFrames = (content: Array<Record<string, unknown>>): Array<[string, unknown]> => [
+  ['message_start', { type: 'message_start', message: { ...anthropicAnswer([]), usage: { input_tokens: 3, output_tokens: 0 } } }],
+  ...content.flatMap((block, index): Array<[string, unknown]> => [
+    ['content_block_start', { type: 'content_block_start', index, content_block: block.type === 'text' ? { type: 'text', text: '' } : block }],
+    ...(block.type === 'text' ? [['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } }] as [string, unknown]] : []),
+    ...((block.citations as unknown[] | undefined) ?? []).map((citation): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'citations_delta', citation } }]),
+    ['content_block_stop', { type: 'content_block_stop', index }],
+  ]),
+  ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }],
+  ['message_stop', { type: 'message_stop' }],
+];
+/** Blocks of server tools other than web search, an unpaired search result, and a kind Relay does not know. */
+const otherServerBlocks = [
+  { type: 'text', text: 'Fetched.' },
+  { type: 'server_tool_use', id: 'srvtoolu_2', name: 'web_fetch', input: { url: 'https://example.com' } },
+  { type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_2', content: { type: 'web_fetch_result', url: 'https://example.com' } },
+  { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_3', content: { type: 'code_execution_result', stdout: '42' } },
+  { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'lookup', server_name: 's', input: {} },
+  { type: 'hologram' },
+];
+const otherServerNames = ['server_tool_use', 'web_fetch_tool_result', 'code_execution_tool_result', 'mcp_tool_use', 'hologram'];
+const keepsText = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Fetched.';
+const citedBlue = [{ type: 'text', text: 'Blue.', citations: [{ type: 'char_location', cited_text: 'blue', document_index: 0, start_char_index: 0, end_char_index: 4 }] }];
+const keepsBlue = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Blue.';
+
 const DECODERS: Record<string, { table: Record<string, string>; decode: (c: DecoderCase, dropped: string[]) => ContentPart[]; cases: Record<string, DecoderCase> }> = {
+  ANTHROPIC_RESPONSE_DROPPED: {
+    table: anthropic.ANTHROPIC_RESPONSE_DROPPED,
+    decode: (c, dropped) => {
+      if (!c.stream) return anthropic.decodeResponse('anthropic.messages', anthropicAnswer(c.parts), route('anthropic-test'), BASE, dropped).content;
+      const decoder = anthropic.streamDecoder('anthropic.messages', route('anthropic-test'), BASE, dropped);
+      return collect(anthropicFrames(c.parts as Array<Record<string, unknown>>).flatMap(([event, frame]) => decoder.decode(event, JSON.stringify(frame)))).content;
+    },
+    cases: {
+      'server tool blocks other than web search, and block kinds Relay does not know': { parts: otherServerBlocks, expect: { named: otherServerNames, keeps: keepsText } },
+      'the same in streamed answers': { parts: otherServerBlocks, stream: true, expect: { named: otherServerNames, keeps: keepsText } },
+      'document citations of text (char, page and content block locations)': { parts: citedBlue, expect: { named: ['citations'], keeps: keepsBlue } },
+      'document citations in streamed answers (citations_delta)': { parts: citedBlue, stream: true, expect: { named: ['citations'], keeps: keepsBlue } },
+    },
+  },
   GEMINI_RESPONSE_DROPPED: {
     table: GEMINI_RESPONSE_DROPPED,
     decode: (c, dropped) => {

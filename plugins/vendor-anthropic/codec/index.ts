@@ -12,3 +12,4 @@ export const { encodeRequest, decodeResponse, streamDecoder, decodeError, usageF
 
 export { MESSAGES_UPSTREAM_DROPPED, ANTHROPIC_ORIGIN, anthropicToolId } from './messages-request.ts';
 export { EFFORT_BUDGETS, DEFAULT_MAX_TOKENS, thinkingFor } from './thinking-budget.ts';
+export { ANTHROPIC_RESPONSE_DROPPED } from './messages-response.ts';

@@ -21,13 +21,28 @@ export function stopReasonFromAnthropic(reason: unknown): StopReason {
   return typeof reason === 'string' ? STOP_REASONS[reason] ?? 'end_turn' : 'end_turn';
 }
 
+/** What the answer decoders drop, and why. Pinned by test/translation/drop-names.test.ts. */
+export const ANTHROPIC_RESPONSE_DROPPED = {
+  'server tool blocks other than web search, and block kinds Relay does not know': 'named by their block type (a web fetch or code execution `server_tool_use`, `code_execution_tool_result`, `mcp_tool_use`, `container_upload`, ...): canonical has no part for them',
+  'the same in streamed answers': 'named by their block type, once each (in the header, or an x-relay-dropped trailer once the stream has begun)',
+  'document citations of text (char, page and content block locations)': 'named `citations`: a canonical citation is a URL (the text cited stays in the answer)',
+  'document citations in streamed answers (citations_delta)': 'named `citations`, as whole',
+} as const;
+
+/** Names a block type the decoders have no canonical part for, once. */
+export function nameBlockType(type: unknown, dropped: string[]): void {
+  if (typeof type === 'string' && !dropped.includes(type)) dropped.push(type);
+}
+
 interface ContentBlock { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; thinking?: unknown; signature?: unknown; data?: unknown; citations?: unknown; tool_use_id?: unknown }
 
-export function partOfBlock(b: ContentBlock, customTools: ReadonlySet<string>): ContentPart | null {
+export function partOfBlock(b: ContentBlock, customTools: ReadonlySet<string>, dropped: string[]): ContentPart | null {
   switch (b.type) {
     case 'text': {
       if (typeof b.text !== 'string') return null;
-      const citations = Array.isArray(b.citations) ? b.citations.map(citationFromAnthropic).filter((c) => c !== null) : [];
+      const listed: unknown[] = Array.isArray(b.citations) ? b.citations : [];
+      const citations = listed.map(citationFromAnthropic).filter((c) => c !== null);
+      if (citations.length < listed.length) nameBlockType('citations', dropped);
       return citations.length > 0 ? { type: 'text', text: b.text, citations } : { type: 'text', text: b.text };
     }
     case 'tool_use': {
@@ -45,12 +60,14 @@ export function partOfBlock(b: ContentBlock, customTools: ReadonlySet<string>): 
     case 'redacted_thinking':
       return typeof b.data === 'string' ? { type: 'reasoning', origin: ANTHROPIC_ORIGIN, encrypted: b.data } : null;
     default:
-      return null; // server tool blocks other than web search (paired in contentParts), and others: dropped by rule
+      // Server tool blocks other than web search (paired in contentParts), and kinds Relay does not know.
+      nameBlockType(b.type, dropped);
+      return null;
   }
 }
 
 /** The blocks of a message as canonical parts: a web search's server_tool_use and its result become one part. */
-export function contentParts(blocks: ContentBlock[], customTools: ReadonlySet<string>): ContentPart[] {
+export function contentParts(blocks: ContentBlock[], customTools: ReadonlySet<string>, dropped: string[]): ContentPart[] {
   const out: ContentPart[] = [];
   const searches = new Map<string, number>();
   for (const b of blocks) {
@@ -64,20 +81,20 @@ export function contentParts(blocks: ContentBlock[], customTools: ReadonlySet<st
       out[at] = withResult(out[at] as Extract<ContentPart, { type: 'web_search_call' }>, b as Record<string, unknown>);
       continue;
     }
-    const part = partOfBlock(b, customTools);
+    const part = partOfBlock(b, customTools, dropped);
     if (part) out.push(part);
   }
   return out;
 }
 
-export function decodeMessagesResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse {
+export function decodeMessagesResponse(body: unknown, route: Route, request?: CanonicalRequest, dropped: string[] = []): CanonicalResponse {
   const json = (body ?? {}) as { id?: unknown; model?: unknown; content?: unknown; stop_reason?: unknown; stop_sequence?: unknown; usage?: unknown };
   if (!Array.isArray(json.content)) throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'the upstream message has no content array');
   const custom = customToolNames(request);
   const out: CanonicalResponse = {
     id: typeof json.id === 'string' ? json.id : '',
     model: typeof json.model === 'string' ? json.model : route.upstreamModel,
-    content: contentParts(json.content as ContentBlock[], custom),
+    content: contentParts(json.content as ContentBlock[], custom, dropped),
     stop_reason: stopReasonFromAnthropic(json.stop_reason),
     usage: usageFromAnthropic(json.usage) ?? emptyUsage(),
   };

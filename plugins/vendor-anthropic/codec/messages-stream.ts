@@ -12,7 +12,7 @@ import { emptyUsage, type StopReason, type StreamEvent } from '../../../core/plu
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { codeForStreamErrorType } from './errors.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
-import { stopReasonFromAnthropic } from './messages-response.ts';
+import { nameBlockType, stopReasonFromAnthropic } from './messages-response.ts';
 import { StreamUsage } from './usage.ts';
 import { plainTextDelta } from './text-delta.ts';
 import { citationFromAnthropic, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
@@ -36,7 +36,7 @@ interface Block {
   sentArguments: boolean;
 }
 
-export function messagesStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
+export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
   const custom = customToolNames(request);
   const usage = new StreamUsage();
   const blocks = new Map<number, Block>();
@@ -164,7 +164,8 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
             searches.delete(use.id);
             return [...out, ...openSearch(withResult(use, b as Record<string, unknown>))];
           } else {
-            return out; // other server tool blocks: dropped by rule
+            nameBlockType(b.type, dropped); // other server tool blocks, and kinds Relay does not know
+            return out;
           }
           next += 1;
           return out;
@@ -188,7 +189,9 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest):
           if (d.type === 'signature_delta' && typeof d.signature === 'string' && d.signature !== '') return [{ type: 'delta', index: block.index, delta: { type: 'signature', signature: d.signature } }];
           if (d.type === 'citations_delta' && block.kind === 'text') {
             const citation = citationFromAnthropic(d.citation);
-            return citation ? [{ type: 'delta', index: block.index, delta: { type: 'citation', citation } }] : [];
+            if (citation) return [{ type: 'delta', index: block.index, delta: { type: 'citation', citation } }];
+            nameBlockType('citations', dropped); // a place in one of the request's documents
+            return [];
           }
           return [];
         }
