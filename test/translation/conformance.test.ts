@@ -7,7 +7,7 @@ import type { CanonicalRequest, CanonicalResponse, ContentPart } from '../../cor
 import { CHAT_REQUEST_DROPPED, CHAT_RESPONSE_DROPPED, RESPONSES_REQUEST_DROPPED, RESPONSES_RESPONSE_DROPPED } from '../../plugins/wire-vendor-a/codec/index.ts';
 import { MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED } from '../../plugins/wire-vendor-b/codec/index.ts';
 import { CANONICAL_DROPPED } from '../../plugins/wire-canonical/codec.ts';
-import { CHAT_UPSTREAM_DROPPED, RESPONSES_UPSTREAM_DROPPED } from '../../plugins/vendor-openai/codec/index.ts';
+import { CHAT_UPSTREAM_DROPPED, OPENAI_CHAT_RESPONSE_DROPPED, OPENAI_RESPONSE_DROPPED, RESPONSES_UPSTREAM_DROPPED } from '../../plugins/vendor-openai/codec/index.ts';
 import { ANTHROPIC_RESPONSE_DROPPED, MESSAGES_UPSTREAM_DROPPED } from '../../plugins/vendor-anthropic/codec/index.ts';
 import { CONVERSE_REQUEST_DROPPED, CONVERSE_RESPONSE_DROPPED } from '../../plugins/vendor-bedrock/codec/index.ts';
 import { fakeRoute } from '../support/fake-route.ts';
@@ -377,7 +377,7 @@ t.test('every codec documents what it drops', async (t) => {
   const tables = {
     CHAT_REQUEST_DROPPED, CHAT_RESPONSE_DROPPED, RESPONSES_REQUEST_DROPPED, RESPONSES_RESPONSE_DROPPED,
     MESSAGES_REQUEST_DROPPED, MESSAGES_RESPONSE_DROPPED, CHAT_UPSTREAM_DROPPED, RESPONSES_UPSTREAM_DROPPED, MESSAGES_UPSTREAM_DROPPED,
-    CONVERSE_REQUEST_DROPPED, CONVERSE_RESPONSE_DROPPED, ANTHROPIC_RESPONSE_DROPPED,
+    CONVERSE_REQUEST_DROPPED, CONVERSE_RESPONSE_DROPPED, ANTHROPIC_RESPONSE_DROPPED, OPENAI_RESPONSE_DROPPED, OPENAI_CHAT_RESPONSE_DROPPED,
   };
   for (const [name, table] of Object.entries(tables)) {
     t.ok(Object.keys(table).length > 0, `${name} lists its drops`);

@@ -418,7 +418,70 @@ const keepsText = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' 
 const citedBlue = [{ type: 'text', text: 'Blue.', citations: [{ type: 'char_location', cited_text: 'blue', document_index: 0, start_char_index: 0, end_char_index: 4 }] }];
 const keepsBlue = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Blue.';
 
+/** An OpenAI Responses answer's output items, and the stream events of the same answer. */
+type OutputItem = { type: string; content?: Array<{ type: string; text?: string; annotations?: unknown[] }> } & Record<string, unknown>;
+const responsesAnswer = (output: unknown[]) => ({ id: 'resp_1', object: 'response', model: 'gpt-test', status: 'completed', output, usage: { input_tokens: 3, output_tokens: 5 } });
+const responsesEvents = (output: OutputItem[]): unknown[] => [
+  { type: 'response.created', response: { ...responsesAnswer([]), status: 'in_progress' } },
+  ...output.flatMap((item, i) => [
+    { type: 'response.output_item.added', output_index: i, item: item.type === 'message' ? { ...item, content: [] } : item },
+    ...(item.content ?? []).flatMap((c, j) => [
+      { type: 'response.content_part.added', output_index: i, content_index: j, part: { type: c.type } },
+      ...(typeof c.text === 'string' ? [{ type: 'response.output_text.delta', output_index: i, content_index: j, delta: c.text }] : []),
+      ...(c.annotations ?? []).map((annotation, k) => ({ type: 'response.output_text.annotation.added', output_index: i, content_index: j, annotation_index: k, annotation })),
+      { type: 'response.content_part.done', output_index: i, content_index: j, part: c },
+    ]),
+    { type: 'response.output_item.done', output_index: i, item },
+  ]),
+  { type: 'response.completed', response: responsesAnswer(output) },
+];
+const message = (...content: NonNullable<OutputItem['content']>): OutputItem => ({ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content });
+const otherItems: OutputItem[] = [
+  message({ type: 'output_text', text: 'Done.', annotations: [] }),
+  { type: 'code_interpreter_call', id: 'ci_1', code: 'print(1)', status: 'completed' },
+  { type: 'image_generation_call', id: 'ig_1', result: 'AAAA', status: 'completed' },
+  { type: 'mcp_call', id: 'mcp_1', name: 'lookup', server_label: 's', arguments: '{}' },
+  { type: 'hologram', id: 'h_1' },
+];
+const otherItemNames = ['code_interpreter_call', 'image_generation_call', 'mcp_call', 'hologram'];
+const keepsDone = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Done.';
+const fileCited = [message({ type: 'output_text', text: 'See a.', annotations: [{ type: 'file_citation', file_id: 'file_1', filename: 'a.pdf', index: 4 }, { type: 'url_citation', url: 'https://a.example', title: 'A', start_index: 4, end_index: 5 }] })];
+const keepsUrlCitation = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'See a.' && c[0].citations?.length === 1 && c[0].citations[0]?.url === 'https://a.example';
+
+/** A chat.completion whose message is `message`. */
+const chatAnswer = (message: Record<string, unknown>) => ({ id: 'chatcmpl-1', object: 'chat.completion', model: 'gpt-test', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5 } });
+
 const DECODERS: Record<string, { table: Record<string, string>; decode: (c: DecoderCase, dropped: string[]) => ContentPart[]; cases: Record<string, DecoderCase> }> = {
+  OPENAI_CHAT_RESPONSE_DROPPED: {
+    table: openai.OPENAI_CHAT_RESPONSE_DROPPED,
+    decode: (c, dropped) => openai.decodeResponse('openai.chat', chatAnswer(c.parts[0] as Record<string, unknown>), route('openai-test'), BASE, dropped).content,
+    cases: {
+      'annotations of the message (a search model\'s url_citation)': {
+        parts: [{ content: 'See a.', annotations: [{ type: 'url_citation', url_citation: { url: 'https://a.example', title: 'A', start_index: 4, end_index: 5 } }, { type: 'file_citation', file_citation: { file_id: 'f' } }] }],
+        expect: { named: ['file_citation'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].citations?.[0]?.url === 'https://a.example' && c[0].citations[0].cited_text === 'a' },
+      },
+      'audio in the message': { parts: [{ content: 'Hi.', audio: { id: 'audio_1', data: 'AAAA', transcript: 'Hi.' } }], expect: { named: ['audio'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Hi.' } },
+    },
+  },
+  OPENAI_RESPONSE_DROPPED: {
+    table: openai.OPENAI_RESPONSE_DROPPED,
+    decode: (c, dropped) => {
+      // The request declares a web search: streamed url_citations then carry their cited text.
+      const request: CanonicalRequest = { ...BASE, tools: [{ type: 'web_search' }] };
+      if (!c.stream) return openai.decodeResponse('openai.responses', responsesAnswer(c.parts), route('openai-test'), request, dropped).content;
+      const decoder = openai.streamDecoder('openai.responses', route('openai-test'), request, dropped);
+      return collect(responsesEvents(c.parts as OutputItem[]).flatMap((frame) => decoder.decode((frame as { type: string }).type, JSON.stringify(frame)))).content;
+    },
+    cases: {
+      'output items of server tools other than web search, and item kinds Relay does not know': { parts: otherItems, expect: { named: otherItemNames, keeps: keepsDone } },
+      'the same in streamed answers': { parts: otherItems, stream: true, expect: { named: otherItemNames, keeps: keepsDone } },
+      'annotations other than url_citation (file citations, file paths)': { parts: fileCited, expect: { named: ['file_citation'], keeps: keepsUrlCitation } },
+      'annotations other than url_citation in streamed answers': { parts: fileCited, stream: true, expect: { named: ['file_citation'], keeps: keepsUrlCitation } },
+      'message content other than output_text and refusal': {
+        parts: [message({ type: 'output_text', text: 'Done.' }, { type: 'output_audio' })], expect: { named: ['output_audio'], keeps: keepsDone },
+      },
+    },
+  },
   ANTHROPIC_RESPONSE_DROPPED: {
     table: anthropic.ANTHROPIC_RESPONSE_DROPPED,
     decode: (c, dropped) => {

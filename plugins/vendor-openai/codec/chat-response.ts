@@ -1,9 +1,10 @@
 // OpenAI Chat Completions response JSON -> canonical response.
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
-import { emptyUsage, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, type CanonicalResponse, type Citation, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { usageFromChat } from './usage.ts';
+import { citationsOf, nameKind } from './answer-names.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
   stop: 'end_turn',
@@ -24,9 +25,25 @@ export function reasoningText(message: Record<string, unknown>): string | undefi
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** What the Chat answer decoder drops or maps, and why. Pinned by test/translation/drop-names.test.ts. */
+export const OPENAI_CHAT_RESPONSE_DROPPED = {
+  'annotations of the message (a search model\'s url_citation)': 'url_citation mapped to citations of the text; other kinds named by their type',
+  'audio in the message': 'named `audio`: canonical has no audio part',
+} as const;
+
+/** Chat's annotations (`{type, url_citation: {...}}`) as canonical citations of `text`; other kinds are named. */
+function chatCitations(annotations: unknown, text: string, dropped: string[]): Citation[] {
+  if (!Array.isArray(annotations)) return [];
+  const flat = annotations.map((a) => {
+    const v = (a ?? {}) as { type?: unknown; url_citation?: Record<string, unknown> };
+    return v.type === 'url_citation' && v.url_citation !== null && typeof v.url_citation === 'object' ? { type: 'url_citation', ...v.url_citation } : a;
+  });
+  return citationsOf(flat, text, dropped);
+}
+
 interface ChatToolCall { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown }; custom?: { name?: unknown; input?: unknown } }
 
-export function decodeChatResponse(body: unknown, route: Route, request?: CanonicalRequest): CanonicalResponse {
+export function decodeChatResponse(body: unknown, route: Route, request?: CanonicalRequest, dropped: string[] = []): CanonicalResponse {
   const json = (body ?? {}) as { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown };
   const choice = Array.isArray(json.choices) ? (json.choices[0] as { message?: Record<string, unknown>; finish_reason?: unknown } | undefined) : undefined;
   if (!choice || choice.message === null || typeof choice.message !== 'object') {
@@ -37,7 +54,11 @@ export function decodeChatResponse(body: unknown, route: Route, request?: Canoni
   const content: ContentPart[] = [];
   const reasoning = reasoningText(message);
   if (reasoning !== undefined) content.push({ type: 'reasoning', text: reasoning, origin: 'openai' });
-  if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content });
+  if (typeof message.content === 'string' && message.content !== '') {
+    const citations = chatCitations(message.annotations, message.content, dropped);
+    content.push(citations.length > 0 ? { type: 'text', text: message.content, citations } : { type: 'text', text: message.content });
+  }
+  if (message.audio !== undefined && message.audio !== null) nameKind('audio', dropped);
   if (typeof message.refusal === 'string' && message.refusal !== '') content.push({ type: 'refusal', text: message.refusal });
   for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as ChatToolCall[]) {
     const id = typeof call.id === 'string' ? call.id : '';

@@ -15,3 +15,5 @@ export const { encodeRequest, decodeResponse, streamDecoder, decodeError, usageF
 
 export { CHAT_UPSTREAM_DROPPED } from './chat-request.ts';
 export { RESPONSES_UPSTREAM_DROPPED, OPENAI_ORIGIN } from './responses-request.ts';
+export { OPENAI_RESPONSE_DROPPED } from './responses-response.ts';
+export { OPENAI_CHAT_RESPONSE_DROPPED } from './chat-response.ts';

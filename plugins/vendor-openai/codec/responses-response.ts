@@ -1,9 +1,10 @@
 // OpenAI Responses response JSON -> canonical response.
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
-import { emptyUsage, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, type CanonicalRequest, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { usageFromResponses } from './usage.ts';
-import { citationFromAnnotation, searchFromItem } from './web-search.ts';
+import { searchFromItem } from './web-search.ts';
+import { citationsOf, nameKind } from './answer-names.ts';
 
 interface OutputItem {
   type?: unknown; id?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; input?: unknown;
@@ -21,17 +22,27 @@ export function stopReasonFromResponse(response: { status?: unknown; incomplete_
   return refused ? 'refusal' : 'end_turn';
 }
 
-/** One output item -> canonical parts (server tool calls other than web search, and other items, are dropped). */
-export function partsOfItem(item: OutputItem): ContentPart[] {
+/** What the answer decoders drop, and why. Pinned by test/translation/drop-names.test.ts. */
+export const OPENAI_RESPONSE_DROPPED = {
+  'output items of server tools other than web search, and item kinds Relay does not know': 'named by their type (`code_interpreter_call`, `file_search_call`, `image_generation_call`, `mcp_call`, `computer_call`, ...): canonical has no part for them',
+  'the same in streamed answers': 'named by their type, once each (in the header, or an x-relay-dropped trailer once the stream has begun)',
+  'annotations other than url_citation (file citations, file paths)': 'named by their type: a canonical citation is a URL (the text stays)',
+  'annotations other than url_citation in streamed answers': 'named by their type, as whole',
+  'message content other than output_text and refusal': 'named by its type',
+} as const;
+
+/** One output item -> canonical parts; server tool calls other than web search, and other items, are named. */
+export function partsOfItem(item: OutputItem, dropped: string[]): ContentPart[] {
   switch (item.type) {
     case 'message':
       return (item.content ?? []).flatMap((c): ContentPart[] => {
         if (c.type === 'output_text' && typeof c.text === 'string') {
           const text = c.text;
-          const citations = Array.isArray(c.annotations) ? c.annotations.map((a) => citationFromAnnotation(a, text)).filter((a) => a !== null) : [];
+          const citations = citationsOf(c.annotations, text, dropped);
           return [citations.length > 0 ? { type: 'text', text, citations } : { type: 'text', text }];
         }
         if (c.type === 'refusal' && typeof c.refusal === 'string') return [{ type: 'refusal', text: c.refusal }];
+        nameKind(c.type, dropped);
         return [];
       });
     case 'reasoning': {
@@ -51,14 +62,15 @@ export function partsOfItem(item: OutputItem): ContentPart[] {
     case 'web_search_call':
       return [searchFromItem(item as Parameters<typeof searchFromItem>[0])];
     default:
+      nameKind(item.type, dropped);
       return [];
   }
 }
 
-export function decodeResponsesResponse(body: unknown, route: Route): CanonicalResponse {
+export function decodeResponsesResponse(body: unknown, route: Route, _request?: CanonicalRequest, dropped: string[] = []): CanonicalResponse {
   const json = (body ?? {}) as { id?: unknown; model?: unknown; output?: unknown; usage?: unknown; status?: unknown; incomplete_details?: { reason?: unknown } | null };
   if (!Array.isArray(json.output)) throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'the upstream response has no output array');
-  const content = (json.output as OutputItem[]).flatMap(partsOfItem);
+  const content = (json.output as OutputItem[]).flatMap((item) => partsOfItem(item, dropped));
   return {
     id: typeof json.id === 'string' ? json.id : '',
     model: typeof json.model === 'string' ? json.model : route.upstreamModel,

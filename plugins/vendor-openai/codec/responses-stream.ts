@@ -12,6 +12,7 @@ import { emptyUsage, type CanonicalRequest, type StreamEvent } from '../../../co
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { stopReasonFromResponse } from './responses-response.ts';
+import { nameKind } from './answer-names.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { usageFromResponses } from './usage.ts';
 import { citationFromAnnotation, searchFromItem } from './web-search.ts';
@@ -32,7 +33,7 @@ interface Frame {
 
 interface OpenPart { index: number; kind: 'text' | 'refusal' | 'reasoning' | 'tool'; sawDelta: boolean; encrypted?: string; text?: string }
 
-export function responsesStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
+export function responsesStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
   // The text is kept for the cited text of url_citation annotations, which only a web search makes.
   const keepsText = request?.tools?.some((t) => t.type === 'web_search') === true;
   let started = false;
@@ -101,12 +102,16 @@ export function responsesStreamDecoder(route: Route, request?: CanonicalRequest)
             out.push(...openPart(item, 'tool', {
               type: 'tool_call', id: it.call_id ?? '', name: it.name ?? '', tool_kind: it.type === 'custom_tool_call' ? 'custom' : 'function',
             }));
+          } else if (it.type !== 'message' && it.type !== 'web_search_call') {
+            nameKind(it.type, dropped); // server tools other than web search, and kinds Relay does not know
           }
           return out;
         }
         case 'response.content_part.added':
           if (f.part?.type === 'output_text') return openPart(content, 'text', { type: 'text' });
           if (f.part?.type === 'refusal') return openPart(content, 'refusal', { type: 'refusal' });
+          // A reasoning item's text comes as reasoning_text deltas.
+          if (f.part?.type !== 'reasoning_text') nameKind(f.part?.type, dropped);
           return [];
         case 'response.output_text.delta': {
           const out = [...openPart(content, 'text', { type: 'text' }), ...delta(content, { type: 'text', text })];
@@ -117,7 +122,9 @@ export function responsesStreamDecoder(route: Route, request?: CanonicalRequest)
         case 'response.output_text.annotation.added': {
           const state = open.get(content);
           const citation = state ? citationFromAnnotation(f.annotation, state.text) : null;
-          return citation ? delta(content, { type: 'citation', citation }) : [];
+          if (citation) return delta(content, { type: 'citation', citation });
+          nameKind((f.annotation as { type?: unknown } | undefined)?.type, dropped);
+          return [];
         }
         case 'response.refusal.delta':
           refused = true;
