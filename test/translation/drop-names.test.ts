@@ -454,13 +454,27 @@ const chatAnswer = (message: Record<string, unknown>) => ({ id: 'chatcmpl-1', ob
 const DECODERS: Record<string, { table: Record<string, string>; decode: (c: DecoderCase, dropped: string[]) => ContentPart[]; cases: Record<string, DecoderCase> }> = {
   OPENAI_CHAT_RESPONSE_DROPPED: {
     table: openai.OPENAI_CHAT_RESPONSE_DROPPED,
-    decode: (c, dropped) => openai.decodeResponse('openai.chat', chatAnswer(c.parts[0] as Record<string, unknown>), route('openai-test'), BASE, dropped).content,
+    decode: (c, dropped) => {
+      if (!c.stream) return openai.decodeResponse('openai.chat', chatAnswer(c.parts[0] as Record<string, unknown>), route('openai-test'), BASE, dropped).content;
+      // Streamed: one chunk per delta of `parts`, then the finish.
+      const decoder = openai.streamDecoder('openai.chat', route('openai-test'), BASE, dropped);
+      const chunks = [...c.parts.map((delta) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'gpt-test', choices: [{ index: 0, delta, finish_reason: null }] })),
+        { id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'gpt-test', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }];
+      return collect([...chunks.flatMap((chunk) => decoder.decode(undefined, JSON.stringify(chunk))), ...decoder.decode(undefined, '[DONE]')]).content;
+    },
     cases: {
       'annotations of the message (a search model\'s url_citation)': {
         parts: [{ content: 'See a.', annotations: [{ type: 'url_citation', url_citation: { url: 'https://a.example', title: 'A', start_index: 4, end_index: 5 } }, { type: 'file_citation', file_citation: { file_id: 'f' } }] }],
         expect: { named: ['file_citation'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].citations?.[0]?.url === 'https://a.example' && c[0].citations[0].cited_text === 'a' },
       },
       'audio in the message': { parts: [{ content: 'Hi.', audio: { id: 'audio_1', data: 'AAAA', transcript: 'Hi.' } }], expect: { named: ['audio'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Hi.' } },
+      'annotations in streamed answers': {
+        parts: [{ role: 'assistant', content: 'See a.' }, { annotations: [{ type: 'url_citation', url_citation: { url: 'https://a.example', title: 'A', start_index: 4, end_index: 5 } }, { type: 'file_citation', file_citation: { file_id: 'f' } }] }],
+        stream: true, expect: { named: ['file_citation'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'See a.' && c[0].citations?.[0]?.url === 'https://a.example' },
+      },
+      'audio in streamed answers': {
+        parts: [{ role: 'assistant', content: 'Hi.' }, { audio: { id: 'audio_1', transcript: 'Hi.' } }], stream: true, expect: { named: ['audio'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Hi.' },
+      },
     },
   },
   OPENAI_RESPONSE_DROPPED: {

@@ -29,10 +29,12 @@ export function reasoningText(message: Record<string, unknown>): string | undefi
 export const OPENAI_CHAT_RESPONSE_DROPPED = {
   'annotations of the message (a search model\'s url_citation)': 'url_citation mapped to citations of the text; other kinds named by their type',
   'audio in the message': 'named `audio`: canonical has no audio part',
+  'annotations in streamed answers': 'url_citation mapped to citation deltas of the open text (without the text they cover); other kinds, or a citation with no text open, named',
+  'audio in streamed answers': 'named `audio`',
 } as const;
 
-/** Chat's annotations (`{type, url_citation: {...}}`) as canonical citations of `text`; other kinds are named. */
-function chatCitations(annotations: unknown, text: string, dropped: string[]): Citation[] {
+/** Chat's annotations (`{type, url_citation: {...}}`) as canonical citations of `text` (its span's text when known); other kinds are named. */
+export function chatCitations(annotations: unknown, text: string | undefined, dropped: string[]): Citation[] {
   if (!Array.isArray(annotations)) return [];
   const flat = annotations.map((a) => {
     const v = (a ?? {}) as { type?: unknown; url_citation?: Record<string, unknown> };

@@ -9,7 +9,8 @@ import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { emptyUsage, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
-import { reasoningText, stopReasonFromChat } from './chat-response.ts';
+import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
+import { nameKind } from './answer-names.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { chunkUsage, usageFromChat } from './usage.ts';
 
@@ -17,11 +18,11 @@ interface OpenText { kind: 'text' | 'refusal' | 'reasoning'; index: number }
 interface OpenCall { index: number; chatIndex: number; id: string; buffer: string | null }
 
 interface ChunkDelta {
-  content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown;
+  content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown; annotations?: unknown; audio?: unknown;
   tool_calls?: Array<{ index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } }>;
 }
 
-export function chatStreamDecoder(route: Route, request?: CanonicalRequest): StreamDecoder {
+export function chatStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
   const custom = customToolNames(request);
   let started = false;
   let ended = false;
@@ -109,6 +110,14 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest): Str
       if (typeof delta.content === 'string' && delta.content !== '') {
         out.push(...openPart('text'), { type: 'delta', index: open!.index, delta: { type: 'text', text: delta.content } });
       }
+      // A search model's citations come in a late chunk, for the text open then.
+      const citations = chatCitations(delta.annotations, undefined, dropped);
+      const text = open as OpenText | null;
+      for (const citation of citations) {
+        if (text?.kind === 'text') out.push({ type: 'delta', index: text.index, delta: { type: 'citation', citation } });
+        else nameKind('url_citation', dropped);
+      }
+      if (delta.audio !== undefined && delta.audio !== null) nameKind('audio', dropped);
       if (typeof delta.refusal === 'string' && delta.refusal !== '') {
         refusal = true;
         out.push(...openPart('refusal'), { type: 'delta', index: open!.index, delta: { type: 'refusal', text: delta.refusal } });
