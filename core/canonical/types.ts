@@ -220,6 +220,8 @@ export const Usage = Type.Object({
   /** The part of cache_write_tokens written to a 1-hour cache (Anthropic prices it apart); absent when none. */
   cache_write_1h_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
   reasoning_tokens: Type.Integer({ minimum: 0 }),
+  /** Searches the upstream ran for the answer (a server-side web search tool), billed per search; absent when none. */
+  web_search_requests: Type.Optional(Type.Integer({ minimum: 0 })),
 }, { additionalProperties: false, $id: 'CanonicalUsage' });
 
 export const CanonicalResponse = Type.Object({

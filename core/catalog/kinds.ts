@@ -3,7 +3,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ReasoningEffort } from '../canonical/types.ts';
 import { CREDENTIAL_HEADERS } from '../http/headers.ts';
-import { LongContextRates, RateFields } from '../pricing/rates.ts';
+import { LongContextRates, RateFields, WebSearchRate } from '../pricing/rates.ts';
 
 const Id = Type.String({ format: 'uuid', description: 'Id (UUID) of the referenced entity.' });
 
@@ -182,6 +182,7 @@ export const PricingSpec = Type.Object({
   // ISO 4217 alphabetic codes are three uppercase letters; the code is shown beside costs as is.
   currency: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 code: three uppercase letters, e.g. USD, EUR.' }),
   ...RateFields,
+  ...WebSearchRate,
   longContext: Type.Optional(LongContextRates),
 }, { additionalProperties: false, description: "Overrides the shipped price table (relay prices) for a model, or for a model on one host." });
 

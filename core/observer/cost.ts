@@ -5,8 +5,9 @@
 // the writes made for an hour). Each part is priced at its own rate, falling back to the input
 // rate when the price sets none. Reasoning tokens are part of output_tokens: priced again only
 // when the price sets a reasoning rate of their own. A prompt longer than the long-context tier's
-// threshold prices every token of the request at that tier. A cost is a whole number of
-// micro-units (0.000001), rounded per request.
+// threshold prices every token of the request at that tier. Server-side web searches are priced
+// per search when the price sets a rate for them. A cost is a whole number of micro-units
+// (0.000001), rounded per request.
 import type { Usage } from '../canonical/types.ts';
 import type { Pricing } from '../catalog/kinds.ts';
 import type { PriceRates } from '../pricing/rates.ts';
@@ -40,7 +41,9 @@ export function costMicros(usage: Usage, price: PriceRates): number {
     + (cacheWrite - write1h) * write5mRate
     + write1h * (r.cacheWrite1hPerMillion ?? write5mRate)
     + (usage.output_tokens - reasoning) * r.outputPerMillion
-    + reasoning * (r.reasoningPerMillion ?? r.outputPerMillion);
+    + reasoning * (r.reasoningPerMillion ?? r.outputPerMillion)
+    // A price per 1,000 searches times searches, times 1,000, is micro-units.
+    + (usage.web_search_requests ?? 0) * (price.webSearchPerThousand ?? 0) * 1000;
   return Math.round(micros);
 }
 

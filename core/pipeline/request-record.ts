@@ -7,6 +7,22 @@ import { costOf } from '../observer/cost.ts';
 import { priceFor } from '../pricing/price-lookup.ts';
 import type { FailoverReason } from './inference-metrics.ts';
 
+/**
+ * The event's extras: the price's source beside the cost (so a figure can be traced to its rates),
+ * and the searches the upstream billed, with a note when the price has no rate for them.
+ */
+function usageExtras(extras: Record<string, string>, usage: Usage | null, price: { source: string; rates: { webSearchPerThousand?: number } } | null): Record<string, string> {
+  const searches = usage?.web_search_requests ?? 0;
+  if (!(price && usage) && searches === 0) return extras;
+  const out: Record<string, string> = { ...extras };
+  if (price && usage) out.price_source = price.source;
+  if (searches > 0) {
+    out.web_search_requests = String(searches);
+    if (price?.rates.webSearchPerThousand === undefined) out.web_search_unpriced = 'true';
+  }
+  return out;
+}
+
 export class RequestRecord {
   /** Epoch milliseconds; written as ISO text in toEvent. */
   readonly startedAt: number;
@@ -78,8 +94,7 @@ export class RequestRecord {
       attempts: this.attempts,
       client_aborted: this.clientAborted,
       client: this.client,
-      // The price's source sits beside the cost so that a figure can be traced to its rates.
-      extras: price && usage ? { ...this.extras, price_source: price.source } : this.extras,
+      extras: usageExtras(this.extras, usage, price),
       client_request_id: this.clientRequestId,
       upstream_request_id: this.upstreamRequestId,
     };

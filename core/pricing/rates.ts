@@ -20,6 +20,11 @@ export const LongContextRates = Type.Object({
 
 export type LongContextRates = Static<typeof LongContextRates>;
 
+/** Searches are priced per request, the same in every long-context tier: a pricing's own field. */
+export const WebSearchRate = {
+  webSearchPerThousand: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'Server-side web searches (Anthropic web_search, OpenAI web_search calls), per 1,000. Without it searches are not priced, and the usage event says so (extras.web_search_unpriced).' })),
+};
+
 export interface PriceRates {
   inputPerMillion: number;
   outputPerMillion: number;
@@ -27,5 +32,6 @@ export interface PriceRates {
   cacheWritePerMillion?: number;
   cacheWrite1hPerMillion?: number;
   reasoningPerMillion?: number;
+  webSearchPerThousand?: number;
   longContext?: LongContextRates;
 }

@@ -14,6 +14,8 @@ export interface AnthropicUsage {
   /** The writes split by cache lifetime: 1-hour writes cost more than 5-minute ones. */
   cache_creation?: { ephemeral_5m_input_tokens?: unknown; ephemeral_1h_input_tokens?: unknown } | null;
   output_tokens_details?: { thinking_tokens?: unknown } | null;
+  /** Server tools run for the answer: web searches are billed per search. */
+  server_tool_use?: { web_search_requests?: unknown } | null;
 }
 
 export function usageFromAnthropic(raw: unknown): Usage | null {
@@ -22,6 +24,7 @@ export function usageFromAnthropic(raw: unknown): Usage | null {
   const cacheRead = count(u.cache_read_input_tokens);
   const cacheWrite = count(u.cache_creation_input_tokens);
   const write1h = Math.min(count(u.cache_creation?.ephemeral_1h_input_tokens), cacheWrite);
+  const searches = count(u.server_tool_use?.web_search_requests);
   return {
     input_tokens: count(u.input_tokens) + cacheRead + cacheWrite,
     output_tokens: count(u.output_tokens),
@@ -29,6 +32,7 @@ export function usageFromAnthropic(raw: unknown): Usage | null {
     cache_write_tokens: cacheWrite,
     ...(write1h > 0 ? { cache_write_1h_tokens: write1h } : {}),
     reasoning_tokens: count(u.output_tokens_details?.thinking_tokens),
+    ...(searches > 0 ? { web_search_requests: searches } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
 // Usage comes with the final response event.
 import type { StreamInspector } from '../../../core/plugin-api.ts';
 import type { Usage } from '../../../core/plugin-api/canonical.ts';
-import { usageFromResponses } from './usage.ts';
+import { usageOfResponse } from './usage.ts';
 
 const OPENING = new Set(['response.created', 'response.in_progress', 'response.queued']);
 const ERROR = new Set(['response.failed', 'error']);
@@ -31,6 +31,7 @@ function filtered(response: ResponseObject | undefined): boolean {
 
 interface ResponseObject {
   usage?: unknown;
+  output?: unknown;
   incomplete_details?: { reason?: unknown } | null;
   error?: { code?: unknown } | null;
 }
@@ -52,7 +53,7 @@ export function responsesStreamInspector(): StreamInspector {
       } catch {
         // keep the SSE event name
       }
-      if (type !== undefined && FINAL.has(type) && frame?.response?.usage) usage = usageFromResponses(frame.response.usage);
+      if (type !== undefined && FINAL.has(type) && frame?.response?.usage) usage = usageOfResponse(frame.response);
       if (type !== undefined && OPENING.has(type)) return 'opening';
       if (!sawOutput && (type === 'response.incomplete' || type === 'response.failed') && filtered(frame?.response)) return 'content_filter';
       if (type !== undefined && ERROR.has(type)) return 'error';

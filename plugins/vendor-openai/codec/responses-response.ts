@@ -2,7 +2,7 @@
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
 import { emptyUsage, type CanonicalRequest, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
-import { usageFromResponses } from './usage.ts';
+import { usageOfResponse } from './usage.ts';
 import { searchFromItem } from './web-search.ts';
 import { citationsOf, nameKind } from './answer-names.ts';
 
@@ -76,6 +76,6 @@ export function decodeResponsesResponse(body: unknown, route: Route, _request?: 
     model: typeof json.model === 'string' ? json.model : route.upstreamModel,
     content,
     stop_reason: stopReasonFromResponse(json, content.some((p) => p.type === 'tool_call'), content.some((p) => p.type === 'refusal')),
-    usage: usageFromResponses(json.usage) ?? emptyUsage(),
+    usage: usageOfResponse(json) ?? emptyUsage(),
   };
 }

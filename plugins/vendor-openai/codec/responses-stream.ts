@@ -14,7 +14,7 @@ import { OPENAI_ORIGIN } from './responses-request.ts';
 import { stopReasonFromResponse } from './responses-response.ts';
 import { nameKind } from './answer-names.ts';
 import { upstreamStreamError } from './stream-errors.ts';
-import { usageFromResponses } from './usage.ts';
+import { usageOfResponse } from './usage.ts';
 import { citationFromAnnotation, searchFromItem } from './web-search.ts';
 
 interface Frame {
@@ -26,7 +26,7 @@ interface Frame {
   item?: { type?: string; id?: string; call_id?: string; name?: string; arguments?: unknown; input?: unknown; encrypted_content?: unknown; status?: unknown; action?: Record<string, unknown> };
   annotation?: unknown;
   part?: { type?: string };
-  response?: { id?: string; model?: string; status?: string; incomplete_details?: { reason?: unknown } | null; usage?: unknown; error?: unknown };
+  response?: { id?: string; model?: string; status?: string; incomplete_details?: { reason?: unknown } | null; usage?: unknown; output?: unknown; error?: unknown };
   code?: unknown;
   message?: unknown;
 }
@@ -163,7 +163,7 @@ export function responsesStreamDecoder(route: Route, request?: CanonicalRequest,
           return [...start(response), ...closeAll(), {
             type: 'end',
             stop_reason: stopReasonFromResponse(response, calledTools, refused),
-            usage: usageFromResponses(response.usage) ?? emptyUsage(),
+            usage: usageOfResponse(response) ?? emptyUsage(),
           }];
         }
         case 'response.failed':

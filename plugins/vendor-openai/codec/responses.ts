@@ -5,13 +5,13 @@ import { responsesStreamInspector } from './responses-inspector.ts';
 import { encodeResponsesRequest } from './responses-request.ts';
 import { decodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamDecoder } from './responses-stream.ts';
-import { usageFromResponses } from './usage.ts';
+import { usageOfResponse } from './usage.ts';
 
 export const responsesUpstream: ShapeCodec = {
   encodeRequest: encodeResponsesRequest,
   decodeResponse: decodeResponsesResponse,
   streamDecoder: responsesStreamDecoder,
   decodeError: decodeOpenAIError,
-  usageFromBody: (body) => usageFromResponses((body as { usage?: unknown } | null)?.usage),
+  usageFromBody: (body) => usageOfResponse(body as { usage?: unknown; output?: unknown } | null),
   streamInspector: responsesStreamInspector,
 };

@@ -46,3 +46,11 @@ export function usageFromResponses(raw: unknown): Usage | null {
     reasoning_tokens: count(output?.reasoning_tokens),
   };
 }
+
+/** A response's usage with the web searches its output ran: OpenAI bills each web_search_call. */
+export function usageOfResponse(response: { usage?: unknown; output?: unknown } | null | undefined): Usage | null {
+  const usage = usageFromResponses(response?.usage);
+  const output = response?.output;
+  const searches = Array.isArray(output) ? output.filter((item) => (item as { type?: unknown } | null)?.type === 'web_search_call').length : 0;
+  return usage && searches > 0 ? { ...usage, web_search_requests: searches } : usage;
+}

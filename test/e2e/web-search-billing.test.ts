@@ -1,0 +1,111 @@
+// Web searches are billed per search, and the usage record says how many the upstream ran:
+// Anthropic's usage.server_tool_use.web_search_requests (whole, and in a stream's message_delta),
+// OpenAI's web_search_call output items (whole, and in a stream's response.completed). A pricing's
+// webSearchPerThousand prices them; without it the cost is the tokens' alone and the record says
+// the searches went unpriced. Passthrough and translated alike.
+import t from 'tap';
+import { startRelay, seedRoute } from '../../core/testing.ts';
+import { anthropic, openai, startFakeUpstream } from '../support/fake-upstream.ts';
+import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8' };
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const SEARCHED = { type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'relay' } };
+
+/** An SSE frame with its data edited. */
+function editFrame(frame: string, edit: (data: Record<string, any>) => void): string {
+  const match = /^([\s\S]*?)data: (.*)\n\n$/.exec(frame);
+  if (!match || match[2] === '[DONE]') return frame;
+  const data = JSON.parse(match[2]!) as Record<string, any>;
+  edit(data);
+  return `${match[1]}data: ${JSON.stringify(data)}\n\n`;
+}
+
+const relay = await startRelay();
+const up = await startFakeUpstream();
+t.teardown(async () => {
+  await relay.close();
+  await up.close();
+});
+up.script((req) => {
+  const model = String(req.json?.model);
+  const stream = req.json?.stream === true;
+  if (req.pathname === '/v1/messages') {
+    const body = { model, inputTokens: 1000, outputTokens: 500 };
+    if (stream) {
+      return { headers: SSE_HEADERS, frames: anthropic.events(body).map((f) => editFrame(f, (d) => {
+        if (d.type === 'message_delta') d.usage = { ...d.usage, server_tool_use: { web_search_requests: 3 } };
+      })) };
+    }
+    const message = anthropic.message(body) as Record<string, any>;
+    message.usage = { ...message.usage, server_tool_use: { web_search_requests: 3 } };
+    return { headers: JSON_HEADERS, body: JSON.stringify(message) };
+  }
+  const body = { model, inputTokens: 100, outputTokens: 10 };
+  if (stream) {
+    return { headers: SSE_HEADERS, frames: openai.responseEvents(body).map((f) => editFrame(f, (d) => {
+      if (d.type === 'response.completed') d.response.output = [{ ...SEARCHED, id: 'ws_1' }, { ...SEARCHED, id: 'ws_2' }, ...d.response.output];
+    })) };
+  }
+  const response = openai.response(body);
+  response.output = [{ ...SEARCHED, id: 'ws_1' }, { ...SEARCHED, id: 'ws_2' }, ...(response.output as unknown[])];
+  return { headers: JSON_HEADERS, body: JSON.stringify(response) };
+});
+
+// Table-priced (claude-sonnet-4-5: $3 in, $15 out), no rate for searches.
+const tabled = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-tabled', upstreamModel: 'claude-sonnet-4-5', policy: { modelIds: '*' } });
+const claude = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-priced', upstreamModel: 'claude-sonnet-4-5', policy: { modelIds: '*' } });
+const gpt = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'gpt-priced', upstreamModel: 'gpt-5', shapes: ['openai.responses'], policy: { modelIds: '*' } });
+for (const [route, rates] of [[claude, { inputPerMillion: 3, outputPerMillion: 15, webSearchPerThousand: 10 }], [gpt, { inputPerMillion: 1, outputPerMillion: 2, webSearchPerThousand: 25 }]] as const) {
+  const made = await relay.api('POST', '/api/pricings', { metadata: { displayName: `searches ${route.modelId}` }, spec: { modelId: route.modelId, currency: 'USD', ...rates } });
+  if (made.status !== 201) throw new Error(`a pricing with webSearchPerThousand was refused: ${JSON.stringify(made.body)}`);
+}
+await settled(relay, (s) => [tabled, claude, gpt].every((x) => s.relayKeys.has(x.relayKeyId)) && s.pricings.size === 2);
+
+const recordOf = (res: { headers: Headers }) => usageRecord(relay, res.headers.get('x-request-id')!);
+const messages = (model: string, stream: boolean) => ({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'search' }] });
+// 1,000x3 + 500x15 = 10,500 micro-USD of tokens; 3 searches at $10 per 1,000 = 30,000.
+const CLAUDE_TOKENS = 0.0105;
+
+t.test('Anthropic searches: counted, priced at the pricing\'s rate, passed through and translated', async (t) => {
+  for (const stream of [false, true]) {
+    const res = await viaRelay(relay, '/vendor-b/v1/messages', claude.relayKey, messages('claude-priced', stream));
+    t.equal(res.status, 200);
+    const record = await recordOf(res);
+    t.equal(record.cost, CLAUDE_TOKENS + 0.03, `stream ${stream}: tokens and three searches`);
+    t.equal(record.extras.web_search_requests, '3');
+    t.notOk('web_search_unpriced' in record.extras);
+  }
+  const translated = await viaRelay(relay, '/vendor-a/v1/chat/completions', claude.relayKey, { model: 'claude-priced', messages: [{ role: 'user', content: 'search' }] });
+  t.equal(translated.status, 200);
+  const record = await recordOf(translated);
+  t.equal(record.cost, CLAUDE_TOKENS + 0.03, 'a Chat client on Claude pays the searches too');
+  t.equal(record.extras.web_search_requests, '3');
+});
+
+t.test('without a rate for searches: the tokens\' cost, and the record says the searches went unpriced', async (t) => {
+  for (const stream of [false, true]) {
+    const res = await viaRelay(relay, '/vendor-b/v1/messages', tabled.relayKey, messages('claude-tabled', stream));
+    const record = await recordOf(res);
+    t.equal(record.cost, CLAUDE_TOKENS, `stream ${stream}`);
+    t.equal(record.extras.price_source, 'table:claude-sonnet-4-5');
+    t.match(record.extras, { web_search_requests: '3', web_search_unpriced: 'true' });
+  }
+});
+
+t.test('OpenAI searches: each web_search_call is one, whole and streamed', async (t) => {
+  for (const stream of [false, true]) {
+    const res = await viaRelay(relay, '/vendor-a/v1/responses', gpt.relayKey, { model: 'gpt-priced', input: 'search', stream });
+    t.equal(res.status, 200);
+    const record = await recordOf(res);
+    // 100x1 + 10x2 = 120 micro-USD of tokens; 2 searches at $25 per 1,000 = 50,000.
+    t.equal(record.cost, 0.05012, `stream ${stream}: tokens and two searches`);
+    t.equal(record.extras.web_search_requests, '2');
+  }
+});
+
+t.test('a pricing\'s search rate is checked like its other rates', async (t) => {
+  const bad = await relay.api('POST', '/api/pricings', { metadata: { displayName: 'negative searches' }, spec: { modelId: gpt.modelId, currency: 'USD', inputPerMillion: 1, outputPerMillion: 1, webSearchPerThousand: -1 } });
+  t.equal(bad.status, 400);
+  t.match(JSON.stringify(bad.body), /webSearchPerThousand/);
+});
