@@ -89,7 +89,10 @@ async function run(t: Test) {
 
   await t.test("a log's detail shows every attempt and why it moved on", async (t) => {
     await page.goto(`${relay.controlUrl}/logs/${encodeURIComponent(requestId)}`);
-    const card = await page.waitForSelector('section[aria-label="Attempts"]');
+    // On a timeout, what the page showed instead says why.
+    const card = await page.waitForSelector('section[aria-label="Attempts"]').catch(async (err: Error) => {
+      throw new Error(`${err.message}\nthe page showed: ${(await page.textContent('body').catch(() => null))?.slice(0, 600)}`);
+    });
     const text = (await card.textContent()) ?? '';
     t.match(text, /ui-primary — moved on: server_error/, 'the model moved on from, and why');
     t.match(text, /ui-backup — answered/);

@@ -32,7 +32,8 @@ export function LogDetailPage({ requestId }: { requestId: string }) {
     return () => clearTimeout(timer);
   }, [pending, log.data]);
   const back = <Link href="/logs">← Logs</Link>;
-  if (log.error) {
+  // A failed reload (asking again for bodies still being written) keeps the record on screen.
+  if (log.error && !log.data) {
     const notFound = log.error instanceof ApiError && log.error.status === 404;
     return (
       <>
