@@ -146,6 +146,17 @@ t.test('Anthropic Messages through InvokeModel: the body Bedrock takes, the stre
   t.equal(inspector.usage()?.output_tokens, 4);
 });
 
+t.test('Anthropic usage through InvokeModel: 1-hour cache writes and web searches are read, as Anthropic\'s own adapter reads them', async (t) => {
+  const usage = { input_tokens: 10, output_tokens: 4, cache_read_input_tokens: 100, cache_creation_input_tokens: 50, cache_creation: { ephemeral_5m_input_tokens: 20, ephemeral_1h_input_tokens: 30 }, server_tool_use: { web_search_requests: 2 } };
+  t.same(adapter.usageFromBody('anthropic.messages', { usage }), {
+    input_tokens: 160, output_tokens: 4, cache_read_tokens: 100, cache_write_tokens: 50, cache_write_1h_tokens: 30, reasoning_tokens: 0, web_search_requests: 2,
+  });
+  const inspector = adapter.streamInspector('anthropic.messages');
+  inspector.inspect('message_start', JSON.stringify({ type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } }));
+  inspector.inspect('message_delta', JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 4, server_tool_use: { web_search_requests: 2 } } }));
+  t.match(inspector.usage(), { input_tokens: 10, output_tokens: 4, web_search_requests: 2 }, 'streamed: message_delta\'s count');
+});
+
 t.test("Bedrock's exceptions become the statuses health and failover read", async (t) => {
   const cases: Array<[string, number, number, string]> = [
     ['ThrottlingException', 429, 429, 'rate_limit_error'],

@@ -10,13 +10,23 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 }
 
-/** Anthropic usage -> canonical (input_tokens there leaves out cache reads and writes). */
+/**
+ * Anthropic usage -> canonical (input_tokens there leaves out cache reads and writes); 1-hour cache
+ * writes and server-side web searches are priced apart, so they are read too.
+ */
 export function usageFromAnthropic(raw: unknown): Usage | null {
   if (raw === null || typeof raw !== 'object') return null;
-  const u = raw as Record<string, unknown>;
+  const u = raw as Record<string, unknown> & { cache_creation?: { ephemeral_1h_input_tokens?: unknown } | null; server_tool_use?: { web_search_requests?: unknown } | null };
   const cacheRead = count(u.cache_read_input_tokens);
   const cacheWrite = count(u.cache_creation_input_tokens);
-  return { input_tokens: count(u.input_tokens) + cacheRead + cacheWrite, output_tokens: count(u.output_tokens), cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, reasoning_tokens: 0 };
+  const write1h = Math.min(count(u.cache_creation?.ephemeral_1h_input_tokens), cacheWrite);
+  const searches = count(u.server_tool_use?.web_search_requests);
+  return {
+    input_tokens: count(u.input_tokens) + cacheRead + cacheWrite, output_tokens: count(u.output_tokens), cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite,
+    ...(write1h > 0 ? { cache_write_1h_tokens: write1h } : {}),
+    reasoning_tokens: 0,
+    ...(searches > 0 ? { web_search_requests: searches } : {}),
+  };
 }
 
 /**
