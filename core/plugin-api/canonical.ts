@@ -12,6 +12,9 @@ export { markedToolResultContent, TOOL_ERROR_MARKER } from '../canonical/tool-re
 export { WEB_SEARCH_HISTORY_NAME, WEB_SEARCH_TOOL_NAME, functionTools, webSearchTool } from '../canonical/web-search.ts';
 export { presentParameters } from '../canonical/dropped-parameters.ts';
 export { holdsEnvelope } from '../canonical/envelope-mark.ts';
+export {
+  usageFromMessages, usageToMessages, MessagesStreamUsage, messagesStreamInspector, type MessagesUsageObject,
+} from '../canonical/messages-usage.ts';
 export type { ConversationState, ExpandedRequest, ForwardPlan } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
 export type { UpstreamErrorReason } from '../errors.ts';

@@ -24,6 +24,9 @@ export interface TableEntry {
 export const TABLE_CURRENCY = 'USD';
 
 const ANTHROPIC_SOURCE = 'https://platform.claude.com/docs/en/about-claude/pricing';
+/** Anthropic's web search tool: $10 per 1,000 searches on every model, read from its page on READ_ON. */
+const ANTHROPIC_WEB_SEARCH_PER_THOUSAND = 10;
+export const ANTHROPIC_WEB_SEARCH_SOURCE = 'https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool';
 const OPENAI_SOURCE = 'https://developers.openai.com/api/docs/pricing';
 const READ_ON = '2026-11-26';
 
@@ -35,7 +38,7 @@ const claudeRates = (r: AnthropicRates): PriceRates => ({
 });
 
 function claude(model: string, r: AnthropicRates, extra: { aliases?: string[]; longContext?: { above: number } & AnthropicRates } = {}): TableEntry {
-  const rates = claudeRates(r);
+  const rates: PriceRates = { ...claudeRates(r), webSearchPerThousand: ANTHROPIC_WEB_SEARCH_PER_THOUSAND };
   if (extra.longContext) rates.longContext = { aboveInputTokens: extra.longContext.above, ...claudeRates(extra.longContext) };
   return { model, vendor: 'anthropic', ...(extra.aliases ? { aliases: extra.aliases } : {}), rates, source: ANTHROPIC_SOURCE, readOn: READ_ON };
 }

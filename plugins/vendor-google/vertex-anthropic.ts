@@ -7,7 +7,8 @@ import { RelayError, type ShapeId, type UpstreamRequest, type VendorAdapter } fr
 import type { VertexTokens } from './access-token.ts';
 import { vertexUrl } from './endpoints.ts';
 import { isVertex, vertexOptions } from './host-options.ts';
-import { decodeMessagesError, messagesStreamInspector, usageFromMessages } from './messages-tap.ts';
+import { messagesStreamInspector, usageFromMessages } from '../../core/plugin-api/canonical.ts';
+import { decodeMessagesError } from './messages-errors.ts';
 import { refusedResponse, sendToVertex } from './vertex-send.ts';
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';

@@ -6,7 +6,7 @@ import type { Usage } from '../../core/canonical/types.ts';
 import { costMicros } from '../../core/observer/cost.ts';
 import { tableEntryFor } from '../../core/pricing/price-lookup.ts';
 import { PRICE_TABLE } from '../../core/pricing/table.ts';
-import { usageFromAnthropic } from '../../plugins/vendor-anthropic/codec/usage.ts';
+import { usageFromMessages } from '../../core/plugin-api/canonical.ts';
 
 // A prompt of 60,000 tokens: 5,000 fresh, 40,000 read from the cache, 15,000 written to it (5,000
 // of them for an hour); 4,000 output tokens, 1,000 of them reasoning.
@@ -133,11 +133,11 @@ t.test('a reasoning rate prices reasoning tokens apart from the rest of the outp
 });
 
 t.test('Anthropic usage keeps the 1-hour part of its cache writes', async (t) => {
-  const usage = usageFromAnthropic({
+  const usage = usageFromMessages({
     input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 50, output_tokens: 5,
     cache_creation: { ephemeral_5m_input_tokens: 20, ephemeral_1h_input_tokens: 30 },
   });
   t.same(usage, { input_tokens: 160, output_tokens: 5, cache_read_tokens: 100, cache_write_tokens: 50, cache_write_1h_tokens: 30, reasoning_tokens: 0 });
-  const noSplit = usageFromAnthropic({ input_tokens: 10, cache_creation_input_tokens: 50, output_tokens: 5 });
+  const noSplit = usageFromMessages({ input_tokens: 10, cache_creation_input_tokens: 50, output_tokens: 5 });
   t.notOk(noSplit && 'cache_write_1h_tokens' in noSplit, 'absent when the upstream does not split its writes');
 });

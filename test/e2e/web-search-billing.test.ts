@@ -1,8 +1,9 @@
 // Web searches are billed per search, and the usage record says how many the upstream ran:
 // Anthropic's usage.server_tool_use.web_search_requests (whole, and in a stream's message_delta),
 // OpenAI's web_search_call output items (whole, and in a stream's response.completed). A pricing's
-// webSearchPerThousand prices them; without it the cost is the tokens' alone and the record says
-// the searches went unpriced. Passthrough and translated alike.
+// webSearchPerThousand prices them, and the shipped table has Anthropic's rate; without a rate the
+// cost is the tokens' alone and the record says the searches went unpriced. Passthrough and
+// translated alike, and a Messages client translated from OpenAI sees the count in its usage.
 import t from 'tap';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { anthropic, openai, startFakeUpstream } from '../support/fake-upstream.ts';
@@ -52,15 +53,17 @@ up.script((req) => {
   return { headers: JSON_HEADERS, body: JSON.stringify(response) };
 });
 
-// Table-priced (claude-sonnet-4-5: $3 in, $15 out), no rate for searches.
+// Table-priced: claude-sonnet-4-5 at $3 in, $15 out and $10 per 1,000 searches; gpt-5 at $1.25 in,
+// $10 out and no rate for searches (OpenAI's depends on the model and the search's context size).
 const tabled = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-tabled', upstreamModel: 'claude-sonnet-4-5', policy: { modelIds: '*' } });
+const gptTabled = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'gpt-tabled', upstreamModel: 'gpt-5', shapes: ['openai.responses'], policy: { modelIds: '*' } });
 const claude = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-priced', upstreamModel: 'claude-sonnet-4-5', policy: { modelIds: '*' } });
 const gpt = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'gpt-priced', upstreamModel: 'gpt-5', shapes: ['openai.responses'], policy: { modelIds: '*' } });
 for (const [route, rates] of [[claude, { inputPerMillion: 3, outputPerMillion: 15, webSearchPerThousand: 10 }], [gpt, { inputPerMillion: 1, outputPerMillion: 2, webSearchPerThousand: 25 }]] as const) {
   const made = await relay.api('POST', '/api/pricings', { metadata: { displayName: `searches ${route.modelId}` }, spec: { modelId: route.modelId, currency: 'USD', ...rates } });
   if (made.status !== 201) throw new Error(`a pricing with webSearchPerThousand was refused: ${JSON.stringify(made.body)}`);
 }
-await settled(relay, (s) => [tabled, claude, gpt].every((x) => s.relayKeys.has(x.relayKeyId)) && s.pricings.size === 2);
+await settled(relay, (s) => [tabled, gptTabled, claude, gpt].every((x) => s.relayKeys.has(x.relayKeyId)) && s.pricings.size === 2);
 
 const recordOf = (res: { headers: Headers }) => usageRecord(relay, res.headers.get('x-request-id')!);
 const messages = (model: string, stream: boolean) => ({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'search' }] });
@@ -83,14 +86,37 @@ t.test('Anthropic searches: counted, priced at the pricing\'s rate, passed throu
   t.equal(record.extras.web_search_requests, '3');
 });
 
-t.test('without a rate for searches: the tokens\' cost, and the record says the searches went unpriced', async (t) => {
+t.test('the shipped table prices Anthropic\'s searches', async (t) => {
   for (const stream of [false, true]) {
     const res = await viaRelay(relay, '/vendor-b/v1/messages', tabled.relayKey, messages('claude-tabled', stream));
     const record = await recordOf(res);
-    t.equal(record.cost, CLAUDE_TOKENS, `stream ${stream}`);
+    t.equal(record.cost, CLAUDE_TOKENS + 0.03, `stream ${stream}: tokens and three searches at $10 per 1,000`);
     t.equal(record.extras.price_source, 'table:claude-sonnet-4-5');
-    t.match(record.extras, { web_search_requests: '3', web_search_unpriced: 'true' });
+    t.equal(record.extras.web_search_requests, '3');
+    t.notOk('web_search_unpriced' in record.extras);
   }
+});
+
+t.test('without a rate for searches: the tokens\' cost, and the record says the searches went unpriced', async (t) => {
+  for (const stream of [false, true]) {
+    const res = await viaRelay(relay, '/vendor-a/v1/responses', gptTabled.relayKey, { model: 'gpt-tabled', input: 'search', stream });
+    const record = await recordOf(res);
+    // 100x1.25 + 10x10 = 225 micro-USD.
+    t.equal(record.cost, 0.000225, `stream ${stream}`);
+    t.equal(record.extras.price_source, 'table:gpt-5');
+    t.match(record.extras, { web_search_requests: '2', web_search_unpriced: 'true' });
+  }
+});
+
+t.test('a Messages client on an OpenAI model sees the searches in its usage, whole and streamed', async (t) => {
+  const whole = await viaRelay(relay, '/vendor-b/v1/messages', gpt.relayKey, messages('gpt-priced', false));
+  t.equal(whole.status, 200);
+  t.same(JSON.parse(whole.text).usage.server_tool_use, { web_search_requests: 2 });
+  const streamed = await viaRelay(relay, '/vendor-b/v1/messages', gpt.relayKey, messages('gpt-priced', true));
+  t.equal(streamed.status, 200);
+  const deltas = streamed.text.split('\n').filter((l) => l.startsWith('data: ') && l.includes('"message_delta"'));
+  t.equal(deltas.length, 1);
+  t.same(JSON.parse(deltas[0]!.slice(6)).usage.server_tool_use, { web_search_requests: 2 });
 });
 
 t.test('OpenAI searches: each web_search_call is one, whole and streamed', async (t) => {

@@ -3,9 +3,12 @@
 import t from 'tap';
 import { chatStreamInspector } from '../../plugins/vendor-openai/codec/chat-inspector.ts';
 import { responsesStreamInspector } from '../../plugins/vendor-openai/codec/responses-inspector.ts';
-import { messagesStreamInspector } from '../../plugins/vendor-anthropic/codec/messages-inspector.ts';
+import { messagesStreamInspector } from '../../core/plugin-api/canonical.ts';
 import { geminiStreamInspector } from '../../plugins/vendor-google/codec/inspector.ts';
-import { messagesStreamInspector as vertexMessagesInspector } from '../../plugins/vendor-google/messages-tap.ts';
+import { VertexTokens } from '../../plugins/vendor-google/access-token.ts';
+import { createVertexAnthropicAdapter } from '../../plugins/vendor-google/vertex-anthropic.ts';
+
+const vertexMessagesInspector = () => createVertexAnthropicAdapter('vertex-anthropic', new VertexTokens(), false).streamInspector('anthropic.messages');
 
 const chat = (delta: object, finish: string | null = null) => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
 

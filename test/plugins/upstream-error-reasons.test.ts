@@ -5,7 +5,7 @@ import { decodeOpenAIError } from '../../plugins/vendor-openai/codec/errors.ts';
 import { decodeAnthropicError } from '../../plugins/vendor-anthropic/codec/errors.ts';
 import { decodeBedrockError } from '../../plugins/vendor-bedrock/codec/errors.ts';
 import { decodeGeminiError } from '../../plugins/vendor-google/codec/errors.ts';
-import { decodeMessagesError } from '../../plugins/vendor-google/messages-tap.ts';
+import { decodeMessagesError } from '../../plugins/vendor-google/messages-errors.ts';
 
 const openaiBody = (code: string | null, message: string) => JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'messages', code } });
 

@@ -1,10 +1,9 @@
 // The upstream side of Anthropic's token counter ('anthropic.count_tokens'): a Messages request
 // without what counting does not take; the answer is a count, not a generation.
 import type { ShapeCodec } from '../../../core/plugin-api/canonical.ts';
-import { emptyUsage } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, messagesStreamInspector } from '../../../core/plugin-api/canonical.ts';
 import { RelayError } from '../../../core/plugin-api.ts';
 import { decodeAnthropicError } from './errors.ts';
-import { messagesStreamInspector } from './messages-inspector.ts';
 import { encodeMessagesRequest } from './messages-request.ts';
 import { messagesStreamDecoder } from './messages-stream.ts';
 

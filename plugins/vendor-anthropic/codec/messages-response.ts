@@ -1,10 +1,9 @@
 // Anthropic Messages response JSON -> canonical response.
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
-import { emptyUsage, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, usageFromMessages, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
-import { usageFromAnthropic } from './usage.ts';
 import { citationFromAnthropic, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
@@ -96,7 +95,7 @@ export function decodeMessagesResponse(body: unknown, route: Route, request?: Ca
     model: typeof json.model === 'string' ? json.model : route.upstreamModel,
     content: contentParts(json.content as ContentBlock[], custom, dropped),
     stop_reason: stopReasonFromAnthropic(json.stop_reason),
-    usage: usageFromAnthropic(json.usage) ?? emptyUsage(),
+    usage: usageFromMessages(json.usage) ?? emptyUsage(),
   };
   if (typeof json.stop_sequence === 'string') out.stop_sequence = json.stop_sequence;
   return out;

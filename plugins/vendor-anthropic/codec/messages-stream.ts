@@ -8,12 +8,11 @@
 // A tool_use of a custom tool is buffered and, when it stops, emitted as the raw input text.
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { ERROR_CODES, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
-import { emptyUsage, type StopReason, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, MessagesStreamUsage, type StopReason, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { codeForStreamErrorType } from './errors.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { nameBlockType, stopReasonFromAnthropic } from './messages-response.ts';
-import { StreamUsage } from './usage.ts';
 import { plainTextDelta } from './text-delta.ts';
 import { citationFromAnthropic, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
 import type { WebSearchCallPart } from '../../../core/plugin-api/canonical.ts';
@@ -38,7 +37,7 @@ interface Block {
 
 export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
   const custom = customToolNames(request);
-  const usage = new StreamUsage();
+  const usage = new MessagesStreamUsage();
   const blocks = new Map<number, Block>();
   /** Web searches whose server_tool_use block is open, by Anthropic index: its input JSON so far. */
   const searchInputs = new Map<number, { use: Record<string, unknown>; json: string }>();

@@ -1,5 +1,5 @@
 // Canonical response -> Anthropic Messages response (`type: "message"`).
-import type { CanonicalResponse, ContentPart, StopReason, Usage } from '../../../core/plugin-api/canonical.ts';
+import { usageToMessages, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import type { EncodeContext } from '../../../core/plugin-api.ts';
 import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
 import { anthropicCitation, webSearchBlocks } from './web-search-blocks.ts';
@@ -25,17 +25,6 @@ const STOP_REASONS: Record<StopReason, string> = {
 
 export function anthropicStopReason(reason: StopReason): string {
   return STOP_REASONS[reason] ?? 'end_turn';
-}
-
-/** Canonical usage -> Anthropic's, whose input_tokens excludes cache reads and writes. */
-export function anthropicUsage(usage: Usage): Record<string, unknown> {
-  return {
-    input_tokens: Math.max(0, usage.input_tokens - usage.cache_read_tokens - usage.cache_write_tokens),
-    output_tokens: usage.output_tokens,
-    cache_creation_input_tokens: usage.cache_write_tokens,
-    cache_read_input_tokens: usage.cache_read_tokens,
-    ...(usage.reasoning_tokens > 0 ? { output_tokens_details: { thinking_tokens: usage.reasoning_tokens } } : {}),
-  };
 }
 
 export function messageId(id: string): string {
@@ -93,6 +82,6 @@ export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeC
     content,
     stop_reason: anthropicStopReason(response.stop_reason),
     stop_sequence: response.stop_sequence ?? null,
-    usage: anthropicUsage(response.usage),
+    usage: usageToMessages(response.usage),
   };
 }

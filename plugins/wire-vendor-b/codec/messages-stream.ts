@@ -8,10 +8,10 @@
 // Errors are an `event: error` frame. The upstream's usage is known only at the end: message_start
 // carries Relay's estimate of the input tokens (clients read context use from it), and
 // message_delta the upstream's exact totals (input and cache counts included).
-import { emptyUsage, estimateInputTokens, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, estimateInputTokens, usageToMessages, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 import { sseFrame, type EncodeContext, type StreamEncoder } from '../../../core/plugin-api.ts';
 import { anthropicErrorBody } from './errors.ts';
-import { anthropicStopReason, anthropicUsage, messageId } from './messages-response.ts';
+import { anthropicStopReason, messageId } from './messages-response.ts';
 import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
 import { anthropicCitation, webSearchBlocks } from './web-search-blocks.ts';
 
@@ -26,7 +26,7 @@ export function messagesStreamEncoder(ctx: EncodeContext): StreamEncoder {
   let blocks = 0;
   const open = new Map<number, BlockState>();
   // Counted now: the request is let go at the first byte (translation-source.ts).
-  const startUsage = anthropicUsage(Object.assign(emptyUsage(), { input_tokens: estimateInputTokens(ctx.request) }));
+  const startUsage = usageToMessages(Object.assign(emptyUsage(), { input_tokens: estimateInputTokens(ctx.request) }));
 
   const emit = (type: string, payload: Record<string, unknown>): string => sseFrame(type, JSON.stringify({ type, ...payload }));
   const start = (id: string): string => {
@@ -129,7 +129,7 @@ export function messagesStreamEncoder(ctx: EncodeContext): StreamEncoder {
           return start(ctx.requestId) + closeAll()
             + emit('message_delta', {
               delta: { stop_reason: anthropicStopReason(event.stop_reason), stop_sequence: event.stop_sequence ?? null },
-              usage: anthropicUsage(event.usage),
+              usage: usageToMessages(event.usage),
             })
             + emit('message_stop', {});
         case 'error':
