@@ -67,6 +67,6 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=40s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.RELAY_PORT || 8080) + '/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM drains in-flight requests and flushes queued usage events before exit (server.drainTimeoutMs).
 STOPSIGNAL SIGTERM
-# The entrypoint gives V8 a heap ceiling when the container has no memory limit (RELAY_MAX_HEAP_MB,
-# default 2048; see bin/container-entrypoint.sh for the measured reason), then execs the command.
+# The entrypoint gives V8 a heap ceiling of 2048 MB (RELAY_MAX_HEAP_MB), or half the container's
+# memory limit when that is less (see bin/container-entrypoint.sh for why), then execs the command.
 ENTRYPOINT ["/bin/sh", "bin/container-entrypoint.sh", "node", "bin/relay.js", "start"]

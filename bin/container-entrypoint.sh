@@ -1,16 +1,12 @@
 #!/bin/sh
-# Relay's container entrypoint: gives V8 a heap ceiling when the container has no memory limit,
-# then runs the command it is given (the image runs `node bin/relay.js start`).
+# Relay's container entrypoint: gives V8 a heap ceiling of 2048 MB, or half the container's memory
+# limit when that is less, then runs the command it is given (the image runs `node bin/relay.js start`).
+# Why: V8 left to size its own heap collects far more often under 2 GB, and Relay then serves fewer
+# requests (test/bench/RESULTS.md, "The heap ceiling"); half a limit leaves the rest for buffers.
 #
-# Node sizes V8's heap from the container's memory limit (cgroup) when there is one. Without one it
-# sizes it from the host's memory (4 GB on a 24 GB machine), and V8 lets old space fill with garbage
-# long before it collects (RSS 225 MB against ~40 MB live over a bench run). A 2048 MB ceiling bounds
-# that, and no lower: under 2 GB V8 collects so much more often that Relay served 8-15% fewer small
-# requests and half as many Claude Code turns (test/bench/RESULTS.md, "The heap ceiling").
-#
-# RELAY_MAX_HEAP_MB sets the ceiling (default 2048; 0 leaves V8's own). A --max-old-space-size
-# already in NODE_OPTIONS, or a memory limit on the container, is left alone. RELAY_CGROUP_ROOT
-# (default /sys/fs/cgroup) is where the limit is read; tests point it elsewhere.
+# RELAY_MAX_HEAP_MB sets the 2048 (0: V8's own). Left alone: a --max-old-space-size already in
+# NODE_OPTIONS, a limit under 512 MB or one that does not read as a number (V8 then takes a quarter
+# of it). RELAY_CGROUP_ROOT (default /sys/fs/cgroup) is where the limit is read; tests point it elsewhere.
 set -eu
 
 heap_mb=${RELAY_MAX_HEAP_MB:-2048}
@@ -23,23 +19,44 @@ esac
 
 cgroup=${RELAY_CGROUP_ROOT:-/sys/fs/cgroup}
 
-# True when the container's memory is not limited (or no cgroup says so).
-memory_unlimited() {
+# The container's memory limit in MB; "none" when it is not limited (or no cgroup says so),
+# "unknown" when the file does not read as a number.
+memory_limit_mb() {
   if [ -r "$cgroup/memory.max" ]; then
+    limit=$(cat "$cgroup/memory.max")
     # cgroup v2: "max" when unlimited
-    [ "$(cat "$cgroup/memory.max")" = max ]
+    [ "$limit" = max ] && limit=none
   elif [ -r "$cgroup/memory/memory.limit_in_bytes" ]; then
-    # cgroup v1: unlimited reads as 2^63 rounded down to a page
-    [ "$(cat "$cgroup/memory/memory.limit_in_bytes")" -ge 4611686018427387904 ]
+    limit=$(cat "$cgroup/memory/memory.limit_in_bytes")
+    # cgroup v1: unlimited reads as 2^63 rounded down to a page (19 digits)
+    [ ${#limit} -ge 19 ] && limit=none
   else
-    true
+    limit=none
   fi
+  case $limit in
+    none) echo none ;;
+    '' | *[!0-9]*) echo unknown ;;
+    *) echo $((limit / 1048576)) ;;
+  esac
 }
+
+limit_mb=$(memory_limit_mb)
+case $limit_mb in
+  none) ;;
+  unknown) heap_mb=0 ;;
+  *)
+    if [ "$limit_mb" -lt 512 ]; then
+      heap_mb=0
+    elif [ $((limit_mb / 2)) -lt "$heap_mb" ]; then
+      heap_mb=$((limit_mb / 2))
+    fi
+    ;;
+esac
 
 case " ${NODE_OPTIONS:-} " in
   *' --max-old-space-size='* | *' --max_old_space_size='*) ;;
   *)
-    if [ "$heap_mb" -gt 0 ] && memory_unlimited; then
+    if [ "$heap_mb" -gt 0 ]; then
       NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--max-old-space-size=$heap_mb"
       export NODE_OPTIONS
     fi

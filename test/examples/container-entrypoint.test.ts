@@ -1,7 +1,7 @@
 // bin/container-entrypoint.sh, run with sh as the image runs it, against made-up cgroup trees: a
-// heap ceiling for node when the container's memory is not limited, nothing when it is or when
-// NODE_OPTIONS already sets one, RELAY_MAX_HEAP_MB honoured and checked, the command exec'd with
-// its arguments intact. What node is told is read back from V8 in the process the script runs.
+// 2048 MB heap ceiling for node when the container's memory is not limited, half the limit when
+// that is less, nothing under a limit below 512 MB or when NODE_OPTIONS already sets one,
+// RELAY_MAX_HEAP_MB honoured and checked, the command exec'd with its arguments intact. What node is told is read back from V8 in the process the script runs.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -29,6 +29,9 @@ const V2_UNLIMITED = cgroupRoot('v2-unlimited', { 'memory.max': 'max' });
 const V2_LIMITED = cgroupRoot('v2-limited', { 'memory.max': String(512 * 1024 * 1024) });
 const V1_UNLIMITED = cgroupRoot('v1-unlimited', { 'memory/memory.limit_in_bytes': '9223372036854771712' });
 const V1_LIMITED = cgroupRoot('v1-limited', { 'memory/memory.limit_in_bytes': String(1024 * 1024 * 1024) });
+const V2_LARGE = cgroupRoot('v2-large', { 'memory.max': String(8 * 1024 * 1024 * 1024) });
+const V2_SMALL = cgroupRoot('v2-small', { 'memory.max': String(384 * 1024 * 1024) });
+const V2_GARBLED = cgroupRoot('v2-garbled', { 'memory.max': '12x' });
 const NONE = cgroupRoot('none', {});
 
 interface Seen { code: number; stderr: string; nodeOptions: string | null; heapLimitMb: number; argv: string[] }
@@ -68,10 +71,23 @@ t.test('no memory limit (cgroup v2 "max", v1 unlimited, no cgroup at all): node 
   }
 });
 
-t.test('a memory limit on the container: V8 sizes its heap from it, the script adds nothing', async (t) => {
-  for (const [name, cgroup] of [['v2', V2_LIMITED], ['v1', V1_LIMITED]] as const) {
+t.test('a memory limit on the container: half of it, at most 2048 MB', async (t) => {
+  for (const [name, cgroup, ceiling] of [['v2, 512 MiB', V2_LIMITED, '256'], ['v1, 1 GiB', V1_LIMITED, '512'], ['v2, 8 GiB', V2_LARGE, '2048']] as const) {
     const seen = await run({ RELAY_CGROUP_ROOT: cgroup });
     t.equal(seen.code, 0);
+    t.same(options(seen), { ceilings: [ceiling], rest: [] }, `${name}: NODE_OPTIONS`);
+    t.ok(seen.heapLimitMb >= Number(ceiling) && seen.heapLimitMb < Number(ceiling) + 250, `${name}: V8's heap limit is ${Math.round(seen.heapLimitMb)} MB`);
+  }
+  const custom = await run({ RELAY_CGROUP_ROOT: V1_LIMITED, RELAY_MAX_HEAP_MB: '300' });
+  t.same(options(custom).ceilings, ['300'], 'RELAY_MAX_HEAP_MB under half the limit wins');
+  const off = await run({ RELAY_CGROUP_ROOT: V1_LIMITED, RELAY_MAX_HEAP_MB: '0' });
+  t.same(options(off).ceilings, [], '0: V8 sizes its heap from the limit');
+});
+
+t.test('a limit under 512 MB, or one the script cannot read: V8 sizes its own heap, the script adds nothing', async (t) => {
+  for (const [name, cgroup] of [['384 MiB', V2_SMALL], ['garbled', V2_GARBLED]] as const) {
+    const seen = await run({ RELAY_CGROUP_ROOT: cgroup });
+    t.equal(seen.code, 0, `${name}: runs the command`);
     t.same(options(seen), { ceilings: [], rest: [] }, `${name}: NODE_OPTIONS untouched`);
   }
 });
