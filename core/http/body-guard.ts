@@ -3,9 +3,11 @@
 // process-wide bound on the bytes that bodies in flight hold. Without the last three, keyless
 // clients that send all but the last byte of large bodies could hold the process's memory for as
 // long as they like. Reading the socket's chunks here, rather than through a stream wrapped around
-// them, keeps one reader per body on the hot path.
+// them, keeps one reader per body on the hot path. A compressed body is decoded here too, its
+// decoded size held to the same limits.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RelayError } from '../errors.ts';
+import { contentCoding, decodeBody, unsupportedCoding } from './content-encoding.ts';
 
 export interface BodyGuardOptions {
   totalTimeoutMs: number;
@@ -46,6 +48,13 @@ export class BodyGuard {
       done(tooLarge());
       return;
     }
+    const coding = contentCoding(payload.headers['content-encoding']);
+    const refused = coding === null ? null : unsupportedCoding(coding);
+    if (refused) {
+      payload.resume();
+      done(refused);
+      return;
+    }
     const chunks: Buffer[] = [];
     let received = 0;
     let finished = false;
@@ -71,9 +80,7 @@ export class BodyGuard {
       held.bytes += chunk.length;
       this.heldBytes += chunk.length;
       if (received > limitBytes) return finish(tooLarge());
-      if (this.heldBytes > options.memoryLimitBytes) {
-        return finish(new RelayError('RELAY_ERR_OVERLOADED', 'Relay holds as many request bodies as it may; retry shortly.', { headers: { ...CLOSE, 'retry-after': '1' } }));
-      }
+      if (this.heldBytes > options.memoryLimitBytes) return finish(overloaded());
       chunks.push(chunk);
       idle.refresh();
     };
@@ -83,7 +90,18 @@ export class BodyGuard {
         return;
       }
       // Copied, as Fastify's own reader does: a socket's chunk may be a view that keeps a larger read buffer alive.
-      finish(null, Buffer.concat(chunks, received));
+      const body = Buffer.concat(chunks, received);
+      if (coding === null) return finish(null, body);
+      decodeBody(body, coding, limitBytes, (err, decoded) => {
+        if (finished) return;
+        if (err || !decoded) return finish(err);
+        // The decoded body is what is held from here on.
+        const grown = decoded.length - received;
+        held.bytes += grown;
+        this.heldBytes += grown;
+        if (this.heldBytes > options.memoryLimitBytes) return finish(overloaded());
+        finish(null, decoded);
+      });
     };
     // The client left mid-body: nothing was accepted.
     const onError = (err: Error) => finish(err);
@@ -95,6 +113,10 @@ export class BodyGuard {
     payload.on('end', onEnd);
     payload.on('error', onError);
   }
+}
+
+function overloaded(): RelayError {
+  return new RelayError('RELAY_ERR_OVERLOADED', 'Relay holds as many request bodies as it may; retry shortly.', { headers: { ...CLOSE, 'retry-after': '1' } });
 }
 
 function tooLarge(): RelayError {

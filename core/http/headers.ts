@@ -5,10 +5,11 @@ export const CREDENTIAL_HEADERS = new Set([
   'authorization', 'x-api-key', 'api-key', 'x-gw-api-key', 'cookie', 'set-cookie', 'proxy-authorization', 'x-goog-api-key',
 ]);
 
-// Hop-by-hop headers (RFC 9110 7.6.1) and ones the HTTP client sets itself.
+// Hop-by-hop headers (RFC 9110 7.6.1), ones the HTTP client sets itself, and content-encoding: the
+// body Relay sends is the decoded one (body-guard.ts).
 const NOT_FORWARDED = new Set([
   'host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade',
-  'content-length', 'expect', 'accept-encoding',
+  'content-length', 'expect', 'accept-encoding', 'content-encoding',
 ]);
 
 /** Header names a `Connection` header lists: hop-by-hop for this connection only (RFC 9110 7.6.1). */
