@@ -12,6 +12,21 @@ const NOT_FORWARDED = new Set([
   'content-length', 'expect', 'accept-encoding', 'content-encoding',
 ]);
 
+/**
+ * Headers that choose which account a credential acts for, and so who is billed: the caller's own
+ * go with the caller's own credential (proxy mode), never with a host key, whose account the
+ * operator chose (a host's `headers` may set them).
+ */
+const ACCOUNT_HEADERS = ['openai-organization', 'openai-project', 'x-goog-user-project'];
+
+/** `headers` (forwarded, lower-cased) without the account-choosing ones; the same object when it has none. */
+export function withoutAccountHeaders(headers: Record<string, string>): Record<string, string> {
+  if (!ACCOUNT_HEADERS.some((name) => name in headers)) return headers;
+  const out = { ...headers };
+  for (const name of ACCOUNT_HEADERS) delete out[name];
+  return out;
+}
+
 /** Header names a `Connection` header lists: hop-by-hop for this connection only (RFC 9110 7.6.1). */
 export function connectionListed(headers: Record<string, string | string[] | undefined>): Set<string> | null {
   const value = headers.connection ?? headers.Connection;

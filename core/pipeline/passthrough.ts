@@ -2,7 +2,7 @@
 // name's value when the binding maps it), and the upstream's status, headers and bytes come back
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { RelayError } from '../errors.ts';
-import { filterForwardHeaders } from '../http/headers.ts';
+import { filterForwardHeaders, withoutAccountHeaders } from '../http/headers.ts';
 import { RouteCall } from '../http/inference-route.ts';
 import { setTopLevelMembers } from '../http/inference-body.ts';
 import type { InboundCodec, Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
@@ -49,7 +49,8 @@ export async function passthrough(
     const names: string[] = [];
     dropped.set(r, names);
     return attempt.upstreamRequest({
-      route: r, shape: call.shape, body: upstreamBody(attempt, r, usage, forwarded, codec, names), headers, credential: c, search: call.search, stream: call.stream,
+      route: r, shape: call.shape, body: upstreamBody(attempt, r, usage, forwarded, codec, names),
+      headers: r.hostKey === null ? headers : withoutAccountHeaders(headers), credential: c, search: call.search, stream: call.stream,
     });
   };
   const res = await attempt.send(route, build(route, credential), build);
