@@ -2,6 +2,7 @@
 // `anthropic-version` (the client's own when it sent one).
 import { sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
 import * as codec from './codec/index.ts';
+import { withCacheBreakpoints } from './codec/cache-breakpoints.ts';
 import { anthropicBaseUrlProblem, anthropicPath } from './base-url.ts';
 
 const ENDPOINTS: Record<string, string> = {
@@ -12,7 +13,12 @@ const ENDPOINTS: Record<string, string> = {
 export const ANTHROPIC_SHAPES: readonly ShapeId[] = ['anthropic.messages', 'anthropic.count_tokens'];
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
-export function createAnthropicAdapter(id: string, anthropicVersion: string): VendorAdapter {
+export interface AnthropicAdapterOptions {
+  /** Prompt-cache breakpoints on translated Messages requests (cache-breakpoints.ts). */
+  cacheTranslated: boolean;
+}
+
+export function createAnthropicAdapter(id: string, anthropicVersion: string, options: AnthropicAdapterOptions = { cacheTranslated: true }): VendorAdapter {
   return {
     id,
     shapes: ANTHROPIC_SHAPES,
@@ -28,7 +34,10 @@ export function createAnthropicAdapter(id: string, anthropicVersion: string): Ve
       return sendToHost(req, anthropicPath(req.route.host.spec.baseUrl, endpoint), (key) => ({ 'x-api-key': key }), { 'anthropic-version': anthropicVersion });
     },
     baseUrlProblem: anthropicBaseUrlProblem,
-    encodeRequest: codec.encodeRequest,
+    encodeRequest(shape, request, route, dropped) {
+      const body = codec.encodeRequest(shape, request, route, dropped);
+      return options.cacheTranslated && shape === 'anthropic.messages' ? withCacheBreakpoints(body as Record<string, unknown>) : body;
+    },
     decodeResponse: codec.decodeResponse,
     streamDecoder: codec.streamDecoder,
     decodeError: codec.decodeError,

@@ -26,7 +26,8 @@ t.test('a Chat file part reaches Anthropic as a base64 document with its file na
   });
   t.equal(got.status, 200);
   const sent = up.lastRequest()!.json;
-  t.same(sent.messages[0].content[1], { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, title: 'report.pdf' });
+  // The last block of the last message carries the prompt-cache breakpoint (vendor-anthropic's cacheTranslated).
+  t.same(sent.messages[0].content[1], { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, title: 'report.pdf', cache_control: { type: 'ephemeral' } });
 });
 
 t.test('a Responses input_file by URL reaches Anthropic as a URL document', async (t) => {
@@ -34,7 +35,7 @@ t.test('a Responses input_file by URL reaches Anthropic as a URL document', asyn
     model: 'doc-claude', input: [{ role: 'user', content: [{ type: 'input_text', text: 'read' }, { type: 'input_file', file_url: 'https://example.com/a.pdf' }] }],
   });
   t.equal(got.status, 200);
-  t.same(up.lastRequest()!.json.messages[0].content[1], { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } });
+  t.same(up.lastRequest()!.json.messages[0].content[1], { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' }, cache_control: { type: 'ephemeral' } });
 });
 
 t.test('a Messages document reaches a Chat upstream as a file part, and a text document as text', async (t) => {

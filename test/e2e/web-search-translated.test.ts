@@ -119,7 +119,7 @@ t.test('Responses web_search -> Anthropic web_search_20250305; the answer is a w
   claudeUp.enqueue({ body: anthropicAnswer() });
   const res = await post('/vendor-a/v1/responses', { model: 'ws-claude', store: false, input: 'What is Relay?', tools: RESPONSES_TOOLS });
   t.equal(res.status, 200);
-  t.same(claudeUp.lastRequest()!.json.tools, [{ type: 'web_search_20250305', name: 'web_search', allowed_domains: ['example.com'], user_location: { type: 'approximate', country: 'DE' } }]);
+  t.same(claudeUp.lastRequest()!.json.tools, [{ type: 'web_search_20250305', name: 'web_search', allowed_domains: ['example.com'], user_location: { type: 'approximate', country: 'DE' }, cache_control: { type: 'ephemeral' } }]);
   t.equal(res.dropped, null, 'nothing dropped');
   const body = res.json();
   t.same(openapiProblems('Response', body), [], 'a valid Response');
