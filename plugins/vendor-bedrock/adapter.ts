@@ -8,6 +8,7 @@ import { sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse
 import { anthropicErrorBody } from './anthropic-errors.ts';
 import * as codec from './codec/index.ts';
 import { CONVERSE_SHAPE, COUNTING_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
+import { takesCachePoints, withCachePoints } from './codec/cache-points.ts';
 import { chainFor, parseHostKey } from './credentials.ts';
 import { converseToSse, eventStreamAsSse, invokeToSse } from './event-stream.ts';
 import { BedrockHostOptions, runtimeBaseUrl } from './host-options.ts';
@@ -92,7 +93,12 @@ function asSse(res: UpstreamResponse, shape: ShapeId): UpstreamResponse {
   return { status: res.status, headers, body: eventStreamAsSse(res.body, shape === MESSAGES_SHAPE ? invokeToSse : converseToSse) };
 }
 
-export function createBedrockAdapter(id: string): VendorAdapter {
+export interface BedrockAdapterOptions {
+  /** Cache points on Converse requests to Claude (codec/cache-points.ts). */
+  cacheTranslated: boolean;
+}
+
+export function createBedrockAdapter(id: string, adapterOptions: BedrockAdapterOptions = { cacheTranslated: true }): VendorAdapter {
   return {
     id,
     shapes: BEDROCK_SHAPES,
@@ -121,7 +127,11 @@ export function createBedrockAdapter(id: string): VendorAdapter {
       if (req.shape === COUNTING_SHAPE) return countTokensAnswer(res);
       return req.stream ? asSse(res, req.shape) : res;
     },
-    encodeRequest: codec.encodeRequest,
+    encodeRequest(shape, request, route, dropped) {
+      const body = codec.encodeRequest(shape, request, route, dropped);
+      const cached = adapterOptions.cacheTranslated && shape === CONVERSE_SHAPE && takesCachePoints(route.upstreamModel);
+      return cached ? withCachePoints(body as Record<string, unknown>) : body;
+    },
     decodeResponse: codec.decodeResponse,
     streamDecoder: codec.streamDecoder,
     decodeError: codec.decodeError,

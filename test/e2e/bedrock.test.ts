@@ -78,7 +78,8 @@ t.test('a Chat client reaches a Bedrock model through Converse, signed with SigV
   t.equal(sent.operation, 'converse');
   t.equal(sent.modelId, CLAUDE);
   t.equal(sent.principal, KEY.accessKeyId, 'the fake verified the signature');
-  t.same(sent.body.messages, [{ role: 'user', content: [{ text: 'hi' }] }]);
+  // The last message ends in a cache point: vendor-bedrock's cacheTranslated, for Claude models.
+  t.same(sent.body.messages, [{ role: 'user', content: [{ text: 'hi' }, { cachePoint: { type: 'default' } }] }]);
   const usage = await usageRecord(relay, res.headers.get('x-request-id')!);
   t.equal(usage.input_tokens, 7);
   t.equal(usage.upstream_shape, 'bedrock.converse');
