@@ -11,7 +11,7 @@ import { searchFromUse, withResult } from './web-search-blocks.ts';
 
 /** What the Messages inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const MESSAGES_REQUEST_DROPPED = {
-  cache_control: 'prompt caching hints have no canonical field (cache usage is still reported)',
+  cache_control: 'prompt caching hints have no canonical field (cache usage is still reported; a Claude upstream, on Anthropic or Bedrock, gets breakpoints of its own)',
   top_k: 'no canonical field',
   'context_management, container, mcp_servers, service_tier': 'no canonical field',
   'server tools (typed tools such as bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
