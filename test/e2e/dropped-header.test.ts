@@ -52,7 +52,8 @@ t.test('nothing dropped, no header; passthrough, no header', async (t) => {
 t.test('Chat web_search_options reach Anthropic as its web search tool', async (t) => {
   const res = await post('/vendor-a/v1/chat/completions', claude.relayKey, { model: 'drop-claude', web_search_options: {}, messages: [{ role: 'user', content: 'news?' }] });
   t.equal(res.status, 200);
-  t.same(up.lastRequest()!.json.tools, [{ type: 'web_search_20250305', name: 'web_search' }]);
+  // The last tool carries the prompt-cache breakpoint (vendor-anthropic's cacheTranslated).
+  t.same(up.lastRequest()!.json.tools, [{ type: 'web_search_20250305', name: 'web_search', cache_control: { type: 'ephemeral' } }]);
   t.equal(res.headers.get('x-relay-dropped'), null);
 });
 
