@@ -1,7 +1,7 @@
 // Requests translated to Claude carry prompt-cache breakpoints, since their clients (Codex, Chat
 // SDKs) send none and would otherwise pay the full input price for the whole conversation on
-// every turn: the last tool, the last system block and the last block of the last message, never
-// on a thinking block. Passthrough is left byte for byte, a client's own breakpoints included;
+// every turn: the last tool, the last system block, the last block of the last message and of the
+// user message before it (the previous turn's end), never on a thinking block. Passthrough is left byte for byte, a client's own breakpoints included;
 // vendor-anthropic's cacheTranslated: false turns the breakpoints off. The cache reads the
 // upstream reports are priced at the cache-read rate.
 import t from 'tap';
@@ -45,11 +45,11 @@ function breakpoints(body: any): string[] {
   return found;
 }
 
-t.test('a translated agent turn: the last tool, the last system block, the last block of the last message', async (t) => {
+t.test('a translated agent turn: the last tool, the last system block, the last message and the user message before it', async (t) => {
   const res = await viaRelay(relay, '/vendor-a/v1/responses', claude.relayKey, codexTurn);
   t.equal(res.status, 200);
   const sent = up.lastRequest()!.json;
-  t.same(breakpoints(sent), ['tools[1]', 'system[0]', 'messages[2][0] tool_result']);
+  t.same(breakpoints(sent), ['tools[1]', 'system[0]', 'messages[0][0] text', 'messages[2][0] tool_result']);
   t.same(sent.tools[1].cache_control, EPHEMERAL);
   t.ok(breakpoints(sent).length <= 4, 'within Anthropic\'s four');
 });

@@ -16,9 +16,25 @@ t.test('the last markable block of the last message: thinking and server-tool bl
   t.same(body.messages[1].content[0].cache_control, EPHEMERAL);
   t.equal(body.messages[1].content[1].cache_control, undefined);
   t.equal(body.messages[1].content[2].cache_control, undefined);
-  t.equal(body.messages[0].content[0].cache_control, undefined, 'one breakpoint per place');
+  t.same(body.messages[0].content[0].cache_control, EPHEMERAL, 'the user message before: where the previous turn ended');
   const thinkingOnly = withCacheBreakpoints({ messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: 's' }] }] }) as any;
   t.equal(thinkingOnly.messages[0].content[0].cache_control, undefined, 'a thinking block is never marked');
+});
+
+t.test('a turn of many parallel tool calls: the previous turn\'s end is still marked exactly', async (t) => {
+  const calls = Array.from({ length: 30 }, (_, i) => ({ type: 'tool_use', id: `toolu_${i}`, name: 'shell', input: {} }));
+  const results = calls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: 'ok' }));
+  const body = withCacheBreakpoints({
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'shell', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'ok' }] },
+      { role: 'assistant', content: calls },
+      { role: 'user', content: results },
+    ],
+  }) as any;
+  const marked = body.messages.flatMap((m: any, i: number) => m.content.flatMap((b: any, j: number) => (b.cache_control ? [`${i}.${j}`] : [])));
+  t.same(marked, ['2.0', '4.29'], 'the previous turn\'s last block, 60 blocks back, and this turn\'s');
 });
 
 t.test('no tools, no system, no messages: nothing to mark', async (t) => {

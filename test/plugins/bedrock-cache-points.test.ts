@@ -1,5 +1,5 @@
-// Converse requests to Claude carry cache points (after the tools, the system prompt and the last
-// message), since every client of Converse is translated and sends none. Models that take no cache
+// Converse requests to Claude carry cache points (after the tools, the system prompt, the last
+// message and the user message before it), since every client of Converse is translated and sends none. Models that take no cache
 // point (other vendors' models, Claude before 3.7 Sonnet and 3.5 Haiku) get none, and neither does
 // a Bedrock adapter made with cacheTranslated: false.
 import t from 'tap';
@@ -28,10 +28,10 @@ function points(body: Record<string, any>): string[] {
   return [...at(body.toolConfig?.tools, 'tools'), ...at(body.system, 'system'), ...body.messages.flatMap((m: any, i: number) => at(m.content, `messages[${i}]`))];
 }
 
-t.test('Claude: after the tools, the system prompt and the last message', async (t) => {
+t.test('Claude: after the tools, the system prompt, the last message and the user message before it', async (t) => {
   for (const model of ['anthropic.claude-sonnet-4-5-20250929-v1:0', 'us.anthropic.claude-opus-4-1-20250805-v1:0', 'anthropic.claude-3-7-sonnet-20250219-v1:0', 'anthropic.claude-3-5-haiku-20241022-v1:0']) {
     const body = encode(model);
-    t.same(points(body), ['tools[1]', 'system[1]', `messages[${body.messages.length - 1}][1]`], model);
+    t.same(points(body), ['tools[1]', 'system[1]', 'messages[0][1]', `messages[${body.messages.length - 1}][1]`], model);
     t.same(body.system.at(-1), POINT);
   }
 });

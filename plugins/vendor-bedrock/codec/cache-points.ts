@@ -1,8 +1,9 @@
 // Prompt-cache points for a Converse request to Claude. Relay's clients of Converse are translated
 // (Codex, Chat SDKs, a Messages client whose cache_control has no canonical field), so none sends
 // its own; without them every turn of an agent loop pays the full input price for the whole
-// conversation. A cachePoint block after the tools, after the system prompt and at the end of the
-// last message: three of the four Bedrock allows, the last moving forward turn by turn.
+// conversation. A cachePoint block after the tools, after the system prompt, at the end of the last
+// message (what the next turn reads) and at the end of the user message before it (what the
+// previous turn wrote, found however many blocks a turn added): the four Bedrock allows.
 import { isClaudeModel } from './thinking.ts';
 
 const CACHE_POINT = { cachePoint: { type: 'default' } } as const;
@@ -21,8 +22,11 @@ export function withCachePoints(body: Body): Body {
   const tools = (body.toolConfig as { tools?: unknown[] } | undefined)?.tools;
   if (Array.isArray(tools) && tools.length > 0) tools.push(CACHE_POINT);
   if (Array.isArray(body.system) && body.system.length > 0) body.system.push(CACHE_POINT);
-  const messages = body.messages as Array<{ content: unknown[] }> | undefined;
-  const last = messages?.at(-1);
-  if (last && Array.isArray(last.content) && last.content.length > 0) last.content.push(CACHE_POINT);
+  const messages = body.messages as Array<{ role?: unknown; content: unknown[] }> | undefined;
+  if (!Array.isArray(messages) || messages.length === 0) return body;
+  const previousUser = messages.findLastIndex((m, i) => i < messages.length - 1 && m.role === 'user');
+  for (const message of [messages[previousUser], messages.at(-1)]) {
+    if (message && Array.isArray(message.content) && message.content.length > 0) message.content.push(CACHE_POINT);
+  }
   return body;
 }
