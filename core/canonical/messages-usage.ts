@@ -20,6 +20,18 @@ export interface MessagesUsageObject {
   output_tokens_details?: { thinking_tokens?: unknown } | null;
   /** Server tools run for the answer: web searches are billed per search. */
   server_tool_use?: { web_search_requests?: unknown } | null;
+  /** "fast" when fast mode served the answer, at a multiple of the model's rates. */
+  speed?: unknown;
+  /** "us" when the answer ran on US-only inference, at a multiple of the model's rates. */
+  inference_geo?: unknown;
+}
+
+/** The conditions this answer was priced under (see Usage.price_modifiers). */
+function priceModifiers(u: MessagesUsageObject): string[] {
+  const out: string[] = [];
+  if (u.speed === 'fast') out.push('fast');
+  if (u.inference_geo === 'us') out.push('us_inference');
+  return out;
 }
 
 /** Messages usage -> canonical. The shape's input_tokens leaves out cache reads and writes; canonical input counts every prompt token. */
@@ -30,6 +42,7 @@ export function usageFromMessages(raw: unknown): Usage | null {
   const cacheWrite = count(u.cache_creation_input_tokens);
   const write1h = Math.min(count(u.cache_creation?.ephemeral_1h_input_tokens), cacheWrite);
   const searches = count(u.server_tool_use?.web_search_requests);
+  const modifiers = priceModifiers(u);
   return {
     input_tokens: count(u.input_tokens) + cacheRead + cacheWrite,
     output_tokens: count(u.output_tokens),
@@ -38,6 +51,7 @@ export function usageFromMessages(raw: unknown): Usage | null {
     ...(write1h > 0 ? { cache_write_1h_tokens: write1h } : {}),
     reasoning_tokens: count(u.output_tokens_details?.thinking_tokens),
     ...(searches > 0 ? { web_search_requests: searches } : {}),
+    ...(modifiers.length > 0 ? { price_modifiers: modifiers } : {}),
   };
 }
 

@@ -2,10 +2,10 @@
 // `relay prices <name>`: which entry an upstream model name resolves to.
 import { StartupError } from '../errors.ts';
 import { tableEntryFor } from '../pricing/price-lookup.ts';
-import { ANTHROPIC_WEB_SEARCH_SOURCE, PRICE_TABLE, TABLE_CURRENCY, type TableEntry } from '../pricing/table.ts';
+import { ANTHROPIC_MODIFIER_SOURCES, ANTHROPIC_WEB_SEARCH_SOURCE, PRICE_TABLE, TABLE_CURRENCY, type TableEntry } from '../pricing/table.ts';
 import type { PriceRates } from '../pricing/rates.ts';
 
-const COLUMNS = ['model', 'input', 'cached in', '5m write', '1h write', 'output', 'searches /1k', 'long context', 'source', 'read on'] as const;
+const COLUMNS = ['model', 'input', 'cached in', '5m write', '1h write', 'output', 'searches /1k', 'long context', 'modifiers', 'source', 'read on'] as const;
 
 /** A rate as written on the vendors' pages; '-' when the price has none (the input rate applies). */
 function rate(value: number | undefined): string {
@@ -18,11 +18,17 @@ function longContext(rates: PriceRates): string {
   return `>${long.aboveInputTokens}: ${long.inputPerMillion} in / ${long.outputPerMillion} out`;
 }
 
+/** `fast 6x, us_inference 1.1x`: what an answer's price modifiers multiply its tokens' cost by. */
+function modifiers(entry: TableEntry): string {
+  const list = Object.entries(entry.modifiers ?? {});
+  return list.length === 0 ? '-' : list.map(([name, factor]) => `${name} ${factor}x`).join(', ');
+}
+
 function row(entry: TableEntry): string[] {
   const r = entry.rates;
   const names = [entry.model, ...(entry.aliases ?? [])].join(', ');
   return [names, rate(r.inputPerMillion), rate(r.cachedInputPerMillion), rate(r.cacheWritePerMillion), rate(r.cacheWrite1hPerMillion),
-    rate(r.outputPerMillion), rate(r.webSearchPerThousand), longContext(r), entry.source, entry.readOn];
+    rate(r.outputPerMillion), rate(r.webSearchPerThousand), longContext(r), modifiers(entry), entry.source, entry.readOn];
 }
 
 /** The table as aligned text columns. */
@@ -32,6 +38,7 @@ export function formatPriceTable(entries: readonly TableEntry[]): string {
   const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
   return `${TABLE_CURRENCY} per million tokens. A pricings entity for a model overrides its entry; '-' is priced at the input rate.\n`
     + `Server-side web searches per 1,000 (Anthropic's: ${ANTHROPIC_WEB_SEARCH_SOURCE}); '-' leaves them unpriced.\n`
+    + `Modifiers multiply the tokens' cost of an answer the vendor says ran under them (${ANTHROPIC_MODIFIER_SOURCES.join(', ')}).\n`
     + `Dated snapshots and Bedrock/Vertex names resolve to these entries: relay prices <upstream model name>.\n\n${lines.join('\n')}\n`;
 }
 

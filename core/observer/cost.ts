@@ -6,7 +6,8 @@
 // rate when the price sets none. Reasoning tokens are part of output_tokens: priced again only
 // when the price sets a reasoning rate of their own. A prompt longer than the long-context tier's
 // threshold prices every token of the request at that tier. Server-side web searches are priced
-// per search when the price sets a rate for them. A cost is a whole number of micro-units
+// per search when the price sets a rate for them. `tokenFactor` multiplies the tokens' part (fast
+// mode, US-only inference: see price-modifiers.ts), never the searches'. A cost is a whole number of micro-units
 // (0.000001), rounded per request.
 import type { Usage } from '../canonical/types.ts';
 import type { Pricing } from '../catalog/kinds.ts';
@@ -27,7 +28,7 @@ export function ratesForPrompt(rates: PriceRates, promptTokens: number): TierRat
 }
 
 /** The cost in whole micro-units. */
-export function costMicros(usage: Usage, price: PriceRates): number {
+export function costMicros(usage: Usage, price: PriceRates, tokenFactor = 1): number {
   const r = ratesForPrompt(price, usage.input_tokens);
   const cacheRead = Math.min(usage.cache_read_tokens, usage.input_tokens);
   const cacheWrite = Math.min(usage.cache_write_tokens, usage.input_tokens - cacheRead);
@@ -36,20 +37,20 @@ export function costMicros(usage: Usage, price: PriceRates): number {
   const reasoning = r.reasoningPerMillion === undefined ? 0 : Math.min(usage.reasoning_tokens, usage.output_tokens);
   const write5mRate = r.cacheWritePerMillion ?? r.inputPerMillion;
   // A price per million tokens times tokens is the cost in micro-units.
-  const micros = uncached * r.inputPerMillion
+  const tokens = uncached * r.inputPerMillion
     + cacheRead * (r.cachedInputPerMillion ?? r.inputPerMillion)
     + (cacheWrite - write1h) * write5mRate
     + write1h * (r.cacheWrite1hPerMillion ?? write5mRate)
     + (usage.output_tokens - reasoning) * r.outputPerMillion
-    + reasoning * (r.reasoningPerMillion ?? r.outputPerMillion)
-    // A price per 1,000 searches times searches, times 1,000, is micro-units.
-    + (usage.web_search_requests ?? 0) * (price.webSearchPerThousand ?? 0) * 1000;
-  return Math.round(micros);
+    + reasoning * (r.reasoningPerMillion ?? r.outputPerMillion);
+  // A price per 1,000 searches times searches, times 1,000, is micro-units.
+  const searches = (usage.web_search_requests ?? 0) * (price.webSearchPerThousand ?? 0) * 1000;
+  return Math.round(tokens * tokenFactor + searches);
 }
 
 /** The cost in the currency (whole micro-units, money.ts). */
-export function costOf(usage: Usage, price: PriceRates): number {
-  return fromMicros(costMicros(usage, price));
+export function costOf(usage: Usage, price: PriceRates, tokenFactor = 1): number {
+  return fromMicros(costMicros(usage, price, tokenFactor));
 }
 
 /** The pricing for a model on a host: one naming the host wins over one for the model alone. */

@@ -11,6 +11,8 @@ export interface Price {
   currency: string;
   /** Where the price came from, recorded on the usage event: `pricing:<slug>` or `table:<model>`. */
   source: string;
+  /** The table's multiples for the upstream model's price modifiers (fast mode, US-only inference), whichever price applies. */
+  modifiers: Readonly<Record<string, number>> | null;
 }
 
 const byName = new Map<string, TableEntry>();
@@ -37,8 +39,9 @@ export function tableEntryFor(upstreamModel: string): TableEntry | null {
 
 export function priceFor(snapshot: CatalogSnapshot, modelId: string, hostId: string | null, upstreamModel: string | null): Price | null {
   const pricing = snapshot.pricingFor(modelId, hostId);
-  if (pricing) return { rates: pricing.spec, currency: pricing.spec.currency, source: `pricing:${pricing.metadata.slug}` };
   const entry = upstreamModel === null ? null : tableEntryFor(upstreamModel);
-  if (entry) return { rates: entry.rates, currency: TABLE_CURRENCY, source: `table:${entry.model}` };
+  const modifiers = entry?.modifiers ?? null;
+  if (pricing) return { rates: pricing.spec, currency: pricing.spec.currency, source: `pricing:${pricing.metadata.slug}`, modifiers };
+  if (entry) return { rates: entry.rates, currency: TABLE_CURRENCY, source: `table:${entry.model}`, modifiers };
   return null;
 }

@@ -15,6 +15,11 @@ export interface TableEntry {
   /** Other names the vendor gives the same model at the same price. */
   aliases?: readonly string[];
   rates: PriceRates;
+  /**
+   * What an answer's Usage.price_modifiers multiply its token cost by (`fast`, `us_inference`);
+   * they apply to a `pricings` entity's rates for the model too.
+   */
+  modifiers?: Readonly<Record<string, number>>;
   /** The page the rates were read from. */
   source: string;
   /** The date they were read, YYYY-MM-DD. */
@@ -24,6 +29,13 @@ export interface TableEntry {
 export const TABLE_CURRENCY = 'USD';
 
 const ANTHROPIC_SOURCE = 'https://platform.claude.com/docs/en/about-claude/pricing';
+/** Fast mode (Opus 4.6 to 4.8) and US-only inference (Claude 4.6 and later), read from these pages on READ_ON. */
+export const ANTHROPIC_MODIFIER_SOURCES = [
+  'https://platform.claude.com/docs/en/build-with-claude/fast-mode',
+  'https://platform.claude.com/docs/en/build-with-claude/data-residency',
+];
+/** US-only inference (`inference_geo: "us"`) costs 1.1 times every token rate on Claude 4.6 and later. */
+const US_INFERENCE = 1.1;
 /** Anthropic's web search tool: $10 per 1,000 searches on every model, read from its page on READ_ON. */
 const ANTHROPIC_WEB_SEARCH_PER_THOUSAND = 10;
 export const ANTHROPIC_WEB_SEARCH_SOURCE = 'https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool';
@@ -37,11 +49,26 @@ const claudeRates = (r: AnthropicRates): PriceRates => ({
   cacheWritePerMillion: r.write5m, cacheWrite1hPerMillion: r.write1h,
 });
 
-function claude(model: string, r: AnthropicRates, extra: { aliases?: string[]; longContext?: { above: number } & AnthropicRates } = {}): TableEntry {
+interface ClaudeExtra {
+  aliases?: string[];
+  longContext?: { above: number } & AnthropicRates;
+  /** Claude 4.6 and later: US-only inference is priced apart. */
+  usInference?: boolean;
+  /** Fast mode's multiple of the model's rates, on models that have it. */
+  fast?: number;
+}
+
+function claude(model: string, r: AnthropicRates, extra: ClaudeExtra = {}): TableEntry {
   const rates: PriceRates = { ...claudeRates(r), webSearchPerThousand: ANTHROPIC_WEB_SEARCH_PER_THOUSAND };
   if (extra.longContext) rates.longContext = { aboveInputTokens: extra.longContext.above, ...claudeRates(extra.longContext) };
-  return { model, vendor: 'anthropic', ...(extra.aliases ? { aliases: extra.aliases } : {}), rates, source: ANTHROPIC_SOURCE, readOn: READ_ON };
+  const modifiers = { ...(extra.usInference ? { us_inference: US_INFERENCE } : {}), ...(extra.fast ? { fast: extra.fast } : {}) };
+  return {
+    model, vendor: 'anthropic', ...(extra.aliases ? { aliases: extra.aliases } : {}), rates,
+    ...(Object.keys(modifiers).length > 0 ? { modifiers } : {}), source: ANTHROPIC_SOURCE, readOn: READ_ON,
+  };
 }
+
+const LATER = { usInference: true };
 
 interface OpenAIRates { input: number; cached?: number; output: number }
 
@@ -67,26 +94,27 @@ const GPT_5_MINI = { input: 0.25, cached: 0.025, output: 2 };
 const GPT_LONG_ABOVE = 272_000;
 
 export const PRICE_TABLE: readonly TableEntry[] = [
-  claude('claude-fable-5-1', { ...FABLE_5, read: 0.25 }),
-  claude('claude-mythos-5-1', { ...FABLE_5, read: 0.25 }),
-  claude('claude-fable-5', { ...FABLE_5, read: 1 }),
-  claude('claude-mythos-5', { ...FABLE_5, read: 1 }),
-  claude('claude-opus-5-5', { input: 4, write5m: 5, write1h: 8, read: 0.2, output: 20 }),
-  claude('claude-opus-5', OPUS_45),
-  claude('claude-opus-4-8', OPUS_45),
-  claude('claude-opus-4-7', OPUS_45),
-  claude('claude-opus-4-6', OPUS_45),
+  claude('claude-fable-5-1', { ...FABLE_5, read: 0.25 }, LATER),
+  claude('claude-mythos-5-1', { ...FABLE_5, read: 0.25 }, LATER),
+  claude('claude-fable-5', { ...FABLE_5, read: 1 }, LATER),
+  claude('claude-mythos-5', { ...FABLE_5, read: 1 }, LATER),
+  claude('claude-opus-5-5', { input: 4, write5m: 5, write1h: 8, read: 0.2, output: 20 }, LATER),
+  claude('claude-opus-5', OPUS_45, LATER),
+  claude('claude-opus-4-8', OPUS_45, { ...LATER, fast: 2 }),
+  claude('claude-opus-4-7', OPUS_45, { ...LATER, fast: 6 }),
+  claude('claude-opus-4-6', OPUS_45, { ...LATER, fast: 6 }),
   claude('claude-opus-4-5', OPUS_45),
   claude('claude-opus-4-1', OPUS_4),
   claude('claude-opus-4', OPUS_4, { aliases: ['claude-opus-4-0'] }),
   claude('claude-3-opus', OPUS_4),
-  claude('claude-sonnet-5-5', { input: 2, write5m: 2.5, write1h: 4, read: 0.1, output: 10 }),
-  claude('claude-sonnet-5', { input: 2, write5m: 2.5, write1h: 4, read: 0.2, output: 10 }),
-  claude('claude-sonnet-4-6', SONNET_4),
+  claude('claude-sonnet-5-5', { input: 2, write5m: 2.5, write1h: 4, read: 0.1, output: 10 }, LATER),
+  claude('claude-sonnet-5', { input: 2, write5m: 2.5, write1h: 4, read: 0.2, output: 10 }, LATER),
+  claude('claude-sonnet-4-6', SONNET_4, LATER),
   claude('claude-sonnet-4-5', SONNET_4, { longContext: SONNET_4_LONG }),
   claude('claude-sonnet-4', SONNET_4, { aliases: ['claude-sonnet-4-0'], longContext: SONNET_4_LONG }),
   claude('claude-3-7-sonnet', SONNET_4, { aliases: ['claude-sonnet-3-7'] }),
   claude('claude-haiku-5-5', { input: 0.1, write5m: 0.125, write1h: 0.2, read: 0.01, output: 0.5 }, {
+    ...LATER,
     longContext: { above: 100_000, input: 0.5, write5m: 0.625, write1h: 1, read: 0.05, output: 2.5 },
   }),
   claude('claude-haiku-4-5', { input: 1, write5m: 1.25, write1h: 2, read: 0.1, output: 5 }),
