@@ -7,18 +7,10 @@ import t from 'tap';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { anthropic, startFakeUpstream } from '../support/fake-upstream.ts';
 import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
+import { editFrame } from '../support/sse-frames.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8' };
 const JSON_HEADERS = { 'content-type': 'application/json' };
-
-/** An SSE frame with its data edited. */
-function editFrame(frame: string, edit: (data: Record<string, any>) => void): string {
-  const match = /^([\s\S]*?)data: (.*)\n\n$/.exec(frame);
-  if (!match) return frame;
-  const data = JSON.parse(match[2]!) as Record<string, any>;
-  edit(data);
-  return `${match[1]}data: ${JSON.stringify(data)}\n\n`;
-}
 
 const relay = await startRelay();
 const up = await startFakeUpstream();

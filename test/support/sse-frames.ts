@@ -15,3 +15,12 @@ export function sseFrames(text: string): Frame[] {
 export function sseText(frames: Array<{ event?: string; data: unknown }>): string {
   return frames.map((f) => `${f.event === undefined ? '' : `event: ${f.event}\n`}data: ${typeof f.data === 'string' ? f.data : JSON.stringify(f.data)}\n\n`).join('');
 }
+
+/** One SSE frame (`[event: ...\n]data: {...}\n\n`) with its JSON data edited; `[DONE]` and non-JSON frames as they are. */
+export function editFrame(frame: string, edit: (data: Record<string, any>) => void): string {
+  const match = /^([\s\S]*?)data: (.*)\n\n$/.exec(frame);
+  if (!match || match[2] === '[DONE]') return frame;
+  const data = JSON.parse(match[2]!) as Record<string, any>;
+  edit(data);
+  return `${match[1]}data: ${JSON.stringify(data)}\n\n`;
+}
