@@ -1,13 +1,16 @@
 // Builds the admin dashboard into admin-ui/dist: one esbuild pass (no type check, ~0.3 s),
 // content-hashed assets under dist/assets, and an index.html that names them.
-// Run with `npm run build:ui`; `--watch` rebuilds on change. `npm run typecheck:ui` type-checks.
+// Run with `npm run build:ui`; `--watch` rebuilds on change; `--outdir DIR` builds into DIR instead
+// (the dashboard tests each build their own, so that two running at once never serve half a build).
+// `npm run typecheck:ui` type-checks.
 import { build, context } from 'esbuild';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.join(here, 'dist');
+const outdirAt = process.argv.indexOf('--outdir');
+const dist = outdirAt >= 0 && process.argv[outdirAt + 1] ? path.resolve(process.argv[outdirAt + 1]) : path.join(here, 'dist');
 const watch = process.argv.includes('--watch');
 
 /** @type {import('esbuild').BuildOptions} */
@@ -21,7 +24,7 @@ const options = {
   jsxImportSource: 'preact',
   minify: !watch,
   sourcemap: 'linked',
-  outdir: 'dist/assets',
+  outdir: path.join(dist, 'assets'),
   entryNames: 'app-[hash]',
   assetNames: '[name]-[hash]',
   metafile: true,
@@ -32,7 +35,7 @@ const options = {
 
 async function writeIndexHtml(result) {
   if (result.errors.length > 0 || !result.metafile) return;
-  const outputs = Object.keys(result.metafile.outputs).map((p) => path.relative('dist', p).split(path.sep).join('/'));
+  const outputs = Object.keys(result.metafile.outputs).map((p) => path.relative(dist, path.resolve(here, p)).split(path.sep).join('/'));
   const js = outputs.find((p) => p.endsWith('.js'));
   const css = outputs.find((p) => p.endsWith('.css'));
   const html = `<!doctype html>
@@ -63,5 +66,5 @@ if (watch) {
   console.log('admin-ui: watching admin-ui/src');
 } else {
   await build(options);
-  console.log(`admin-ui: built admin-ui/dist in ${Date.now() - started} ms`);
+  console.log(`admin-ui: built ${path.relative(process.cwd(), dist) || '.'} in ${Date.now() - started} ms`);
 }

@@ -3,15 +3,13 @@
 // names, options saved into spec.options; and the OpenAI-compatible presets filling a new
 // provider and host.
 import t, { type Test } from 'tap';
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { buildDashboard } from '../support/dashboard-build.ts';
 import { startRelay } from '../../core/testing.ts';
 
 const CHROMIUM = process.env.RELAY_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const USERNAME = 'admin';
 const PASSWORD = 'e2e-host-options-password';
 
@@ -22,9 +20,9 @@ if (!existsSync(CHROMIUM)) {
 }
 
 async function run(t: Test) {
-  execFileSync(process.execPath, [path.join(ROOT, 'admin-ui/build.mjs')], { stdio: 'pipe' });
+  const dashboardRoot = buildDashboard(t);
   const relay = await startRelay({
-    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'vendor-azure-openai' }, { use: 'log-file' }, { use: 'admin-ui' }],
+    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'vendor-azure-openai' }, { use: 'log-file' }, { use: 'admin-ui', options: { root: dashboardRoot } }],
     env: { RELAY_ADMIN_USERNAME: USERNAME, RELAY_ADMIN_PASSWORD: PASSWORD },
     database: 'pglite',
   });

@@ -2,17 +2,15 @@
 // model's page shows its fallback chain and retry policy, and a request's log detail shows each
 // attempt (model moved on from and why, each upstream try with its outcome and wait).
 import t, { type Test } from 'tap';
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { buildDashboard } from '../support/dashboard-build.ts';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream, faults } from '../support/fake-upstream.ts';
 import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 
 const CHROMIUM = process.env.RELAY_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const USERNAME = 'admin';
 const PASSWORD = 'e2e-routing-password';
 
@@ -23,9 +21,9 @@ if (!existsSync(CHROMIUM)) {
 }
 
 async function run(t: Test) {
-  execFileSync(process.execPath, [path.join(ROOT, 'admin-ui/build.mjs')], { stdio: 'pipe' });
+  const dashboardRoot = buildDashboard(t);
   const relay = await startRelay({
-    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'admin-ui' }],
+    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'admin-ui', options: { root: dashboardRoot } }],
     env: { RELAY_ADMIN_USERNAME: USERNAME, RELAY_ADMIN_PASSWORD: PASSWORD },
     database: 'pglite',
   });

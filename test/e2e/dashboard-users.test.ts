@@ -3,17 +3,15 @@
 // changes their own password on the Account page, which then signs them in. A request's detail
 // shows the viewer a line instead of its captured bodies (admins only).
 import t, { type Test } from 'tap';
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { buildDashboard } from '../support/dashboard-build.ts';
 import { eventually, seedRoute, startRelay } from '../../core/testing.ts';
 import { openai, startFakeUpstream } from '../support/fake-upstream.ts';
 import { usageRecord, viaRelay } from '../support/relay-client.ts';
 
 const CHROMIUM = process.env.RELAY_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 if (!existsSync(CHROMIUM)) {
   t.test(`dashboard users: no Chromium at ${CHROMIUM}`, { skip: true }, () => {});
@@ -31,9 +29,9 @@ async function signIn(page: Page, base: string, username: string, password: stri
 }
 
 async function run(t: Test) {
-  execFileSync(process.execPath, [path.join(ROOT, 'admin-ui/build.mjs')], { stdio: 'pipe' });
+  const dashboardRoot = buildDashboard(t);
   const relay = await startRelay({
-    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'payload-file' }, { use: 'admin-ui' }],
+    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'payload-file' }, { use: 'admin-ui', options: { root: dashboardRoot } }],
     env: { RELAY_ADMIN_USERNAME: 'boss', RELAY_ADMIN_PASSWORD: 'boss password 1' },
   });
   t.teardown(() => relay.close());

@@ -3,11 +3,11 @@
 // logging on, send a request through the inference port, then find it in the logs, open its
 // captured body, and see it in the usage charts. Screenshots of each page go to test/.output/.
 import t, { type Test } from 'tap';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { buildDashboard } from '../support/dashboard-build.ts';
 import { startRelay } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -25,15 +25,14 @@ if (!existsSync(CHROMIUM)) {
 }
 
 async function run(t: Test) {
-  // The build is part of what is tested; it takes well under a second.
-  execFileSync(process.execPath, [path.join(ROOT, 'admin-ui/build.mjs')], { stdio: 'pipe' });
+  const dashboardRoot = buildDashboard(t);
   mkdirSync(OUTPUT, { recursive: true });
 
   const upstream = await startFakeUpstream({ chunks: 4, text: 'Hello from the fake upstream.', inputTokens: 21, outputTokens: 7 });
   t.teardown(() => upstream.close());
   const relay = await startRelay({
     // Only what the test touches: one wire shape, one vendor, usage and payload backends, the dashboard.
-    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'payload-file' }, { use: 'admin-ui' }],
+    plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'payload-file' }, { use: 'admin-ui', options: { root: dashboardRoot } }],
     env: { RELAY_ADMIN_USERNAME: USERNAME, RELAY_ADMIN_PASSWORD: PASSWORD },
   });
   t.teardown(() => relay.close());
