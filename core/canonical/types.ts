@@ -222,7 +222,7 @@ export const Usage = Type.Object({
   reasoning_tokens: Type.Integer({ minimum: 0 }),
   /** Searches the upstream ran for the answer (a server-side web search tool), billed per search; absent when none. */
   web_search_requests: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** Conditions the upstream priced the answer under, beyond its tokens: `fast` (Anthropic's fast mode), `us_inference` (Anthropic's US-only inference); absent when none. */
+  /** Conditions the upstream priced the answer under, beyond its tokens: `fast` (Anthropic's fast mode), `us_inference` (Anthropic's US-only inference), `priority`, `flex` and `scale` (OpenAI's service tiers); absent when none. */
   price_modifiers: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 8 })),
 }, { additionalProperties: false, $id: 'CanonicalUsage' });
 

@@ -3,7 +3,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ReasoningEffort } from '../canonical/types.ts';
 import { CREDENTIAL_HEADERS } from '../http/headers.ts';
-import { LongContextRates, RateFields, WebSearchRate } from '../pricing/rates.ts';
+import { LongContextRates, PriceModifierFields, RateFields, WebSearchRate } from '../pricing/rates.ts';
 
 const Id = Type.String({ format: 'uuid', description: 'Id (UUID) of the referenced entity.' });
 
@@ -184,6 +184,7 @@ export const PricingSpec = Type.Object({
   ...RateFields,
   ...WebSearchRate,
   longContext: Type.Optional(LongContextRates),
+  ...PriceModifierFields,
 }, { additionalProperties: false, description: "Overrides the shipped price table (relay prices) for a model, or for a model on one host." });
 
 export const BudgetWindow = Type.Union([

@@ -2,7 +2,7 @@
 // `relay prices <name>`: which entry an upstream model name resolves to.
 import { StartupError } from '../errors.ts';
 import { tableEntryFor } from '../pricing/price-lookup.ts';
-import { ANTHROPIC_MODIFIER_SOURCES, ANTHROPIC_WEB_SEARCH_SOURCE, PRICE_TABLE, TABLE_CURRENCY, type TableEntry } from '../pricing/table.ts';
+import { ANTHROPIC_MODIFIER_SOURCES, ANTHROPIC_WEB_SEARCH_SOURCE, OPENAI_TIER_SOURCES, PRICE_TABLE, TABLE_CURRENCY, type TableEntry } from '../pricing/table.ts';
 import type { PriceRates } from '../pricing/rates.ts';
 
 const COLUMNS = ['model', 'input', 'cached in', '5m write', '1h write', 'output', 'searches /1k', 'long context', 'modifiers', 'source', 'read on'] as const;
@@ -21,7 +21,7 @@ function longContext(rates: PriceRates): string {
 /** `fast 6x, us_inference 1.1x`: what an answer's price modifiers multiply its tokens' cost by. */
 function modifiers(entry: TableEntry): string {
   const list = Object.entries(entry.modifiers ?? {});
-  return list.length === 0 ? '-' : list.map(([name, factor]) => `${name} ${factor}x`).join(', ');
+  return list.length === 0 ? '-' : list.map(([name, factor]) => `${name} ${Number(factor.toPrecision(4))}x`).join(', ');
 }
 
 function row(entry: TableEntry): string[] {
@@ -38,7 +38,7 @@ export function formatPriceTable(entries: readonly TableEntry[]): string {
   const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
   return `${TABLE_CURRENCY} per million tokens. A pricings entity for a model overrides its entry; '-' is priced at the input rate.\n`
     + `Server-side web searches per 1,000 (Anthropic's: ${ANTHROPIC_WEB_SEARCH_SOURCE}); '-' leaves them unpriced.\n`
-    + `Modifiers multiply the tokens' cost of an answer the vendor says ran under them (${ANTHROPIC_MODIFIER_SOURCES.join(', ')}).\n`
+    + `Modifiers multiply the tokens' cost of an answer the vendor says ran under them (${[...ANTHROPIC_MODIFIER_SOURCES, ...OPENAI_TIER_SOURCES].join(', ')}).\n`
     + `Dated snapshots and Bedrock/Vertex names resolve to these entries: relay prices <upstream model name>.\n\n${lines.join('\n')}\n`;
 }
 

@@ -1,7 +1,8 @@
 // The copy of a non-streamed answer that passthrough keeps to read usage from once it has been
 // sent. Vendors write `usage` near the end of an answer, so it is looked for there first and only
-// that member is parsed (a 1536-dimension embedding is ~30 KB of numbers to parse otherwise); an
-// adapter that reads any other member gets the whole answer parsed. Without `usage` near the end,
+// it and the members after it are parsed (a 1536-dimension embedding is ~30 KB of numbers to parse
+// otherwise; Chat's `service_tier` follows `usage`); an adapter that reads any other member gets the
+// whole answer parsed. Without `usage` near the end,
 // an answer up to WHOLE_PARSE_BYTES is parsed whole; a larger one (a batch of embeddings runs to
 // tens of MB) has only its top-level `usage` member read, through the request scanner, so that
 // reading a bill never builds tens of MB of objects.
@@ -24,8 +25,9 @@ let usageMember: TopLevelMembers | undefined;
  * The outermost object's `usage` member, from the last such key on: `{` and the text from that key
  * to the end parse as an object only when the key is a member of the outermost object (a nested
  * key leaves its containers' closing brackets unmatched). The last one wins, as with JSON.parse.
+ * `members` holds it and the outermost members after it, whose values no earlier key overrides.
  */
-export function usageFromTail(body: Buffer): { value: unknown } | null {
+export function usageFromTail(body: Buffer): { value: unknown; members: Record<string, unknown> } | null {
   let at = body.length;
   for (let tries = 0; tries < TAIL_TRIES; tries++) {
     at = body.lastIndexOf(USAGE_KEY, at - 1);
@@ -33,7 +35,7 @@ export function usageFromTail(body: Buffer): { value: unknown } | null {
     if (escapedQuote(body, at)) continue;
     try {
       const tail = JSON.parse(`{${body.toString('utf8', at)}`) as { usage: unknown };
-      return { value: tail.usage };
+      return { value: tail.usage, members: tail };
     } catch {
       // Not a member of the outermost object: an earlier key may be.
     }
@@ -48,13 +50,14 @@ function escapedQuote(body: Buffer, at: number): boolean {
   return (at - 1 - p) % 2 === 1;
 }
 
-/** The answer as usageFromBody sees it: `usage` already read; any other member parses the whole answer. */
-function answerWithUsage(usage: unknown, whole: () => Record<PropertyKey, unknown>): object {
+/** The answer as usageFromBody sees it: `usage` and the members after it already read; any other member parses the whole answer. */
+function answerWithUsage(read: Record<string, unknown>, whole: () => Record<PropertyKey, unknown>): object {
   let parsed: Record<PropertyKey, unknown> | undefined;
   const all = () => (parsed ??= whole());
+  const known = (key: PropertyKey) => typeof key === 'string' && Object.hasOwn(read, key);
   return new Proxy({}, {
-    get: (_target, key) => (key === 'usage' ? usage : all()[key]),
-    has: (_target, key) => key === 'usage' || key in all(),
+    get: (_target, key) => (known(key) ? read[key as string] : all()[key]),
+    has: (_target, key) => known(key) || key in all(),
     ownKeys: () => Reflect.ownKeys(all()),
     getOwnPropertyDescriptor: (_target, key) => {
       const found = Reflect.getOwnPropertyDescriptor(all(), key);
@@ -81,7 +84,7 @@ export class UsageCopy {
       const small = body.length <= WHOLE_PARSE_BYTES;
       const whole = () => (small ? JSON.parse(body.toString('utf8')) : topLevelUsage(body)) as Record<PropertyKey, unknown> | null;
       const tail = usageFromTail(body);
-      if (tail) return adapter.usageFromBody(shape, answerWithUsage(tail.value, () => whole() ?? {}));
+      if (tail) return adapter.usageFromBody(shape, answerWithUsage(tail.members, () => whole() ?? {}));
       const parsed = whole();
       return parsed === null ? null : adapter.usageFromBody(shape, parsed);
     } catch {

@@ -11,7 +11,7 @@ export interface Price {
   currency: string;
   /** Where the price came from, recorded on the usage event: `pricing:<slug>` or `table:<model>`. */
   source: string;
-  /** The table's multiples for the upstream model's price modifiers (fast mode, US-only inference), whichever price applies. */
+  /** The multiples for the answer's price modifiers (fast mode, priority): the pricing's own, else the table's for the upstream model. */
   modifiers: Readonly<Record<string, number>> | null;
 }
 
@@ -40,8 +40,12 @@ export function tableEntryFor(upstreamModel: string): TableEntry | null {
 export function priceFor(snapshot: CatalogSnapshot, modelId: string, hostId: string | null, upstreamModel: string | null): Price | null {
   const pricing = snapshot.pricingFor(modelId, hostId);
   const entry = upstreamModel === null ? null : tableEntryFor(upstreamModel);
-  const modifiers = entry?.modifiers ?? null;
-  if (pricing) return { rates: pricing.spec, currency: pricing.spec.currency, source: `pricing:${pricing.metadata.slug}`, modifiers };
-  if (entry) return { rates: entry.rates, currency: TABLE_CURRENCY, source: `table:${entry.model}`, modifiers };
+  const tabled = entry?.modifiers ?? null;
+  if (pricing) {
+    const own = pricing.spec.modifiers;
+    const modifiers = own === undefined ? tabled : { ...tabled, ...own };
+    return { rates: pricing.spec, currency: pricing.spec.currency, source: `pricing:${pricing.metadata.slug}`, modifiers };
+  }
+  if (entry) return { rates: entry.rates, currency: TABLE_CURRENCY, source: `table:${entry.model}`, modifiers: tabled };
   return null;
 }

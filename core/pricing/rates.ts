@@ -25,6 +25,23 @@ export const WebSearchRate = {
   webSearchPerThousand: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'Server-side web searches (Anthropic web_search, OpenAI web_search calls), per 1,000. Without it searches are not priced, and the usage event says so (extras.web_search_unpriced).' })),
 };
 
+/**
+ * A pricing's own multiples for the conditions an answer reports it was priced under (Anthropic's
+ * `fast`, `us_inference`; OpenAI's `priority`, `flex`): each replaces the table's figure of that
+ * name for the model, which a host the table does not know (an Azure deployment) has none of.
+ */
+export const PriceModifierFields = {
+  modifiers: Type.Optional(Type.Record(
+    Type.String({ pattern: '^[a-z][a-z0-9_]{0,31}$' }),
+    Type.Number({ minimum: 0, maximum: 1000 }),
+    {
+      maxProperties: 16,
+      additionalProperties: false,
+      description: "Multiples of the tokens' cost for an answer the vendor says ran under a condition: fast, us_inference (Anthropic), priority, flex, scale (OpenAI's service tiers), e.g. {\"priority\": 2}. Each replaces the shipped table's figure of that name; without one (here or in the table) such an answer is priced at these rates and the usage event says so (extras.price_modifiers_unpriced).",
+    },
+  )),
+};
+
 export interface PriceRates {
   inputPerMillion: number;
   outputPerMillion: number;

@@ -16,8 +16,9 @@ export interface TableEntry {
   aliases?: readonly string[];
   rates: PriceRates;
   /**
-   * What an answer's Usage.price_modifiers multiply its token cost by (`fast`, `us_inference`);
-   * they apply to a `pricings` entity's rates for the model too.
+   * What an answer's Usage.price_modifiers multiply its token cost by (Anthropic's `fast` and
+   * `us_inference`, OpenAI's `priority` and `flex` service tiers); they apply to a `pricings`
+   * entity's rates for the model too.
    */
   modifiers?: Readonly<Record<string, number>>;
   /** The page the rates were read from. */
@@ -40,6 +41,13 @@ const US_INFERENCE = 1.1;
 const ANTHROPIC_WEB_SEARCH_PER_THOUSAND = 10;
 export const ANTHROPIC_WEB_SEARCH_SOURCE = 'https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool';
 const OPENAI_SOURCE = 'https://developers.openai.com/api/docs/pricing';
+/** Priority processing's rates (per model) and flex processing's (the Batch rates), read from these pages on READ_ON. */
+export const OPENAI_TIER_SOURCES = [
+  'https://openai.com/api-priority-processing/',
+  'https://developers.openai.com/api/docs/guides/flex-processing',
+];
+/** Flex processing is billed at the Batch API's rates: half the standard ones, on every model that offers it. */
+const FLEX = 0.5;
 const READ_ON = '2026-11-26';
 
 interface AnthropicRates { input: number; write5m: number; write1h: number; read: number; output: number }
@@ -76,10 +84,17 @@ const gptRates = (r: OpenAIRates): PriceRates => ({
   inputPerMillion: r.input, outputPerMillion: r.output, ...(r.cached === undefined ? {} : { cachedInputPerMillion: r.cached }),
 });
 
-function gpt(model: string, r: OpenAIRates, extra: { longContext?: { above: number } & OpenAIRates } = {}): TableEntry {
+interface GptExtra {
+  longContext?: { above: number } & OpenAIRates;
+  /** Priority processing's rates as a multiple of the standard ones (the same for every rate of a model), on models that have it. */
+  priority?: number;
+}
+
+function gpt(model: string, r: OpenAIRates, extra: GptExtra = {}): TableEntry {
   const rates = gptRates(r);
   if (extra.longContext) rates.longContext = { aboveInputTokens: extra.longContext.above, ...gptRates(extra.longContext) };
-  return { model, vendor: 'openai', rates, source: OPENAI_SOURCE, readOn: READ_ON };
+  const modifiers = { flex: FLEX, ...(extra.priority ? { priority: extra.priority } : {}) };
+  return { model, vendor: 'openai', rates, modifiers, source: OPENAI_SOURCE, readOn: READ_ON };
 }
 
 const OPUS_45 = { input: 5, write5m: 6.25, write1h: 10, read: 0.5, output: 25 };
@@ -90,6 +105,8 @@ const SONNET_4_LONG = { above: 200_000, input: 6, write5m: 7.5, write1h: 12, rea
 const FABLE_5 = { input: 10, write5m: 12.5, write1h: 20, output: 50 };
 const GPT_5 = { input: 1.25, cached: 0.125, output: 10 };
 const GPT_5_MINI = { input: 0.25, cached: 0.025, output: 2 };
+/** GPT-5, GPT-5.1 and their Codex models on priority processing: $2.50 in, $0.25 cached, $20 out. */
+const GPT_5_PRIORITY = { priority: 2 };
 /** Above 272K prompt tokens GPT-5.4 and GPT-5.5 cost twice the input rates and 1.5 times the output rate. */
 const GPT_LONG_ABOVE = 272_000;
 
@@ -121,30 +138,30 @@ export const PRICE_TABLE: readonly TableEntry[] = [
   claude('claude-3-5-haiku', { input: 0.8, write5m: 1, write1h: 1.6, read: 0.08, output: 4 }),
   claude('claude-3-haiku', { input: 0.25, write5m: 0.3, write1h: 0.5, read: 0.03, output: 1.25 }),
 
-  gpt('gpt-5.5', { input: 5, cached: 0.5, output: 30 }, { longContext: { above: GPT_LONG_ABOVE, input: 10, cached: 1, output: 45 } }),
+  gpt('gpt-5.5', { input: 5, cached: 0.5, output: 30 }, { longContext: { above: GPT_LONG_ABOVE, input: 10, cached: 1, output: 45 }, priority: 2.5 }),
   gpt('gpt-5.5-pro', { input: 30, output: 180 }),
-  gpt('gpt-5.4', { input: 2.5, cached: 0.25, output: 15 }, { longContext: { above: GPT_LONG_ABOVE, input: 5, cached: 0.5, output: 22.5 } }),
+  gpt('gpt-5.4', { input: 2.5, cached: 0.25, output: 15 }, { longContext: { above: GPT_LONG_ABOVE, input: 5, cached: 0.5, output: 22.5 }, priority: 2 }),
   gpt('gpt-5.4-pro', { input: 30, output: 180 }),
-  gpt('gpt-5.4-mini', { input: 0.75, cached: 0.075, output: 4.5 }),
+  gpt('gpt-5.4-mini', { input: 0.75, cached: 0.075, output: 4.5 }, { priority: 2 }),
   gpt('gpt-5.4-nano', { input: 0.2, cached: 0.02, output: 1.25 }),
-  gpt('gpt-5.2', { input: 1.75, cached: 0.175, output: 14 }),
-  gpt('gpt-5.1', GPT_5),
-  gpt('gpt-5.1-codex', GPT_5),
+  gpt('gpt-5.2', { input: 1.75, cached: 0.175, output: 14 }, { priority: 2 }),
+  gpt('gpt-5.1', GPT_5, GPT_5_PRIORITY),
+  gpt('gpt-5.1-codex', GPT_5, GPT_5_PRIORITY),
   gpt('gpt-5.1-codex-max', GPT_5),
   gpt('gpt-5.1-codex-mini', GPT_5_MINI),
-  gpt('gpt-5', GPT_5),
-  gpt('gpt-5-codex', GPT_5),
-  gpt('gpt-5-mini', GPT_5_MINI),
+  gpt('gpt-5', GPT_5, GPT_5_PRIORITY),
+  gpt('gpt-5-codex', GPT_5, GPT_5_PRIORITY),
+  gpt('gpt-5-mini', GPT_5_MINI, { priority: 1.8 }),
   gpt('gpt-5-nano', { input: 0.05, cached: 0.005, output: 0.4 }),
-  gpt('gpt-4.1', { input: 2, cached: 0.5, output: 8 }),
-  gpt('gpt-4.1-mini', { input: 0.4, cached: 0.1, output: 1.6 }),
-  gpt('gpt-4.1-nano', { input: 0.1, cached: 0.025, output: 0.4 }),
-  gpt('gpt-4o', { input: 2.5, cached: 1.25, output: 10 }),
+  gpt('gpt-4.1', { input: 2, cached: 0.5, output: 8 }, { priority: 1.75 }),
+  gpt('gpt-4.1-mini', { input: 0.4, cached: 0.1, output: 1.6 }, { priority: 1.75 }),
+  gpt('gpt-4.1-nano', { input: 0.1, cached: 0.025, output: 0.4 }, { priority: 2 }),
+  gpt('gpt-4o', { input: 2.5, cached: 1.25, output: 10 }, { priority: 1.7 }),
   // The first gpt-4o snapshot kept its launch price: an exact name wins over the dated-snapshot rule.
-  gpt('gpt-4o-2024-05-13', { input: 5, output: 15 }),
-  gpt('gpt-4o-mini', { input: 0.15, cached: 0.075, output: 0.6 }),
-  gpt('o3', { input: 2, cached: 0.5, output: 8 }),
-  gpt('o4-mini', { input: 1.1, cached: 0.275, output: 4.4 }),
+  gpt('gpt-4o-2024-05-13', { input: 5, output: 15 }, { priority: 1.75 }),
+  gpt('gpt-4o-mini', { input: 0.15, cached: 0.075, output: 0.6 }, { priority: 5 / 3 }),
+  gpt('o3', { input: 2, cached: 0.5, output: 8 }, { priority: 1.75 }),
+  gpt('o4-mini', { input: 1.1, cached: 0.275, output: 4.4 }, { priority: 20 / 11 }),
   gpt('o3-mini', { input: 1.1, cached: 0.55, output: 4.4 }),
   gpt('o1', { input: 15, cached: 7.5, output: 60 }),
   gpt('text-embedding-3-small', { input: 0.02, output: 0 }),

@@ -59,3 +59,20 @@ t.test('an adapter that reads another member gets the whole answer', async (t) =
   feed(body, 9).usage(reader, 'openai.chat');
   t.same(seen, [{ prompt_tokens: 3 }, 'x', ['id', 'usageMetadata', 'usage'], true]);
 });
+
+t.test('the members after usage are read with it: a Chat answer\'s service tier costs no whole parse', async (t) => {
+  const answer = openai.chatCompletion({ model: 'm', inputTokens: 11 }) as Record<string, unknown>;
+  answer.service_tier = 'priority';
+  const body = JSON.stringify(answer);
+  t.match(feed(Buffer.from(body), 13).usage(adapter, 'openai.chat'), { input_tokens: 11, price_modifiers: ['priority'] });
+  // The text before `usage` broken: an answer parsed whole could not be read at all.
+  const broken = Buffer.from(`{"id": [${body.slice(body.indexOf('"usage"'))}`);
+  const seen: unknown[] = [];
+  const reader = { ...adapter, usageFromBody: (_shape: string, a: unknown) => {
+    seen.push((a as Record<string, unknown>).service_tier, 'service_tier' in (a as object));
+    return null;
+  } };
+  feed(broken, 13).usage(reader, 'openai.chat');
+  t.same(seen, ['priority', true]);
+  t.match(feed(broken, 13).usage(adapter, 'openai.chat'), { input_tokens: 11, price_modifiers: ['priority'] });
+});

@@ -110,7 +110,7 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
       { key: 'cachedInputPerMillion', label: 'Cached input per million tokens', type: 'number', min: 0, step: 0.01, help: 'Optional. Prompt-cache reads; empty: the input rate.' },
       { key: 'cacheWritePerMillion', label: 'Cache write per million tokens', type: 'number', min: 0, step: 0.01, help: "Optional. Prompt-cache writes (Anthropic's 5-minute writes); empty: the input rate." },
       { key: 'cacheWrite1hPerMillion', label: '1-hour cache write per million tokens', type: 'number', min: 0, step: 0.01, help: 'Optional. Anthropic\'s 1-hour cache writes; empty: the cache write rate.' },
-      { key: 'reasoningPerMillion', label: 'Reasoning per million tokens', type: 'number', min: 0, step: 0.01, help: 'Optional. Where reasoning tokens are priced apart from output; empty: the output rate. A long-context tier (longContext) is set through the API.' },
+      { key: 'reasoningPerMillion', label: 'Reasoning per million tokens', type: 'number', min: 0, step: 0.01, help: 'Optional. Where reasoning tokens are priced apart from output; empty: the output rate. A long-context tier (longContext) and price modifiers (modifiers, e.g. an Azure deployment\'s priority multiple) are set through the API.' },
       { key: 'webSearchPerThousand', label: 'Web searches per thousand', type: 'number', min: 0, step: 0.01, help: 'Optional. Server-side web searches the upstream runs (Anthropic web_search, OpenAI web_search calls); empty: not priced, and the usage record says so.' },
     ],
     defaults: () => ({ modelId: '', currency: 'USD' }),

@@ -3,7 +3,7 @@ import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
 import { emptyUsage, type CanonicalResponse, type Citation, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
-import { usageFromChat } from './usage.ts';
+import { usageOfChatAnswer } from './usage.ts';
 import { citationsOf, nameKind } from './answer-names.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
@@ -79,6 +79,6 @@ export function decodeChatResponse(body: unknown, route: Route, request?: Canoni
     model: typeof json.model === 'string' ? json.model : route.upstreamModel,
     content,
     stop_reason: stopReasonFromChat(choice.finish_reason, content.some((p) => p.type === 'refusal')),
-    usage: usageFromChat(json.usage) ?? emptyUsage(),
+    usage: usageOfChatAnswer(json) ?? emptyUsage(),
   };
 }

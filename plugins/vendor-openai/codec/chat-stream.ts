@@ -12,7 +12,7 @@ import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/can
 import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { nameKind } from './answer-names.ts';
 import { upstreamStreamError } from './stream-errors.ts';
-import { chunkUsage, usageFromChat } from './usage.ts';
+import { chunkUsage, usageFromChat, withServiceTier } from './usage.ts';
 
 interface OpenText { kind: 'text' | 'refusal' | 'reasoning'; index: number }
 interface OpenCall { index: number; chatIndex: number; id: string; buffer: string | null }
@@ -36,6 +36,8 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
   let finish: unknown = null;
   let refusal = false;
   let usage: Usage | null = null;
+  /** The tier the chunks say the answer runs on (every chunk carries it; the usage chunk is the last). */
+  let tier: unknown;
 
   const close = (): StreamEvent[] => {
     if (!open) return [];
@@ -86,7 +88,7 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
     decode(_event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
       if (data.trim() === '[DONE]') return end();
-      let chunk: { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown };
+      let chunk: { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown; service_tier?: unknown };
       try {
         chunk = JSON.parse(data);
       } catch {
@@ -101,8 +103,9 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
         started = true;
         out.push({ type: 'start', id: typeof chunk.id === 'string' ? chunk.id : '', model: typeof chunk.model === 'string' ? chunk.model : route.upstreamModel });
       }
+      if (chunk.service_tier !== undefined) tier = chunk.service_tier;
       const reported = chunkUsage(chunk);
-      if (reported) usage = usageFromChat(reported);
+      if (reported) usage = withServiceTier(usageFromChat(reported), tier);
       const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as { delta?: ChunkDelta; finish_reason?: unknown } | undefined) : undefined;
       const delta = choice?.delta ?? {};
       const reasoning = reasoningText(delta as Record<string, unknown>);

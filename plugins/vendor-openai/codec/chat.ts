@@ -5,13 +5,13 @@ import { encodeChatRequest } from './chat-request.ts';
 import { decodeChatResponse } from './chat-response.ts';
 import { chatStreamDecoder } from './chat-stream.ts';
 import { decodeOpenAIError } from './errors.ts';
-import { usageFromChat } from './usage.ts';
+import { usageOfChatAnswer } from './usage.ts';
 
 export const chatUpstream: ShapeCodec = {
   encodeRequest: encodeChatRequest,
   decodeResponse: decodeChatResponse,
   streamDecoder: chatStreamDecoder,
   decodeError: decodeOpenAIError,
-  usageFromBody: (body) => usageFromChat((body as { usage?: unknown } | null)?.usage),
+  usageFromBody: (body) => usageOfChatAnswer(body as { usage?: unknown; service_tier?: unknown } | null),
   streamInspector: chatStreamInspector,
 };

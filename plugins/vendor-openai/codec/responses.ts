@@ -12,6 +12,6 @@ export const responsesUpstream: ShapeCodec = {
   decodeResponse: decodeResponsesResponse,
   streamDecoder: responsesStreamDecoder,
   decodeError: decodeOpenAIError,
-  usageFromBody: (body) => usageOfResponse(body as { usage?: unknown; output?: unknown } | null),
+  usageFromBody: (body) => usageOfResponse(body as { usage?: unknown; output?: unknown; service_tier?: unknown } | null),
   streamInspector: responsesStreamInspector,
 };

@@ -27,6 +27,25 @@ export function usageFromChat(raw: unknown): Usage | null {
   };
 }
 
+/**
+ * The service tiers OpenAI bills apart from its standard rates, by the tier an answer reports it
+ * ran on (`service_tier`, which may differ from the one asked for): priority at a premium, flex at
+ * the Batch rates, scale against prepaid capacity. `default` and `auto`, and other vendors' tiers
+ * on this shape (Groq's `on_demand`), are the standard rates.
+ */
+const PRICED_TIERS: ReadonlySet<string> = new Set(['priority', 'flex', 'scale']);
+
+/** Usage with the service tier the answer ran on as its price modifier (Usage.price_modifiers). */
+export function withServiceTier(usage: Usage | null, tier: unknown): Usage | null {
+  if (usage === null || typeof tier !== 'string' || !PRICED_TIERS.has(tier)) return usage;
+  return { ...usage, price_modifiers: [tier] };
+}
+
+/** A Chat Completions answer's (or stream chunk's) usage, with its service tier. */
+export function usageOfChatAnswer(answer: { usage?: unknown; service_tier?: unknown } | null | undefined): Usage | null {
+  return withServiceTier(usageFromChat(answer?.usage), answer?.service_tier);
+}
+
 /** A stream chunk's usage: `usage`, or Groq's `x_groq.usage` on the last chunk. */
 export function chunkUsage(chunk: { usage?: unknown; x_groq?: unknown }): unknown {
   return chunk.usage ?? object(chunk.x_groq)?.usage;
@@ -47,9 +66,9 @@ export function usageFromResponses(raw: unknown): Usage | null {
   };
 }
 
-/** A response's usage with the web searches its output ran: OpenAI bills each web_search_call. */
-export function usageOfResponse(response: { usage?: unknown; output?: unknown } | null | undefined): Usage | null {
-  const usage = usageFromResponses(response?.usage);
+/** A response's usage with the web searches its output ran (OpenAI bills each web_search_call) and its service tier. */
+export function usageOfResponse(response: { usage?: unknown; output?: unknown; service_tier?: unknown } | null | undefined): Usage | null {
+  const usage = withServiceTier(usageFromResponses(response?.usage), response?.service_tier);
   const output = response?.output;
   const searches = Array.isArray(output) ? output.filter((item) => (item as { type?: unknown } | null)?.type === 'web_search_call').length : 0;
   return usage && searches > 0 ? { ...usage, web_search_requests: searches } : usage;
