@@ -48,6 +48,13 @@ export const OPENAI_TIER_SOURCES = [
 ];
 /** Flex processing is billed at the Batch API's rates: half the standard ones, on every model that offers it. */
 const FLEX = 0.5;
+/**
+ * OpenAI's reasoning models (GPT-5 and later, the o-series) bill a web search call at $10 per 1,000
+ * with either tool version; gpt-4o and gpt-4.1 at $10 or $25 by the tool's version, which the
+ * answer does not say, so theirs stay unpriced. Search content tokens are in the usage's input.
+ */
+const OPENAI_REASONING_SEARCH_PER_THOUSAND = 10;
+const OPENAI_REASONING_MODEL = /^(?:gpt-[5-9]|o\d)/;
 const READ_ON = '2026-11-26';
 
 interface AnthropicRates { input: number; write5m: number; write1h: number; read: number; output: number }
@@ -92,6 +99,7 @@ interface GptExtra {
 
 function gpt(model: string, r: OpenAIRates, extra: GptExtra = {}): TableEntry {
   const rates = gptRates(r);
+  if (OPENAI_REASONING_MODEL.test(model)) rates.webSearchPerThousand = OPENAI_REASONING_SEARCH_PER_THOUSAND;
   if (extra.longContext) rates.longContext = { aboveInputTokens: extra.longContext.above, ...gptRates(extra.longContext) };
   const modifiers = { flex: FLEX, ...(extra.priority ? { priority: extra.priority } : {}) };
   return { model, vendor: 'openai', rates, modifiers, source: OPENAI_SOURCE, readOn: READ_ON };

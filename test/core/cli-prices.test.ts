@@ -27,7 +27,10 @@ t.test('relay prices lists every entry with its rates, source and the date read'
     t.match(line, entry.readOn);
   }
   t.match(out, /claude-sonnet-4-5\s+3\s+0\.3\s+3\.75\s+6\s+15\s+10\s+>200000: 6 in \/ 22\.5 out/, 'rates, searches and the long-context tier');
-  t.match(out, /gpt-5\s+1\.25\s+0\.125\s+-\s+-\s+10\s+-\s+-/, 'no search rate for OpenAI models: searches unpriced');
+  t.match(out, /gpt-5\s+1\.25\s+0\.125\s+-\s+-\s+10\s+10\s+-\s+flex 0\.5x, priority 2x\s/, 'an OpenAI reasoning model\'s search rate, and its service tiers');
+  t.match(out, /gpt-4\.1\s+2\s+0\.5\s+-\s+-\s+8\s+-\s+-/, 'gpt-4.1\'s search rate depends on the tool\'s version: unpriced');
+  t.match(out, /gpt-4o-mini\s.*\s+priority 1\.667x\s/, 'a multiple shown to four figures');
+  t.match(out, /api-priority-processing/, 'where the priority rates were read');
   t.match(out, /web-search-tool/, 'where the search rate was read');
   t.match(out, /claude-opus-4-6\s.*\s+us_inference 1\.1x, fast 6x\s/, 'fast mode and US-only inference');
   t.match(out, /fast-mode/, 'where the modifiers were read');

@@ -1,7 +1,7 @@
 // Web searches are billed per search, and the usage record says how many the upstream ran:
 // Anthropic's usage.server_tool_use.web_search_requests (whole, and in a stream's message_delta),
 // OpenAI's web_search_call output items (whole, and in a stream's response.completed). A pricing's
-// webSearchPerThousand prices them, and the shipped table has Anthropic's rate; without a rate the
+// webSearchPerThousand prices them, and the shipped table has Anthropic's rate and OpenAI's reasoning models'; without a rate the
 // cost is the tokens' alone and the record says the searches went unpriced. Passthrough and
 // translated alike, and a Messages client translated from OpenAI sees the count in its usage.
 import t from 'tap';
@@ -46,16 +46,18 @@ up.script((req) => {
 });
 
 // Table-priced: claude-sonnet-4-5 at $3 in, $15 out and $10 per 1,000 searches; gpt-5 at $1.25 in,
-// $10 out and no rate for searches (OpenAI's depends on the model and the search's context size).
+// $10 out and $10 per 1,000 (a reasoning model, either tool version); gpt-4.1 at $2 in, $8 out and
+// no rate for searches (it is $10 or $25 per 1,000 by the tool's version, which the answer does not say).
 const tabled = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-tabled', upstreamModel: 'claude-sonnet-4-5', policy: { modelIds: '*' } });
 const gptTabled = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'gpt-tabled', upstreamModel: 'gpt-5', shapes: ['openai.responses'], policy: { modelIds: '*' } });
+const gpt41Tabled = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'gpt-41-tabled', upstreamModel: 'gpt-4.1', shapes: ['openai.responses'], policy: { modelIds: '*' } });
 const claude = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-priced', upstreamModel: 'claude-sonnet-4-5', policy: { modelIds: '*' } });
 const gpt = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'gpt-priced', upstreamModel: 'gpt-5', shapes: ['openai.responses'], policy: { modelIds: '*' } });
 for (const [route, rates] of [[claude, { inputPerMillion: 3, outputPerMillion: 15, webSearchPerThousand: 10 }], [gpt, { inputPerMillion: 1, outputPerMillion: 2, webSearchPerThousand: 25 }]] as const) {
   const made = await relay.api('POST', '/api/pricings', { metadata: { displayName: `searches ${route.modelId}` }, spec: { modelId: route.modelId, currency: 'USD', ...rates } });
   if (made.status !== 201) throw new Error(`a pricing with webSearchPerThousand was refused: ${JSON.stringify(made.body)}`);
 }
-await settled(relay, (s) => [tabled, gptTabled, claude, gpt].every((x) => s.relayKeys.has(x.relayKeyId)) && s.pricings.size === 2);
+await settled(relay, (s) => [tabled, gptTabled, gpt41Tabled, claude, gpt].every((x) => s.relayKeys.has(x.relayKeyId)) && s.pricings.size === 2);
 
 const recordOf = (res: { headers: Headers }) => usageRecord(relay, res.headers.get('x-request-id')!);
 const messages = (model: string, stream: boolean) => ({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'search' }] });
@@ -89,13 +91,25 @@ t.test('the shipped table prices Anthropic\'s searches', async (t) => {
   }
 });
 
-t.test('without a rate for searches: the tokens\' cost, and the record says the searches went unpriced', async (t) => {
+t.test('the shipped table prices an OpenAI reasoning model\'s searches', async (t) => {
   for (const stream of [false, true]) {
     const res = await viaRelay(relay, '/vendor-a/v1/responses', gptTabled.relayKey, { model: 'gpt-tabled', input: 'search', stream });
     const record = await recordOf(res);
-    // 100x1.25 + 10x10 = 225 micro-USD.
-    t.equal(record.cost, 0.000225, `stream ${stream}`);
+    // 100x1.25 + 10x10 = 225 micro-USD of tokens; 2 searches at $10 per 1,000 = 20,000.
+    t.equal(record.cost, 0.020225, `stream ${stream}`);
     t.equal(record.extras.price_source, 'table:gpt-5');
+    t.equal(record.extras.web_search_requests, '2');
+    t.notOk('web_search_unpriced' in record.extras);
+  }
+});
+
+t.test('without a rate for searches: the tokens\' cost, and the record says the searches went unpriced', async (t) => {
+  for (const stream of [false, true]) {
+    const res = await viaRelay(relay, '/vendor-a/v1/responses', gpt41Tabled.relayKey, { model: 'gpt-41-tabled', input: 'search', stream });
+    const record = await recordOf(res);
+    // 100x2 + 10x8 = 280 micro-USD.
+    t.equal(record.cost, 0.00028, `stream ${stream}`);
+    t.equal(record.extras.price_source, 'table:gpt-4.1');
     t.match(record.extras, { web_search_requests: '2', web_search_unpriced: 'true' });
   }
 });
