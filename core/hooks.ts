@@ -270,6 +270,13 @@ export interface InboundCodec {
    * `raw` is the request's text or bytes, for a cheap look before `json` parses it.
    */
   passthroughBody?(raw: Buffer | string, json: () => Record<string, unknown>, upstream: string, dropped: string[]): Record<string, unknown> | null;
+  /**
+   * The speed the request asks for at a premium price (OpenAI's service_tier "priority", Anthropic's
+   * speed "fast"), for a policy that limits it (core/pipeline/fast-mode.ts): the top-level member
+   * that asks, its value, and its value for the standard speed (undefined: leave it out). Null when
+   * the request asks for none.
+   */
+  fastMode?(request: Pick<InferenceCall, 'member'>): { member: string; value: string; standard: string | undefined } | null;
 }
 
 /** A request whose conversation references (previous_response_id, item_reference) were resolved. */

@@ -174,6 +174,10 @@ export const PolicySpec = Type.Object({
   })),
   /** The retry policy of every model this policy's keys request that has none of its own. */
   retry: Type.Optional(RetryPolicy),
+  fastModes: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('standard'), Type.Literal('refuse')], {
+    description: "Requests for a premium-priced fast mode (OpenAI's service_tier \"priority\", Codex's Fast; Anthropic's speed \"fast\", Claude Code's /fast): "
+      + 'allow (the default) sends them as asked; standard sends them at the standard speed and price (x-relay-fast-mode: standard); refuse answers 403.',
+  })),
 }, { additionalProperties: false });
 
 export const PricingSpec = Type.Object({

@@ -16,6 +16,7 @@ import { NO_RETRY_POLICY, type RetryRun } from './retry-policy.ts';
 import { bindingKey, type BindingMeter } from './binding-meter.ts';
 import { isMeasured } from './balancing.ts';
 import { sendHedged, type HedgePlan } from './hedge.ts';
+import type { StandardSpeed } from './fast-mode.ts';
 
 
 /** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
@@ -63,6 +64,8 @@ export class Attempt {
   sentRoute: Route | null = null;
   /** The credential of the hedge's route, when the hedge won. */
   hedgeCredential: string | null = null;
+  /** The members a passed-through body gets for the standard speed, when the policy limits fast modes (fast-mode.ts). */
+  standardSpeed: StandardSpeed | null = null;
   /** Whether a later fallback of this request takes `condition` (set per model by the pipeline). */
   fallbackTakes: (condition: FallbackCondition) => boolean = () => false;
 

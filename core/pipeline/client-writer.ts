@@ -20,6 +20,8 @@ export class ClientWriter {
   servedModel: string | null = null;
   /** What a passed-through request left out (x-relay-dropped), set for the route that answers. */
   dropped: string | null = null;
+  /** `standard` when the policy ran a fast-mode request at the standard speed (x-relay-fast-mode). */
+  fastMode: 'standard' | null = null;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -51,6 +53,7 @@ export class ClientWriter {
     headers['x-request-id'] = this.requestId;
     if (this.servedModel !== null) headers['x-relay-served-model'] = this.servedModel;
     if (this.dropped !== null) headers['x-relay-dropped'] = this.dropped;
+    if (this.fastMode !== null) headers['x-relay-fast-mode'] = this.fastMode;
     this.sentHeaders = headers;
     // Not flushed here: Node sends the head with the first body write, one syscall instead of two.
     this.raw.writeHead(status, headers);

@@ -27,13 +27,19 @@ function upstreamBody(attempt: Attempt, route: Route, usage: UsageRequest | null
   const substitute = forwarded?.substitute ?? null;
   // What another vendor made (a conversation begun elsewhere) is left out: this upstream would refuse it.
   const own = codec?.passthroughBody?.(substitute ? JSON.stringify(substitute) : call.body, () => substitute ?? call.json(), route.adapter.id, dropped) ?? substitute;
-  if (own) return JSON.stringify({ ...own, ...usage?.set, model: route.upstreamModel });
+  // An undefined value leaves the member out (JSON.stringify skips it).
+  const set: Record<string, unknown> = { ...usage?.set, ...attempt.standardSpeed };
+  if (own) return JSON.stringify({ ...own, ...set, model: route.upstreamModel });
   const values: Record<string, string> = {};
+  let removes = false;
   if (route.upstreamModel !== call.model) values.model = JSON.stringify(route.upstreamModel);
-  for (const [name, value] of Object.entries(usage?.set ?? {})) values[name] = JSON.stringify(value);
-  if (Object.keys(values).length === 0) return call.body;
-  const edited = call instanceof RouteCall ? setTopLevelMembers(call.body, call.read, values) : null;
-  return edited ?? JSON.stringify({ ...call.json(), ...usage?.set, model: route.upstreamModel });
+  for (const [name, value] of Object.entries(set)) {
+    if (value === undefined) removes = true;
+    else values[name] = JSON.stringify(value);
+  }
+  if (Object.keys(values).length === 0 && !removes) return call.body;
+  const edited = !removes && call instanceof RouteCall ? setTopLevelMembers(call.body, call.read, values) : null;
+  return edited ?? JSON.stringify({ ...call.json(), ...set, model: route.upstreamModel });
 }
 
 export async function passthrough(

@@ -37,6 +37,7 @@ import { clearlyOverWindow } from './context-window.ts';
 import { countedOverWindow, nearWindow } from './exact-count.ts';
 import { effectiveWindow } from '../context-windows/lookup.ts';
 import { NO_RETRY_POLICY, RetryRun } from './retry-policy.ts';
+import { standardSpeedFor } from './fast-mode.ts';
 import type { BindingMeter } from './binding-meter.ts';
 import { UpstreamTries } from './upstream-tries.ts';
 import { planHedge } from './hedge.ts';
@@ -231,6 +232,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const requested = snapshot.modelBySlug(call.model) ?? snapshot.models.get(call.model);
       const overBudget = deps.budgets?.refusal(principal, requested?.metadata.id ?? null);
       if (overBudget) throw overBudget;
+      const standardSpeed = standardSpeedFor(principal.policy.spec.fastModes, codec, call, record.extras);
+      if (standardSpeed) writer.fastMode = 'standard';
       // The model's own list when it has one, else the policy's (never the requested model itself again).
       const own = requested?.spec.fallbacks;
       const chain = (own && own.length > 0 ? own : principal.policy.spec.fallbacks ?? []).filter((f) => f.modelId !== requested?.metadata.id);
@@ -254,6 +257,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         ? await ForwardedCapture.open(codec, call, principal) : null;
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream, trace);
       attempt.retry = retries;
+      attempt.standardSpeed = standardSpeed;
       attempt.meter = deps.meter ?? null;
       finishInFlight = () => attempt.finishInFlight();
       for (let step = -1; step < chain.length && !served && !stopped; step++) {

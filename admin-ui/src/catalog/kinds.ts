@@ -95,8 +95,13 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
       { key: 'modelIds', label: 'Models', type: 'refs', kind: 'models', allowAll: true },
       { key: 'rateLimitIds', label: 'Rate limits', type: 'refs', kind: 'rate-limits' },
       { key: 'payloadLoggingEnabled', label: 'Payload logging', type: 'boolean', onLabel: 'Capture request and response bodies', help: 'Takes effect only while payload logging is enabled in Settings.' },
+      { key: 'fastModes', label: 'Fast modes', type: 'select', options: [
+        { value: 'allow', label: 'Allow: sent as asked' },
+        { value: 'standard', label: 'Standard: run at the standard speed and price' },
+        { value: 'refuse', label: 'Refuse: answer 403' },
+      ], help: 'Premium-priced speed: OpenAI priority processing (Codex\'s Fast, 2-2.5x) and Anthropic fast mode (Claude Code\'s /fast, 2-6x).' },
     ],
-    defaults: () => ({ tier: 'relay', modelIds: [], rateLimitIds: [], payloadLoggingEnabled: false }),
+    defaults: () => ({ tier: 'relay', modelIds: [], rateLimitIds: [], payloadLoggingEnabled: false, fastModes: 'allow' }),
   },
   pricings: {
     name: 'pricings', title: 'Pricings', singular: 'pricing',

@@ -5,6 +5,7 @@ import { decodeChatRequest } from './chat-request.ts';
 import { encodeChatResponse } from './chat-response.ts';
 import { chatStreamEncoder } from './chat-stream.ts';
 import { renderOpenAIError } from './errors.ts';
+import { priorityTier } from './fast-mode.ts';
 
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
 export const CHAT_DROPPED_PARAMETERS = ['n', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'seed', 'logprobs', 'top_logprobs', 'service_tier', 'store', 'prediction', 'modalities', 'audio'] as const;
@@ -22,4 +23,5 @@ export const chatCodec: InboundCodec = {
   encodeResponse: encodeChatResponse,
   streamEncoder: chatStreamEncoder,
   renderError: renderOpenAIError,
+  fastMode: priorityTier,
 };

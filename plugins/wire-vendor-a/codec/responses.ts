@@ -3,6 +3,7 @@ import type { InboundCodec } from '../../../core/plugin-api.ts';
 import type { ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { presentParameters } from '../../../core/plugin-api/canonical.ts';
 import { renderOpenAIError } from './errors.ts';
+import { priorityTier } from './fast-mode.ts';
 import { WEB_SEARCH_TOOL_TYPES, decodeResponsesRequest } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
@@ -50,6 +51,7 @@ export const responsesCodec: InboundCodec = {
   streamEncoder: responsesStreamEncoder,
   renderError: renderOpenAIError,
   passthroughBody: withoutForeignItems,
+  fastMode: priorityTier,
 };
 
 /** The codec with Relay's Responses state: references resolve, `store` is honoured (so not dropped). */

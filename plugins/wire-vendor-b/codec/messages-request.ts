@@ -13,7 +13,7 @@ import { searchFromUse, withResult } from './web-search-blocks.ts';
 export const MESSAGES_REQUEST_DROPPED = {
   cache_control: 'prompt caching hints have no canonical field (cache usage is still reported; a Claude upstream, on Anthropic or Bedrock, gets breakpoints of its own)',
   top_k: 'no canonical field',
-  'context_management, container, mcp_servers, service_tier': 'no canonical field',
+  'context_management, container, mcp_servers, service_tier, speed': 'no canonical field',
   'server tools (typed tools such as bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
   'web search tools (web_search_YYYYMMDD)': 'mapped to the canonical web search (max_uses, allowed/blocked domains, user location); cache_control dropped unnamed',
   'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part; named `messages.<type>` (search_result blocks and image file sources are refused); a web search\'s pair is mapped to a canonical web search, which an upstream of another vendor names `history.web_search_call`',

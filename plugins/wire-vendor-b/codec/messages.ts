@@ -6,9 +6,10 @@ import { WEB_SEARCH_TOOL_TYPE, decodeMessagesRequest } from './messages-request.
 import { encodeMessagesResponse } from './messages-response.ts';
 import { messagesStreamEncoder } from './messages-stream.ts';
 import { withoutForeignBlocks } from './foreign-blocks.ts';
+import { fastSpeed } from './fast-mode.ts';
 
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
-export const MESSAGES_DROPPED_PARAMETERS = ['top_k', 'service_tier', 'context_management', 'container', 'mcp_servers'] as const;
+export const MESSAGES_DROPPED_PARAMETERS = ['top_k', 'service_tier', 'speed', 'context_management', 'container', 'mcp_servers'] as const;
 
 /** Anthropic server tools (typed tools other than custom and web search), which run inside Anthropic: named as `tools.<type>`. */
 export function droppedServerTools(body: unknown): string[] {
@@ -59,4 +60,5 @@ export const messagesCodec: InboundCodec = {
   streamEncoder: messagesStreamEncoder,
   renderError: renderAnthropicError,
   passthroughBody: withoutForeignBlocks,
+  fastMode: fastSpeed,
 };
