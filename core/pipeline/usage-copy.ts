@@ -1,11 +1,11 @@
 // The copy of a non-streamed answer that passthrough keeps to read usage from once it has been
 // sent. Vendors write `usage` near the end of an answer, so it is looked for there first and only
 // it and the members after it are parsed (a 1536-dimension embedding is ~30 KB of numbers to parse
-// otherwise; Chat's `service_tier` follows `usage`); an adapter that reads any other member gets the
-// whole answer parsed. Without `usage` near the end,
-// an answer up to WHOLE_PARSE_BYTES is parsed whole; a larger one (a batch of embeddings runs to
-// tens of MB) has only its top-level `usage` member read, through the request scanner, so that
-// reading a bill never builds tens of MB of objects.
+// otherwise; Chat's `service_tier` follows `usage`); an adapter that reads any other member gets
+// the whole answer parsed. Without `usage` near the end, an answer up to WHOLE_PARSE_BYTES is
+// parsed whole; a larger one (a batch of embeddings runs to tens of MB) has only its top-level
+// `usage` member read, through the request scanner, so that reading a bill never builds tens of
+// MB of objects.
 import type { Usage } from '../canonical/types.ts';
 import type { ShapeId, VendorAdapter } from '../hooks.ts';
 import { TopLevelMembers } from '../http/json-scan-wasm/wasm-scanner.ts';
