@@ -55,6 +55,32 @@ export function usageFromMessages(raw: unknown): Usage | null {
   };
 }
 
+/** A model name an answer gives, within what a price lookup takes (canonical Usage.model). */
+function isModelName(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value.length <= 256;
+}
+
+/** The members of a whole Messages answer that price it, beside its usage. */
+export interface MessagesAnswer {
+  usage?: unknown;
+  model?: unknown;
+  stop_reason?: unknown;
+  content?: unknown;
+}
+
+/**
+ * A whole answer's usage, with what else its price depends on: the model that served it (Anthropic's
+ * server-side `fallbacks` re-serve a refused request on another model, billed at that model's
+ * rates) and whether it is billed at all (a refusal before any output is not).
+ */
+export function usageOfMessagesAnswer(answer: MessagesAnswer | null | undefined): Usage | null {
+  const usage = usageFromMessages(answer?.usage);
+  if (usage === null) return null;
+  if (isModelName(answer?.model)) usage.model = answer.model;
+  if (answer?.stop_reason === 'refusal' && Array.isArray(answer.content) && answer.content.length === 0) usage.unbilled = 'refusal';
+  return usage;
+}
+
 /** Canonical usage -> the Messages shape's, with the 1-hour writes and searches a client's own accounting reads. */
 export function usageToMessages(usage: Usage): Record<string, unknown> {
   const write1h = Math.min(usage.cache_write_1h_tokens ?? 0, usage.cache_write_tokens);
@@ -70,9 +96,26 @@ export function usageToMessages(usage: Usage): Record<string, unknown> {
   };
 }
 
-/** A stream's usage: message_start's counts, overwritten member by member by the cumulative counts message_delta carries. */
+/**
+ * A stream's usage: message_start's counts, overwritten member by member by the cumulative counts
+ * message_delta carries; with the model message_start names and whether the answer was refused
+ * before any output (not billed).
+ */
 export class MessagesStreamUsage {
   private readonly fields: Record<string, unknown> = {};
+  private model: string | null = null;
+  private refusedBeforeOutput = false;
+
+  /** message_start's message: its usage, and the model serving the answer. */
+  start(message: { usage?: unknown; model?: unknown } | null | undefined): void {
+    if (isModelName(message?.model)) this.model = message.model;
+    this.merge(message?.usage);
+  }
+
+  /** A stop_reason "refusal" before any content block. */
+  refusedEarly(): void {
+    this.refusedBeforeOutput = true;
+  }
 
   merge(raw: unknown): void {
     if (raw === null || typeof raw !== 'object') return;
@@ -82,7 +125,11 @@ export class MessagesStreamUsage {
   }
 
   value(): Usage | null {
-    return Object.keys(this.fields).length > 0 ? usageFromMessages(this.fields) : null;
+    const usage = Object.keys(this.fields).length > 0 ? usageFromMessages(this.fields) : null;
+    if (usage === null) return null;
+    if (this.model !== null) usage.model = this.model;
+    if (this.refusedBeforeOutput) usage.unbilled = 'refusal';
+    return usage;
   }
 }
 
@@ -107,12 +154,13 @@ export function messagesStreamInspector(): StreamInspector {
       let type = event;
       let refused = false;
       try {
-        const frame = JSON.parse(data) as { type?: unknown; message?: { usage?: unknown }; usage?: unknown; delta?: { stop_reason?: unknown } };
+        const frame = JSON.parse(data) as { type?: unknown; message?: { usage?: unknown; model?: unknown }; usage?: unknown; delta?: { stop_reason?: unknown } };
         if (typeof frame?.type === 'string') type = frame.type;
-        if (type === 'message_start') usage.merge(frame.message?.usage);
+        if (type === 'message_start') usage.start(frame.message);
         if (type === 'message_delta') {
           usage.merge(frame.usage);
           refused = frame.delta?.stop_reason === 'refusal';
+          if (refused && !sawOutput) usage.refusedEarly();
         }
       } catch {
         // keep the SSE event name

@@ -224,6 +224,10 @@ export const Usage = Type.Object({
   web_search_requests: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Conditions the upstream priced the answer under, beyond its tokens: `fast` (Anthropic's fast mode), `us_inference` (Anthropic's US-only inference), `priority`, `flex` and `scale` (OpenAI's service tiers); absent when none. */
   price_modifiers: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 8 })),
+  /** The model the answer says served it, when that is what prices it: a vendor's own fallback after a refusal (Anthropic's `fallbacks`). */
+  model: Type.Optional(Type.String({ maxLength: 256 })),
+  /** Why the vendor bills nothing for this answer though it reports tokens: `refusal` (Claude declined before any output); absent when billed. */
+  unbilled: Type.Optional(Type.String({ maxLength: 64 })),
 }, { additionalProperties: false, $id: 'CanonicalUsage' });
 
 export const CanonicalResponse = Type.Object({

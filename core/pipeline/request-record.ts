@@ -4,20 +4,25 @@ import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import { costOf } from '../observer/cost.ts';
+import { baseModelName } from '../pricing/model-names.ts';
 import { priceFor, type Price } from '../pricing/price-lookup.ts';
 import { modifiedPrice, type ModifiedPrice } from '../pricing/price-modifiers.ts';
 import type { FailoverReason } from './inference-metrics.ts';
 
 /**
  * The event's extras: the price's source beside the cost (so a figure can be traced to its rates),
+ * the model that answered when it is not the one asked of the upstream, why an answer is not billed,
  * the searches the upstream billed and the conditions it priced the answer under, each with a note
  * when the price has no figure for it.
  */
-function usageExtras(extras: Record<string, string>, usage: Usage | null, price: Price | null, modified: ModifiedPrice): Record<string, string> {
+function usageExtras(extras: Record<string, string>, usage: Usage | null, price: Price | null, modified: ModifiedPrice, upstreamModel: string | null): Record<string, string> {
   const searches = usage?.web_search_requests ?? 0;
-  if (!(price && usage) && searches === 0 && modified.applied.length === 0) return extras;
+  const answeredBy = usage?.model !== undefined && upstreamModel !== null && baseModelName(usage.model) !== baseModelName(upstreamModel) ? usage.model : null;
+  if (!(price && usage) && searches === 0 && modified.applied.length === 0 && answeredBy === null && usage?.unbilled === undefined) return extras;
   const out: Record<string, string> = { ...extras };
   if (price && usage) out.price_source = price.source;
+  if (answeredBy !== null) out.answered_by = answeredBy;
+  if (usage?.unbilled !== undefined) out.unbilled = usage.unbilled;
   if (searches > 0) {
     out.web_search_requests = String(searches);
     if (price?.rates.webSearchPerThousand === undefined) out.web_search_unpriced = 'true';
@@ -65,7 +70,7 @@ export class RequestRecord {
   toEvent(snapshot: CatalogSnapshot): UsageEvent {
     const usage = this.usage;
     const route = this.route;
-    const price = route ? priceFor(snapshot, route.model.metadata.id, route.host.metadata.id, route.upstreamModel) : null;
+    const price = route ? priceFor(snapshot, route.model.metadata.id, route.host.metadata.id, route.upstreamModel, usage?.model ?? null) : null;
     const modified = modifiedPrice(usage?.price_modifiers, price?.modifiers ?? null);
     // A request refused before a route was chosen (no healthy key, a relay-side rate limit) still
     // names the model it asked for, when the catalog has it: per-model views count its failures.
@@ -94,14 +99,14 @@ export class RequestRecord {
       cache_read_tokens: usage?.cache_read_tokens ?? 0,
       cache_write_tokens: usage?.cache_write_tokens ?? 0,
       reasoning_tokens: usage?.reasoning_tokens ?? 0,
-      cost: price && usage ? costOf(usage, price.rates, modified.factor) : null,
+      cost: price && usage ? (usage.unbilled === undefined ? costOf(usage, price.rates, modified.factor) : 0) : null,
       currency: price?.currency ?? null,
       latency_ms: Math.round((performance.now() - this.t0) * 1000) / 1000,
       ttfb_ms: this.ttfbMs === null ? null : Math.round(this.ttfbMs * 1000) / 1000,
       attempts: this.attempts,
       client_aborted: this.clientAborted,
       client: this.client,
-      extras: usageExtras(this.extras, usage, price, modified),
+      extras: usageExtras(this.extras, usage, price, modified, route?.upstreamModel ?? null),
       client_request_id: this.clientRequestId,
       upstream_request_id: this.upstreamRequestId,
     };

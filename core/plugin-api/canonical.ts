@@ -13,7 +13,7 @@ export { WEB_SEARCH_HISTORY_NAME, WEB_SEARCH_TOOL_NAME, functionTools, webSearch
 export { presentParameters } from '../canonical/dropped-parameters.ts';
 export { holdsEnvelope } from '../canonical/envelope-mark.ts';
 export {
-  usageFromMessages, usageToMessages, MessagesStreamUsage, messagesStreamInspector, type MessagesUsageObject,
+  usageFromMessages, usageOfMessagesAnswer, usageToMessages, MessagesStreamUsage, messagesStreamInspector, type MessagesUsageObject, type MessagesAnswer,
 } from '../canonical/messages-usage.ts';
 export type { ConversationState, ExpandedRequest, ForwardPlan } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';

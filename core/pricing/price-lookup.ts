@@ -1,6 +1,7 @@
 // Which price a request pays, in order: a `pricings` entity for its model (one naming its host
-// first), then the shipped table by the upstream model's name, else none (the request is
-// "unpriced", shown as such, never as free).
+// first), then the shipped table by the name of the model the answer says served it (a vendor's
+// own fallback bills at that model's rates) or else by the upstream model's name, else none (the
+// request is "unpriced", shown as such, never as free).
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import { baseModelName, exactName } from './model-names.ts';
 import type { PriceRates } from './rates.ts';
@@ -37,9 +38,12 @@ export function tableEntryFor(upstreamModel: string): TableEntry | null {
   return entry;
 }
 
-export function priceFor(snapshot: CatalogSnapshot, modelId: string, hostId: string | null, upstreamModel: string | null): Price | null {
+export function priceFor(
+  snapshot: CatalogSnapshot, modelId: string, hostId: string | null, upstreamModel: string | null, answerModel: string | null = null,
+): Price | null {
   const pricing = snapshot.pricingFor(modelId, hostId);
-  const entry = upstreamModel === null ? null : tableEntryFor(upstreamModel);
+  const answered = answerModel === null ? null : tableEntryFor(answerModel);
+  const entry = answered ?? (upstreamModel === null ? null : tableEntryFor(upstreamModel));
   const tabled = entry?.modifiers ?? null;
   if (pricing) {
     const own = pricing.spec.modifiers;

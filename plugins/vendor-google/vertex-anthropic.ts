@@ -7,7 +7,7 @@ import { RelayError, type ShapeId, type UpstreamRequest, type VendorAdapter } fr
 import type { VertexTokens } from './access-token.ts';
 import { vertexUrl } from './endpoints.ts';
 import { isVertex, vertexOptions } from './host-options.ts';
-import { messagesStreamInspector, usageFromMessages } from '../../core/plugin-api/canonical.ts';
+import { messagesStreamInspector, usageOfMessagesAnswer, type MessagesAnswer } from '../../core/plugin-api/canonical.ts';
 import { decodeMessagesError } from './messages-errors.ts';
 import { refusedResponse, sendToVertex } from './vertex-send.ts';
 
@@ -43,7 +43,7 @@ export function createVertexAnthropicAdapter(id: string, tokens: VertexTokens, w
     decodeResponse: notTranslated,
     streamDecoder: notTranslated,
     decodeError: (_shape, status, body) => decodeMessagesError(status, body),
-    usageFromBody: (shape, body) => (shape === 'anthropic.messages' ? usageFromMessages((body as { usage?: unknown } | null)?.usage) : null),
+    usageFromBody: (shape, body) => (shape === 'anthropic.messages' ? usageOfMessagesAnswer(body as MessagesAnswer | null) : null),
     streamInspector: () => messagesStreamInspector(),
   };
 }

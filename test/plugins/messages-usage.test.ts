@@ -44,6 +44,33 @@ for (const [name, adapter] of adapters) {
   });
 }
 
+// Claude's classifiers: a refusal before any output is not billed; one after output is. With the
+// `fallbacks` parameter a refused request is re-served by another model, which the answer names.
+const REFUSAL_USAGE = { input_tokens: 106, output_tokens: 1 };
+const PLAIN_REFUSAL: Usage = { input_tokens: 106, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
+const streamOf = (inspector: ReturnType<VendorAdapter['streamInspector']>, frames: Array<Record<string, unknown>>) => {
+  for (const frame of frames) inspector.inspect(String(frame.type), JSON.stringify(frame));
+  return inspector.usage();
+};
+const started = (model: string) => ({ type: 'message_start', message: { model, usage: { input_tokens: 106, output_tokens: 0 } } });
+const refused = { type: 'message_delta', delta: { stop_reason: 'refusal' }, usage: { output_tokens: 1 } };
+const block = { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } };
+
+for (const [name, adapter] of adapters) {
+  t.test(`${name}: a refusal before any output is unbilled, one after output is billed; the answering model is read`, async (t) => {
+    const whole = (answer: Record<string, unknown>) => adapter.usageFromBody('anthropic.messages', { usage: REFUSAL_USAGE, ...answer });
+    t.same(whole({ model: 'claude-fable-5', content: [], stop_reason: 'refusal' }), { ...PLAIN_REFUSAL, model: 'claude-fable-5', unbilled: 'refusal' });
+    t.same(whole({ model: 'claude-fable-5', content: [{ type: 'text', text: 'Hello..' }], stop_reason: 'refusal' }), { ...PLAIN_REFUSAL, model: 'claude-fable-5' }, 'refused after output');
+    t.same(whole({ model: 'claude-opus-4-8', content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn' }), { ...PLAIN_REFUSAL, model: 'claude-opus-4-8' }, 'another model answered');
+    t.same(whole({ model: 'x'.repeat(257), content: [], stop_reason: 'end_turn' }), PLAIN_REFUSAL, 'a name past 256 characters is not taken');
+
+    t.same(streamOf(adapter.streamInspector('anthropic.messages'), [started('claude-fable-5'), refused, { type: 'message_stop' }]),
+      { ...PLAIN_REFUSAL, model: 'claude-fable-5', unbilled: 'refusal' }, 'streamed, before any block');
+    t.same(streamOf(adapter.streamInspector('anthropic.messages'), [started('claude-opus-4-8'), block, refused, { type: 'message_stop' }]),
+      { ...PLAIN_REFUSAL, model: 'claude-opus-4-8' }, 'streamed, after a block');
+  });
+}
+
 t.test('the Messages encoders write back what the decoders read', async (t) => {
   const written = usageToMessages(EXPECTED);
   t.same(written, WHOLE, 'the 5-minute and 1-hour split, thinking tokens and searches');

@@ -1,7 +1,7 @@
 // Anthropic Messages response JSON -> canonical response.
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
-import { emptyUsage, usageFromMessages, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, usageOfMessagesAnswer, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { citationFromAnthropic, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
@@ -95,7 +95,7 @@ export function decodeMessagesResponse(body: unknown, route: Route, request?: Ca
     model: typeof json.model === 'string' ? json.model : route.upstreamModel,
     content: contentParts(json.content as ContentBlock[], custom, dropped),
     stop_reason: stopReasonFromAnthropic(json.stop_reason),
-    usage: usageFromMessages(json.usage) ?? emptyUsage(),
+    usage: usageOfMessagesAnswer(json) ?? emptyUsage(),
   };
   if (typeof json.stop_sequence === 'string') out.stop_sequence = json.stop_sequence;
   return out;

@@ -45,6 +45,8 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
   const searches = new Map<string, WebSearchCallPart>();
   let started = false;
   let ended = false;
+  /** Whether any content block came: a refusal before one is not billed. */
+  let sawBlock = false;
   let next = 0;
   let stopReason: StopReason = 'end_turn';
   let stopSequence: string | undefined;
@@ -127,9 +129,10 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
       const at = f.index ?? 0;
       switch (f.type) {
         case 'message_start':
-          usage.merge(f.message?.usage);
+          usage.start(f.message);
           return start(f.message);
         case 'content_block_start': {
+          sawBlock = true;
           const out = start();
           const b = f.content_block ?? {};
           const index = next;
@@ -199,6 +202,7 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
           return stop(at);
         case 'message_delta':
           usage.merge(f.usage);
+          if (f.delta?.stop_reason === 'refusal' && !sawBlock) usage.refusedEarly();
           if (f.delta?.stop_reason !== undefined && f.delta.stop_reason !== null) stopReason = stopReasonFromAnthropic(f.delta.stop_reason);
           if (typeof f.delta?.stop_sequence === 'string') stopSequence = f.delta.stop_sequence;
           return [];

@@ -3,7 +3,7 @@
 // The adapter re-emits Bedrock's stream as Anthropic's own SSE and its errors in Anthropic's
 // error body, so these read Anthropic's shapes.
 import { RelayError } from '../../../core/plugin-api.ts';
-import { messagesStreamInspector, usageFromMessages, type ShapeCodec } from '../../../core/plugin-api/canonical.ts';
+import { messagesStreamInspector, usageOfMessagesAnswer, type MessagesAnswer, type ShapeCodec } from '../../../core/plugin-api/canonical.ts';
 import { decodeBedrockError } from './errors.ts';
 
 const notTranslated = (): never => {
@@ -15,6 +15,6 @@ export const messagesPassthrough: ShapeCodec = {
   decodeResponse: notTranslated,
   streamDecoder: notTranslated,
   decodeError: decodeBedrockError,
-  usageFromBody: (body) => usageFromMessages((body as { usage?: unknown } | null)?.usage),
+  usageFromBody: (body) => usageOfMessagesAnswer(body as MessagesAnswer | null),
   streamInspector: messagesStreamInspector,
 };
