@@ -5,9 +5,16 @@ import type { RelayKey } from '../catalog/kinds.ts';
 import type { Principal, Route, ShapeId, UsageEvent } from '../hooks.ts';
 import { costOf } from '../observer/cost.ts';
 import { baseModelName } from '../pricing/model-names.ts';
-import { priceFor, type Price } from '../pricing/price-lookup.ts';
+import { priceFor, tableEntryFor, type Price } from '../pricing/price-lookup.ts';
 import { modifiedPrice, type ModifiedPrice } from '../pricing/price-modifiers.ts';
 import type { FailoverReason } from './inference-metrics.ts';
+
+/** Whether two names are one model: the same name, one table entry, or one base name (a dated snapshot). */
+function sameModel(a: string, b: string): boolean {
+  if (a === b) return true;
+  const entry = tableEntryFor(a);
+  return entry !== null ? entry === tableEntryFor(b) : baseModelName(a) === baseModelName(b);
+}
 
 /**
  * The event's extras: the price's source beside the cost (so a figure can be traced to its rates),
@@ -17,7 +24,7 @@ import type { FailoverReason } from './inference-metrics.ts';
  */
 function usageExtras(extras: Record<string, string>, usage: Usage | null, price: Price | null, modified: ModifiedPrice, upstreamModel: string | null): Record<string, string> {
   const searches = usage?.web_search_requests ?? 0;
-  const answeredBy = usage?.model !== undefined && upstreamModel !== null && baseModelName(usage.model) !== baseModelName(upstreamModel) ? usage.model : null;
+  const answeredBy = usage?.model !== undefined && upstreamModel !== null && !sameModel(usage.model, upstreamModel) ? usage.model : null;
   if (!(price && usage) && searches === 0 && modified.applied.length === 0 && answeredBy === null && usage?.unbilled === undefined) return extras;
   const out: Record<string, string> = { ...extras };
   if (price && usage) out.price_source = price.source;
