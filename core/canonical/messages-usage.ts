@@ -3,7 +3,7 @@
 // on Bedrock and on Vertex) and for the inbound codec that writes it: a bill that reads 1-hour cache
 // writes or web searches through one vendor reads them through all.
 import type { StreamInspector } from '../hooks.ts';
-import type { Usage } from './types.ts';
+import { withAnswerModel, type Usage } from './types.ts';
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
@@ -55,11 +55,6 @@ export function usageFromMessages(raw: unknown): Usage | null {
   };
 }
 
-/** A model name an answer gives, within what a price lookup takes (canonical Usage.model). */
-function isModelName(value: unknown): value is string {
-  return typeof value === 'string' && value !== '' && value.length <= 256;
-}
-
 /** The members of a whole Messages answer that price it, beside its usage. */
 export interface MessagesAnswer {
   usage?: unknown;
@@ -74,10 +69,8 @@ export interface MessagesAnswer {
  * rates) and whether it is billed at all (a refusal before any output is not).
  */
 export function usageOfMessagesAnswer(answer: MessagesAnswer | null | undefined): Usage | null {
-  const usage = usageFromMessages(answer?.usage);
-  if (usage === null) return null;
-  if (isModelName(answer?.model)) usage.model = answer.model;
-  if (answer?.stop_reason === 'refusal' && Array.isArray(answer.content) && answer.content.length === 0) usage.unbilled = 'refusal';
+  const usage = withAnswerModel(usageFromMessages(answer?.usage), answer?.model);
+  if (usage !== null && answer?.stop_reason === 'refusal' && Array.isArray(answer.content) && answer.content.length === 0) usage.unbilled = 'refusal';
   return usage;
 }
 
@@ -103,12 +96,12 @@ export function usageToMessages(usage: Usage): Record<string, unknown> {
  */
 export class MessagesStreamUsage {
   private readonly fields: Record<string, unknown> = {};
-  private model: string | null = null;
+  private model: unknown;
   private refusedBeforeOutput = false;
 
   /** message_start's message: its usage, and the model serving the answer. */
   start(message: { usage?: unknown; model?: unknown } | null | undefined): void {
-    if (isModelName(message?.model)) this.model = message.model;
+    if (message?.model !== undefined) this.model = message.model;
     this.merge(message?.usage);
   }
 
@@ -125,10 +118,8 @@ export class MessagesStreamUsage {
   }
 
   value(): Usage | null {
-    const usage = Object.keys(this.fields).length > 0 ? usageFromMessages(this.fields) : null;
-    if (usage === null) return null;
-    if (this.model !== null) usage.model = this.model;
-    if (this.refusedBeforeOutput) usage.unbilled = 'refusal';
+    const usage = withAnswerModel(Object.keys(this.fields).length > 0 ? usageFromMessages(this.fields) : null, this.model);
+    if (usage !== null && this.refusedBeforeOutput) usage.unbilled = 'refusal';
     return usage;
   }
 }

@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream';
 import type { ShapeId, UpstreamRequest, UpstreamResponse, VendorAdapter } from '../../core/plugin-api.ts';
 import { sendUpstream } from '../../core/plugin-api.ts';
+import { withAnswerModel } from '../../core/plugin-api/canonical.ts';
 import { filteringInspector, filteringStreamDecoder, withFilterRefusal } from './content-filter.ts';
 import { EntraTokenCache } from './entra-token.ts';
 import { withFilterDetail } from './errors.ts';
@@ -45,7 +46,8 @@ export function createAzureOpenAIAdapter(id: string, openai: VendorAdapter, toke
     send,
     encodeRequest: openai.encodeRequest.bind(openai),
     decodeResponse(shape, body, route, request, dropped) {
-      const response = openai.decodeResponse(shape, body, route, request, dropped);
+      const decoded = openai.decodeResponse(shape, body, route, request, dropped);
+      const response = { ...decoded, usage: withAnswerModel(decoded.usage, (body as { model?: unknown } | null)?.model) ?? decoded.usage };
       return shape === 'openai.chat' ? withFilterRefusal(response, body) : response;
     },
     streamDecoder(shape, route, request, dropped) {
@@ -53,7 +55,8 @@ export function createAzureOpenAIAdapter(id: string, openai: VendorAdapter, toke
       return shape === 'openai.chat' ? filteringStreamDecoder(inner) : inner;
     },
     decodeError: (shape, status, body) => withFilterDetail(openai.decodeError(shape, status, body), body),
-    usageFromBody: openai.usageFromBody.bind(openai),
+    // A deployment's name is the operator's: the answer names the model behind it, which prices it.
+    usageFromBody: (shape, body) => withAnswerModel(openai.usageFromBody(shape, body), (body as { model?: unknown } | null)?.model),
     streamInspector(shape) {
       const inner = openai.streamInspector(shape);
       return shape === 'openai.chat' ? filteringInspector(inner) : inner;

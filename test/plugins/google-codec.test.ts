@@ -258,7 +258,7 @@ t.test('Claude on Vertex: rawPredict with anthropic_version, the model in the UR
   t.equal(sent.path, '/v1/projects/acme/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict');
   t.same(sent.json, { anthropic_version: 'vertex-2023-10-16', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] });
   t.equal(sent.headers['anthropic-beta'], 'x', 'client headers are forwarded');
-  t.same(adapter.usageFromBody('anthropic.messages', json), { input_tokens: 15, output_tokens: 4, cache_read_tokens: 3, cache_write_tokens: 0, reasoning_tokens: 0 });
+  t.same(adapter.usageFromBody('anthropic.messages', json), { input_tokens: 15, output_tokens: 4, cache_read_tokens: 3, cache_write_tokens: 0, reasoning_tokens: 0, model: 'claude-sonnet-4-5@20250929' });
   t.equal(adapter.translationShape(['anthropic.messages'], 'openai.chat'), null, 'other client shapes are not routed here');
 
   const counted = await adapter.send({ route: r, shape: 'anthropic.count_tokens', body, headers: {}, credential: account.json, stream: false, signal: AbortSignal.timeout(10_000), client });

@@ -249,9 +249,9 @@ const INBOUND: Record<string, { table: Record<string, string>; codec: typeof cha
     cases: {
       cache_control: { body: { ...MESSAGES, system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }] }, expect: { noEffect: true } },
       top_k: { body: { ...MESSAGES, top_k: 5 }, expect: { named: ['top_k'] } },
-      'context_management, container, mcp_servers, service_tier': {
-        body: { ...MESSAGES, context_management: { edits: [] }, container: 'c', mcp_servers: [], service_tier: 'auto' },
-        expect: { named: ['service_tier', 'context_management', 'container', 'mcp_servers'] },
+      'context_management, container, mcp_servers, service_tier, speed': {
+        body: { ...MESSAGES, context_management: { edits: [] }, container: 'c', mcp_servers: [], service_tier: 'auto', speed: 'fast' },
+        expect: { named: ['service_tier', 'speed', 'context_management', 'container', 'mcp_servers'] },
       },
       'server tools (typed tools such as bash_*, text_editor_*, computer_*, code_execution_*)': {
         body: { ...MESSAGES, tools: [{ type: 'code_execution_20250522', name: 'code_execution' }, { type: 'bash_20250124', name: 'bash' }] },

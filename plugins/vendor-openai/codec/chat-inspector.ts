@@ -4,6 +4,7 @@
 // "content_filter" before any output (OpenAI's and Azure's filter stopped the answer) is `content_filter`.
 import type { StreamInspector } from '../../../core/plugin-api.ts';
 import type { Usage } from '../../../core/plugin-api/canonical.ts';
+import { withAnswerModel } from '../../../core/plugin-api/canonical.ts';
 import { chunkUsage, usageFromChat, withServiceTier } from './usage.ts';
 
 type StreamSeen = ReturnType<StreamInspector['inspect']>;
@@ -48,8 +49,9 @@ function mayMatter(data: string): boolean {
 
 export function chatStreamInspector(): StreamInspector {
   let usage: Usage | null = null;
-  /** The tier the chunks say the answer runs on: every chunk carries it, and only some are parsed. */
+  /** The tier and model the chunks say the answer runs on: every chunk carries them, and only some are parsed. */
   let tier: unknown;
+  let model: unknown;
   let sawOutput = false;
   return {
     inspect(event, data) {
@@ -63,7 +65,7 @@ export function chatStreamInspector(): StreamInspector {
   function classify(_event: string | undefined, data: string): StreamSeen {
     if (sawOutput && !mayMatter(data)) return 'output';
     if (data.trim() === '[DONE]') return 'output';
-    let chunk: { choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown; service_tier?: unknown } | null;
+    let chunk: { choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown; service_tier?: unknown; model?: unknown } | null;
     try {
       chunk = JSON.parse(data);
     } catch {
@@ -72,8 +74,9 @@ export function chatStreamInspector(): StreamInspector {
     if (chunk === null || typeof chunk !== 'object') return 'output'; // `data: null` is no chunk
     if (chunk.error !== undefined && chunk.error !== null) return 'error';
     if (chunk.service_tier !== undefined) tier = chunk.service_tier;
+    if (chunk.model) model = chunk.model; // Azure's first chunk (the prompt's filter results) names none
     const reported = chunkUsage(chunk);
-    if (reported) usage = withServiceTier(usageFromChat(reported), tier);
+    if (reported) usage = withAnswerModel(withServiceTier(usageFromChat(reported), tier), model);
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] as Choice | undefined : undefined;
     if (!sawOutput && choice?.finish_reason === 'content_filter' && !deltaCarries(choice.delta ?? {})) return 'content_filter';
     return carriesOutput(choice) ? 'output' : 'opening';

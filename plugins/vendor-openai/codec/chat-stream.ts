@@ -6,7 +6,7 @@
 // interleave (every event names its part's index). The stream ends at `data: [DONE]` (or when the
 // upstream closes after a finish_reason), after the usage chunk that stream_options.include_usage adds.
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
-import { emptyUsage, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, withAnswerModel, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
@@ -36,8 +36,9 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
   let finish: unknown = null;
   let refusal = false;
   let usage: Usage | null = null;
-  /** The tier the chunks say the answer runs on (every chunk carries it; the usage chunk is the last). */
+  /** The tier and model the chunks say the answer runs on (every chunk carries them; the usage chunk is the last). */
   let tier: unknown;
+  let model: unknown;
 
   const close = (): StreamEvent[] => {
     if (!open) return [];
@@ -104,8 +105,9 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
         out.push({ type: 'start', id: typeof chunk.id === 'string' ? chunk.id : '', model: typeof chunk.model === 'string' ? chunk.model : route.upstreamModel });
       }
       if (chunk.service_tier !== undefined) tier = chunk.service_tier;
+      if (chunk.model) model = chunk.model;
       const reported = chunkUsage(chunk);
-      if (reported) usage = withServiceTier(usageFromChat(reported), tier);
+      if (reported) usage = withAnswerModel(withServiceTier(usageFromChat(reported), tier), model);
       const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as { delta?: ChunkDelta; finish_reason?: unknown } | undefined) : undefined;
       const delta = choice?.delta ?? {};
       const reasoning = reasoningText(delta as Record<string, unknown>);
