@@ -5,9 +5,9 @@
 // names it. Relay records such an answer at cost 0 (extras.unbilled) or at the answering model's
 // rates (extras.answered_by), whole and streamed, passed through and translated.
 import t from 'tap';
-import { startRelay, seedRoute } from '../../core/testing.ts';
-import { anthropic, startFakeUpstream } from '../support/fake-upstream.ts';
-import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
+import { seedRoute } from '../../core/testing.ts';
+import { anthropic } from '../support/fake-upstream.ts';
+import { relayWithUpstream, settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 import { editFrame } from '../support/sse-frames.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8' };
@@ -18,12 +18,7 @@ type Outcome = 'answer' | 'refused-early' | 'refused-late' | 'fallback';
 /** What the upstream does with the next requests. */
 let outcome: Outcome = 'answer';
 
-const relay = await startRelay();
-const up = await startFakeUpstream();
-t.teardown(async () => {
-  await relay.close();
-  await up.close();
-});
+const { relay, up } = await relayWithUpstream(t);
 up.script((req) => {
   const model = outcome === 'fallback' ? 'claude-opus-4-8' : String(req.json?.model);
   const body = { model, inputTokens: 10_000, outputTokens: 1_000 };

@@ -5,16 +5,10 @@
 // x-relay-fast-mode and the usage record, and keeps every other byte; `refuse` answers 403 in the
 // client's own error shape without calling the upstream. Other tiers (flex, auto) are untouched.
 import t from 'tap';
-import { startRelay, seedRoute } from '../../core/testing.ts';
-import { startFakeUpstream } from '../support/fake-upstream.ts';
-import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
+import { seedRoute } from '../../core/testing.ts';
+import { relayWithUpstream, settled, usageRecord } from '../support/relay-client.ts';
 
-const relay = await startRelay();
-const up = await startFakeUpstream();
-t.teardown(async () => {
-  await relay.close();
-  await up.close();
-});
+const { relay, up } = await relayWithUpstream(t);
 
 type Limit = 'allow' | 'standard' | 'refuse' | undefined;
 const routesFor = async (limit: Limit) => {

@@ -4,24 +4,19 @@
 // for the tier the answer names (not the one asked for), whole and streamed, Chat and Responses,
 // passthrough and translated; records it; and names a tier it has no figure for.
 import t from 'tap';
-import { DEFAULT_TEST_PLUGINS, startRelay, seedRoute } from '../../core/testing.ts';
+import { DEFAULT_TEST_PLUGINS, seedRoute } from '../../core/testing.ts';
 import { startFakeAzure } from '../support/fake-azure.ts';
-import { openai, startFakeUpstream } from '../support/fake-upstream.ts';
-import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
+import { openai } from '../support/fake-upstream.ts';
+import { relayWithUpstream, settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 import { editFrame } from '../support/sse-frames.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8' };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 const AZURE_KEY = 'azure-key-tiers';
-const relay = await startRelay({ plugins: [...DEFAULT_TEST_PLUGINS, { use: 'vendor-azure-openai' }] });
-const up = await startFakeUpstream();
+const { relay, up } = await relayWithUpstream(t, { plugins: [...DEFAULT_TEST_PLUGINS, { use: 'vendor-azure-openai' }] });
 const azure = await startFakeAzure({ apiKey: AZURE_KEY, deployments: { 'gpt54-prod': 'gpt-5.4' }, backend: up.url });
-t.teardown(async () => {
-  await relay.close();
-  await azure.close();
-  await up.close();
-});
+t.teardown(() => azure.close());
 /** The tier the upstream says it served a request on, from what the request asked for. */
 let served = (asked: unknown): string => (typeof asked === 'string' && asked !== 'auto' ? asked : 'default');
 up.script((req) => {

@@ -1,6 +1,21 @@
-// Small helpers for end-to-end tests that call a running Relay over HTTP: POST a JSON body and
-// keep the exact bytes, read a request's usage record, and read host-key health.
-import { eventually, type TestRelay } from '../../core/testing.ts';
+// Small helpers for end-to-end tests that call a running Relay over HTTP: start one with a fake
+// upstream, POST a JSON body and keep the exact bytes, read a request's usage record, and read
+// host-key health.
+import { eventually, startRelay, type TestRelay } from '../../core/testing.ts';
+import { startFakeUpstream, type FakeUpstream } from './fake-upstream.ts';
+
+/** A Relay and a fake upstream for one test file, both closed when it ends. */
+export async function relayWithUpstream(
+  t: { teardown(fn: () => Promise<void>): void }, options?: Parameters<typeof startRelay>[0],
+): Promise<{ relay: TestRelay; up: FakeUpstream }> {
+  const relay = await startRelay(options);
+  const up = await startFakeUpstream();
+  t.teardown(async () => {
+    await relay.close();
+    await up.close();
+  });
+  return { relay, up };
+}
 
 export interface Answer {
   status: number;
