@@ -1,9 +1,9 @@
 // Claude's safety classifiers (Fable 5 and later) decline some requests with a normal answer,
 // stop_reason "refusal". Anthropic bills nothing for a refusal before any output, and bills one
-// after output as usual. With the `fallbacks` parameter (which Claude Code sends) a refused request
-// is re-served by another model inside the same call, billed at that model's rates, and the answer
-// names it. Relay records such an answer at cost 0 (extras.unbilled) or at the answering model's
-// rates (extras.answered_by), whole and streamed, passed through and translated.
+// after output as usual. With the `fallbacks` parameter (the SDKs' server-side fallback) a refused
+// request is re-served by another model inside the same call, billed at that model's rates, and
+// the answer names it. Relay records such an answer at cost 0 (extras.unbilled) or at the
+// answering model's rates (extras.answered_by), whole and streamed, passed through and translated.
 import t from 'tap';
 import { seedRoute } from '../../core/testing.ts';
 import { anthropic } from '../support/fake-upstream.ts';
