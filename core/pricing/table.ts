@@ -30,7 +30,11 @@ export interface TableEntry {
 export const TABLE_CURRENCY = 'USD';
 
 const ANTHROPIC_SOURCE = 'https://platform.claude.com/docs/en/about-claude/pricing';
-/** Fast mode (Opus 4.6 to 4.8) and US-only inference (Claude 4.6 and later), read from these pages on READ_ON. */
+/**
+ * Fast mode (Opus 4.6 to 4.8, and Opus 5 at twice its rates, read from resellers' pages that agree;
+ * Opus 5.5's and Fable 5.2's price is not in the table) and US-only inference (Claude 4.6 and
+ * later), read from these pages on READ_ON.
+ */
 export const ANTHROPIC_MODIFIER_SOURCES = [
   'https://platform.claude.com/docs/en/build-with-claude/fast-mode',
   'https://platform.claude.com/docs/en/build-with-claude/data-residency',
@@ -124,7 +128,7 @@ export const PRICE_TABLE: readonly TableEntry[] = [
   claude('claude-fable-5', { ...FABLE_5, read: 1 }, LATER),
   claude('claude-mythos-5', { ...FABLE_5, read: 1 }, LATER),
   claude('claude-opus-5-5', { input: 4, write5m: 5, write1h: 8, read: 0.2, output: 20 }, LATER),
-  claude('claude-opus-5', OPUS_45, LATER),
+  claude('claude-opus-5', OPUS_45, { ...LATER, fast: 2 }),
   claude('claude-opus-4-8', OPUS_45, { ...LATER, fast: 2 }),
   claude('claude-opus-4-7', OPUS_45, { ...LATER, fast: 6 }),
   claude('claude-opus-4-6', OPUS_45, { ...LATER, fast: 6 }),

@@ -35,10 +35,11 @@ up.script((req) => {
 const opus46 = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'opus-46', upstreamModel: 'claude-opus-4-6', policy: { modelIds: '*' } });
 const opus48 = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'opus-48', upstreamModel: 'claude-opus-4-8', policy: { modelIds: '*' } });
 const opus5 = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'opus-5', upstreamModel: 'claude-opus-5', policy: { modelIds: '*' } });
+const opus55 = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'opus-55', upstreamModel: 'claude-opus-5-5', policy: { modelIds: '*' } });
 const priced = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'opus-priced', upstreamModel: 'claude-opus-4-6', policy: { modelIds: '*' } });
 const made = await relay.api('POST', '/api/pricings', { metadata: { displayName: 'negotiated opus' }, spec: { modelId: priced.modelId, currency: 'USD', inputPerMillion: 4, outputPerMillion: 20, webSearchPerThousand: 10 } });
 if (made.status !== 201) throw new Error(JSON.stringify(made.body));
-await settled(relay, (s) => [opus46, opus48, opus5, priced].every((x) => s.relayKeys.has(x.relayKeyId)) && s.pricings.size === 1);
+await settled(relay, (s) => [opus46, opus48, opus5, opus55, priced].every((x) => s.relayKeys.has(x.relayKeyId)) && s.pricings.size === 1);
 
 const messages = (model: string, stream: boolean) => ({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'hi' }] });
 // Opus 4.6 from the table: 1,000 x $5 + 500 x $25 per million = 17,500 micro-USD.
@@ -68,6 +69,7 @@ t.test('fast mode and US-only inference multiply the tokens\' cost, and stack; w
   t.equal(standard.cost, OPUS_TOKENS, 'standard speed, global inference: the model\'s rates');
   t.notOk('price_modifiers' in standard.extras);
   t.equal((await recordFor(opus48, 'opus-48', false, { speed: 'fast' })).cost, 0.035, 'fast mode on Opus 4.8 is 2x');
+  t.equal((await recordFor(opus5, 'opus-5', false, { speed: 'fast' })).cost, 0.035, 'and on Opus 5');
 });
 
 t.test('an operator\'s pricing is multiplied too; searches are not', async (t) => {
@@ -79,7 +81,8 @@ t.test('an operator\'s pricing is multiplied too; searches are not', async (t) =
 });
 
 t.test('a modifier the table has no figure for: priced at the model\'s rates and named as unpriced', async (t) => {
-  const record = await recordFor(opus5, 'opus-5', false, { speed: 'fast' });
-  t.equal(record.cost, OPUS_TOKENS, 'Opus 5 at its own rates (the same as Opus 4.6\'s)');
+  const record = await recordFor(opus55, 'opus-55', false, { speed: 'fast' });
+  // Opus 5.5 at $4 in and $20 out: 1,000 x $4 + 500 x $20 per million.
+  t.equal(record.cost, 0.014, 'Opus 5.5 at its own rates (its fast-mode price is not in the table)');
   t.match(record.extras, { price_modifiers: 'fast', price_modifiers_unpriced: 'fast' });
 });
