@@ -139,10 +139,12 @@ async function run(t: Test) {
     await page.fill('#f-displayName', 'E2E policy');
     await page.check('label.check:has-text("Fake GPT") input');
     await page.check('#f-payloadLoggingEnabled');
+    await page.selectOption('#f-fastModes', 'standard');
     ids.policy = await submitAndGetId('policies');
     const policy = await relay.api('GET', `/api/policies/${ids.policy}`);
     t.same(policy.body.spec.modelIds, [ids.model], 'the policy grants the model chosen in the checklist');
     t.equal(policy.body.spec.payloadLoggingEnabled, true, 'and opts into payload capture');
+    t.equal(policy.body.spec.fastModes, 'standard', 'and runs fast-mode requests at the standard speed');
 
     await page.click('nav >> text=Models');
     await page.waitForSelector('td:has-text("Fake upstream → gpt-fake")');
