@@ -82,7 +82,9 @@ class OtelRequestTrace implements RequestTrace {
         [GEN_AI.reasoningTokens]: event.reasoning_tokens,
       });
       if (this.provider !== null) span.setAttributes({ [GEN_AI.provider]: this.provider, [GEN_AI.system]: this.provider });
-      if (event.upstream_model !== null) span.setAttribute(GEN_AI.responseModel, event.upstream_model);
+      // The model that generated the answer: the one it names when that is another (a vendor's own fallback).
+      const responseModel = event.extras.answered_by ?? event.upstream_model;
+      if (responseModel !== null) span.setAttribute(GEN_AI.responseModel, responseModel);
       if (event.model_slug !== null) span.setAttribute('relay.model', event.model_slug);
       if (event.ttfb_ms !== null) span.setAttribute(GEN_AI.timeToFirstChunk, event.ttfb_ms / 1000);
       if (event.client_request_id) span.setAttribute('relay.client_request_id', event.client_request_id);

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_TEST_PLUGINS, eventually, seedRoute, startRelay, type TestRelay } from '../../core/testing.ts';
-import { faults, refusingUrl, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { faults, openai, refusingUrl, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
 import { setBindingWeights, settled, viaRelay } from '../support/relay-client.ts';
 import { startOtlpGrpcReceiver, startOtlpHttpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 
@@ -142,6 +142,15 @@ t.test('without a client traceparent: a new trace, and the upstream joins it (pa
   t.equal(call.spanId, m![2], 'the upstream\'s parent is the upstream call span');
   t.match(server.attributes, { 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'otel-gpt', 'gen_ai.response.model': 'otel-gpt', 'relay.inbound_shape': 'openai.chat', 'gen_ai.request.stream': false });
   t.notOk(Buffer.concat(receiver.bodies).toString('latin1').includes(PROMPT), 'no prompt text');
+});
+
+t.test('an answer that names another model: the span\'s response model is the one that answered', async (t) => {
+  passthroughUp.enqueueStream({ headers: { 'content-type': 'text/event-stream' }, frames: openai.chatChunks({ model: 'otel-gpt-rescue', includeUsage: true }) });
+  const trace = traceId();
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', p.relayKey, chat('otel-gpt', true), { traceparent: `00-${trace}-${spanId()}-01` });
+  t.equal(got.status, 200);
+  const server = (await spansOf(receiver, trace, 2)).find((s) => s.kind === SERVER)!;
+  t.match(server.attributes, { 'gen_ai.request.model': 'otel-gpt', 'gen_ai.response.model': 'otel-gpt-rescue' });
 });
 
 t.test('gRPC export, and the parent-based ratio sampler', async (t) => {
