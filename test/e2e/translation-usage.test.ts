@@ -108,7 +108,8 @@ t.test('canonical caller: usage in the answer and the usage event carry every co
   for (const stream of [false, true]) {
     const got = await viaRelay(relay, '/v1/generate', key, { model: 'responses-only-up', stream, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
     const usage = stream ? lastData(got.text, (d) => d.type === 'end')?.usage : JSON.parse(got.text).usage;
-    t.same(usage, FROM_OPENAI, `stream ${stream}: the canonical usage`);
+    // The canonical usage also names the model that answered (Usage.model), which prices it.
+    t.same(usage, { ...FROM_OPENAI, model: 'responses-only-up' }, `stream ${stream}: the canonical usage`);
     t.match(await recordOf(got), { ...FROM_OPENAI, inbound_shape: 'canonical', upstream_shape: 'openai.responses' });
   }
 });
