@@ -3,7 +3,7 @@
 // on Bedrock and on Vertex) and for the inbound codec that writes it: a bill that reads 1-hour cache
 // writes or web searches through one vendor reads them through all.
 import type { StreamInspector } from '../hooks.ts';
-import { withAnswerModel, type Usage } from './types.ts';
+import { setAnswerModel, type Usage } from './types.ts';
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
@@ -69,7 +69,7 @@ export interface MessagesAnswer {
  * rates) and whether it is billed at all (a refusal before any output is not).
  */
 export function usageOfMessagesAnswer(answer: MessagesAnswer | null | undefined): Usage | null {
-  const usage = withAnswerModel(usageFromMessages(answer?.usage), answer?.model);
+  const usage = setAnswerModel(usageFromMessages(answer?.usage), answer?.model);
   if (usage !== null && answer?.stop_reason === 'refusal' && Array.isArray(answer.content) && answer.content.length === 0) usage.unbilled = 'refusal';
   return usage;
 }
@@ -118,7 +118,7 @@ export class MessagesStreamUsage {
   }
 
   value(): Usage | null {
-    const usage = withAnswerModel(Object.keys(this.fields).length > 0 ? usageFromMessages(this.fields) : null, this.model);
+    const usage = setAnswerModel(Object.keys(this.fields).length > 0 ? usageFromMessages(this.fields) : null, this.model);
     if (usage !== null && this.refusedBeforeOutput) usage.unbilled = 'refusal';
     return usage;
   }

@@ -310,8 +310,11 @@ export function emptyUsage(): Usage {
   return { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
 }
 
-/** Usage with the model the answer names (Usage.model), when it is a name a price lookup takes. */
-export function withAnswerModel(usage: Usage | null, model: unknown): Usage | null {
-  if (usage === null || typeof model !== 'string' || model === '' || model.length > 256) return usage;
-  return { ...usage, model };
+/**
+ * Sets the model the answer names (Usage.model) on `usage`, when it is a name a price lookup takes;
+ * returns `usage`. In place: a copy per answer showed in profiles of streamed passthrough.
+ */
+export function setAnswerModel(usage: Usage | null, model: unknown): Usage | null {
+  if (usage !== null && typeof model === 'string' && model !== '' && model.length <= 256) usage.model = model;
+  return usage;
 }

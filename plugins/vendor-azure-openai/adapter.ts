@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type { ShapeId, UpstreamRequest, UpstreamResponse, VendorAdapter } from '../../core/plugin-api.ts';
 import { sendUpstream } from '../../core/plugin-api.ts';
-import { withAnswerModel } from '../../core/plugin-api/canonical.ts';
+import { setAnswerModel } from '../../core/plugin-api/canonical.ts';
 import { filteringInspector, filteringStreamDecoder, withFilterRefusal } from './content-filter.ts';
 import { EntraTokenCache } from './entra-token.ts';
 import { withFilterDetail } from './errors.ts';
@@ -46,8 +46,8 @@ export function createAzureOpenAIAdapter(id: string, openai: VendorAdapter, toke
     send,
     encodeRequest: openai.encodeRequest.bind(openai),
     decodeResponse(shape, body, route, request, dropped) {
-      const decoded = openai.decodeResponse(shape, body, route, request, dropped);
-      const response = { ...decoded, usage: withAnswerModel(decoded.usage, (body as { model?: unknown } | null)?.model) ?? decoded.usage };
+      const response = openai.decodeResponse(shape, body, route, request, dropped);
+      setAnswerModel(response.usage, (body as { model?: unknown } | null)?.model);
       return shape === 'openai.chat' ? withFilterRefusal(response, body) : response;
     },
     streamDecoder(shape, route, request, dropped) {
@@ -56,7 +56,7 @@ export function createAzureOpenAIAdapter(id: string, openai: VendorAdapter, toke
     },
     decodeError: (shape, status, body) => withFilterDetail(openai.decodeError(shape, status, body), body),
     // A deployment's name is the operator's: the answer names the model behind it, which prices it.
-    usageFromBody: (shape, body) => withAnswerModel(openai.usageFromBody(shape, body), (body as { model?: unknown } | null)?.model),
+    usageFromBody: (shape, body) => setAnswerModel(openai.usageFromBody(shape, body), (body as { model?: unknown } | null)?.model),
     streamInspector(shape) {
       const inner = openai.streamInspector(shape);
       return shape === 'openai.chat' ? filteringInspector(inner) : inner;

@@ -4,7 +4,7 @@
 // "content_filter" before any output (OpenAI's and Azure's filter stopped the answer) is `content_filter`.
 import type { StreamInspector } from '../../../core/plugin-api.ts';
 import type { Usage } from '../../../core/plugin-api/canonical.ts';
-import { withAnswerModel } from '../../../core/plugin-api/canonical.ts';
+import { setAnswerModel } from '../../../core/plugin-api/canonical.ts';
 import { chunkUsage, usageFromChat, withServiceTier } from './usage.ts';
 
 type StreamSeen = ReturnType<StreamInspector['inspect']>;
@@ -76,7 +76,7 @@ export function chatStreamInspector(): StreamInspector {
     if (chunk.service_tier !== undefined) tier = chunk.service_tier;
     if (chunk.model) model = chunk.model; // Azure's first chunk (the prompt's filter results) names none
     const reported = chunkUsage(chunk);
-    if (reported) usage = withAnswerModel(withServiceTier(usageFromChat(reported), tier), model);
+    if (reported) usage = setAnswerModel(withServiceTier(usageFromChat(reported), tier), model);
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] as Choice | undefined : undefined;
     if (!sawOutput && choice?.finish_reason === 'content_filter' && !deltaCarries(choice.delta ?? {})) return 'content_filter';
     return carriesOutput(choice) ? 'output' : 'opening';

@@ -6,7 +6,7 @@
 // interleave (every event names its part's index). The stream ends at `data: [DONE]` (or when the
 // upstream closes after a finish_reason), after the usage chunk that stream_options.include_usage adds.
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
-import { emptyUsage, withAnswerModel, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, setAnswerModel, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
@@ -107,7 +107,7 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
       if (chunk.service_tier !== undefined) tier = chunk.service_tier;
       if (chunk.model) model = chunk.model;
       const reported = chunkUsage(chunk);
-      if (reported) usage = withAnswerModel(withServiceTier(usageFromChat(reported), tier), model);
+      if (reported) usage = setAnswerModel(withServiceTier(usageFromChat(reported), tier), model);
       const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as { delta?: ChunkDelta; finish_reason?: unknown } | undefined) : undefined;
       const delta = choice?.delta ?? {};
       const reasoning = reasoningText(delta as Record<string, unknown>);

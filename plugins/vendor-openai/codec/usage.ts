@@ -1,6 +1,6 @@
 // OpenAI usage objects -> canonical usage. OpenAI's prompt/input token counts already include
 // cached tokens, and output counts include reasoning tokens: the canonical convention.
-import { withAnswerModel, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { setAnswerModel, type Usage } from '../../../core/plugin-api/canonical.ts';
 
 type Json = Record<string, unknown> | null | undefined;
 
@@ -68,7 +68,7 @@ export function usageFromResponses(raw: unknown): Usage | null {
 
 /** A response's usage with the web searches its output ran (OpenAI bills each web_search_call), its service tier and its model. */
 export function usageOfResponse(response: { usage?: unknown; output?: unknown; service_tier?: unknown; model?: unknown } | null | undefined): Usage | null {
-  const usage = withAnswerModel(withServiceTier(usageFromResponses(response?.usage), response?.service_tier), response?.model);
+  const usage = setAnswerModel(withServiceTier(usageFromResponses(response?.usage), response?.service_tier), response?.model);
   const output = response?.output;
   const searches = Array.isArray(output) ? output.filter((item) => (item as { type?: unknown } | null)?.type === 'web_search_call').length : 0;
   return usage && searches > 0 ? { ...usage, web_search_requests: searches } : usage;
