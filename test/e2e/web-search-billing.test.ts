@@ -91,26 +91,21 @@ t.test('the shipped table prices Anthropic\'s searches', async (t) => {
   }
 });
 
-t.test('the shipped table prices an OpenAI reasoning model\'s searches', async (t) => {
-  for (const stream of [false, true]) {
-    const res = await viaRelay(relay, '/vendor-a/v1/responses', gptTabled.relayKey, { model: 'gpt-tabled', input: 'search', stream });
-    const record = await recordOf(res);
+t.test('the shipped table prices an OpenAI reasoning model\'s searches; gpt-4.1\'s are left unpriced and the record says so', async (t) => {
+  const cases = [
     // 100x1.25 + 10x10 = 225 micro-USD of tokens; 2 searches at $10 per 1,000 = 20,000.
-    t.equal(record.cost, 0.020225, `stream ${stream}`);
-    t.equal(record.extras.price_source, 'table:gpt-5');
-    t.equal(record.extras.web_search_requests, '2');
-    t.notOk('web_search_unpriced' in record.extras);
-  }
-});
-
-t.test('without a rate for searches: the tokens\' cost, and the record says the searches went unpriced', async (t) => {
-  for (const stream of [false, true]) {
-    const res = await viaRelay(relay, '/vendor-a/v1/responses', gpt41Tabled.relayKey, { model: 'gpt-41-tabled', input: 'search', stream });
-    const record = await recordOf(res);
-    // 100x2 + 10x8 = 280 micro-USD.
-    t.equal(record.cost, 0.00028, `stream ${stream}`);
-    t.equal(record.extras.price_source, 'table:gpt-4.1');
-    t.match(record.extras, { web_search_requests: '2', web_search_unpriced: 'true' });
+    { route: gptTabled, model: 'gpt-tabled', cost: 0.020225, source: 'table:gpt-5', unpriced: false },
+    // 100x2 + 10x8 = 280 micro-USD: the tokens alone.
+    { route: gpt41Tabled, model: 'gpt-41-tabled', cost: 0.00028, source: 'table:gpt-4.1', unpriced: true },
+  ];
+  for (const c of cases) {
+    for (const stream of [false, true]) {
+      const record = await recordOf(await viaRelay(relay, '/vendor-a/v1/responses', c.route.relayKey, { model: c.model, input: 'search', stream }));
+      t.equal(record.cost, c.cost, `${c.model}, stream ${stream}`);
+      t.equal(record.extras.price_source, c.source);
+      t.equal(record.extras.web_search_requests, '2');
+      t.equal(record.extras.web_search_unpriced, c.unpriced ? 'true' : undefined);
+    }
   }
 });
 
