@@ -1,7 +1,8 @@
 // A policy's limit on premium-priced fast modes (PolicySpec.fastModes): OpenAI's priority
-// processing (Codex's Fast) costs 2-2.5x, Anthropic's fast mode (Claude Code's /fast) 2-6x. The inbound codec says what the request asks for
-// (InboundCodec.fastMode); the policy passes it, sends it at the standard speed, or refuses it.
-// Translation never carries these members, so only a passed-through body is changed.
+// processing (Codex's Fast) costs 2-2.5x, Anthropic's fast mode (Claude Code's /fast) 2-6x. The
+// inbound codec says what the request asks for (InboundCodec.fastMode); the policy passes it,
+// sends it at the standard speed, or refuses it. Translation never carries these members, so only
+// a passed-through body is changed.
 import type { PolicySpec } from '../catalog/kinds.ts';
 import { RelayError } from '../errors.ts';
 import type { InboundCodec } from '../hooks.ts';
