@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   RELAY_ERR_FORBIDDEN: { status: 403, type: 'permission', description: 'The caller may not do this.' },
   RELAY_ERR_MODEL_NOT_GRANTED: { status: 403, type: 'permission', description: "The relay key's policy does not grant the requested model." },
   RELAY_ERR_FAST_MODE_NOT_ALLOWED: { status: 403, type: 'permission', description: "The relay key's policy does not allow the premium-priced fast mode the request asks for." },
+  RELAY_ERR_BUDGET_UNPRICED: { status: 403, type: 'permission', description: 'A budget covering the request caps money and refuses what it cannot count, and Relay has no price for the model in its currency; the message names the budget and the binding.' },
   RELAY_ERR_CSRF: { status: 403, type: 'permission', description: 'A cookie-authenticated change came without the same-origin proof.' },
   RELAY_ERR_NOT_FOUND: { status: 404, type: 'not_found', description: 'No such resource.' },
   RELAY_ERR_METHOD_NOT_ALLOWED: { status: 405, type: 'invalid_request', description: 'The path is served, but not with this method.' },

@@ -24,6 +24,7 @@ import { fromMicros, toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
 import type { SharedSpend } from './valkey-spend.ts';
 import { windowAt } from './window.ts';
+import { unpricedBinding, type UnpricedBinding } from './unpriced.ts';
 
 /** How often a budget's spend is re-read from the usage log, by default (config budgets.reconcileMs). */
 export const RECONCILE_MS = 60_000;
@@ -99,6 +100,18 @@ const scopeMatches = (spec: BudgetSpec, relayKeyId: string | null, policyId: str
 
 const whatCounts = (spec: BudgetSpec): string => JSON.stringify([spec.scope ?? {}, spec.window, spec.timezone, spec.currency]);
 
+/** Budget and model pairs remembered as warned about at most (then warned about again). */
+const MAX_WARNED = 10_000;
+
+/** The refusal of a request that a money budget refusing unpriced requests could not count. */
+function unpricedRefusal(budget: Budget, modelSlug: string, binding: UnpricedBinding): RelayError {
+  const why = binding.pricedIn === null
+    ? 'has no price'
+    : `is priced in ${binding.pricedIn}, not ${budget.spec.currency},`;
+  return new RelayError('RELAY_ERR_BUDGET_UNPRICED',
+    `Budget "${budget.metadata.displayName}" (${budget.metadata.slug}) caps spending in ${budget.spec.currency} and refuses what it cannot count: the model \`${modelSlug}\` ${why} on host ${binding.hostSlug} (upstream model ${binding.upstreamModel}). Ask an administrator to add a pricing for it.`);
+}
+
 const PERIOD = { daily: 'day', weekly: 'week', monthly: 'month', lifetime: 'lifetime' } as const;
 const windowName = (spec: BudgetSpec): string => (typeof spec.window === 'object' ? `${spec.window.rollingDays}-day window` : PERIOD[spec.window]);
 
@@ -106,6 +119,8 @@ export class BudgetGuard {
   private readonly counters = new Map<string, Counter>();
   private readonly now: () => number;
   private listed: { version: number; budgets: Budget[] } = { version: -1, budgets: [] };
+  /** Budget and model pairs already warned about (warnUncounted). */
+  private readonly warnedUncounted = new Set<string>();
 
   constructor(private readonly options: BudgetGuardOptions) {
     this.now = options.now ?? Date.now;
@@ -218,13 +233,18 @@ export class BudgetGuard {
     return this.statusOf(budget, c);
   }
 
-  /** The refusal for a request of this principal to this model when a refusing budget covering it is spent; else null. */
+  /** The refusal for a request of this principal to this model when a refusing budget covering it is spent or cannot count it; else null. */
   refusal(principal: Principal, modelId: string | null): RelayError | null {
     const budgets = this.budgets();
     if (budgets.length === 0) return null;
     const now = this.now();
     for (const budget of budgets) {
       if (budget.spec.action !== 'refuse' || !scopeMatches(budget.spec, principal.relayKey.metadata.id, principal.policy.metadata.id, modelId)) continue;
+      if (budget.spec.unpriced === 'refuse' && budget.spec.limitAmount !== undefined && modelId !== null) {
+        const snapshot = this.options.snapshot();
+        const uncountable = unpricedBinding(snapshot, modelId, budget.spec.currency);
+        if (uncountable) return unpricedRefusal(budget, snapshot.models.get(modelId)?.metadata.slug ?? modelId, uncountable);
+      }
       const status = this.statusOf(budget, this.counter(budget, now));
       if (!status.exceeded) continue;
       const spent = status.limitAmount !== null && status.spentAmount >= status.limitAmount
@@ -251,12 +271,25 @@ export class BudgetGuard {
       if (!scopeMatches(budget.spec, event.relay_key_id, event.policy_id, event.model_id)) continue;
       const counter = this.counter(budget, now);
       if (Date.parse(event.started_at) < counter.startMs) continue;
-      const delta = { micros: event.cost !== null && event.currency === budget.spec.currency ? toMicros(event.cost) : 0, tokens };
+      const counted = event.cost !== null && event.currency === budget.spec.currency;
+      if (!counted && budget.spec.limitAmount !== undefined) this.warnUncounted(budget, event);
+      const delta = { micros: counted ? toMicros(event.cost!) : 0, tokens };
       counter.local.tokens += delta.tokens;
       counter.local.micros += delta.micros;
       if (counter.shared) this.addShared(budget, counter, delta);
       else this.options.onCounted?.(budget, this.statusOf(budget, counter));
     }
+  }
+
+  /** Says once per budget and model (in this process) that a served request added nothing to the budget's money. */
+  private warnUncounted(budget: Budget, event: UsageEvent): void {
+    if (event.status >= 400 || event.input_tokens + event.output_tokens === 0) return;
+    const key = `${budget.metadata.id}/${event.model_id ?? ''}`;
+    if (this.warnedUncounted.has(key)) return;
+    if (this.warnedUncounted.size >= MAX_WARNED) this.warnedUncounted.clear();
+    this.warnedUncounted.add(key);
+    this.options.log.warn({ budget: budget.metadata.slug, model: event.model_slug, currency: event.currency },
+      `a request counted toward no money in budget ${budget.metadata.slug}: Relay has no price for its model in ${budget.spec.currency} (add a pricings entity; unpriced: refuse refuses such requests)`);
   }
 
   /** Sends a request's spend to the shared store; until acknowledged it counts here. */

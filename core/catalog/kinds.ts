@@ -208,6 +208,10 @@ export const BudgetSpec = Type.Object({
   currency: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 code of limitAmount; only costs in this currency count.' }),
   limitTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1e15, description: 'Most tokens (input + output) in a window.' })),
   action: Type.Union([Type.Literal('refuse'), Type.Literal('alert')], { default: 'refuse', description: 'At 100%: refuse requests (429) until the window resets, or only alert.' }),
+  unpriced: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('refuse')], {
+    default: 'allow',
+    description: 'A request Relay cannot price in currency (its model has no pricings entity, and a binding\'s upstream model is not in the shipped price table) adds nothing to limitAmount. allow: it is served, its tokens counted against limitTokens only; refuse: it is refused (403) before it is sent. refuse needs limitAmount and action refuse.',
+  })),
   alertAt: Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 1 }), { default: [0.5, 0.8, 1], maxItems: 10, uniqueItems: true, description: 'Fractions of the limit that raise an alert.' }),
   alertWebhooks: Type.Optional(Type.Array(Type.Object({
     url: Type.String({ minLength: 8, maxLength: 4096, description: 'http(s) URL the alert is POSTed to (at most 2048 characters), or that URL sealed under RELAY_MASTER_KEY (relay master-key seal). A secret (Slack\'s URLs are): stored sealed when a master key is set; viewers see only its origin.' }),
@@ -376,6 +380,9 @@ export function budgetSpecProblem(spec: BudgetSpec): SpecProblem | null {
   const scoped = Object.keys(spec.scope ?? {});
   if (scoped.length > 1) return { pointer: '/scope', message: `names ${scoped.join(' and ')}: a budget covers one relay key, one policy, one model, or (empty) everything` };
   if (spec.limitAmount === undefined && spec.limitTokens === undefined) return { pointer: '', message: 'set limitAmount, limitTokens, or both' };
+  if (spec.unpriced === 'refuse' && (spec.limitAmount === undefined || spec.action === 'alert')) {
+    return { pointer: '/unpriced', message: 'refuse applies to a budget that caps money and refuses: set limitAmount and action refuse, or unpriced allow' };
+  }
   // A sealed URL was checked when it was sealed (core/budgets/webhook-sealing.ts).
   const badHook = (spec.alertWebhooks ?? []).findIndex((hook) => !isSealedForm(hook.url) && !isWebhookUrl(hook.url));
   // The URL is not echoed: it may hold a secret.

@@ -6,11 +6,14 @@ import type { FailureKind } from './key-health.ts';
 
 export const FALLBACK_CONDITIONS: readonly FallbackCondition[] = ['server_error', 'timeout', 'rate_limit', 'no_healthy_binding', 'content_filter', 'context_window_exceeded'];
 
+/** Why a fallback was passed over without a try: deleted since, not granted to the key, refused by a budget. */
+export type FallbackSkip = 'not_found' | 'not_granted' | 'budget';
+
 /** One model tried (or skipped) for a request, as the usage record lists it. */
 export interface ModelAttempt {
   model: string;
   /** Why the request moved on from it; absent for the model that answered. */
-  outcome?: FallbackCondition | 'not_granted' | 'not_found';
+  outcome?: FallbackCondition | FallbackSkip;
 }
 
 /** The fallback condition an upstream failure stands for. */

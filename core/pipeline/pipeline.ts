@@ -31,7 +31,7 @@ import type { Attribution } from '../plugins/context.ts';
 import { AnsweredRequests } from './answered-requests.ts';
 import { circuitRefusal } from './no-route-error.ts';
 import { createCatalogResolver, policyGrants, reachableModels, type ResolverDeps } from './resolve.ts';
-import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type ModelAttempt } from './fallbacks.ts';
+import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type FallbackSkip, type ModelAttempt } from './fallbacks.ts';
 import { translate } from './translate.ts';
 import { clearlyOverWindow } from './context-window.ts';
 import { countedOverWindow, nearWindow } from './exact-count.ts';
@@ -237,11 +237,14 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       // The model's own list when it has one, else the policy's (never the requested model itself again).
       const own = requested?.spec.fallbacks;
       const chain = (own && own.length > 0 ? own : principal.policy.spec.fallbacks ?? []).filter((f) => f.modelId !== requested?.metadata.id);
-      // A fallback that does not exist (deleted since) or that the key may not use is never tried.
-      const usable = chain.map((entry) => {
+      // A fallback that does not exist (deleted since), that the key may not use, or that a budget refuses is never tried.
+      const skips = chain.map((entry): FallbackSkip | null => {
         const model = snapshot.models.get(entry.modelId);
-        return model !== undefined && policyGrants(principal.policy, model.metadata.id);
+        if (model === undefined) return 'not_found';
+        if (!policyGrants(principal.policy, model.metadata.id)) return 'not_granted';
+        return deps.budgets?.refusal(principal, model.metadata.id) ? 'budget' : null;
       });
+      const usable = skips.map((skip) => skip === null);
       const tried: ModelAttempt[] = [];
       let condition: FallbackCondition | null = null;
       let served = false;
@@ -266,8 +269,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           if (!takes(entry, condition!)) continue;
           if (!usable[step]) {
             const slug = snapshot.models.get(entry.modelId)?.metadata.slug ?? entry.modelId;
-            log.warn({ model: call.model, fallback: slug, requestId: request.id }, 'fallback skipped: missing, or not granted by the relay key\'s policy');
-            tried.push({ model: slug, outcome: snapshot.models.has(entry.modelId) ? 'not_granted' : 'not_found' });
+            log.warn({ model: call.model, fallback: slug, requestId: request.id, reason: skips[step] }, 'fallback skipped: missing, not granted by the relay key\'s policy, or refused by a budget');
+            tried.push({ model: slug, outcome: skips[step]! });
             continue;
           }
           inferenceMetrics.fallback(condition!);

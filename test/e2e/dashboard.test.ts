@@ -324,7 +324,7 @@ async function run(t: Test) {
     await shot('14c-budget-form');
     ids.budget = await submitAndGetId('budgets');
     const stored = await relay.api('GET', `/api/budgets/${ids.budget}`);
-    t.match(stored.body.spec, { scope: { relayKeyId: ids.relayKey }, window: 'daily', limitTokens: 50, alertAt: [0.5, 1], action: 'refuse', alertWebhooks: [{ url: `${hooks.url}/slack/T0/B0/e2eSecret`, format: 'slack' }] }, 'the form saved what was typed, as numbers');
+    t.match(stored.body.spec, { scope: { relayKeyId: ids.relayKey }, window: 'daily', limitTokens: 50, alertAt: [0.5, 1], action: 'refuse', unpriced: 'allow', alertWebhooks: [{ url: `${hooks.url}/slack/T0/B0/e2eSecret`, format: 'slack' }] }, 'the form saved what was typed, as numbers');
 
     await page.click('text=Burn-down and alerts');
     await page.waitForURL(new RegExp(`/budgets/${ids.budget}$`));

@@ -92,7 +92,9 @@ t.test('fallbacks by condition', async (t) => {
 });
 
 t.test('budget refusals, and each budget\'s spent fraction', async (t) => {
-  t.equal(sample(await scrape(), 'relay_refusals_total', { code: 'RELAY_ERR_BUDGET_EXCEEDED' }), 0, 'present at zero');
+  const before = await scrape();
+  t.equal(sample(before, 'relay_refusals_total', { code: 'RELAY_ERR_BUDGET_EXCEEDED' }), 0, 'present at zero');
+  t.equal(sample(before, 'relay_refusals_total', { code: 'RELAY_ERR_BUDGET_UNPRICED' }), 0, 'a budget unable to count a request too');
   const created = await relay.api<any>('POST', '/api/budgets', { metadata: { displayName: 'metrics tiny budget' }, spec: { scope: { relayKeyId: ok.relayKeyId }, window: 'daily', timezone: 'UTC', limitTokens: 1 } });
   t.equal(created.status, 201);
   await settled(relay, (snap) => snap.byKind('budgets').has(created.body.metadata.id));

@@ -146,11 +146,15 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
       { key: 'currency', label: 'Currency', type: 'text', required: true, placeholder: 'USD', monospace: true },
       { key: 'limitTokens', label: 'Token limit', type: 'number', integer: true, min: 1, help: 'Input + output tokens.' },
       { key: 'action', label: 'At 100%', type: 'select', required: true, options: [{ value: 'refuse', label: 'Refuse requests until the window resets' }, { value: 'alert', label: 'Only alert' }] },
+      { key: 'unpriced', label: 'Unpriced requests', type: 'select', options: [
+        { value: 'allow', label: 'Serve them, counting only their tokens' },
+        { value: 'refuse', label: 'Refuse them (403)' },
+      ], help: 'Requests to a model Relay has no price for in this currency add nothing to the money limit. Refuse needs a money limit and "Refuse requests" at 100%.' },
       { key: 'alertAt', label: 'Alert at', type: 'numbers', placeholder: '0.5, 0.8, 1', help: 'Fractions of the limit, between 0 and 1.' },
       { key: 'alertWebhooks', label: 'Alert webhooks', type: 'webhooks', help: 'Each alert is POSTed to these: Relay\'s JSON, or a Slack incoming-webhook message. The URLs are secrets: stored sealed when a master key is set, and viewers see only their origin.' },
       { key: 'enabled', label: 'Enabled', type: 'boolean', onLabel: 'Count spend and enforce this budget' },
     ],
-    defaults: () => ({ scope: {}, window: 'monthly', timezone: 'UTC', currency: 'USD', action: 'refuse', alertAt: [0.5, 0.8, 1], enabled: true }),
+    defaults: () => ({ scope: {}, window: 'monthly', timezone: 'UTC', currency: 'USD', action: 'refuse', unpriced: 'allow', alertAt: [0.5, 0.8, 1], enabled: true }),
   },
 };
 
