@@ -62,6 +62,8 @@ export class Attempt {
   hedge: HedgePlan | null = null;
   /** The route whose answer send() returned (another than asked when a hedge won). */
   sentRoute: Route | null = null;
+  /** What was sent to sentRoute, for counting its prompt when the answer is cut (unreported-usage.ts); null when a hedge won. */
+  sentRequest: UpstreamRequest | null = null;
   /** The credential of the hedge's route, when the hedge won. */
   hedgeCredential: string | null = null;
   /** The members a passed-through body gets for the standard speed, when the policy limits fast modes (fast-mode.ts). */
@@ -125,6 +127,7 @@ export class Attempt {
   /** Sends upstream. A network failure returns null (try the next) or, on the last candidate, throws. */
   async send(route: Route, req: UpstreamRequest, rebuild?: (route: Route, credential: string | null) => UpstreamRequest): Promise<UpstreamResponse | null> {
     this.sentRoute = route;
+    this.sentRequest = req;
     const plan = this.hedge;
     this.hedge = null;
     if (plan && rebuild) return this.sendWithHedge(route, req, plan, rebuild);
@@ -168,6 +171,7 @@ export class Attempt {
         this.record.attempts++;
       });
       this.sentRoute = result.route;
+      if (result.route !== route) this.sentRequest = null;
       this.hedgeCredential = plan.credential;
       this.record.route = result.route;
       this.record.upstreamRequestId = upstreamRequestIdOf(result.res.headers);

@@ -47,6 +47,7 @@ import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
 import { TranslationSource } from './translation-source.ts';
 import { ForwardedCapture, mixesShapes } from './forwarded-capture.ts';
+import { countCutPrompt, cutWithoutUsage } from './unreported-usage.ts';
 
 export interface PipelineDeps {
   hooks: Hooks;
@@ -212,6 +213,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
     let retries: RetryRun | null = null;
     let finishInFlight: (() => void) | null = null;
     let upstreamTries: UpstreamTries | null = null;
+    let sending: Attempt | null = null;
 
     try {
       const principal = request.principal ?? await authenticateNow(request, call.shape);
@@ -263,6 +265,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       attempt.standardSpeed = standardSpeed;
       attempt.meter = deps.meter ?? null;
       finishInFlight = () => attempt.finishInFlight();
+      sending = attempt;
       for (let step = -1; step < chain.length && !served && !stopped; step++) {
         const entry = step < 0 ? null : chain[step];
         if (entry) {
@@ -439,6 +442,12 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (cancellation.signal.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
       const usage = record.usage;
       permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
+      // The client has gone: counting the prompt delays only the record.
+      const sent = sending?.sentRequest;
+      if (sent && cutWithoutUsage(record)) {
+        record.markEnd();
+        await countCutPrompt(record, sent.route.adapter, sent);
+      }
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);
       countRequest(call.shape, event.status);

@@ -63,6 +63,7 @@ export class RequestRecord {
   upstreamRequestId: string | null = null;
   /** Why the latest attempt failed, for the failover counter. */
   lastFailure: FailoverReason | null = null;
+  private ended: { at: number; t: number } | null = null;
 
   /** `elapsedMs`: how long ago the request began, for a record made after the fact. */
   constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean, elapsedMs = 0) {
@@ -72,6 +73,11 @@ export class RequestRecord {
 
   markFirstByte(): void {
     if (this.ttfbMs === null) this.ttfbMs = performance.now() - this.t0;
+  }
+
+  /** The request is over: what happens after (counting a cut answer's prompt) is not its latency. */
+  markEnd(): void {
+    this.ended ??= { at: Date.now(), t: performance.now() };
   }
 
   toEvent(snapshot: CatalogSnapshot): UsageEvent {
@@ -85,7 +91,7 @@ export class RequestRecord {
     return {
       request_id: this.requestId,
       started_at: new Date(this.startedAt).toISOString(),
-      finished_at: new Date().toISOString(),
+      finished_at: new Date(this.ended?.at ?? Date.now()).toISOString(),
       relay_key_id: (this.principal?.relayKey ?? this.refusedKey)?.metadata.id ?? null,
       relay_key_prefix: (this.principal?.relayKey ?? this.refusedKey)?.spec.prefix ?? null,
       policy_id: this.principal?.policy.metadata.id ?? this.refusedKey?.spec.policyId ?? null,
@@ -108,7 +114,7 @@ export class RequestRecord {
       reasoning_tokens: usage?.reasoning_tokens ?? 0,
       cost: price && usage ? (usage.unbilled === undefined ? costOf(usage, price.rates, modified.factor) : 0) : null,
       currency: price?.currency ?? null,
-      latency_ms: Math.round((performance.now() - this.t0) * 1000) / 1000,
+      latency_ms: Math.round(((this.ended?.t ?? performance.now()) - this.t0) * 1000) / 1000,
       ttfb_ms: this.ttfbMs === null ? null : Math.round(this.ttfbMs * 1000) / 1000,
       attempts: this.attempts,
       client_aborted: this.clientAborted,

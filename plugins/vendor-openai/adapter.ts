@@ -4,6 +4,7 @@ import { sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } fr
 import * as codec from './codec/index.ts';
 import { openaiBaseUrlProblem, openaiPath } from './base-url.ts';
 import { chatUsageRequest } from './usage-request.ts';
+import { countResponsesTokens } from './count-tokens.ts';
 
 const ENDPOINTS: Record<string, string> = {
   'openai.chat': '/chat/completions',
@@ -46,6 +47,7 @@ export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = 
     decodeError: codec.decodeError,
     usageFromBody: codec.usageFromBody,
     streamInspector: codec.streamInspector,
+    countTokens: countResponsesTokens,
     ...(options.injectStreamUsage ? { usageRequest: chatUsageRequest } : {}),
   };
 }

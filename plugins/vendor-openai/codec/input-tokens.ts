@@ -9,7 +9,7 @@ import { encodeResponsesRequest } from './responses-request.ts';
 import { responsesStreamDecoder } from './responses-stream.ts';
 
 /** The fields /v1/responses/input_tokens takes (the rest of a Responses request changes no count). */
-const COUNTED = ['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning', 'text'];
+export const COUNTED = ['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning', 'text'];
 
 export const inputTokensUpstream: ShapeCodec = {
   encodeRequest(request, route) {

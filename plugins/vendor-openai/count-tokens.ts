@@ -1,0 +1,31 @@
+// VendorAdapter.countTokens for OpenAI: a Responses request, as it was sent, counted by OpenAI's
+// token counter (POST /v1/responses/input_tokens). The kernel asks when an answer was cut before
+// its usage came (a Codex turn interrupted mid-stream) or a prompt is near a model's window. Not
+// counted: a Chat Completions body (the counter takes Responses input), a provider narrowed to
+// shapes without the counter, and a server that answers anything but a count (null).
+import { sendToHost, type UpstreamRequest } from '../../core/plugin-api.ts';
+import { openaiPath } from './base-url.ts';
+import { COUNTED } from './codec/input-tokens.ts';
+
+export async function countResponsesTokens(req: UpstreamRequest): Promise<number | null> {
+  if (req.shape !== 'openai.responses' || !req.route.shapes.includes('openai.input_tokens')) return null;
+  let sent: Record<string, unknown>;
+  try {
+    sent = JSON.parse(typeof req.body === 'string' ? req.body : req.body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const counted: Record<string, unknown> = {};
+  for (const member of COUNTED) if (sent[member] !== undefined) counted[member] = sent[member];
+  const path = openaiPath(req.route.host.spec.baseUrl, '/responses/input_tokens');
+  const res = await sendToHost({ ...req, shape: 'openai.input_tokens', body: JSON.stringify(counted), stream: false }, path, (key) => ({ authorization: `Bearer ${key}` }));
+  const chunks: Buffer[] = [];
+  for await (const chunk of res.body) chunks.push(chunk);
+  if (res.status !== 200) return null;
+  try {
+    const tokens = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input_tokens?: unknown }).input_tokens;
+    return typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? tokens : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,119 @@
+// Answers cut before the upstream reported usage: a Codex turn (Responses, streamed) whose client
+// leaves mid-stream ends before OpenAI's response.completed, the only event with usage. Relay counts
+// the prompt as it was sent at OpenAI's counter, after the answer, and records it (cost and budget
+// included) with extras.usage_counted; the record's latency is the request's. A whole answer, or an
+// Anthropic stream (its first event has the prompt), is not counted; a counter that fails leaves the
+// record without tokens; a Chat stream has no counter.
+import t from 'tap';
+import { startRelay, seedRoute, type Seeded } from '../../core/testing.ts';
+import { startFakeUpstream, openai, anthropic, type RecordedRequest } from '../support/fake-upstream.ts';
+import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
+
+const relay = await startRelay();
+const up = await startFakeUpstream();
+t.teardown(async () => {
+  await relay.close();
+  await up.close();
+});
+
+const COUNT_PATH = '/v1/responses/input_tokens';
+const counts = (): RecordedRequest[] => up.requests.filter((r) => r.pathname === COUNT_PATH);
+
+/** gpt-4o is in the shipped price table: $2.50 per million input tokens. */
+async function seed(model: string, adapter: 'openai' | 'anthropic' = 'openai', upstreamModel = adapter === 'openai' ? 'gpt-4o' : 'claude-sonnet-4-5'): Promise<Seeded> {
+  const s = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter, model, upstreamModel, hostKeys: ['sk-upstream-count'] });
+  await settled(relay, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length > 0);
+  return s;
+}
+
+/** Starts a streamed request, reads until `until` returns true, then drops the connection. */
+async function readThenAbort(path: string, relayKey: string, body: unknown, until: (text: string) => boolean): Promise<string> {
+  const controller = new AbortController();
+  const res = await fetch(relay.inferenceUrl + path, {
+    method: 'POST', signal: controller.signal,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${relayKey}` }, body: JSON.stringify(body),
+  });
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!until(text)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += Buffer.from(value).toString('utf8');
+  }
+  controller.abort();
+  await reader.cancel().catch(() => undefined);
+  return res.headers.get('x-request-id')!;
+}
+
+/** A Responses stream that sends its first events, then waits long enough for the client to leave. */
+function slowResponsesStream(model: string): void {
+  const frames = openai.responseEvents({ model, text: 'one two three four five six seven eight' });
+  up.enqueueStream({ frames, delayMs: 40 }, { path: '/v1/responses' });
+}
+
+const codexTurn = (model: string) => ({
+  model, stream: true, store: false, instructions: 'You are Codex.', input: [{ role: 'user', content: [{ type: 'input_text', text: 'fix the bug' }] }],
+  tools: [{ type: 'function', name: 'shell', parameters: { type: 'object', properties: {} } }], reasoning: { effort: 'high' }, include: ['reasoning.encrypted_content'],
+});
+
+t.test('a Responses stream cut by the client: the prompt is counted at OpenAI\'s counter and billed', async (t) => {
+  const s = await seed('cut-codex');
+  const budget = await relay.api<any>('POST', '/api/budgets', { metadata: { displayName: 'cut budget' }, spec: { scope: { relayKeyId: s.relayKeyId }, window: 'daily', limitAmount: 10 } });
+  t.equal(budget.status, 201);
+  await settled(relay, (snap) => snap.byKind('budgets').has(budget.body.metadata.id));
+  slowResponsesStream('gpt-4o');
+  up.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 41_234 }, headersDelayMs: 150 }, { path: COUNT_PATH });
+  const before = counts().length;
+  const requestId = await readThenAbort('/vendor-a/v1/responses', s.relayKey, codexTurn('cut-codex'), (x) => x.includes('response.output_text.delta'));
+
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, status: 200, input_tokens: 41_234, output_tokens: 0, currency: 'USD' });
+  t.equal(record.cost, 41_234 * 2.5 / 1e6, 'the prompt at gpt-4o\'s input rate');
+  t.equal(record.extras.usage_counted, 'input', 'the record says where its tokens came from');
+  const sent = counts().slice(before);
+  t.equal(sent.length, 1, 'one count');
+  t.same(Object.keys(sent[0]!.json).sort(), ['input', 'instructions', 'model', 'reasoning', 'tools'], 'only the members the counter takes');
+  t.equal(sent[0]!.json.model, 'gpt-4o', 'the prompt as it was sent upstream');
+  t.equal(sent[0]!.headers.authorization, 'Bearer sk-upstream-count', 'with the route\'s host key');
+  t.ok(Date.parse(record.finished_at) <= sent[0]!.receivedAt, 'the record ends when the request did, not when the count came');
+  const status = await relay.api<any>('GET', `/api/budgets/${budget.body.metadata.id}/status`);
+  t.ok(status.body.spentAmount >= 0.1, `the budget counts it (${status.body.spentAmount} USD)`);
+});
+
+t.test('a counter that fails leaves the record without tokens, and nothing else changes', async (t) => {
+  const s = await seed('cut-count-fails');
+  slowResponsesStream('gpt-4o');
+  up.enqueue({ status: 500, body: { error: { message: 'counter down' } } }, { path: COUNT_PATH });
+  const requestId = await readThenAbort('/vendor-a/v1/responses', s.relayKey, codexTurn('cut-count-fails'), (x) => x.includes('response.output_text.delta'));
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, input_tokens: 0, cost: null });
+  t.notOk(record.extras.usage_counted);
+  t.equal((await viaRelay(relay, '/vendor-a/v1/responses', s.relayKey, { model: 'cut-count-fails', input: 'hi' })).status, 200, 'the route still serves');
+});
+
+t.test('answers with usage are not counted: a whole Responses answer, an Anthropic stream cut after its first event', async (t) => {
+  const s = await seed('whole-codex');
+  const before = counts().length;
+  const whole = await viaRelay(relay, '/vendor-a/v1/responses', s.relayKey, { model: 'whole-codex', input: 'hi' });
+  t.equal(whole.status, 200);
+  t.ok((await usageRecord(relay, whole.headers.get('x-request-id')!)).input_tokens > 0);
+
+  const claude = await seed('cut-claude', 'anthropic');
+  up.enqueueStream({ frames: anthropic.events({ model: 'claude-sonnet-4-5', inputTokens: 900, text: 'one two three four five six' }), delayMs: 40 }, { path: '/v1/messages' });
+  const requestId = await readThenAbort('/vendor-b/v1/messages', claude.relayKey, { model: 'cut-claude', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.includes('content_block_delta'));
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, input_tokens: 900 }, 'message_start had the prompt');
+  t.notOk(record.extras.usage_counted);
+  t.equal(up.requests.filter((r) => r.pathname === '/v1/messages/count_tokens').length, 0, 'Anthropic\'s counter was not asked');
+  t.equal(counts().length, before, 'nor OpenAI\'s');
+});
+
+t.test('a Chat stream cut by the client has no counter: recorded without tokens', async (t) => {
+  const s = await seed('cut-chat');
+  up.enqueueStream({ frames: openai.chatChunks({ model: 'gpt-4o', chunks: 30 }), delayMs: 40 }, { path: '/v1/chat/completions' });
+  const before = counts().length;
+  const requestId = await readThenAbort('/vendor-a/v1/chat/completions', s.relayKey, { model: 'cut-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('\n\n').length > 4);
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, input_tokens: 0, cost: null });
+  t.equal(counts().length, before, 'no count was asked');
+});
