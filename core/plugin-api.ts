@@ -15,6 +15,7 @@ export type {
 export type { UsageBackend, PayloadBackend } from './observer/types.ts';
 export { RelayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
 export { sendToHost, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';
+export { readUpstreamBody } from './http/read-body.ts';
 export type { UpstreamClient } from './http/upstream-client.ts';
 export { sseFrame, SseParser } from './http/sse.ts';
 export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';

@@ -8,7 +8,8 @@ import { resume } from './hold.ts';
 import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
-import { redactCredentialText } from './upstream-error.ts';
+import { readErrorBody, redactCredentialText } from './upstream-error.ts';
+import { readUpstreamBody } from '../http/read-body.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import { clientRateLimitHeaders } from './rate-limit-headers.ts';
 import type { TranslationSource } from './translation-source.ts';
@@ -17,10 +18,14 @@ import { sameKindOfShape } from '../canonical/counting-shapes.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-async function readText(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
+/** A non-streamed answer is parsed whole, up to this size (an answer of 128K output tokens is ~1 MB). */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** A whole answer's text; an answer past MAX_ANSWER_BYTES is not one Relay can read. */
+async function readAnswer(body: UpstreamBody): Promise<string> {
+  const read = await readUpstreamBody(body, MAX_ANSWER_BYTES);
+  if (read.truncated) throw new Error(`it is larger than ${MAX_ANSWER_BYTES} bytes`);
+  return read.bytes.toString('utf8');
 }
 
 export async function translate(attempt: Attempt, route: Route, credential: string | null, codec: InboundCodec, source: TranslationSource): Promise<AttemptResult> {
@@ -37,7 +42,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (res.status >= 400) {
     const verdict = attempt.retry.verdict(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
-    const read = await readText(res.body).catch(() => '');
+    const read = (await readErrorBody(res.body).catch(() => Buffer.alloc(0))).toString('utf8');
     // Vendors quote a refused key back: Relay's own never reaches the caller.
     const text = route.hostKey && credential !== null ? redactCredentialText(read, credential) : read;
     if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
@@ -61,7 +66,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (!attempt.call.stream || !isEventStream(res.headers)) {
     let response: CanonicalResponse;
     try {
-      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readText(res.body)), route, source.routed(route, attempt.call.stream), answerDropped);
+      response = route.adapter.decodeResponse(upstreamShape, JSON.parse(await readAnswer(res.body)), route, source.routed(route, attempt.call.stream), answerDropped);
     } catch (err) {
       if (attempt.clientGone) throw err;
       if (!attempt.isLast) return { kind: 'retry' };

@@ -3,10 +3,12 @@
 // Relay's credential: the body is read whole (error bodies are small), decompressed when the
 // upstream compressed it, and every occurrence of the key is replaced.
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { UpstreamBody } from '../hooks.ts';
+import { readUpstreamBody } from '../http/read-body.ts';
 
 /** What replaces the host key in an error body. */
 export const REDACTED = '[redacted host key]';
-/** Error bodies are read up to this size; the rest is dropped (no vendor's error comes near it). */
+/** Error bodies are read up to this size; the rest is not read (no vendor's error comes near it). */
 export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 const DECOMPRESS: Record<string, (buf: Buffer, options: { maxOutputLength: number }) => Buffer> = {
@@ -16,17 +18,9 @@ const DECOMPRESS: Record<string, (buf: Buffer, options: { maxOutputLength: numbe
   br: brotliDecompressSync,
 };
 
-/** The body as read (at most MAX_ERROR_BODY_BYTES). */
-export async function readErrorBody(body: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    if (size >= MAX_ERROR_BODY_BYTES) continue; // drained, not kept
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  const all = Buffer.concat(chunks);
-  return all.length > MAX_ERROR_BODY_BYTES ? all.subarray(0, MAX_ERROR_BODY_BYTES) : all;
+/** The body as read: at most MAX_ERROR_BODY_BYTES, the rest never read. */
+export async function readErrorBody(body: UpstreamBody): Promise<Buffer> {
+  return (await readUpstreamBody(body, MAX_ERROR_BODY_BYTES)).bytes;
 }
 
 /**

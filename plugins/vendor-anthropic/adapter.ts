@@ -1,6 +1,6 @@
 // The Anthropic adapter: Messages and count_tokens. The host key goes in `x-api-key`, with an
 // `anthropic-version` (the client's own when it sent one).
-import { sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
+import { readUpstreamBody, sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } from '../../core/plugin-api.ts';
 import * as codec from './codec/index.ts';
 import { withCacheBreakpoints } from './codec/cache-breakpoints.ts';
 import { anthropicBaseUrlProblem, anthropicPath } from './base-url.ts';
@@ -49,6 +49,9 @@ export function createAnthropicAdapter(id: string, anthropicVersion: string, opt
   };
 }
 
+/** A count's answer is `{"input_tokens": n}`: anything near this size is not one. */
+const MAX_COUNT_BYTES = 64 * 1024;
+
 // The members count_tokens takes: it refuses the others (max_tokens, stream, temperature, ...).
 const COUNTED = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers'];
 
@@ -63,11 +66,10 @@ async function countTokens(req: UpstreamRequest, anthropicVersion: string): Prom
   }
   const body = JSON.stringify(Object.fromEntries(COUNTED.filter((k) => request[k] !== undefined).map((k) => [k, request[k]])));
   const res = await sendToHost({ ...req, shape: 'anthropic.count_tokens', body, stream: false }, ENDPOINTS['anthropic.count_tokens']!, (key) => ({ 'x-api-key': key }), { 'anthropic-version': anthropicVersion });
-  const chunks: Buffer[] = [];
-  for await (const chunk of res.body) chunks.push(chunk);
-  if (res.status !== 200) return null;
+  const read = await readUpstreamBody(res.body, MAX_COUNT_BYTES);
+  if (res.status !== 200 || read.truncated) return null;
   try {
-    const tokens = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input_tokens?: unknown }).input_tokens;
+    const tokens = (JSON.parse(read.bytes.toString('utf8')) as { input_tokens?: unknown }).input_tokens;
     return typeof tokens === 'number' && Number.isFinite(tokens) ? tokens : null;
   } catch {
     return null;

@@ -2,7 +2,7 @@
 // the tenant's token endpoint for a bearer token. Tokens are cached per (endpoint, client,
 // secret) and fetched again before they expire; concurrent requests share one fetch.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { sendUpstream, type UpstreamRequest } from '../../core/plugin-api.ts';
+import { readUpstreamBody, sendUpstream, type UpstreamRequest } from '../../core/plugin-api.ts';
 import { DEFAULT_ENTRA_SCOPE, type EntraOptions } from './host-options.ts';
 
 /** Refresh this long before expiry (or at half the lifetime of a short-lived token). */
@@ -60,7 +60,7 @@ export class EntraTokenCache {
       body: form.toString(),
       timeoutMs: req.route.host.spec.timeoutMs,
     });
-    const text = await readText(res.body);
+    const text = (await readUpstreamBody(res.body, MAX_TOKEN_RESPONSE)).bytes.toString('utf8');
     let json: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } = {};
     try {
       json = JSON.parse(text) as typeof json;
@@ -82,20 +82,6 @@ function cacheKey(entra: EntraOptions, secret: string): string {
   // The secret is hashed so the map never holds it in the clear.
   const digest = createHash('sha256').update(secret).digest('base64url');
   return `${tokenUrlOf(entra)}\n${entra.clientId}\n${entra.scope ?? DEFAULT_ENTRA_SCOPE}\n${digest}`;
-}
-
-async function readText(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_TOKEN_RESPONSE) {
-      body.destroy();
-      break;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Two secrets compared in constant time. */

@@ -4,7 +4,7 @@
 // a Bedrock API key); streamed answers are decoded from AWS's event-stream framing into SSE;
 // Bedrock's exceptions become the statuses health and failover read.
 import { Readable } from 'node:stream';
-import { sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
+import { readUpstreamBody, sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
 import { anthropicErrorBody } from './anthropic-errors.ts';
 import * as codec from './codec/index.ts';
 import { CONVERSE_SHAPE, COUNTING_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
@@ -41,11 +41,8 @@ function headerValue(headers: Record<string, string>, name: string): string | un
   return undefined;
 }
 
-async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
+/** Error answers are read up to this size (Bedrock's are a few hundred bytes). */
+const MAX_ERROR_BYTES = 1024 * 1024;
 
 /** The headers that authenticate the request: SigV4 (host key or the AWS chain) or a Bedrock API key. */
 async function authHeaders(req: UpstreamRequest, options: BedrockHostOptions, url: URL, headers: Record<string, string>, body: string): Promise<Record<string, string>> {
@@ -68,7 +65,7 @@ async function authHeaders(req: UpstreamRequest, options: BedrockHostOptions, ur
  * ...: errors.ts), and for Messages clients in Anthropic's error body.
  */
 async function normalizeError(res: UpstreamResponse, shape: ShapeId): Promise<UpstreamResponse> {
-  const bytes = await readAll(res.body);
+  const bytes = (await readUpstreamBody(res.body, MAX_ERROR_BYTES)).bytes;
   const text = bytes.toString('utf8');
   const typeHeader = res.headers['x-amzn-errortype'];
   let bodyType: unknown;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { UpstreamResponse } from '../../core/plugin-api.ts';
+import { readUpstreamBody, type UpstreamResponse } from '../../core/plugin-api.ts';
 
 // An Anthropic Messages request as InvokeModel takes it: no `model` (it is in the URL) and no
 // `stream` (the operation says it), `anthropic_version` set to Bedrock's, and the client's
@@ -41,13 +41,15 @@ export function countTokensBody(clientBody: Buffer | string, betaHeader: string 
   return JSON.stringify({ input: { invokeModel: { body: Buffer.from(JSON.stringify(invoke)).toString('base64') } } });
 }
 
+/** A count's answer is `{"inputTokens": n}`: anything near this size is not one. */
+const MAX_COUNT_BYTES = 64 * 1024;
+
 /** CountTokens' `{"inputTokens": n}` as Anthropic's `{"input_tokens": n}`. */
 export async function countTokensAnswer(res: UpstreamResponse): Promise<UpstreamResponse> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res.body) chunks.push(chunk);
+  const read = await readUpstreamBody(res.body, MAX_COUNT_BYTES);
   let inputTokens: unknown;
   try {
-    inputTokens = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { inputTokens?: unknown }).inputTokens;
+    inputTokens = read.truncated ? undefined : (JSON.parse(read.bytes.toString('utf8')) as { inputTokens?: unknown }).inputTokens;
   } catch {
     inputTokens = undefined;
   }

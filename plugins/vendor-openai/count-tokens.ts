@@ -3,9 +3,12 @@
 // its usage came (a Codex turn interrupted mid-stream) or a prompt is near a model's window. Not
 // counted: a Chat Completions body (the counter takes Responses input), a provider narrowed to
 // shapes without the counter, and a server that answers anything but a count (null).
-import { sendToHost, type UpstreamRequest } from '../../core/plugin-api.ts';
+import { readUpstreamBody, sendToHost, type UpstreamRequest } from '../../core/plugin-api.ts';
 import { openaiPath } from './base-url.ts';
 import { COUNTED } from './codec/input-tokens.ts';
+
+/** A count's answer is `{"object": "response.input_tokens", "input_tokens": n}`: anything near this size is not one. */
+const MAX_COUNT_BYTES = 64 * 1024;
 
 export async function countResponsesTokens(req: UpstreamRequest): Promise<number | null> {
   if (req.shape !== 'openai.responses' || !req.route.shapes.includes('openai.input_tokens')) return null;
@@ -19,11 +22,10 @@ export async function countResponsesTokens(req: UpstreamRequest): Promise<number
   for (const member of COUNTED) if (sent[member] !== undefined) counted[member] = sent[member];
   const path = openaiPath(req.route.host.spec.baseUrl, '/responses/input_tokens');
   const res = await sendToHost({ ...req, shape: 'openai.input_tokens', body: JSON.stringify(counted), stream: false }, path, (key) => ({ authorization: `Bearer ${key}` }));
-  const chunks: Buffer[] = [];
-  for await (const chunk of res.body) chunks.push(chunk);
-  if (res.status !== 200) return null;
+  const read = await readUpstreamBody(res.body, MAX_COUNT_BYTES);
+  if (res.status !== 200 || read.truncated) return null;
   try {
-    const tokens = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input_tokens?: unknown }).input_tokens;
+    const tokens = (JSON.parse(read.bytes.toString('utf8')) as { input_tokens?: unknown }).input_tokens;
     return typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? tokens : null;
   } catch {
     return null;

@@ -1,0 +1,88 @@
+// An upstream that never stops sending a body Relay reads whole: an error answer (read to take
+// Relay's host key out of it, or to render it in the client's shape) and a non-streamed answer
+// to translate. The body deadline is between chunks, so a steady sender meets it; Relay reads up
+// to a bound, stops, aborts the upstream request and answers the client, rather than hanging or
+// filling its memory.
+import t from 'tap';
+import type { ServerResponse } from 'node:http';
+import { startRelay, seedRoute } from '../../core/testing.ts';
+import { startFakeUpstream, type RawAction } from '../support/fake-upstream.ts';
+import { routeLive, viaRelay } from '../support/relay-client.ts';
+
+const relay = await startRelay();
+const up = await startFakeUpstream();
+t.teardown(async () => {
+  await relay.close();
+  await up.close();
+});
+
+interface Endless {
+  action: RawAction;
+  /** Resolves with the bytes written once Relay hangs up. */
+  closed: Promise<number>;
+}
+
+/** An answer whose body starts with `opening` and then never ends, written as fast as it is read. */
+function endless(status: number, opening: string): Endless {
+  let report!: (sent: number) => void;
+  const closed = new Promise<number>((resolve) => { report = resolve; });
+  const action: RawAction = {
+    kind: 'raw',
+    handle(_req, res: ServerResponse) {
+      let sent = 0;
+      const filler = Buffer.alloc(64 * 1024, 0x20);
+      res.on('close', () => report(sent));
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.write(opening);
+      const pump = (): void => {
+        while (!res.destroyed) {
+          sent += filler.length;
+          if (!res.write(filler)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+      };
+      pump();
+    },
+  };
+  return { action, closed };
+}
+
+const openaiRoute = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'endless-gpt' });
+await routeLive(relay, openaiRoute);
+const chat = { model: 'endless-gpt', messages: [{ role: 'user', content: 'hi' }] };
+const messages = { model: 'endless-gpt', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] };
+
+t.test('an endless error answer to Relay\'s own host key: read up to 1 MB, then the client gets it', async (t) => {
+  t.setTimeout(30_000);
+  const body = endless(400, '{"error":{"message":"bad request","type":"invalid_request_error"}');
+  up.enqueue(body.action, { path: '/v1/chat/completions' });
+  const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', openaiRoute.relayKey, chat);
+  t.equal(res.status, 400, 'the upstream\'s status');
+  t.equal(res.text.length, 1024 * 1024, 'its first megabyte');
+  const sent = await body.closed;
+  t.ok(sent < 64 * 1024 * 1024, `Relay hung up on the upstream (${sent} bytes written)`);
+});
+
+t.test('an endless error answer to a translated request: the client gets an error in its shape', async (t) => {
+  t.setTimeout(30_000);
+  const body = endless(400, '{"error":{"message":"bad request","type":"invalid_request_error"}');
+  up.enqueue(body.action, { path: '/v1/chat/completions' });
+  const res = await viaRelay(relay, '/vendor-b/v1/messages', openaiRoute.relayKey, messages);
+  t.equal(res.status, 400);
+  t.match(JSON.parse(res.text), { type: 'error', error: { type: 'invalid_request_error' } }, 'Anthropic\'s error shape');
+  t.ok(await body.closed < 64 * 1024 * 1024, 'Relay hung up on the upstream');
+});
+
+t.test('an endless answer to translate: a 502 once it passes 64 MB, not a process out of memory', async (t) => {
+  t.setTimeout(60_000);
+  const body = endless(200, '{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[],"padding":"');
+  up.enqueue(body.action, { path: '/v1/chat/completions' });
+  const res = await viaRelay(relay, '/vendor-b/v1/messages', openaiRoute.relayKey, messages);
+  t.equal(res.status, 502);
+  t.match(JSON.parse(res.text), { type: 'error', error: { message: /could not be read: it is larger than 67108864 bytes/ } });
+  const sent = await body.closed;
+  t.ok(sent >= 64 * 1024 * 1024 && sent < 128 * 1024 * 1024, `read to the bound, then hung up (${sent} bytes written)`);
+  t.equal((await viaRelay(relay, '/vendor-a/v1/chat/completions', openaiRoute.relayKey, chat)).status, 200, 'and Relay serves the next request');
+});
