@@ -18,7 +18,11 @@ import { sameKindOfShape } from '../canonical/counting-shapes.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-/** A non-streamed answer is parsed whole, up to this size (an answer of 128K output tokens is ~1 MB). */
+/**
+ * An answer to translate is read up to this size, whole or streamed (the encoders keep a stream's
+ * output for its last event): an answer of 128K output tokens is a few MB; an upstream that never
+ * stops would otherwise fill the process's memory.
+ */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** A whole answer's text; an answer past MAX_ANSWER_BYTES is not one Relay can read. */
@@ -211,7 +215,10 @@ async function translateStream(
   try {
     await writer.write(opening);
     writer.flush();
+    let streamed = 0;
     for await (const chunk of resume(hold.iterator, hold.pending)) {
+      streamed += chunk.length;
+      if (streamed > MAX_ANSWER_BYTES) throw new Error(`the upstream's stream passed ${MAX_ANSWER_BYTES} bytes`);
       parser.feed(chunk);
       const full = writer.write(take());
       if (full) await full;

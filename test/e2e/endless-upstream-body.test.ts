@@ -1,6 +1,6 @@
 // An upstream that never stops sending a body Relay reads whole: an error answer (read to take
-// Relay's host key out of it, or to render it in the client's shape) and a non-streamed answer
-// to translate. The body deadline is between chunks, so a steady sender meets it; Relay reads up
+// Relay's host key out of it, or to render it in the client's shape), and an answer to translate,
+// whole or streamed (the encoders keep a stream's output for its last event). The body deadline is between chunks, so a steady sender meets it; Relay reads up
 // to a bound, stops, aborts the upstream request and answers the client, rather than hanging or
 // filling its memory.
 import t from 'tap';
@@ -22,17 +22,16 @@ interface Endless {
   closed: Promise<number>;
 }
 
-/** An answer whose body starts with `opening` and then never ends, written as fast as it is read. */
-function endless(status: number, opening: string): Endless {
+/** An answer whose body starts with `opening` and then repeats `filler` forever, written as fast as it is read. */
+function endless(status: number, opening: string, filler: Buffer = Buffer.alloc(64 * 1024, 0x20), contentType = 'application/json'): Endless {
   let report!: (sent: number) => void;
   const closed = new Promise<number>((resolve) => { report = resolve; });
   const action: RawAction = {
     kind: 'raw',
     handle(_req, res: ServerResponse) {
       let sent = 0;
-      const filler = Buffer.alloc(64 * 1024, 0x20);
       res.on('close', () => report(sent));
-      res.writeHead(status, { 'content-type': 'application/json' });
+      res.writeHead(status, { 'content-type': contentType });
       res.write(opening);
       const pump = (): void => {
         while (!res.destroyed) {
@@ -85,4 +84,18 @@ t.test('an endless answer to translate: a 502 once it passes 64 MB, not a proces
   const sent = await body.closed;
   t.ok(sent >= 64 * 1024 * 1024 && sent < 128 * 1024 * 1024, `read to the bound, then hung up (${sent} bytes written)`);
   t.equal((await viaRelay(relay, '/vendor-a/v1/chat/completions', openaiRoute.relayKey, chat)).status, 200, 'and Relay serves the next request');
+});
+
+t.test('an endless stream to translate: the client\'s stream ends with an error once it passes 64 MB', async (t) => {
+  t.setTimeout(60_000);
+  const delta = `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: 'x'.repeat(8 * 1024) }, finish_reason: null }] })}\n\n`;
+  const body = endless(200, '', Buffer.from(delta.repeat(8)), 'text/event-stream');
+  up.enqueue(body.action, { path: '/v1/chat/completions' });
+  const res = await viaRelay(relay, '/vendor-b/v1/messages', openaiRoute.relayKey, { ...messages, stream: true });
+  t.equal(res.status, 200, 'the stream had begun');
+  const tail = res.text.slice(-4096);
+  t.match(tail, /event: error\ndata: \{"type":"error"/, 'and ends in the client\'s shape, with an error event');
+  t.notMatch(tail, /message_stop/);
+  const sent = await body.closed;
+  t.ok(sent >= 64 * 1024 * 1024 && sent < 128 * 1024 * 1024, `read to the bound, then hung up (${sent} bytes written)`);
 });
