@@ -5,7 +5,7 @@ import { recordFaultCounters } from '../support/fault-counters.ts';
 import type { ServerResponse } from 'node:http';
 import { startRelay, seedRoute, eventually, type Seeded } from '../../core/testing.ts';
 import { startFakeUpstream, openai, type FakeUpstream, type RawAction } from '../support/fake-upstream.ts';
-import { viaRelay, usageRecord, hostKeyHealth, setBindingWeights, settled } from '../support/relay-client.ts';
+import { viaRelay, usageRecord, hostKeyHealth, setBindingWeights, settled, readThenAbort } from '../support/relay-client.ts';
 
 const relay = await startRelay();
 const upstreams: FakeUpstream[] = [];
@@ -68,25 +68,6 @@ function slowStream(frames: string[], everyMs: number, firstAfterMs = everyMs): 
   return { action, closed };
 }
 
-/** Starts a streamed request, reads until `until` returns true, then drops the connection. */
-async function readThenAbort(path: string, relayKey: string, body: unknown, until: (text: string) => boolean): Promise<{ requestId: string; text: string }> {
-  const controller = new AbortController();
-  const res = await fetch(relay.inferenceUrl + path, {
-    method: 'POST', signal: controller.signal,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${relayKey}` }, body: JSON.stringify(body),
-  });
-  const requestId = res.headers.get('x-request-id')!;
-  const reader = res.body!.getReader();
-  let text = '';
-  while (!until(text)) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += Buffer.from(value).toString('utf8');
-  }
-  controller.abort();
-  await reader.cancel().catch(() => undefined);
-  return { requestId, text };
-}
 
 t.test('a client that disconnects mid-stream aborts its upstream request (passthrough)', async (t) => {
   const up = await fake();
@@ -94,7 +75,7 @@ t.test('a client that disconnects mid-stream aborts its upstream request (passth
   const frames = openai.chatChunks({ model: s.modelSlug, chunks: 40 });
   const watched = slowStream(frames, 50);
   up.enqueue(watched.action);
-  const { requestId, text } = await readThenAbort('/vendor-a/v1/chat/completions', s.relayKey,
+  const { requestId, text } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', s.relayKey,
     { model: s.modelSlug, stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('\n\n').length > 4);
   t.ok(text.startsWith(frames[0]!), 'the client got the start of the stream');
   const closed = await watched.closed;
@@ -113,7 +94,7 @@ t.test('a client that disconnects mid-stream aborts its upstream request (transl
   const frames = openai.chatChunks({ model: s.modelSlug, chunks: 40 });
   const watched = slowStream(frames, 50);
   up.enqueue(watched.action);
-  const { requestId } = await readThenAbort('/vendor-b/v1/messages', s.relayKey,
+  const { requestId } = await readThenAbort(relay, '/vendor-b/v1/messages', s.relayKey,
     { model: s.modelSlug, stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.includes('content_block_delta'));
   const closed = await watched.closed;
   t.notOk(closed.finished, 'the upstream socket closed before the stream ended');

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { startRelay, seedRoute, type Seeded } from '../../core/testing.ts';
 import { startFakeUpstream, openai, anthropic, type RecordedRequest } from '../support/fake-upstream.ts';
-import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
+import { readThenAbort, settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 
 const relay = await startRelay();
 const up = await startFakeUpstream();
@@ -26,24 +26,6 @@ async function seed(model: string, adapter: 'openai' | 'anthropic' = 'openai', u
   return s;
 }
 
-/** Starts a streamed request, reads until `until` returns true, then drops the connection. */
-async function readThenAbort(path: string, relayKey: string, body: unknown, until: (text: string) => boolean): Promise<string> {
-  const controller = new AbortController();
-  const res = await fetch(relay.inferenceUrl + path, {
-    method: 'POST', signal: controller.signal,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${relayKey}` }, body: JSON.stringify(body),
-  });
-  const reader = res.body!.getReader();
-  let text = '';
-  while (!until(text)) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += Buffer.from(value).toString('utf8');
-  }
-  controller.abort();
-  await reader.cancel().catch(() => undefined);
-  return res.headers.get('x-request-id')!;
-}
 
 /** A Responses stream that sends its first events, then waits long enough for the client to leave. */
 function slowResponsesStream(model: string): void {
@@ -64,7 +46,7 @@ t.test('a Responses stream cut by the client: the prompt is counted at OpenAI\'s
   slowResponsesStream('gpt-4o');
   up.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 41_234 }, headersDelayMs: 150 }, { path: COUNT_PATH });
   const before = counts().length;
-  const requestId = await readThenAbort('/vendor-a/v1/responses', s.relayKey, codexTurn('cut-codex'), (x) => x.includes('response.output_text.delta'));
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/responses', s.relayKey, codexTurn('cut-codex'), (x) => x.includes('response.output_text.delta'));
 
   const record = await usageRecord(relay, requestId);
   t.match(record, { client_aborted: true, status: 200, input_tokens: 41_234, output_tokens: 0, currency: 'USD' });
@@ -84,7 +66,7 @@ t.test('a counter that fails leaves the record without tokens, and nothing else 
   const s = await seed('cut-count-fails');
   slowResponsesStream('gpt-4o');
   up.enqueue({ status: 500, body: { error: { message: 'counter down' } } }, { path: COUNT_PATH });
-  const requestId = await readThenAbort('/vendor-a/v1/responses', s.relayKey, codexTurn('cut-count-fails'), (x) => x.includes('response.output_text.delta'));
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/responses', s.relayKey, codexTurn('cut-count-fails'), (x) => x.includes('response.output_text.delta'));
   const record = await usageRecord(relay, requestId);
   t.match(record, { client_aborted: true, input_tokens: 0, cost: null });
   t.notOk(record.extras.usage_counted);
@@ -100,7 +82,7 @@ t.test('answers with usage are not counted: a whole Responses answer, an Anthrop
 
   const claude = await seed('cut-claude', 'anthropic');
   up.enqueueStream({ frames: anthropic.events({ model: 'claude-sonnet-4-5', inputTokens: 900, text: 'one two three four five six' }), delayMs: 40 }, { path: '/v1/messages' });
-  const requestId = await readThenAbort('/vendor-b/v1/messages', claude.relayKey, { model: 'cut-claude', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.includes('content_block_delta'));
+  const { requestId } = await readThenAbort(relay, '/vendor-b/v1/messages', claude.relayKey, { model: 'cut-claude', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.includes('content_block_delta'));
   const record = await usageRecord(relay, requestId);
   t.match(record, { client_aborted: true, input_tokens: 900 }, 'message_start had the prompt');
   t.notOk(record.extras.usage_counted);
@@ -112,7 +94,7 @@ t.test('a Chat stream cut by the client has no counter: recorded without tokens'
   const s = await seed('cut-chat');
   up.enqueueStream({ frames: openai.chatChunks({ model: 'gpt-4o', chunks: 30 }), delayMs: 40 }, { path: '/v1/chat/completions' });
   const before = counts().length;
-  const requestId = await readThenAbort('/vendor-a/v1/chat/completions', s.relayKey, { model: 'cut-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('\n\n').length > 4);
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', s.relayKey, { model: 'cut-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('\n\n').length > 4);
   const record = await usageRecord(relay, requestId);
   t.match(record, { client_aborted: true, input_tokens: 0, cost: null });
   t.equal(counts().length, before, 'no count was asked');

@@ -7,7 +7,7 @@ import t from 'tap';
 import type { ServerResponse } from 'node:http';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream, type RawAction } from '../support/fake-upstream.ts';
-import { routeLive, viaRelay } from '../support/relay-client.ts';
+import { routeLive, viaRelay, type Answer } from '../support/relay-client.ts';
 
 const relay = await startRelay();
 const up = await startFakeUpstream();
@@ -53,25 +53,28 @@ await routeLive(relay, openaiRoute);
 const chat = { model: 'endless-gpt', messages: [{ role: 'user', content: 'hi' }] };
 const messages = { model: 'endless-gpt', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] };
 
+/** Sends `body` to `path` while the upstream answers with an endless error: the client's answer, and the bytes written before Relay hung up. */
+async function askAgainstEndlessError(path: string, body: unknown): Promise<{ res: Answer; sent: number }> {
+  const endlessError = endless(400, '{"error":{"message":"bad request","type":"invalid_request_error"}');
+  up.enqueue(endlessError.action, { path: '/v1/chat/completions' });
+  const res = await viaRelay(relay, path, openaiRoute.relayKey, body);
+  return { res, sent: await endlessError.closed };
+}
+
 t.test('an endless error answer to Relay\'s own host key: read up to 1 MB, then the client gets it', async (t) => {
   t.setTimeout(30_000);
-  const body = endless(400, '{"error":{"message":"bad request","type":"invalid_request_error"}');
-  up.enqueue(body.action, { path: '/v1/chat/completions' });
-  const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', openaiRoute.relayKey, chat);
+  const { res, sent } = await askAgainstEndlessError('/vendor-a/v1/chat/completions', chat);
   t.equal(res.status, 400, 'the upstream\'s status');
   t.equal(res.text.length, 1024 * 1024, 'its first megabyte');
-  const sent = await body.closed;
   t.ok(sent < 64 * 1024 * 1024, `Relay hung up on the upstream (${sent} bytes written)`);
 });
 
 t.test('an endless error answer to a translated request: the client gets an error in its shape', async (t) => {
   t.setTimeout(30_000);
-  const body = endless(400, '{"error":{"message":"bad request","type":"invalid_request_error"}');
-  up.enqueue(body.action, { path: '/v1/chat/completions' });
-  const res = await viaRelay(relay, '/vendor-b/v1/messages', openaiRoute.relayKey, messages);
+  const { res, sent } = await askAgainstEndlessError('/vendor-b/v1/messages', messages);
   t.equal(res.status, 400);
   t.match(JSON.parse(res.text), { type: 'error', error: { type: 'invalid_request_error' } }, 'Anthropic\'s error shape');
-  t.ok(await body.closed < 64 * 1024 * 1024, 'Relay hung up on the upstream');
+  t.ok(sent < 64 * 1024 * 1024, `Relay hung up on the upstream (${sent} bytes written)`);
 });
 
 t.test('an endless answer to translate: a 502 once it passes 64 MB, not a process out of memory', async (t) => {

@@ -1,6 +1,6 @@
 // Small helpers for end-to-end tests that call a running Relay over HTTP: start one with a fake
-// upstream, POST a JSON body and keep the exact bytes, read a request's usage record, and read
-// host-key health.
+// upstream, POST a JSON body and keep the exact bytes, leave a stream part-way, read a request's
+// usage record, and read host-key health.
 import { eventually, startRelay, type TestRelay } from '../../core/testing.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.ts';
 
@@ -38,6 +38,26 @@ export async function post(url: string, headers: Record<string, string>, body: u
 /** POSTs to Relay's inference listener with a relay key as bearer token. */
 export function viaRelay(relay: TestRelay, path: string, relayKey: string, body: unknown, extra: Record<string, string> = {}): Promise<Answer> {
   return post(`${relay.inferenceUrl}${path}`, { authorization: `Bearer ${relayKey}`, ...extra }, body);
+}
+
+/** Starts a streamed request through Relay, reads until `until` returns true, then drops the connection. */
+export async function readThenAbort(relay: TestRelay, path: string, relayKey: string, body: unknown, until: (text: string) => boolean): Promise<{ requestId: string; text: string }> {
+  const controller = new AbortController();
+  const res = await fetch(relay.inferenceUrl + path, {
+    method: 'POST', signal: controller.signal,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${relayKey}` }, body: JSON.stringify(body),
+  });
+  const requestId = res.headers.get('x-request-id')!;
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!until(text)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += Buffer.from(value).toString('utf8');
+  }
+  controller.abort();
+  await reader.cancel().catch(() => undefined);
+  return { requestId, text };
 }
 
 /** The request's usage record from GET /api/logs/{id}, once the observer has written it. */
