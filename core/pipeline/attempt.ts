@@ -62,8 +62,11 @@ export class Attempt {
   hedge: HedgePlan | null = null;
   /** The route whose answer send() returned (another than asked when a hedge won). */
   sentRoute: Route | null = null;
-  /** What was sent to sentRoute, for counting its prompt when the answer is cut (unreported-usage.ts); null when a hedge won. */
-  sentRequest: UpstreamRequest | null = null;
+  /**
+   * Makes again what was sent to sentRoute, for counting its prompt when the answer is cut
+   * (unreported-usage.ts), without holding its body for the answer's length; null when a hedge won.
+   */
+  resend: (() => UpstreamRequest) | null = null;
   /** The credential of the hedge's route, when the hedge won. */
   hedgeCredential: string | null = null;
   /** The members a passed-through body gets for the standard speed, when the policy limits fast modes (fast-mode.ts). */
@@ -127,7 +130,7 @@ export class Attempt {
   /** Sends upstream. A network failure returns null (try the next) or, on the last candidate, throws. */
   async send(route: Route, req: UpstreamRequest, rebuild?: (route: Route, credential: string | null) => UpstreamRequest): Promise<UpstreamResponse | null> {
     this.sentRoute = route;
-    this.sentRequest = req;
+    this.resend = rebuild ? () => rebuild(route, req.credential) : () => req;
     const plan = this.hedge;
     this.hedge = null;
     if (plan && rebuild) return this.sendWithHedge(route, req, plan, rebuild);
@@ -171,7 +174,7 @@ export class Attempt {
         this.record.attempts++;
       });
       this.sentRoute = result.route;
-      if (result.route !== route) this.sentRequest = null;
+      if (result.route !== route) this.resend = null;
       this.hedgeCredential = plan.credential;
       this.record.route = result.route;
       this.record.upstreamRequestId = upstreamRequestIdOf(result.res.headers);

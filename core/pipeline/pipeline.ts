@@ -443,10 +443,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const usage = record.usage;
       permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
       // The client has gone: counting the prompt delays only the record.
-      const sent = sending?.sentRequest;
-      if (sent && cutWithoutUsage(record)) {
+      const resend = sending?.resend;
+      if (resend && cutWithoutUsage(record)) {
         record.markEnd();
-        await countCutPrompt(record, sent.route.adapter, sent);
+        await countCutPrompt(record, resend);
       }
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);

@@ -6,7 +6,7 @@
 // record, the cost and the budgets carry it (extras.usage_counted: "input"); the output generated
 // before the cut is not known and counts as 0.
 import { emptyUsage } from '../canonical/types.ts';
-import type { UpstreamRequest, VendorAdapter } from '../hooks.ts';
+import type { UpstreamRequest } from '../hooks.ts';
 import type { RequestRecord } from './request-record.ts';
 
 /** The count is worth this much of the finished request's time at most. */
@@ -17,13 +17,17 @@ export function cutWithoutUsage(record: RequestRecord): boolean {
   return record.clientAborted && record.usage === null && record.route !== null && record.status >= 200 && record.status < 400;
 }
 
-/** Sets the record's usage to the prompt's count by the vendor, when it has a count endpoint and answers in time. */
-export async function countCutPrompt(record: RequestRecord, adapter: VendorAdapter, sent: UpstreamRequest): Promise<void> {
-  if (!adapter.countTokens) return;
+/**
+ * Sets the record's usage to the prompt's count by the vendor, when it has a count endpoint and
+ * answers in time. `resend` makes the request as it was sent (its body is not kept meanwhile).
+ */
+export async function countCutPrompt(record: RequestRecord, resend: () => UpstreamRequest): Promise<void> {
+  const adapter = record.route?.adapter;
+  if (!adapter?.countTokens) return;
   let counted: number | null;
   try {
     // The request's own signal fired when the client left: the count gets its own deadline.
-    counted = await adapter.countTokens({ ...sent, signal: AbortSignal.timeout(CUT_COUNT_TIMEOUT_MS) });
+    counted = await adapter.countTokens({ ...resend(), signal: AbortSignal.timeout(CUT_COUNT_TIMEOUT_MS) });
   } catch {
     return;
   }

@@ -62,6 +62,22 @@ t.test('a Responses stream cut by the client: the prompt is counted at OpenAI\'s
   t.ok(status.body.spentAmount >= 0.1, `the budget counts it (${status.body.spentAmount} USD)`);
 });
 
+t.test('a translated stream cut by the client: the translated prompt is counted', async (t) => {
+  const s = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'cut-claude-code', upstreamModel: 'gpt-4o', shapes: ['openai.responses', 'openai.input_tokens'] });
+  await settled(relay, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length > 0);
+  slowResponsesStream('gpt-4o');
+  up.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 7_000 } }, { path: COUNT_PATH });
+  const before = counts().length;
+  const { requestId } = await readThenAbort(relay, '/vendor-b/v1/messages', s.relayKey,
+    { model: 'cut-claude-code', max_tokens: 64, stream: true, system: 'You are Claude Code.', messages: [{ role: 'user', content: 'fix the bug' }] }, (x) => x.includes('content_block_delta'));
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, inbound_shape: 'anthropic.messages', upstream_shape: 'openai.responses', input_tokens: 7_000 });
+  t.equal(record.extras.usage_counted, 'input');
+  const sent = counts().slice(before);
+  t.equal(sent.length, 1);
+  t.match(sent[0]!.json, { model: 'gpt-4o', instructions: 'You are Claude Code.' }, 'the Responses request Relay made of the Messages one, counted');
+});
+
 t.test('a counter that fails leaves the record without tokens, and nothing else changes', async (t) => {
   const s = await seed('cut-count-fails');
   slowResponsesStream('gpt-4o');
