@@ -17,10 +17,18 @@ t.test('a 2xx is delivered on the first attempt, the payload as JSON', async (t)
 });
 
 t.test('a 503 is retried; a later 200 delivers', async (t) => {
-  hooks.answer('/flaky', 503);
-  const delivery = deliverWebhook(`${hooks.url}/flaky`, { n: 1 }, options);
-  setTimeout(() => hooks.answer('/flaky', 200), 10);
-  t.same(await delivery, { ok: true, attempts: 2, error: null });
+  // 503 to the first request, 200 to the next: by count, not by a timer a loaded machine outruns.
+  let seen = 0;
+  const flaky = createServer((req, res) => {
+    seen += 1;
+    req.resume();
+    res.writeHead(seen === 1 ? 503 : 200).end();
+  });
+  await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => { flaky.closeAllConnections(); flaky.close(); });
+  const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/flaky`;
+  t.same(await deliverWebhook(url, { n: 1 }, options), { ok: true, attempts: 2, error: null });
+  t.equal(seen, 2);
 });
 
 t.test('a 404 fails at once', async (t) => {
