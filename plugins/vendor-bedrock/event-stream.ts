@@ -70,23 +70,29 @@ const MIN_MESSAGE_BYTES = 16;
 /**
  * Event-stream bytes in, SSE text out, chunk by chunk. Messages are cut at the length their
  * prelude states (as the AWS SDK's chunker does) and each is decoded, CRCs checked, by the codec.
+ * A message's chunks are joined once it is whole: joining on every chunk would copy a 16 MiB
+ * message arriving in small reads gigabytes of times over.
  */
 export class EventStreamToSse {
   private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
-  private buffered: Buffer = Buffer.alloc(0);
+  private pending: Buffer[] = [];
+  private bytes = 0;
 
   constructor(private readonly toSse: MessageToSse) {}
 
   /** The SSE text of the messages this chunk completed. Throws on a corrupt message (a CRC mismatch). */
   push(chunk: Uint8Array): string {
-    this.buffered = this.buffered.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.buffered, chunk]);
+    if (chunk.length === 0) return '';
+    this.pending.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    this.bytes += chunk.length;
     let out = '';
-    while (this.buffered.length >= 4) {
-      const length = this.buffered.readUInt32BE(0);
+    while (this.bytes >= 4) {
+      const length = this.statedLength();
       if (length < MIN_MESSAGE_BYTES || length > MAX_MESSAGE_BYTES) throw new Error(`an event-stream message states ${length} bytes`);
-      if (this.buffered.length < length) break;
-      const message = this.codec.decode(this.buffered.subarray(0, length));
-      this.buffered = this.buffered.subarray(length);
+      if (this.bytes < length) break;
+      const joined = this.joined();
+      const message = this.codec.decode(joined.subarray(0, length));
+      this.keep(joined.subarray(length));
       out += this.toSse(message);
     }
     return out;
@@ -94,8 +100,24 @@ export class EventStreamToSse {
 
   /** Throws when the bytes ended inside a message. */
   end(): string {
-    if (this.buffered.length > 0) throw new Error('the event stream ended inside a message');
+    if (this.bytes > 0) throw new Error('the event stream ended inside a message');
     return '';
+  }
+
+  /** The total length the next message's prelude states (its first four bytes, which may span chunks). */
+  private statedLength(): number {
+    const first = this.pending[0]!;
+    return (first.length >= 4 ? first : this.joined()).readUInt32BE(0);
+  }
+
+  private joined(): Buffer {
+    if (this.pending.length > 1) this.keep(Buffer.concat(this.pending, this.bytes));
+    return this.pending[0]!;
+  }
+
+  private keep(rest: Buffer): void {
+    this.pending = rest.length > 0 ? [rest] : [];
+    this.bytes = rest.length;
   }
 }
 

@@ -124,6 +124,39 @@ t.test('a corrupt event-stream message (CRC mismatch) is an error, not a frame',
   t.throws(() => cut.end(), /ended inside a message/);
 });
 
+t.test('a message split into one-byte reads decodes whole, and a large one in small reads is joined once, not on every read', async (t) => {
+  const bytes = encodeStream(converseAnswer('Hello there').events);
+  const byByte = new EventStreamToSse(converseToSse);
+  let text = '';
+  for (let i = 0; i < bytes.length; i++) text += byByte.push(bytes.subarray(i, i + 1));
+  text += byByte.end();
+  t.same(sseFrames(text).map((f) => f.event), ['messageStart', 'contentBlockDelta', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata']);
+
+  // A hostile upstream's 16 MiB message in small reads: joining on every read copies the whole
+  // so far each time (~128 GB for 16 MiB in 1 KiB reads). The bytes joined are counted here.
+  const big = 'x'.repeat(2 * 1024 * 1024);
+  const large = encodeStream([{ event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { text: big } } }]);
+  const concat = Buffer.concat;
+  let copied = 0;
+  Buffer.concat = (list: readonly Uint8Array[], length?: number) => {
+    const joined = concat(list, length);
+    copied += joined.length;
+    return joined;
+  };
+  let out = '';
+  try {
+    const converter = new EventStreamToSse(converseToSse);
+    for (let at = 0; at < large.length; at += 1024) out += converter.push(large.subarray(at, at + 1024));
+    converter.end();
+  } finally {
+    Buffer.concat = concat;
+  }
+  t.ok(copied <= 2 * large.length, `${copied} bytes joined for a ${large.length}-byte message`);
+  const frames = sseFrames(out);
+  t.equal(frames.length, 1);
+  t.equal((JSON.parse(frames[0].data) as { delta: { text: string } }).delta.text.length, big.length);
+});
+
 t.test('Anthropic Messages through InvokeModel: the body Bedrock takes, the stream as Anthropic SSE', async (t) => {
   const before = fake.requests.length;
   const clientBody = JSON.stringify({ model: 'claude-client-name', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] });
