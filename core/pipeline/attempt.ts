@@ -257,6 +257,11 @@ export class Attempt {
     this.log.warn({ host: route.host.metadata.slug, limitBytes: limit }, `upstream sent an SSE frame over ${limit} bytes; ${consequence}`);
   }
 
+  /** A 2xx answer the client got whole whose usage could not be read: the record has none. */
+  noteUnreadUsage(route: Route, why: string): void {
+    this.log.warn({ host: route.host.metadata.slug }, `usage not read from the upstream's answer: ${why}`);
+  }
+
   reportSuccess(route: Route): void {
     if (route.hostKey) this.health.reportSuccess(route.hostKey);
   }

@@ -6,7 +6,7 @@ import { filterForwardHeaders, withoutAccountHeaders } from '../http/headers.ts'
 import { RouteCall } from '../http/inference-route.ts';
 import { setTopLevelMembers } from '../http/inference-body.ts';
 import type { InboundCodec, Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
-import { UsageCopy } from './usage-copy.ts';
+import { TAIL_BYTES, UsageCopy, WHOLE_COPY_BYTES } from './usage-copy.ts';
 import { resume } from './hold.ts';
 import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
@@ -152,7 +152,10 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
     return { kind: 'done' };
   }
   forwarded?.finish(false, res.status);
-  if (route && copy) attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
+  if (route && copy) {
+    attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
+    if (attempt.record.usage === null && !copy.whole) attempt.noteUnreadUsage(route, `its usage was not in the last ${TAIL_BYTES} bytes of an answer over ${WHOLE_COPY_BYTES}`);
+  }
   return { kind: 'done' };
 }
 

@@ -2,24 +2,20 @@
 // sent. Vendors write `usage` near the end of an answer, so it is looked for there first and only
 // it and the members after it are parsed (a 1536-dimension embedding is ~30 KB of numbers to parse
 // otherwise; Chat's `service_tier` follows `usage`); an adapter that reads any other member gets
-// the whole answer parsed. Without `usage` near the end, an answer up to WHOLE_PARSE_BYTES is
-// parsed whole; a larger one (a batch of embeddings runs to tens of MB) has only its top-level
-// `usage` member read, through the request scanner, so that reading a bill never builds tens of
-// MB of objects.
+// the whole answer parsed. An answer up to WHOLE_COPY_BYTES is kept whole; of a larger one (a batch
+// of embeddings runs to tens of MB) only the last TAIL_BYTES are kept, so that concurrent large
+// answers cannot hold hundreds of MB each, and its usage is read from there or not at all.
 import type { Usage } from '../canonical/types.ts';
 import type { ShapeId, VendorAdapter } from '../hooks.ts';
-import { TopLevelMembers } from '../http/json-scan-wasm/wasm-scanner.ts';
 
-export const WHOLE_PARSE_BYTES = 8 * 1024 * 1024;
-/** Past this, the copy is dropped and usage is not read (the answer still reaches the client whole). */
-export const MAX_COPY_BYTES = 256 * 1024 * 1024;
+export const WHOLE_COPY_BYTES = 8 * 1024 * 1024;
+/** What is kept of a larger answer: its end, where `usage` and the few members after it are. */
+export const TAIL_BYTES = 1024 * 1024;
 
 const USAGE_KEY = Buffer.from('"usage"');
 /** `"usage"` keys tried from the end (nested ones in the last members are passed over) before parsing whole. */
 const TAIL_TRIES = 4;
 const BACKSLASH = 0x5c;
-
-let usageMember: TopLevelMembers | undefined;
 
 /**
  * The outermost object's `usage` member, from the last such key on: `{` and the text from that key
@@ -68,34 +64,40 @@ function answerWithUsage(read: Record<string, unknown>, whole: () => Record<Prop
 
 export class UsageCopy {
   private chunks: Buffer[] = [];
-  private bytes = 0;
+  /** The bytes in `chunks`. */
+  private kept = 0;
+  private total = 0;
 
   add(chunk: Buffer): void {
-    if (this.bytes > MAX_COPY_BYTES) return;
-    this.bytes += chunk.length;
-    if (this.bytes > MAX_COPY_BYTES) this.chunks = [];
-    else this.chunks.push(chunk);
+    this.chunks.push(chunk);
+    this.kept += chunk.length;
+    this.total += chunk.length;
+    if (this.total <= WHOLE_COPY_BYTES) return;
+    // Past the whole-copy bound: drop whole chunks from the front while the rest still covers the tail.
+    let drop = 0;
+    while (drop < this.chunks.length - 1 && this.kept - this.chunks[drop]!.length >= TAIL_BYTES) this.kept -= this.chunks[drop++]!.length;
+    if (drop > 0) this.chunks = this.chunks.slice(drop);
+  }
+
+  /** The bytes the copy holds now. */
+  get heldBytes(): number {
+    return this.kept;
+  }
+
+  /** Whether the copy holds the whole answer (else only its end). */
+  get whole(): boolean {
+    return this.total <= WHOLE_COPY_BYTES;
   }
 
   usage(adapter: VendorAdapter, shape: ShapeId): Usage | null {
-    if (this.bytes > MAX_COPY_BYTES) return null;
-    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.kept);
     try {
-      const small = body.length <= WHOLE_PARSE_BYTES;
-      const whole = () => (small ? JSON.parse(body.toString('utf8')) : topLevelUsage(body)) as Record<PropertyKey, unknown> | null;
+      const whole = () => (this.whole ? JSON.parse(body.toString('utf8')) : {}) as Record<PropertyKey, unknown>;
       const tail = usageFromTail(body);
-      if (tail) return adapter.usageFromBody(shape, answerWithUsage(tail.members, () => whole() ?? {}));
-      const parsed = whole();
-      return parsed === null ? null : adapter.usageFromBody(shape, parsed);
+      if (tail) return adapter.usageFromBody(shape, answerWithUsage(tail.members, whole));
+      return this.whole ? adapter.usageFromBody(shape, whole()) : null;
     } catch {
       return null; // not JSON: no usage to read
     }
   }
-}
-
-/** A large answer's top-level `usage` alone, read through the request scanner; null when it has none. */
-function topLevelUsage(body: Buffer): { usage: unknown } | null {
-  usageMember ??= new TopLevelMembers(['usage']);
-  const span = usageMember.scan(body)?.spans[0];
-  return span ? { usage: JSON.parse(body.toString('utf8', span.start, span.end)) } : null;
 }

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { startRelay, seedRoute, eventually } from '../../core/testing.ts';
 import { openai as openaiBodies, startFakeUpstream } from '../support/fake-upstream.ts';
-import { WHOLE_PARSE_BYTES } from '../../core/pipeline/usage-copy.ts';
+import { WHOLE_COPY_BYTES } from '../../core/pipeline/usage-copy.ts';
 
 const relay = await startRelay();
 const openaiUp = await startFakeUpstream({ chunks: 20 });
@@ -80,7 +80,7 @@ t.test('embeddings pass through byte for byte', async (t) => {
 
 t.test('an answer past the whole-copy bound (a batch of embeddings): byte for byte, usage read from its tail', async (t) => {
   const answer = Buffer.from(JSON.stringify(openaiBodies.embeddings({ model: 'gpt-upstream', inputs: 400, dimensions: 1536, inputTokens: 4321 })));
-  t.ok(answer.length > WHOLE_PARSE_BYTES, `${answer.length} bytes`);
+  t.ok(answer.length > WHOLE_COPY_BYTES, `${answer.length} bytes`);
   openaiUp.enqueue({ body: answer, headers: { 'content-type': 'application/json' } });
   const got = await viaRelay('/vendor-a/v1/embeddings', oa.relayKey, { model: oa.modelSlug, input: Array.from({ length: 400 }, (_, i) => `text ${i}`) });
   t.equal(got.status, 200);
