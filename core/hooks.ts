@@ -310,6 +310,8 @@ export interface ForwardPlan {
   expanded: ExpandedRequest;
   /** The request with Relay's references resolved, to forward instead of the client's bytes. */
   substitute: Record<string, unknown> | null;
+  /** The largest answer worth keeping (the store's own cap): a larger one is not copied while it streams. */
+  maxAnswerBytes: number;
 }
 
 // ---------------------------------------------------------------- record

@@ -7,6 +7,7 @@ import type { Model } from '../catalog/kinds.ts';
 import type { VendorAdapter } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 import { SseParser } from '../http/sse.ts';
+import type { RequestLog } from './request-log.ts';
 
 /** Whether a model (or its fallbacks) has bindings both on the call's shape and on another one. */
 export function mixesShapes(model: Model | undefined, hasFallbacks: boolean, shape: ShapeId, snapshot: CatalogSnapshot, adapters: ReadonlyMap<string, VendorAdapter>): boolean {
@@ -24,22 +25,28 @@ export function mixesShapes(model: Model | undefined, hasFallbacks: boolean, sha
   return kinds.size > 1;
 }
 
+/** A `response.completed` frame wraps the response in a few members of its own. */
+const FRAME_SLACK_BYTES = 4096;
+
 export class ForwardedCapture {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
   private parser: SseParser | null = null;
   private completed: unknown = null;
+  private warned = false;
 
-  /** A copy larger than this is not kept (the store's own cap is smaller). */
-  private readonly maxBytes = 64 * 1024 * 1024;
+  /** A copy larger than this is not kept: the store would not keep the answer. */
+  private readonly maxBytes: number;
 
-  private constructor(private readonly codec: InboundCodec, private readonly plan: ForwardPlan, private readonly principal: Principal) {}
+  private constructor(private readonly codec: InboundCodec, private readonly plan: ForwardPlan, private readonly principal: Principal, private readonly log: RequestLog) {
+    this.maxBytes = plan.maxAnswerBytes;
+  }
 
-  static async open(codec: InboundCodec, call: InferenceCall, principal: Principal): Promise<ForwardedCapture | null> {
+  static async open(codec: InboundCodec, call: InferenceCall, principal: Principal, log: RequestLog): Promise<ForwardedCapture | null> {
     if (!codec.state?.forward || !codec.state.rememberForwarded) return null;
     // Best effort: a store that does not answer never fails a passthrough request (it is forwarded as sent).
     const plan = await codec.state.forward(call.json(), principal).catch(() => null);
-    return plan ? new ForwardedCapture(codec, plan, principal) : null;
+    return plan ? new ForwardedCapture(codec, plan, principal, log) : null;
   }
 
   /** The request to forward instead of the client's bytes (it references what only Relay knows), or null. */
@@ -57,14 +64,24 @@ export class ForwardedCapture {
         } catch {
           this.completed = null;
         }
-      });
+      }, { maxFrameBytes: this.maxBytes + FRAME_SLACK_BYTES, onOversize: () => this.tooLarge() });
       this.parser.feed(chunk);
       return;
     }
     if (this.bytes > this.maxBytes) return;
     this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) this.chunks.length = 0;
-    else this.chunks.push(chunk);
+    if (this.bytes <= this.maxBytes) this.chunks.push(chunk);
+    else {
+      this.chunks.length = 0;
+      this.tooLarge();
+    }
+  }
+
+  /** Said once, as the store says it of a conversation over its cap: a later turn that names this answer gets a 404. */
+  private tooLarge(): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.log.warn({ maxBytes: this.maxBytes }, 'forwarded response not stored: the answer alone exceeds responsesState.maxBytes');
   }
 
   /** Keeps the answer once it was sent (the write runs in the background). */

@@ -259,7 +259,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
 
       // A Responses conversation passed through to OpenAI is kept when the model may fail over to another vendor.
       const forwarded = codec?.state?.forward && mixesShapes(requested, chain.length > 0, call.shape, snapshot, hooks.adapters)
-        ? await ForwardedCapture.open(codec, call, principal) : null;
+        ? await ForwardedCapture.open(codec, call, principal, requestLog) : null;
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream, trace);
       attempt.retry = retries;
       attempt.standardSpeed = standardSpeed;

@@ -120,7 +120,7 @@ export function responsesConversationState(state: ResponsesState): ConversationS
       delete expandedJson.previous_response_id;
       const expanded: ExpandedRequest = { json: expandedJson, stored: true, extra: { inputFrom: history.length } satisfies Bookkeeping };
       // References only Relay can resolve (a translated turn's id): the upstream gets the conversation itself.
-      return { expanded, substitute: relayOwn ? expandedJson : null };
+      return { expanded, substitute: relayOwn ? expandedJson : null, maxAnswerBytes: state.maxBytes };
     },
 
     rememberForwarded(plan, response, principal): void {
