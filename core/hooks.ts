@@ -199,11 +199,13 @@ export interface VendorAdapter {
   usageRequest?(shape: ShapeId, request: Pick<InferenceCall, 'json' | 'member'>): UsageRequest | null;
   /**
    * Optional: the exact input-token count of `req` (a request body in `req.shape`, as it would be
-   * sent), from the vendor's count endpoint, or null when it cannot say. The kernel asks when its
-   * estimate puts a prompt near a model's context window (core/pipeline/exact-count.ts), and when
-   * an answer was cut before the upstream reported its usage (core/pipeline/unreported-usage.ts).
+   * sent), from the vendor's count endpoint, or null when it cannot say. `prompt` gives the same
+   * request in canonical form (its model the upstream's), for a counter that takes another shape
+   * than `req.shape` (OpenAI's counts Responses input, not Chat); it may throw. The kernel asks when
+   * its estimate puts a prompt near a model's context window (core/pipeline/exact-count.ts), and
+   * when an answer was cut before the upstream reported its usage (core/pipeline/unreported-usage.ts).
    */
-  countTokens?(req: UpstreamRequest): Promise<number | null>;
+  countTokens?(req: UpstreamRequest, prompt?: () => CanonicalRequest): Promise<number | null>;
 }
 
 export interface UsageRequest {

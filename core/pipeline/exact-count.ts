@@ -8,7 +8,7 @@ import type { Attempt } from './attempt.ts';
 import type { CredentialResolver } from './credentials.ts';
 import { estimatedPromptTokens } from './context-window.ts';
 import { effectiveWindow } from '../context-windows/lookup.ts';
-import type { TranslationSource } from './translation-source.ts';
+import { canonicalPrompt, type TranslationSource } from './translation-source.ts';
 
 /** An estimate at or above this share of the window (and not clearly over it) is counted exactly. */
 export const NEAR_WINDOW_SHARE = 0.8;
@@ -48,7 +48,7 @@ export async function countedOverWindow(
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), COUNT_TIMEOUT_MS); });
   try {
-    const counted = await Promise.race([adapter.countTokens(req).catch(() => null), late]);
+    const counted = await Promise.race([adapter.countTokens(req, canonicalPrompt(route, call, codec, translation)).catch(() => null), late]);
     return counted !== null && counted > window;
   } finally {
     clearTimeout(timer);

@@ -45,7 +45,7 @@ import { createRoutingMetrics } from './routing-metrics.ts';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
-import { TranslationSource } from './translation-source.ts';
+import { canonicalPrompt, TranslationSource } from './translation-source.ts';
 import { ForwardedCapture, mixesShapes } from './forwarded-capture.ts';
 import { countCutPrompt, cutWithoutUsage } from './unreported-usage.ts';
 
@@ -446,7 +446,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const resend = sending?.resend;
       if (resend && cutWithoutUsage(record)) {
         record.markEnd();
-        await countCutPrompt(record, resend);
+        await countCutPrompt(record, resend, canonicalPrompt(record.route!, call, hooks.codecs.get(call.shape), translation));
       }
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);

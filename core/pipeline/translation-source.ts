@@ -97,3 +97,13 @@ export class TranslationSource {
     }
   }
 }
+
+/**
+ * The call's prompt in canonical form as sent to `route`, for a vendor counter that takes another
+ * shape than the one sent: the translation's, else the codec's reading of the client's body.
+ */
+export function canonicalPrompt(route: Route, call: InferenceCall, codec: InboundCodec | undefined, translation: TranslationSource | null): (() => CanonicalRequest) | undefined {
+  if (translation) return () => translation.routed(route, false);
+  if (!codec) return undefined;
+  return () => ({ ...codec.decodeRequest(call.json()), model: route.upstreamModel, stream: false });
+}

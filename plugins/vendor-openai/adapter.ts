@@ -4,7 +4,7 @@ import { sendToHost, type ShapeId, type UpstreamRequest, type VendorAdapter } fr
 import * as codec from './codec/index.ts';
 import { openaiBaseUrlProblem, openaiPath } from './base-url.ts';
 import { chatUsageRequest } from './usage-request.ts';
-import { countResponsesTokens } from './count-tokens.ts';
+import { countOpenAITokens } from './count-tokens.ts';
 
 const ENDPOINTS: Record<string, string> = {
   'openai.chat': '/chat/completions',
@@ -47,7 +47,7 @@ export function createOpenAIAdapter(id: string, options: OpenAIAdapterOptions = 
     decodeError: codec.decodeError,
     usageFromBody: codec.usageFromBody,
     streamInspector: codec.streamInspector,
-    countTokens: countResponsesTokens,
+    countTokens: countOpenAITokens,
     ...(options.injectStreamUsage ? { usageRequest: chatUsageRequest } : {}),
   };
 }

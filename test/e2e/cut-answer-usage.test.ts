@@ -3,7 +3,9 @@
 // the prompt as it was sent at OpenAI's counter, after the answer, and records it (cost and budget
 // included) with extras.usage_counted; the record's latency is the request's. A whole answer, or an
 // Anthropic stream (its first event has the prompt), is not counted; a counter that fails leaves the
-// record without tokens; a Chat stream has no counter.
+// record without tokens. A Chat stream (passed through, or Relay's translation of a Messages one) is
+// counted as the Responses input Relay makes of it, the only input OpenAI's counter takes; a
+// provider narrowed to shapes without the counter is not counted.
 import t from 'tap';
 import { startRelay, seedRoute, type Seeded } from '../../core/testing.ts';
 import { startFakeUpstream, openai, anthropic, type RecordedRequest } from '../support/fake-upstream.ts';
@@ -106,11 +108,44 @@ t.test('answers with usage are not counted: a whole Responses answer, an Anthrop
   t.equal(counts().length, before, 'nor OpenAI\'s');
 });
 
-t.test('a Chat stream cut by the client has no counter: recorded without tokens', async (t) => {
+t.test('a Chat stream cut by the client: counted as the Responses input Relay makes of it', async (t) => {
   const s = await seed('cut-chat');
   up.enqueueStream({ frames: openai.chatChunks({ model: 'gpt-4o', chunks: 30 }), delayMs: 40 }, { path: '/v1/chat/completions' });
+  up.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 4_000 } }, { path: COUNT_PATH });
   const before = counts().length;
-  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', s.relayKey, { model: 'cut-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('\n\n').length > 4);
+  const chat = {
+    model: 'cut-chat', stream: true,
+    messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }],
+    tools: [{ type: 'function', function: { name: 'shell', description: 'Runs a command', parameters: { type: 'object', properties: {} } } }],
+  };
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat, (x) => x.split('\n\n').length > 4);
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, inbound_shape: 'openai.chat', upstream_shape: 'openai.chat', input_tokens: 4_000, cost: 0.01 });
+  t.equal(record.extras.usage_counted, 'input');
+  const sent = counts().slice(before);
+  t.equal(sent.length, 1, 'one count');
+  t.match(sent[0]!.json, { model: 'gpt-4o', instructions: 'Be brief.', tools: [{ type: 'function', name: 'shell', description: 'Runs a command' }] }, 'Responses members, not Chat ones');
+  t.match(JSON.stringify(sent[0]!.json.input), /"hi"/, 'the user\'s turn as input');
+  t.notOk('messages' in sent[0]!.json);
+});
+
+t.test('a Messages stream translated to Chat Completions and cut: the prompt is counted', async (t) => {
+  const s = await seed('cut-claude-on-chat');
+  up.enqueueStream({ frames: openai.chatChunks({ model: 'gpt-4o', chunks: 30 }), delayMs: 40 }, { path: '/v1/chat/completions' });
+  up.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 5_555 } }, { path: COUNT_PATH });
+  const { requestId } = await readThenAbort(relay, '/vendor-b/v1/messages', s.relayKey,
+    { model: 'cut-claude-on-chat', max_tokens: 64, stream: true, system: 'You are Claude Code.', messages: [{ role: 'user', content: 'fix the bug' }] }, (x) => x.includes('content_block_delta'));
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, inbound_shape: 'anthropic.messages', upstream_shape: 'openai.chat', input_tokens: 5_555 });
+  t.equal(record.extras.usage_counted, 'input');
+});
+
+t.test('a provider without the counter among its shapes: a cut Chat stream is recorded without tokens', async (t) => {
+  const s = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'cut-chat-only', upstreamModel: 'gpt-4o', shapes: ['openai.chat'] });
+  await settled(relay, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length > 0);
+  up.enqueueStream({ frames: openai.chatChunks({ model: 'gpt-4o', chunks: 30 }), delayMs: 40 }, { path: '/v1/chat/completions' });
+  const before = counts().length;
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', s.relayKey, { model: 'cut-chat-only', stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('\n\n').length > 4);
   const record = await usageRecord(relay, requestId);
   t.match(record, { client_aborted: true, input_tokens: 0, cost: null });
   t.equal(counts().length, before, 'no count was asked');

@@ -176,6 +176,22 @@ t.test("near the window, Anthropic's count_tokens decides: over it goes to the f
   t.same(countUp.requests.slice(before).map((r) => r.pathname), ['/v1/messages'], 'a prompt far from the window is not counted');
 });
 
+t.test("near the window, a Chat request is counted at OpenAI's counter as the Responses input Relay makes of it", async (t) => {
+  const countUp = await fake();
+  const counted = await seedRoute(relay, { baseUrl: `${countUp.url}/v1`, adapter: 'openai', model: 'cw-chat-counted', model_spec: { contextWindow: 1000 } });
+  await relay.api('PUT', `/api/policies/by-id/${counted.policyId}`, { spec: { modelIds: [counted.modelId, long.modelId] } });
+  await settled(relay, (s) => s.relayKeys.has(counted.relayKeyId) && s.policies.get(counted.policyId)?.spec.modelIds.length === 2 && s.hostKeysOfHost(counted.hostId).length === 1);
+  await setFallbacks(counted, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  // ~3,600 bytes: ~900 tokens by bytes/4, near a window of 1,000 but not clearly over it.
+  const body = { model: 'cw-chat-counted', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'lorem ipsum '.repeat(290) }] };
+  countUp.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 1500 } }, { path: '/v1/responses/input_tokens' });
+  const over = await viaRelay(relay, '/vendor-a/v1/chat/completions', counted.relayKey, body);
+  t.equal(over.status, 200, over.text);
+  t.equal(over.headers.get('x-relay-served-model'), 'cw-long', 'counted over the window: the long-context fallback answered');
+  t.same(countUp.requests.map((r) => r.pathname), ['/v1/responses/input_tokens'], 'only the count was asked, not the model');
+  t.match(countUp.requests[0]!.json, { instructions: 'be brief', input: [{ role: 'user' }] }, 'Responses input, not Chat messages');
+});
+
 t.test('contextWindow is checked on write', async (t) => {
   const bad = await relay.api('PUT', `/api/models/by-id/${short.modelId}`, { spec: { contextWindow: 0 } });
   t.equal(bad.status, 400);
