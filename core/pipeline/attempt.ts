@@ -272,10 +272,15 @@ export class Attempt {
       this.record.clientAborted = true;
       this.record.errorCode = 'client_aborted';
     } else {
-      this.record.errorCode = 'upstream_stream_error';
-      this.log.warn({ err: (err as Error)?.message }, 'upstream failed mid-response; cutting the client stream');
+      this.noteStreamBroken(err, 'cutting the client stream');
     }
     this.writer.cut();
+  }
+
+  /** The upstream failed after the answer began; what the client gets instead is `then`. */
+  noteStreamBroken(err: unknown, then: string): void {
+    this.record.errorCode = 'upstream_stream_error';
+    this.log.warn({ err: (err as Error)?.message }, `upstream failed mid-response; ${then}`);
   }
 }
 

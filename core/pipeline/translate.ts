@@ -218,7 +218,7 @@ async function translateStream(
     let streamed = 0;
     for await (const chunk of resume(hold.iterator, hold.pending)) {
       streamed += chunk.length;
-      if (streamed > MAX_ANSWER_BYTES) throw new Error(`the upstream's stream passed ${MAX_ANSWER_BYTES} bytes`);
+      if (streamed > MAX_ANSWER_BYTES) throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `The upstream's stream passed ${MAX_ANSWER_BYTES} bytes, more than Relay translates.`);
       parser.feed(chunk);
       const full = writer.write(take());
       if (full) await full;
@@ -248,10 +248,14 @@ async function translateStream(
 }
 
 async function closeWithError(attempt: Attempt, decoder: StreamDecoder, encoder: ReturnType<InboundCodec['streamEncoder']>, take: () => string, err: unknown): Promise<void> {
-  attempt.record.errorCode = 'upstream_stream_error';
+  attempt.noteStreamBroken(err, 'the client\'s stream ends with an error event');
   try {
     const pending = take();
-    const closing = decoder.finish().map((ev) => encoder.encode(ev)).join('');
+    // Relay's own reason for stopping (a bound) replaces the decoder's "the stream ended early".
+    const own = err instanceof RelayError ? err : null;
+    const closing = decoder.finish()
+      .map((ev) => (own && ev.type === 'error' ? { ...ev, error: { ...ev.error, code: own.code, message: own.message } } : ev))
+      .map((ev) => encoder.encode(ev)).join('');
     await attempt.writer.write(pending + closing + encoder.finish());
     attempt.writer.end();
   } catch {

@@ -9,7 +9,8 @@ import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream, type RawAction } from '../support/fake-upstream.ts';
 import { routeLive, viaRelay, type Answer } from '../support/relay-client.ts';
 
-const relay = await startRelay();
+const logLines: string[] = [];
+const relay = await startRelay({ logLevel: 'warn', logStream: { write: (line) => logLines.push(line) } });
 const up = await startFakeUpstream();
 t.teardown(async () => {
   await relay.close();
@@ -98,6 +99,10 @@ t.test('an endless stream to translate: the client\'s stream ends with an error 
   t.equal(res.status, 200, 'the stream had begun');
   const tail = res.text.slice(-4096);
   t.match(tail, /event: error\ndata: \{"type":"error"/, 'and ends in the client\'s shape, with an error event');
+  t.match(tail, /"message":"The upstream's stream passed 67108864 bytes, more than Relay translates\."/, 'which says why');
+  const requestId = res.headers.get('x-request-id');
+  const logged = logLines.map((l) => JSON.parse(l) as { reqId?: string; msg?: string; err?: string }).find((l) => l.reqId === requestId && /mid-response/.test(l.msg ?? ''));
+  t.match(logged, { err: /passed 67108864 bytes/, msg: /the client's stream ends with an error event/ }, 'and the log says so');
   t.notMatch(tail, /message_stop/);
   const sent = await body.closed;
   t.ok(sent >= 64 * 1024 * 1024 && sent < 128 * 1024 * 1024, `read to the bound, then hung up (${sent} bytes written)`);
