@@ -6,9 +6,21 @@
 export type FrameEdit = (event: string | undefined, data: string) => string | null;
 
 const FRAME_END = /\r?\n\r?\n/g;
+/** A frame end is at most 4 characters: this many of a held tail may begin one. */
+const END_OVERLAP = 3;
+/**
+ * A frame longer than this is passed on unedited as it comes rather than held whole: the frames
+ * worth editing (a usage chunk) are small, and an upstream that never ends its frame would
+ * otherwise fill the process's memory.
+ */
+export const MAX_EDITED_FRAME_CHARS = 1024 * 1024;
 
 export class SseFrameFilter {
   private pending = '';
+  /** How much of `pending` was searched for a frame end. */
+  private searched = 0;
+  /** Inside a frame too long to edit: its text goes on as it comes. */
+  private passing = false;
   private readonly decoder = new TextDecoder();
 
   constructor(private readonly edit: FrameEdit) {}
@@ -18,13 +30,22 @@ export class SseFrameFilter {
     this.pending += this.decoder.decode(chunk, { stream: true });
     let out = '';
     let start = 0;
-    FRAME_END.lastIndex = 0;
+    FRAME_END.lastIndex = Math.max(0, this.searched - END_OVERLAP);
     for (let m = FRAME_END.exec(this.pending); m; m = FRAME_END.exec(this.pending)) {
       const end = m.index + m[0].length;
-      out += this.edited(this.pending.slice(start, end));
+      const frame = this.pending.slice(start, end);
+      out += this.passing ? frame : this.edited(frame);
+      this.passing = false;
       start = end;
     }
     this.pending = this.pending.slice(start);
+    if (this.passing || this.pending.length > MAX_EDITED_FRAME_CHARS) {
+      const held = Math.min(END_OVERLAP, this.pending.length);
+      out += this.pending.slice(0, this.pending.length - held);
+      this.pending = this.pending.slice(this.pending.length - held);
+      this.passing = true;
+    }
+    this.searched = this.pending.length;
     return out;
   }
 
@@ -32,7 +53,8 @@ export class SseFrameFilter {
   end(): string {
     const rest = this.pending + this.decoder.decode();
     this.pending = '';
-    return rest ? this.edited(rest) : '';
+    if (rest === '' || this.passing) return rest;
+    return this.edited(rest);
   }
 
   private edited(frame: string): string {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SseFrameFilter } from '../../core/pipeline/frame-filter.ts';
+import { MAX_EDITED_FRAME_CHARS, SseFrameFilter } from '../../core/pipeline/frame-filter.ts';
 
 const frames = ['data: {"a":1}\n\n', 'event: x\ndata: hide me\n\n', 'data: {"b":2}\r\n\r\n', 'data: [DONE]\n\n'];
 const text = frames.join('');
@@ -33,4 +33,35 @@ t.test('an edited frame keeps its other lines; an unedited one is passed as it c
   const filter = new SseFrameFilter((_event, data) => data.replace(',"usage":null', ''));
   const out = filter.push(Buffer.from('id: 7\nevent: chunk\ndata: {"a":1,"usage":null}\n\ndata:  {"b":2}\r\n\r\n'));
   t.equal(out, 'id: 7\nevent: chunk\ndata: {"a":1}\n\ndata:  {"b":2}\r\n\r\n');
+});
+
+t.test('a frame too long to edit passes unedited as it comes, never held whole; the frames after it are edited again', async (t) => {
+  const filter = new SseFrameFilter((_event, data) => data.replace(',"usage":null', ''));
+  const long = `data: {"a":"${'x'.repeat(3 * MAX_EDITED_FRAME_CHARS)}","usage":null}\r\n\r\n`;
+  const after = 'data: {"b":2,"usage":null}\n\n';
+  const bytes = Buffer.from(long + after);
+  let out = '';
+  let mostHeld = 0;
+  // 7-byte reads: a frame end split across reads in every way, while passing.
+  for (let i = 0; i < bytes.length; i += 64 * 1024 + 7) {
+    out += filter.push(bytes.subarray(i, i + 64 * 1024 + 7));
+    mostHeld = Math.max(mostHeld, Buffer.byteLength(long.slice(0, Math.min(i + 64 * 1024 + 7, long.length))) - Buffer.byteLength(out.slice(0, long.length)));
+  }
+  out += filter.end();
+  t.equal(out, long + 'data: {"b":2}\n\n', 'the long frame as it came, the next one edited');
+  t.ok(mostHeld <= MAX_EDITED_FRAME_CHARS + 64 * 1024 + 7, `at most the bound held back (${mostHeld} bytes)`);
+
+  for (const split of [1, 2, 3, 4, 5]) {
+    const f = new SseFrameFilter((_event, data) => data.replace(',"usage":null', ''));
+    const text = `data: ${'y'.repeat(MAX_EDITED_FRAME_CHARS + 10)}\r\n\r\n${after}`;
+    const cut = text.indexOf('\r\n\r\n') + split - 1;
+    const got = f.push(Buffer.from(text.slice(0, cut))) + f.push(Buffer.from(text.slice(cut))) + f.end();
+    t.equal(got, text.replace(',"usage":null', ''), `the frame end split after ${split - 1} of its characters`);
+  }
+});
+
+t.test('an unterminated frame too long to edit is passed at the end as it came', async (t) => {
+  const filter = new SseFrameFilter(() => null);
+  const text = `data: ${'z'.repeat(MAX_EDITED_FRAME_CHARS + 1)}`;
+  t.equal(filter.push(Buffer.from(text)) + filter.end(), text);
 });

@@ -7,7 +7,7 @@ import t from 'tap';
 import type { ServerResponse } from 'node:http';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream, type RawAction } from '../support/fake-upstream.ts';
-import { routeLive, viaRelay, type Answer } from '../support/relay-client.ts';
+import { readThenAbort, routeLive, viaRelay, type Answer } from '../support/relay-client.ts';
 
 const logLines: string[] = [];
 const relay = await startRelay({ logLevel: 'warn', logStream: { write: (line) => logLines.push(line) } });
@@ -106,4 +106,18 @@ t.test('an endless stream to translate: the client\'s stream ends with an error 
   t.notMatch(tail, /message_stop/);
   const sent = await body.closed;
   t.ok(sent >= 64 * 1024 * 1024 && sent < 128 * 1024 * 1024, `read to the bound, then hung up (${sent} bytes written)`);
+});
+
+t.test('a passed-through Chat stream whose frame never ends: its bytes reach the client as they come, not held', async (t) => {
+  t.setTimeout(60_000);
+  // Relay asks for usage the client did not (stream_options), so it reads each frame to hide what the client did not ask for.
+  const opening = `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }] })}\n\ndata: {"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"`;
+  const body = endless(200, opening, Buffer.alloc(64 * 1024, 0x78), 'text/event-stream');
+  up.enqueue(body.action, { path: '/v1/chat/completions' });
+  const wanted = 16 * 1024 * 1024;
+  const { text } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', openaiRoute.relayKey, { ...chat, stream: true }, (x) => x.length >= wanted);
+  t.ok(text.length >= wanted, `the client got ${text.length} bytes of the unended frame`);
+  t.ok(text.startsWith('data: {"id":"chatcmpl-1"'), 'as the upstream sent them');
+  const sent = await body.closed;
+  t.ok(sent < 4 * wanted, `and Relay hung up on the upstream when the client left (${sent} bytes written)`);
 });
