@@ -149,6 +149,11 @@ export interface StreamDecoder {
   decode(event: string | undefined, data: string): StreamEvent[];
   /** Called at end of stream; returns closing events if the upstream left parts open. */
   finish(): StreamEvent[];
+  /**
+   * Optional: the usage the upstream reported so far, for a stream cut before its end event (a
+   * vendor that reports the prompt in its first frame, as Anthropic's message_start does).
+   */
+  usage?(): Usage | null;
 }
 
 export interface VendorAdapter {

@@ -80,6 +80,24 @@ t.test('a translated stream cut by the client: the translated prompt is counted'
   t.match(sent[0]!.json, { model: 'gpt-4o', instructions: 'You are Claude Code.' }, 'the Responses request Relay made of the Messages one, counted');
 });
 
+t.test('a translated stream from Anthropic cut by the client: the usage its first event reported, cache reads included, and no count', async (t) => {
+  const claude = await seed('cut-codex-on-claude', 'anthropic');
+  const frames = anthropic.events({ model: 'claude-sonnet-4-5', inputTokens: 900, text: 'one two three four five six seven eight' });
+  // An agent's turn: most of the prompt read from the cache, which a count could not tell apart.
+  const start = JSON.parse(frames[0]!.split('data: ')[1]!) as { message: { usage: Record<string, unknown> } };
+  start.message.usage = { ...start.message.usage, input_tokens: 50, cache_read_input_tokens: 40_000 };
+  frames[0] = `event: message_start\ndata: ${JSON.stringify(start)}\n\n`;
+  up.enqueueStream({ frames, delayMs: 40 }, { path: '/v1/messages' });
+  const before = up.requests.length;
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/responses', claude.relayKey, codexTurn('cut-codex-on-claude'), (x) => x.includes('response.output_text.delta'));
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, inbound_shape: 'openai.responses', upstream_shape: 'anthropic.messages', input_tokens: 40_050, cache_read_tokens: 40_000 });
+  // claude-sonnet-4-5: $3 per million input tokens, $0.30 cache reads, $15 output; a count would bill all 40,050 at $3 (0.12).
+  t.equal(record.cost, Number((50 * 3 / 1e6 + 40_000 * 0.3 / 1e6 + 1 * 15 / 1e6).toFixed(6)), 'cache reads at their rate');
+  t.notOk(record.extras.usage_counted, 'reported, not counted');
+  t.same(up.requests.slice(before).map((r) => r.pathname), ['/v1/messages'], 'Anthropic\'s counter was not asked');
+});
+
 t.test('a counter that fails leaves the record without tokens, and nothing else changes', async (t) => {
   const s = await seed('cut-count-fails');
   slowResponsesStream('gpt-4o');

@@ -221,6 +221,7 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
           return []; // ping and unknown events
       }
     },
+    usage: () => usage.value(),
     finish(): StreamEvent[] {
       if (ended) return [];
       ended = true;

@@ -130,6 +130,8 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest, dro
       }
       return out;
     },
+    // usageMetadata is cumulative: the last one seen is what the upstream reported so far.
+    usage: () => usage,
     finish(): StreamEvent[] {
       if (ended) return [];
       return [...start(), ...failure('RELAY_ERR_UPSTREAM_BAD_RESPONSE', 'the upstream stream ended before a finishReason')];
