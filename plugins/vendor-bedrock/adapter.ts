@@ -1,7 +1,8 @@
 // The Bedrock adapter: Converse/ConverseStream for any model Bedrock serves (translation from
 // every client shape), and Anthropic Messages through InvokeModel/InvokeModelWithResponseStream
-// (passthrough for Messages clients reaching Claude), and their count_tokens through CountTokens. Requests are signed with SigV4 (or carry
-// a Bedrock API key); streamed answers are decoded from AWS's event-stream framing into SSE;
+// (passthrough for Messages clients reaching Claude), and their count_tokens through CountTokens
+// (count-tokens.ts counts a prompt for the kernel). Requests are signed with SigV4 (or carry a
+// Bedrock API key); streamed answers are decoded from AWS's event-stream framing into SSE;
 // Bedrock's exceptions become the statuses health and failover read.
 import { Readable } from 'node:stream';
 import { readUpstreamBody, sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
@@ -13,6 +14,8 @@ import { chainFor, parseHostKey } from './credentials.ts';
 import { converseToSse, eventStreamAsSse, invokeToSse } from './event-stream.ts';
 import { BedrockHostOptions, runtimeBaseUrl } from './host-options.ts';
 import { countTokensAnswer, countTokensBody, invokeModelBody } from './invoke-body.ts';
+import { countBedrockTokens } from './count-tokens.ts';
+import { headerValue } from './header-value.ts';
 import { signedHeaders } from './signing.ts';
 
 export const BEDROCK_SHAPES: readonly ShapeId[] = [CONVERSE_SHAPE, MESSAGES_SHAPE, COUNTING_SHAPE];
@@ -36,10 +39,6 @@ export function operationUrl(options: BedrockHostOptions, upstreamModel: string,
   return new URL(`${runtimeBaseUrl(options)}/model/${encodeURIComponent(upstreamModel)}/${operation}`);
 }
 
-function headerValue(headers: Record<string, string>, name: string): string | undefined {
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
-  return undefined;
-}
 
 /** Error answers are read up to this size (Bedrock's are a few hundred bytes). */
 const MAX_ERROR_BYTES = 1024 * 1024;
@@ -90,6 +89,24 @@ function asSse(res: UpstreamResponse, shape: ShapeId): UpstreamResponse {
   return { status: res.status, headers, body: eventStreamAsSse(res.body, shape === MESSAGES_SHAPE ? invokeToSse : converseToSse) };
 }
 
+/** Sends `body` to an operation on the route's model, signed (or with the Bedrock API key). */
+async function sendOperation(req: UpstreamRequest, operation: string, body: string): Promise<UpstreamResponse> {
+  const host = req.route.host.spec;
+  const options = (host.options ?? {}) as BedrockHostOptions;
+  // Written before the adapter checked its options (or by hand in the database): no region, no URL.
+  if (typeof options.region !== 'string') throw new Error(`the bedrock host ${req.route.host.metadata.slug} has no options.region`);
+  const url = operationUrl(options, req.route.upstreamModel, operation);
+  // Only these headers go to AWS (and are signed): a client's own headers mean nothing to Bedrock.
+  const headers: Record<string, string> = {
+    ...(host.headers ?? {}),
+    'content-type': 'application/json',
+    accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+  };
+  if (req.stream && req.shape === MESSAGES_SHAPE) headers['x-amzn-bedrock-accept'] = 'application/json';
+  Object.assign(headers, await authHeaders(req, options, url, headers, body));
+  return sendUpstream(req, url.toString(), { headers, body, timeoutMs: host.timeoutMs });
+}
+
 export interface BedrockAdapterOptions {
   /** Cache points on Converse requests to Claude (codec/cache-points.ts). */
   cacheTranslated: boolean;
@@ -105,25 +122,12 @@ export function createBedrockAdapter(id: string, adapterOptions: BedrockAdapterO
     async send(req: UpstreamRequest): Promise<UpstreamResponse> {
       const operation = OPERATIONS[req.shape];
       if (!operation) throw new Error(`the bedrock adapter does not speak ${req.shape}`);
-      const host = req.route.host.spec;
-      const options = (host.options ?? {}) as BedrockHostOptions;
-      // Written before the adapter checked its options (or by hand in the database): no region, no URL.
-      if (typeof options.region !== 'string') throw new Error(`the bedrock host ${req.route.host.metadata.slug} has no options.region`);
-      const url = operationUrl(options, req.route.upstreamModel, req.stream ? operation.stream : operation.json);
-      const body = bodyFor(req);
-      // Only these headers go to AWS (and are signed): a client's own headers mean nothing to Bedrock.
-      const headers: Record<string, string> = {
-        ...(host.headers ?? {}),
-        'content-type': 'application/json',
-        accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
-      };
-      if (req.stream && req.shape === MESSAGES_SHAPE) headers['x-amzn-bedrock-accept'] = 'application/json';
-      Object.assign(headers, await authHeaders(req, options, url, headers, body));
-      const res = await sendUpstream(req, url.toString(), { headers, body, timeoutMs: host.timeoutMs });
+      const res = await sendOperation(req, req.stream ? operation.stream : operation.json, bodyFor(req));
       if (res.status >= 400) return normalizeError(res, req.shape);
       if (req.shape === COUNTING_SHAPE) return countTokensAnswer(res);
       return req.stream ? asSse(res, req.shape) : res;
     },
+    countTokens: (req) => countBedrockTokens(req, (body) => sendOperation({ ...req, shape: COUNTING_SHAPE, stream: false }, 'count-tokens', body)),
     encodeRequest(shape, request, route, dropped) {
       const body = codec.encodeRequest(shape, request, route, dropped);
       const cached = adapterOptions.cacheTranslated && shape === CONVERSE_SHAPE && takesCachePoints(route.upstreamModel);

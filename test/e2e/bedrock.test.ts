@@ -5,9 +5,9 @@
 // key; Bedrock's throttling and Anthropic's overload fail over across vendors before the first byte.
 import t from 'tap';
 import { DEFAULT_TEST_PLUGINS, seedRoute, startRelay, type Seeded } from '../../core/testing.ts';
-import { startFakeBedrock, type BedrockAction } from '../support/fake-bedrock.ts';
+import { converseAnswer, startFakeBedrock, type BedrockAction } from '../support/fake-bedrock.ts';
 import { faults, parseSse, startFakeUpstream } from '../support/fake-upstream.ts';
-import { hostKeyHealth, setBindingWeights, settled, usageRecord, viaRelay } from '../support/relay-client.ts';
+import { hostKeyHealth, readThenAbort, setBindingWeights, settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 
 const KEY = { accessKeyId: 'AKIAE2EBEDROCK0001', secretAccessKey: 'e2e/Secret+Key0123456789abcdefghijklmno' };
 const REGION = 'us-west-2';
@@ -218,6 +218,36 @@ t.test("Messages clients' count_tokens reaches Bedrock's CountTokens and answers
   const refused = await viaRelay(relay, '/vendor-b/v1/messages/count_tokens', s.relayKey, body, { 'anthropic-version': '2023-06-01' });
   t.equal(refused.status, 400);
   t.same(JSON.parse(refused.text), { type: 'error', error: { type: 'invalid_request_error', message: 'The provided model does not support counting tokens.' } });
+});
+
+t.test('a Responses stream on Bedrock (ConverseStream) cut by the client: the prompt is counted by CountTokens, signed', async (t) => {
+  const s = await seedBedrock();
+  // ConverseStream reports usage only in its last event (metadata), which the client never waits for.
+  const events = converseAnswer('one two three four five six seven eight').events;
+  once({ kind: 'events', messages: [...events.slice(0, 3), ...Array.from({ length: 30 }, () => events[2]!), ...events.slice(3)], delayMs: 40 });
+  const before = bedrock.requests.length;
+  const turn = { model: s.modelSlug, stream: true, instructions: 'You are Codex.', input: 'fix the bug', tools: [{ type: 'function', name: 'shell', parameters: { type: 'object', properties: {} } }] };
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/responses', s.relayKey, turn, (x) => x.includes('response.output_text.delta'));
+  const record = await usageRecord(relay, requestId);
+  const sent = bedrock.requests.slice(before);
+  t.same(sent.map((r) => r.operation), ['converse-stream', 'count-tokens'], 'the turn, then its count');
+  const converse = (sent[1]!.body.input as { converse: Record<string, unknown> }).converse;
+  t.same(Object.keys(converse).sort(), ['messages', 'system', 'toolConfig'], 'what CountTokens takes of the Converse request');
+  t.same(converse.messages, sent[0]!.body.messages, 'the messages as they were sent');
+  t.equal(sent[1]!.principal, KEY.accessKeyId, 'signed with the host key');
+  t.match(record, { client_aborted: true, upstream_shape: 'bedrock.converse', input_tokens: Math.ceil(JSON.stringify(converse).length / 4) });
+  t.equal(record.extras.usage_counted, 'input');
+});
+
+t.test('a provider narrowed to bedrock.converse: a cut stream is not counted (CountTokens serves only some models)', async (t) => {
+  const s = await seedBedrock({ shapes: ['bedrock.converse'] });
+  const events = converseAnswer('one two three four five six').events;
+  once({ kind: 'events', messages: [...events.slice(0, 3), ...Array.from({ length: 30 }, () => events[2]!), ...events.slice(3)], delayMs: 40 });
+  const before = bedrock.requests.length;
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug, true), (x) => x.split('\n\n').length > 3);
+  const record = await usageRecord(relay, requestId);
+  t.same(bedrock.requests.slice(before).map((r) => r.operation), ['converse-stream']);
+  t.match(record, { client_aborted: true, input_tokens: 0 });
 });
 
 t.test('a provider narrowed to bedrock.converse (models other than Claude): Messages clients are translated through Converse', async (t) => {

@@ -32,7 +32,7 @@ export type StreamMessage = { event: string; payload: unknown } | { exception: s
 
 export type BedrockAction =
   | { kind: 'json'; status?: number; body: unknown; errorType?: string }
-  | { kind: 'events'; messages: StreamMessage[]; /** Bytes per write, to split messages across chunks. */ chunkBytes?: number }
+  | { kind: 'events'; messages: StreamMessage[]; /** Bytes per write, to split messages across chunks. */ chunkBytes?: number; /** A pause after each message, as a model generating. */ delayMs?: number }
   | { kind: 'raw'; status: number; contentType: string; body: Buffer };
 
 export type BedrockScript = (req: BedrockRequest) => BedrockAction | undefined;
@@ -162,10 +162,14 @@ async function signatureProblem(req: http.IncomingMessage, body: Buffer, keys: A
 
 function defaultAction(req: BedrockRequest): BedrockAction {
   if (req.operation === 'count-tokens') {
-    // A count from the InvokeModel body (base64 in input.invokeModel.body): its length in 4-byte tokens.
-    const body = (req.body.input as { invokeModel?: { body?: string } } | undefined)?.invokeModel?.body;
-    if (typeof body !== 'string') return { kind: 'json', status: 400, body: { message: 'input.invokeModel.body is required' }, errorType: 'ValidationException' };
-    return { kind: 'json', body: { inputTokens: Math.ceil(Buffer.from(body, 'base64').length / 4) } };
+    // A count from the InvokeModel body (base64 in input.invokeModel.body) or the Converse request
+    // (input.converse), exactly one of them as AWS's union takes it: its length in 4-byte tokens.
+    const input = req.body.input as { invokeModel?: { body?: unknown }; converse?: unknown } | undefined;
+    const invoke = input?.invokeModel?.body;
+    if (typeof invoke === 'string' && input?.converse === undefined) return { kind: 'json', body: { inputTokens: Math.ceil(Buffer.from(invoke, 'base64').length / 4) } };
+    const converse = input?.converse as { messages?: unknown } | undefined;
+    if (converse && Array.isArray(converse.messages) && input?.invokeModel === undefined) return { kind: 'json', body: { inputTokens: Math.ceil(JSON.stringify(converse).length / 4) } };
+    return { kind: 'json', status: 400, body: { message: 'input must hold exactly one of invokeModel.body and converse.messages' }, errorType: 'ValidationException' };
   }
   if (req.operation === 'converse') return { kind: 'json', body: converseAnswer('Hello from Bedrock').json };
   if (req.operation === 'converse-stream') return { kind: 'events', messages: converseAnswer('Hello from Bedrock').events };
@@ -225,6 +229,14 @@ export async function startFakeBedrock(options: { keys?: AwsKey[]; apiKeys?: str
           return res.end(action.body);
         }
         res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req-fake-bedrock' });
+        if (action.delayMs !== undefined) {
+          for (const message of action.messages) {
+            if (res.destroyed) return;
+            res.write(encodeStream([message]));
+            await new Promise((r) => setTimeout(r, action.delayMs));
+          }
+          return res.end();
+        }
         const bytes = encodeStream(action.messages);
         const step = action.chunkBytes ?? bytes.length;
         for (let i = 0; i < bytes.length; i += step) {
