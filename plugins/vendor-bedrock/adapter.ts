@@ -39,7 +39,6 @@ export function operationUrl(options: BedrockHostOptions, upstreamModel: string,
   return new URL(`${runtimeBaseUrl(options)}/model/${encodeURIComponent(upstreamModel)}/${operation}`);
 }
 
-
 /** Error answers are read up to this size (Bedrock's are a few hundred bytes). */
 const MAX_ERROR_BYTES = 1024 * 1024;
 
