@@ -12,7 +12,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { DEFAULT_TEST_PLUGINS, seedRoute, startRelay } from '../../core/testing.ts';
 import { serviceAccountKey, startFakeGoogle } from '../support/fake-google.ts';
 import { faults, startFakeUpstream } from '../support/fake-upstream.ts';
-import { routeLive, setBindingWeights, settled, usageRecord } from '../support/relay-client.ts';
+import { readThenAbort, routeLive, setBindingWeights, settled, usageRecord } from '../support/relay-client.ts';
 
 const TEXT = 'Gemini says hello through Relay.';
 const API_KEY = 'AIza-fake-host-key';
@@ -115,6 +115,16 @@ t.test('Gemini API: Anthropic Messages, JSON and streamed', async (t) => {
   const final = await anthropic.messages.stream({ model: 'gemini-flash', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello.' }] }).finalMessage();
   t.equal(final.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), TEXT, 'the SDK stream helper accepts the event sequence');
   t.equal(final.usage.output_tokens, 10);
+});
+
+t.test('Gemini API: a translated stream cut by the client keeps the prompt its frames reported', async (t) => {
+  // Every frame carries usageMetadata (cumulative); the client leaves long before the last.
+  google.setAnswerParts(Array.from({ length: 30 }, (_, i) => ({ text: `word${i} ` })), 40);
+  t.teardown(() => google.setAnswerParts(null));
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', geminiApi.relayKey,
+    { model: 'gemini-flash', stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('\n\n').length > 3);
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, upstream_shape: 'gemini.generate', input_tokens: 11 });
 });
 
 t.test('Gemini API: a tool call round trip, functionCall out, functionResponse back by name', async (t) => {
