@@ -5,6 +5,7 @@ import type { ShapeId, UsageEvent } from '../hooks.ts';
 import type { RequestRecord } from './request-record.ts';
 import type { FallbackCondition } from '../catalog/kinds.ts';
 import { FALLBACK_CONDITIONS } from './fallbacks.ts';
+import { COUNTING_SHAPES } from '../canonical/counting-shapes.ts';
 
 const SECONDS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 /** Refusals an operator alerts on: Relay's own rate limits, every host key cooling after the upstream's, a budget spent or unable to count the request. */
@@ -22,6 +23,17 @@ export interface InferenceMetrics {
   fallback(reason: FallbackCondition): void;
 }
 
+/** Why an answer the client got has no usage on record (unmetered: neither billed nor in a budget). */
+type UnmeteredReason = 'client_cut' | 'upstream_error' | 'not_reported';
+
+/** The reason a finished request's answer is unmetered, or null when it is metered (or was no answer). */
+function unmeteredReason(record: RequestRecord, event: UsageEvent, shape: ShapeId): UnmeteredReason | null {
+  // A count answers with a count, not a bill.
+  if (record.usage !== null || record.route === null || event.status < 200 || event.status >= 300 || COUNTING_SHAPES.includes(shape)) return null;
+  if (record.clientAborted) return 'client_cut';
+  return event.error_code !== null ? 'upstream_error' : 'not_reported';
+}
+
 function statusClass(status: number): string {
   return status >= 100 && status <= 599 ? `${Math.floor(status / 100)}xx` : 'other';
 }
@@ -36,6 +48,7 @@ export function createInferenceMetrics(registry: Registry): InferenceMetrics {
   const duration = new Histogram({ name: 'relay_request_duration_seconds', help: 'Inference request duration (to the last byte), by model and host', labelNames: ['model', 'host'], buckets: SECONDS, registers: [registry] });
   const failovers = new Counter({ name: 'relay_failovers_total', help: 'Candidates passed over for the next one before the first byte, by reason', labelNames: ['reason'], registers: [registry] });
   const refusals = new Counter({ name: 'relay_refusals_total', help: 'Requests refused by a rate limit or a spent budget, by error code', labelNames: ['code'], registers: [registry] });
+  const unmetered = new Counter({ name: 'relay_unmetered_answers_total', help: 'Answers the client got with no usage on record (neither billed nor counted against a budget), by model and reason', labelNames: ['model', 'reason'], registers: [registry] });
   const fallbacks = new Counter({ name: 'relay_fallbacks_total', help: 'Requests that moved on to a fallback model, by the condition that sent them', labelNames: ['reason'], registers: [registry] });
   // Present from the first scrape, so alert rules and dashboards see zeros rather than no series.
   for (const code of REFUSAL_CODES) refusals.inc({ code }, 0);
@@ -57,6 +70,8 @@ export function createInferenceMetrics(registry: Registry): InferenceMetrics {
       if (event.cost !== null && event.cost > 0) {
         cost.inc({ model, policy: record.principal?.policy.metadata.slug ?? '', currency: event.currency ?? '' }, event.cost);
       }
+      const reason = unmeteredReason(record, event, shape);
+      if (reason !== null) unmetered.inc({ model, reason });
       if (event.ttfb_ms !== null) ttfb.observe({ model, host }, event.ttfb_ms / 1000);
       duration.observe({ model, host }, event.latency_ms / 1000);
     },

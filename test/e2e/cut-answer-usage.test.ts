@@ -168,3 +168,12 @@ t.test('a provider without the counter among its shapes: a cut Chat stream is re
   t.match(record, { client_aborted: true, input_tokens: 0, cost: null });
   t.equal(counts().length, before, 'no count was asked');
 });
+
+t.test('/metrics counts the answers left without usage by model and reason; a counted one is not among them', async (t) => {
+  const text = String((await relay.api<string>('GET', '/metrics')).body);
+  const unmetered = (model: string, reason: string) => Number(new RegExp(`^relay_unmetered_answers_total\\{model="${model}",reason="${reason}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  t.equal(unmetered('cut-chat-only', 'client_cut'), 1, 'no counter among the shapes');
+  t.equal(unmetered('cut-count-fails', 'client_cut'), 1, 'the counter failed');
+  t.notMatch(text, /relay_unmetered_answers_total\{model="cut-chat",/, 'counted: metered');
+  t.notMatch(text, /relay_unmetered_answers_total\{model="cut-codex-on-claude",/, 'reported before the cut: metered');
+});

@@ -103,6 +103,8 @@ t.test('an endless stream to translate: the client\'s stream ends with an error 
   const requestId = res.headers.get('x-request-id');
   const logged = logLines.map((l) => JSON.parse(l) as { reqId?: string; msg?: string; err?: string }).find((l) => l.reqId === requestId && /mid-response/.test(l.msg ?? ''));
   t.match(logged, { err: /passed 67108864 bytes/, msg: /the client's stream ends with an error event/ }, 'and the log says so');
+  const metrics = String((await relay.api<string>('GET', '/metrics')).body);
+  t.match(metrics, /^relay_unmetered_answers_total\{model="endless-gpt",reason="upstream_error"\} [1-9]/m, 'and /metrics counts it as unmetered');
   t.notMatch(tail, /message_stop/);
   const sent = await body.closed;
   t.ok(sent >= 64 * 1024 * 1024 && sent < 128 * 1024 * 1024, `read to the bound, then hung up (${sent} bytes written)`);

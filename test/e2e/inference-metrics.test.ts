@@ -1,6 +1,6 @@
 // Metrics that answer questions (issue 43 item 2), read from a real /metrics scrape: requests and
 // errors by model, host, shape and status class; tokens and cost; time to first byte and duration;
-// failovers and fallbacks by reason; rate-limit and budget refusals; each budget's spent fraction; upstream connections in use and queued per origin.
+// failovers and fallbacks by reason; rate-limit and budget refusals; answers left unmetered; each budget's spent fraction; upstream connections in use and queued per origin.
 // Every new metric's name and label names are pinned, and no label carries request input.
 import t from 'tap';
 import { startRelay, seedRoute, eventually } from '../../core/testing.ts';
@@ -126,6 +126,18 @@ t.test('upstream connections in use and queued per origin, read at scrape time',
   t.equal(sample(text, 'relay_upstream_requests_queued', { origin: slow.url }), 0, 'nothing waiting');
 });
 
+t.test('an answer the client got whole without usage is counted as unmetered, by model and reason', async (t) => {
+  const bare = await startFakeUpstream();
+  t.teardown(() => bare.close());
+  const s = await seedRoute(relay, { baseUrl: `${bare.url}/v1`, adapter: 'openai', model: 'metrics-unmetered' });
+  await routeLive(relay, s);
+  bare.enqueue({ status: 200, body: { id: 'chatcmpl-1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] } });
+  const first = await chat(s.relayKey, 'metrics-unmetered');
+  t.equal(first.status, 200, first.text);
+  t.equal((await chat(s.relayKey, 'metrics-unmetered')).status, 200, 'and one with usage');
+  t.equal(sample(await scrape(), 'relay_unmetered_answers_total', { model: 'metrics-unmetered', reason: 'not_reported' }), 1);
+});
+
 t.test('every new metric, pinned by name and label names', async (t) => {
   const text = await scrape();
   const pinned: Record<string, string[]> = {
@@ -138,6 +150,7 @@ t.test('every new metric, pinned by name and label names', async (t) => {
     relay_failovers_total: ['reason'],
     relay_refusals_total: ['code'],
     relay_fallbacks_total: ['reason'],
+    relay_unmetered_answers_total: ['model', 'reason'],
     relay_budget_spent_ratio: ['budget'],
     relay_upstream_connections_in_use: ['origin'],
     relay_upstream_requests_queued: ['origin'],
