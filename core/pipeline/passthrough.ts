@@ -6,7 +6,7 @@ import { filterForwardHeaders, withoutAccountHeaders } from '../http/headers.ts'
 import { RouteCall } from '../http/inference-route.ts';
 import { setTopLevelMembers } from '../http/inference-body.ts';
 import type { InboundCodec, Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
-import { TAIL_BYTES, UsageCopy, WHOLE_COPY_BYTES } from './usage-copy.ts';
+import { HEAD_BYTES, TAIL_BYTES, UsageCopy, WHOLE_COPY_BYTES } from './usage-copy.ts';
 import { resume } from './hold.ts';
 import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
@@ -154,7 +154,7 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
   forwarded?.finish(false, res.status);
   if (route && copy) {
     attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
-    if (attempt.record.usage === null && !copy.whole) attempt.noteUnreadUsage(route, `its usage was not in the last ${TAIL_BYTES} bytes of an answer over ${WHOLE_COPY_BYTES}`);
+    if (attempt.record.usage === null && !copy.whole) attempt.noteUnreadUsage(route, `its usage was in neither the first ${HEAD_BYTES} nor the last ${TAIL_BYTES} bytes of an answer over ${WHOLE_COPY_BYTES}`);
   }
   return { kind: 'done' };
 }

@@ -1,8 +1,8 @@
 // UsageCopy: what passthrough keeps of a non-streamed answer to read its usage afterwards. Kept
-// and parsed whole up to WHOLE_COPY_BYTES; past it only the last TAIL_BYTES are kept, and usage is
-// read from there. Either way `usage` is looked for at the end first.
+// and parsed whole up to WHOLE_COPY_BYTES; past it only the first HEAD_BYTES and the last
+// TAIL_BYTES are kept, and usage is read from there. Either way `usage` is looked for at the end first.
 import t from 'tap';
-import { TAIL_BYTES, UsageCopy, usageFromTail, WHOLE_COPY_BYTES } from '../../core/pipeline/usage-copy.ts';
+import { HEAD_BYTES, TAIL_BYTES, UsageCopy, usageFromTail, WHOLE_COPY_BYTES } from '../../core/pipeline/usage-copy.ts';
 import { createOpenAIAdapter } from '../../plugins/vendor-openai/adapter.ts';
 import { openai } from '../support/fake-upstream.ts';
 
@@ -14,20 +14,23 @@ function feed(body: Buffer, chunkSize: number): UsageCopy {
   return copy;
 }
 
-t.test('a large answer: only its end is kept, and usage is read from there', async (t) => {
+t.test('a large answer: only its start and end are kept, and usage is read from there', async (t) => {
   const body = Buffer.from(JSON.stringify(openai.embeddings({ model: 'm', inputs: 400, dimensions: 1536, inputTokens: 777 })));
   t.ok(body.length > WHOLE_COPY_BYTES);
   const copy = feed(body, 64 * 1024);
   t.notOk(copy.whole);
-  t.ok(copy.heldBytes >= TAIL_BYTES && copy.heldBytes <= TAIL_BYTES + 64 * 1024, `${copy.heldBytes} bytes held of ${body.length}`);
+  t.ok(copy.heldBytes <= HEAD_BYTES + TAIL_BYTES + 64 * 1024, `${copy.heldBytes} bytes held of ${body.length}`);
   t.match(copy.usage(adapter, 'openai.embeddings'), { input_tokens: 777 });
-  const oneChunk = feed(body, body.length);
-  t.match(oneChunk.usage(adapter, 'openai.embeddings'), { input_tokens: 777 }, 'an answer in one chunk (kept as it is) too');
-  // Where a large answer has it first, it is not read: keeping tens of MB per answer to find it would let concurrent answers exhaust memory.
-  const first = { usage: { prompt_tokens: 5, total_tokens: 5 }, data: 'x'.repeat(WHOLE_COPY_BYTES + 1) };
-  t.equal(feed(Buffer.from(JSON.stringify(first)), 1 << 20).usage(adapter, 'openai.embeddings'), null, 'usage first in a large answer: not read');
-  const small = { usage: { prompt_tokens: 5, total_tokens: 5 }, data: 'x'.repeat(1000) };
-  t.match(feed(Buffer.from(JSON.stringify(small)), 100).usage(adapter, 'openai.embeddings'), { input_tokens: 5 }, 'usage first in a small answer: read');
+  t.match(feed(body, body.length).usage(adapter, 'openai.embeddings'), { input_tokens: 777 }, 'an answer in one chunk (kept as it is) too');
+
+  const first = { usage: { prompt_tokens: 5, total_tokens: 5, prompt_tokens_details: { cached_tokens: 0 } }, data: 'x'.repeat(WHOLE_COPY_BYTES + 1) };
+  t.match(feed(Buffer.from(JSON.stringify(first)), 1 << 20).usage(adapter, 'openai.embeddings'), { input_tokens: 5 }, 'usage first, from the start');
+  const nestedFirst = { meta: { usage: { prompt_tokens: 1 } }, usage: { prompt_tokens: 6, total_tokens: 6 }, data: 'x'.repeat(WHOLE_COPY_BYTES + 1) };
+  t.match(feed(Buffer.from(JSON.stringify(nestedFirst)), 1 << 20).usage(adapter, 'openai.embeddings'), { input_tokens: 6 }, 'a nested usage before it is passed over');
+  const inString = { note: 'a "usage": {"prompt_tokens": 9}, fake', data: 'x'.repeat(WHOLE_COPY_BYTES + 1) };
+  t.equal(feed(Buffer.from(JSON.stringify(inString)), 1 << 20).usage(adapter, 'openai.embeddings'), null, 'inside a string: none');
+  const middle = { data: 'x'.repeat(WHOLE_COPY_BYTES / 2), usage: { prompt_tokens: 5 }, more: 'y'.repeat(WHOLE_COPY_BYTES / 2 + TAIL_BYTES) };
+  t.equal(feed(Buffer.from(JSON.stringify(middle)), 1 << 20).usage(adapter, 'openai.embeddings'), null, 'in the middle of a large answer: not read');
 });
 
 t.test('a small answer is parsed whole; a nested usage does not count', async (t) => {
