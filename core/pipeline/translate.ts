@@ -243,9 +243,9 @@ async function translateStream(
       // e.g. Responses' response.failed) instead of cutting it; no failover once bytes flowed.
       await closeWithError(attempt, decoder, encoder, takeAll, err);
     }
-    // Cut before its end event: what the upstream reported so far, as a passthrough tap records it.
-    attempt.record.usage ??= decoder.usage?.() ?? null;
   }
+  // Ended before its end event (cut, broken, or closed early): what the upstream reported so far, as a passthrough tap records it.
+  attempt.record.usage ??= decoder.usage?.() ?? null;
   return { kind: 'done' };
 }
 

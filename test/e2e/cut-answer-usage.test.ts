@@ -98,6 +98,18 @@ t.test('a translated stream from Anthropic cut by the client: the usage its firs
   t.same(up.requests.slice(before).map((r) => r.pathname), ['/v1/messages'], 'Anthropic\'s counter was not asked');
 });
 
+t.test('a translated stream from Anthropic that the upstream closes before its end: the usage its first event reported', async (t) => {
+  const claude = await seed('closed-early-on-claude', 'anthropic');
+  const frames = anthropic.events({ model: 'claude-sonnet-4-5', inputTokens: 1_234, text: 'one two three four' });
+  // message_start, the block's start, ping and two deltas; no message_delta or message_stop.
+  up.enqueueStream({ frames: frames.slice(0, 5) }, { path: '/v1/messages' });
+  const res = await viaRelay(relay, '/vendor-a/v1/responses', claude.relayKey, codexTurn('closed-early-on-claude'));
+  t.equal(res.status, 200, 'the stream had begun');
+  t.match(res.text, /response\.failed|"type":"error"/, 'and ends in an error event');
+  const record = await usageRecord(relay, res.headers.get('x-request-id')!);
+  t.match(record, { client_aborted: false, input_tokens: 1_234 });
+});
+
 t.test('a counter that fails leaves the record without tokens, and nothing else changes', async (t) => {
   const s = await seed('cut-count-fails');
   slowResponsesStream('gpt-4o');
