@@ -5,16 +5,13 @@
 // interrupted mid-stream) and when a prompt is near a model's window. Not counted: a provider whose
 // shapes leave out anthropic.count_tokens (narrowed to the models CountTokens does not serve), and
 // an answer without a count (null).
-import { readUpstreamBody, type UpstreamRequest, type UpstreamResponse } from '../../core/plugin-api.ts';
+import type { UpstreamRequest, UpstreamResponse } from '../../core/plugin-api.ts';
 import { CONVERSE_SHAPE, COUNTING_SHAPE, MESSAGES_SHAPE } from './codec/index.ts';
-import { countTokensBody } from './invoke-body.ts';
+import { countTokensBody, readInputTokens } from './invoke-body.ts';
 import { headerValue } from './header-value.ts';
 
 /** The members of a Converse request CountTokens takes (ConverseTokensRequest). */
 export const CONVERSE_COUNTED = ['messages', 'system', 'toolConfig', 'additionalModelRequestFields'];
-
-/** A count's answer is `{"inputTokens": n}`: anything near this size is not one. */
-const MAX_COUNT_BYTES = 64 * 1024;
 
 export async function countBedrockTokens(req: UpstreamRequest, send: (body: string) => Promise<UpstreamResponse>): Promise<number | null> {
   if (!req.route.shapes.includes(COUNTING_SHAPE)) return null;
@@ -26,14 +23,11 @@ export async function countBedrockTokens(req: UpstreamRequest, send: (body: stri
   }
   if (body === '') return null;
   const res = await send(body);
-  const read = await readUpstreamBody(res.body, MAX_COUNT_BYTES);
-  if (res.status !== 200 || read.truncated) return null;
-  try {
-    const tokens = (JSON.parse(read.bytes.toString('utf8')) as { inputTokens?: unknown }).inputTokens;
-    return typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? tokens : null;
-  } catch {
+  if (res.status !== 200) {
+    res.body.resume();
     return null;
   }
+  return readInputTokens(res);
 }
 
 /** The CountTokens body for a request as it was sent; empty for a shape it does not count. */

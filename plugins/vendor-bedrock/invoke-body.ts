@@ -44,17 +44,23 @@ export function countTokensBody(clientBody: Buffer | string, betaHeader: string 
 /** A count's answer is `{"inputTokens": n}`: anything near this size is not one. */
 const MAX_COUNT_BYTES = 64 * 1024;
 
+/** CountTokens' `inputTokens`, or null when the answer holds no count. */
+export async function readInputTokens(res: UpstreamResponse): Promise<number | null> {
+  const read = await readUpstreamBody(res.body, MAX_COUNT_BYTES);
+  if (read.truncated) return null;
+  try {
+    const tokens = (JSON.parse(read.bytes.toString('utf8')) as { inputTokens?: unknown }).inputTokens;
+    return typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? tokens : null;
+  } catch {
+    return null;
+  }
+}
+
 /** CountTokens' `{"inputTokens": n}` as Anthropic's `{"input_tokens": n}`. */
 export async function countTokensAnswer(res: UpstreamResponse): Promise<UpstreamResponse> {
-  const read = await readUpstreamBody(res.body, MAX_COUNT_BYTES);
-  let inputTokens: unknown;
-  try {
-    inputTokens = read.truncated ? undefined : (JSON.parse(read.bytes.toString('utf8')) as { inputTokens?: unknown }).inputTokens;
-  } catch {
-    inputTokens = undefined;
-  }
+  const inputTokens = await readInputTokens(res);
   // An answer without a count is the upstream's fault: a 502 the pipeline reports as such.
-  const ok = typeof inputTokens === 'number';
+  const ok = inputTokens !== null;
   const body = Buffer.from(JSON.stringify(ok
     ? { input_tokens: inputTokens }
     : { type: 'error', error: { type: 'api_error', message: 'Bedrock CountTokens answered without inputTokens' } }));
