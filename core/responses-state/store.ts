@@ -72,16 +72,19 @@ export class ResponsesStateStore implements ResponsesState {
   private async write(owner: string, id: string, json: string, size: number, ownItemIds: string[]): Promise<void> {
     // Sealing runs here, once the answer is complete, not while it streams.
     const payload = this.sealer.enabled ? this.sealer.seal(json) : PLAIN + json;
-    // One statement, so one round trip: a response id already kept (an upstream that repeats ids)
-    // keeps its first owner and content, and then adds no items.
-    await this.db.query(
+    // One statement, so one round trip: a response id already kept (a forwarded answer whose
+    // upstream repeated an id) keeps its first owner and content, and then adds no items.
+    const res = await this.db.query<{ kept: number }>(
       `WITH kept AS (
          INSERT INTO responses_state (id, owner, payload, size_bytes, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))
          ON CONFLICT (id) DO NOTHING RETURNING id
+       ), items AS (
+         INSERT INTO responses_state_items (item_id, owner, response_id) SELECT unnest($6::text[]), $2, kept.id FROM kept ON CONFLICT DO NOTHING
        )
-       INSERT INTO responses_state_items (item_id, owner, response_id) SELECT unnest($6::text[]), $2, kept.id FROM kept ON CONFLICT DO NOTHING`,
+       SELECT count(*)::int AS kept FROM kept`,
       [id, owner, payload, size, this.options.retentionHours, ownItemIds.map(itemKey)],
     );
+    if (res.rows[0]?.kept !== 1) this.log.warn({ responseId: id }, 'response not stored: a response with its id is already kept (the upstream repeated an id)');
   }
 
   /** Resolves once every write started so far has finished (shutdown, and a lookup that missed). */

@@ -10,7 +10,8 @@ import type { StoredResponse } from '../../core/responses-state/types.ts';
 
 const db = await PgliteDatabase.open(null);
 await migrate(db);
-const log = pino({ level: 'silent' });
+const warnings: string[] = [];
+const log = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
 const sealer = new Sealer(parseMasterKey(generateMasterKey()));
 const options = { enabled: true, retentionHours: 24, maxBytes: 4096, scope: 'relay-key' as const, keepForwarded: true };
 const store = new ResponsesStateStore(db, sealer, log, options);
@@ -49,6 +50,7 @@ t.test('a repeated id keeps its first owner and content', async (t) => {
   await store.flush();
   t.same((await store.get('key:a', 'resp_same'))?.response.id, 'resp_first');
   t.equal(await store.get('key:b', 'resp_same'), null);
+  t.match(warnings.map((line) => JSON.parse(line)), [{ responseId: 'resp_same', msg: /already kept/ }], 'and the one not stored is logged');
 });
 
 t.test('an item id that carries conversation content (another vendor\'s search) is indexed by its hash, long or short', async (t) => {

@@ -13,10 +13,12 @@ const MAX_BYTES = 8192;
 const relay = await startRelay({ config: { responsesState: { maxBytes: MAX_BYTES } } });
 const claudeUp = await startFakeUpstream();
 const chatUp = await startFakeUpstream();
+const repeatingUp = await startFakeUpstream();
 t.teardown(async () => {
   await relay.close();
   await claudeUp.close();
   await chatUp.close();
+  await repeatingUp.close();
 });
 
 const SSE = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
@@ -41,10 +43,19 @@ chatUp.script((req: RecordedRequest) => {
   return j.stream ? { headers: SSE, frames: openaiBodies.chatChunks({ ...body, includeUsage: true }) } : { body: openaiBodies.chatCompletion(body) };
 });
 
+// An upstream whose ids repeat (some OpenAI-compatible servers draw them from a small range, others send none).
+repeatingUp.script((req: RecordedRequest) => {
+  const j = req.json as Json;
+  const body = { model: j.model, chunks: 3, text: `repeat answer ${++turn}` };
+  if (!j.stream) return { body: { ...openaiBodies.chatCompletion(body) as Json, id: 'chatcmpl-7' } };
+  return { headers: SSE, frames: openaiBodies.chatChunks({ ...body, includeUsage: true }).map((f) => f.replace(/"id":"[^"]*"/, '"id":"chatcmpl-7"')) };
+});
+
 const claude = await seedRoute(relay, { baseUrl: `${claudeUp.url}/v1`, adapter: 'anthropic', model: 'state-claude', policy: { modelIds: '*' } });
 const chatOnly = await seedRoute(relay, { baseUrl: `${chatUp.url}/v1`, adapter: 'openai', model: 'state-chat', shapes: ['openai.chat'], policy: { modelIds: '*' } });
 const other = await seedRoute(relay, { baseUrl: `${claudeUp.url}/v1`, adapter: 'anthropic', model: 'state-claude-other', policy: { modelIds: '*' } });
-await settled(relay, (s) => [claude, chatOnly, other].every((r) => s.relayKeys.has(r.relayKeyId)) && s.models.size >= 3);
+const repeating = await seedRoute(relay, { baseUrl: `${repeatingUp.url}/v1`, adapter: 'openai', model: 'state-repeating', shapes: ['openai.chat'], policy: { modelIds: '*' } });
+await settled(relay, (s) => [claude, chatOnly, other, repeating].every((r) => s.relayKeys.has(r.relayKeyId)) && s.models.size >= 4);
 
 const client = new OpenAI({ apiKey: claude.relayKey, baseURL: `${relay.inferenceUrl}/vendor-a/v1`, maxRetries: 0 });
 const stranger = new OpenAI({ apiKey: other.relayKey, baseURL: `${relay.inferenceUrl}/vendor-a/v1`, maxRetries: 0 });
@@ -177,6 +188,25 @@ t.test('another relay key gets a 404, never the content', async (t) => {
     body: JSON.stringify({ model: 'state-claude', input: [{ type: 'item_reference', id: (mine.output[0] as Json).id }] }),
   });
   t.equal(ref.status, 404, 'an item_reference to another key\'s item is a 404 too');
+});
+
+t.test('a translated answer\'s id is Relay\'s own: an upstream that repeats ids takes no one\'s stored response', async (t) => {
+  const keys = [claude.relayKey, other.relayKey, repeating.relayKey].map((apiKey) => new OpenAI({ apiKey, baseURL: `${relay.inferenceUrl}/vendor-a/v1`, maxRetries: 0 }));
+  const firsts = [];
+  for (const [i, key] of keys.entries()) firsts.push(await key.responses.create({ model: 'state-repeating', input: `conversation ${i}`, stream: i === 1 ? undefined : false }));
+  const streamed = await keys[1]!.responses.create({ model: 'state-repeating', input: 'conversation streamed', stream: true });
+  let streamedId = '';
+  for await (const event of streamed) if (event.type === 'response.completed') streamedId = event.response.id;
+  const ids = [...firsts.map((r) => r.id), streamedId];
+  t.equal(new Set(ids).size, ids.length, `every answer has its own id (${ids.join(', ')})`);
+  t.ok(ids.every((id) => /^resp_[0-9a-f]{32}$/.test(id)), 'made by Relay, not the upstream\'s chatcmpl-7');
+  for (const [i, key] of keys.entries()) {
+    const second = await key.responses.create({ model: 'state-repeating', previous_response_id: firsts[i]!.id, input: `turn two of ${i}` });
+    const items = await key.responses.inputItems.list(second.id);
+    t.same(items.data.map((item) => (item as Json).content), [`turn two of ${i}`], `key ${i}: the second turn is stored as itself`);
+    t.match(JSON.stringify((repeatingUp.lastRequest()!.json as Json).messages), `conversation ${i}`, `key ${i}: its own first turn reached the upstream`);
+  }
+  t.equal((await keys[1]!.responses.retrieve(streamedId)).id, streamedId, 'the streamed answer is stored under the id the stream gave');
 });
 
 t.test('an unknown previous_response_id is OpenAI\'s 404', async (t) => {

@@ -8,8 +8,12 @@ import { sealReasoning } from './reasoning-envelope.ts';
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
-export function responseId(id: string): string {
-  return id.startsWith('resp_') ? id : `resp_${id}`;
+/**
+ * A translated answer's id is Relay's, made from the request's id (a random UUID): stored
+ * responses share one id space, and an upstream may repeat ids or send none.
+ */
+export function responseId(requestId: string): string {
+  return `resp_${requestId.replace(/-/g, '')}`;
 }
 
 /** Item ids are unique within a response: `<prefix>_<response id>_<output index>`. */

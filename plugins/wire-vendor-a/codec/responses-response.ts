@@ -15,7 +15,7 @@ export const RESPONSES_RESPONSE_DROPPED = {
 } as const;
 
 export function encodeResponsesResponse(response: CanonicalResponse, ctx: EncodeContext): unknown {
-  const id = responseId(response.id);
+  const id = responseId(ctx.requestId);
   const custom = customToolNames(ctx.request);
   const namespaces = namespaceIndex(ctx.inbound);
   const output: Record<string, unknown>[] = [];

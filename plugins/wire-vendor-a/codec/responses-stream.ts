@@ -33,7 +33,7 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
   const custom = customToolNames(ctx.request);
   const namespaces = namespaceIndex(ctx.inbound);
   const createdAt = Math.floor(Date.now() / 1000);
-  let id = responseId(ctx.requestId);
+  const id = responseId(ctx.requestId);
   let sequence = 0;
   let created = false;
   let terminated = false;
@@ -244,7 +244,6 @@ export function responsesStreamEncoder(ctx: EncodeContext): StreamEncoder {
       if (terminated) return '';
       switch (event.type) {
         case 'start':
-          if (!created) id = responseId(event.id);
           return ensureCreated();
         case 'part_start':
           return startPart(event.index, event.part);
