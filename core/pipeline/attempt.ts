@@ -277,6 +277,11 @@ export class Attempt {
     this.writer.cut();
   }
 
+  /** The client's encoder could not write the upstream's answer; the stack says whether Relay is at fault. */
+  noteUntranslatable(err: unknown): void {
+    this.log.error({ err: (err as Error)?.message, stack: (err as Error)?.stack }, 'the upstream\'s answer could not be encoded in the client\'s shape');
+  }
+
   /** The upstream failed after the answer began; what the client gets instead is `then`. */
   noteStreamBroken(err: unknown, then: string): void {
     this.record.errorCode = 'upstream_stream_error';

@@ -87,7 +87,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
       return streamEvents(attempt, codec, ctx, responseToEvents(response, answerDropped), limits, () => source.droppedHeader(route, answerDropped));
     }
     // Encoded before the head: what the client's shape has no place for is named in it.
-    const text = JSON.stringify(codec.encodeResponse(response, ctx));
+    const text = untranslatable(attempt, () => JSON.stringify(codec.encodeResponse(response, ctx)));
     attempt.record.status = 200;
     attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route, answerDropped)), false);
     if (source.keepsAnswer) await source.remember(response, ctx);
@@ -97,6 +97,19 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   }
 
   return translateStream(attempt, route, upstreamShape, codec, source, res.body, limits, answerDropped);
+}
+
+/**
+ * An answer the client's encoder could not write (a value of a type the vendor never sends) is the
+ * upstream's bad answer, a 502 before the head, not Relay's 500.
+ */
+function untranslatable<T>(attempt: Attempt, encode: () => T): T {
+  try {
+    return encode();
+  } catch (err) {
+    attempt.noteUntranslatable(err);
+    throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's answer could not be translated: ${(err as Error).message}`);
+  }
 }
 
 /** The upstream request for `route`: the canonical request in the adapter's shape, as JSON. */
@@ -209,7 +222,7 @@ async function translateStream(
   attempt.record.status = 200;
   // Pending events are encoded before the head, so what they drop is named in it; what is
   // dropped later goes in an x-relay-dropped trailer (droppedTrailer).
-  const opening = take();
+  const opening = untranslatable(attempt, take);
   const named = source.droppedNames(route, answerDropped);
   writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader(route, answerDropped)), false);
   try {
@@ -226,6 +239,8 @@ async function translateStream(
     parser.end();
     for (const ev of closing ?? decoder.finish()) {
       if (ev.type === 'end') attempt.record.usage = ev.usage;
+      // The decoder's word that the stream ended before its end event.
+      if (ev.type === 'error') attempt.record.errorCode ??= 'upstream_stream_error';
       pending.push(ev);
     }
     const open = take();

@@ -54,7 +54,7 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
   const start = (message?: Frame['message']): StreamEvent[] => {
     if (started) return [];
     started = true;
-    return [{ type: 'start', id: message?.id ?? '', model: message?.model ?? route.upstreamModel }];
+    return [{ type: 'start', id: typeof message?.id === 'string' ? message.id : '', model: typeof message?.model === 'string' ? message.model : route.upstreamModel }];
   };
   const stop = (anthropicIndex: number): StreamEvent[] => {
     const block = blocks.get(anthropicIndex);

@@ -56,8 +56,8 @@ export function decodeGeminiResponse(body: unknown, route: Route, request: Canon
   const custom = customToolNames(request);
   const content = (candidate?.content?.parts ?? []).flatMap((p) => partsOfGeminiPart(p, custom, dropped));
   return {
-    id: json.responseId ?? newResponseId(),
-    model: json.modelVersion ?? route.upstreamModel,
+    id: typeof json.responseId === 'string' ? json.responseId : newResponseId(),
+    model: typeof json.modelVersion === 'string' ? json.modelVersion : route.upstreamModel,
     content,
     stop_reason: stopReasonFromGemini(candidate?.finishReason, content.some((p) => p.type === 'tool_call'), json.promptFeedback?.blockReason),
     usage: usageFromGemini(json.usageMetadata) ?? emptyUsage(),

@@ -40,7 +40,7 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest, dro
   const start = (frame?: GeminiResponse): StreamEvent[] => {
     if (started) return [];
     started = true;
-    return [{ type: 'start', id: frame?.responseId ?? newResponseId(), model: frame?.modelVersion ?? route.upstreamModel }];
+    return [{ type: 'start', id: typeof frame?.responseId === 'string' ? frame.responseId : newResponseId(), model: typeof frame?.modelVersion === 'string' ? frame.modelVersion : route.upstreamModel }];
   };
   const close = (): StreamEvent[] => {
     if (!open) return [];

@@ -46,7 +46,7 @@ export function responsesStreamDecoder(route: Route, request?: CanonicalRequest,
   const start = (response: Frame['response']): StreamEvent[] => {
     if (started) return [];
     started = true;
-    return [{ type: 'start', id: response?.id ?? '', model: response?.model ?? route.upstreamModel }];
+    return [{ type: 'start', id: typeof response?.id === 'string' ? response.id : '', model: typeof response?.model === 'string' ? response.model : route.upstreamModel }];
   };
   const openPart = (key: string, kind: OpenPart['kind'], part: Extract<StreamEvent, { type: 'part_start' }>['part']): StreamEvent[] => {
     if (open.has(key)) return [];
