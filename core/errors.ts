@@ -52,7 +52,7 @@ export const ERROR_CODES = {
   RELAY_ERR_CONTEXT_WINDOW_EXCEEDED: { status: 400, type: 'invalid_request', description: "The prompt does not fit the context window of the model nor of any fallback that takes it." },
   RELAY_ERR_CONTENT_FILTERED: { status: 400, type: 'invalid_request', description: "The upstream's content filter refused the request, and no fallback took it." },
   RELAY_ERR_RETRY_DEADLINE: { status: 504, type: 'timeout', description: "The model's retry policy deadline passed before any upstream answered." },
-  RELAY_ERR_UPSTREAM_RATE_LIMITED: { status: 429, type: 'rate_limit', description: "Every host key for the model is cooling down after the upstream's rate limit; retry-after says when one is usable." },
+  RELAY_ERR_UPSTREAM_RATE_LIMITED: { status: 429, type: 'rate_limit', description: "The upstream's rate limit was reached, or every host key for the model is cooling down after it; retry-after says when one is usable." },
   RELAY_ERR_LOGIN_THROTTLED: { status: 429, type: 'rate_limit', description: 'Too many failed sign-in attempts; wait before trying again.' },
   RELAY_ERR_UPSTREAM_UNREACHABLE: { status: 502, type: 'upstream', description: 'No upstream could be reached.' },
   RELAY_ERR_UPSTREAM_BAD_RESPONSE: { status: 502, type: 'upstream', description: 'The upstream answered with something Relay could not read.' },
@@ -122,14 +122,15 @@ export function isRelayError(err: unknown): err is RelayError {
 /**
  * The Relay code for an upstream's HTTP error status, for every vendor adapter. 401/403 mean
  * Relay's host key was refused: the caller cannot fix that, so it is an upstream failure (502),
- * and the pipeline marks the key invalid and fails over. 529 is Anthropic's "overloaded".
+ * and the pipeline marks the key invalid and fails over. A 429 is the upstream's limit, not Relay's.
+ * 529 is Anthropic's "overloaded".
  */
 export function codeForUpstreamStatus(status: number): ErrorCode {
   if (status === 401 || status === 403) return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
   if (status === 404) return 'RELAY_ERR_NOT_FOUND';
   if (status === 408) return 'RELAY_ERR_UPSTREAM_TIMEOUT';
   if (status === 413) return 'RELAY_ERR_BODY_TOO_LARGE';
-  if (status === 429) return 'RELAY_ERR_RATE_LIMITED';
+  if (status === 429) return 'RELAY_ERR_UPSTREAM_RATE_LIMITED';
   if (status === 502 || status === 503 || status === 529) return 'RELAY_ERR_UPSTREAM_UNREACHABLE';
   if (status === 504) return 'RELAY_ERR_UPSTREAM_TIMEOUT';
   if (status >= 500) return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';

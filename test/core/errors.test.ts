@@ -71,7 +71,7 @@ t.test('upstream statuses map to Relay codes the same way for every adapter', as
   const cases: Array<[number, string]> = [
     [400, 'RELAY_ERR_BAD_REQUEST'], [401, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE'], [403, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE'],
     [404, 'RELAY_ERR_NOT_FOUND'], [408, 'RELAY_ERR_UPSTREAM_TIMEOUT'], [413, 'RELAY_ERR_BODY_TOO_LARGE'], [422, 'RELAY_ERR_BAD_REQUEST'],
-    [429, 'RELAY_ERR_RATE_LIMITED'], [500, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE'], [502, 'RELAY_ERR_UPSTREAM_UNREACHABLE'],
+    [429, 'RELAY_ERR_UPSTREAM_RATE_LIMITED'], [500, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE'], [502, 'RELAY_ERR_UPSTREAM_UNREACHABLE'],
     [503, 'RELAY_ERR_UPSTREAM_UNREACHABLE'], [504, 'RELAY_ERR_UPSTREAM_TIMEOUT'], [529, 'RELAY_ERR_UPSTREAM_UNREACHABLE'],
   ];
   for (const [status, code] of cases) t.equal(codeForUpstreamStatus(status), code, String(status));

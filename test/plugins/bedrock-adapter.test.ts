@@ -217,7 +217,7 @@ t.test('an exception inside the stream ends it with an error the client shape ca
   const frames = sseFrames(await text(res));
   const events = frames.flatMap((f) => adapter.streamDecoder('bedrock.converse', route(), undefined as never).decode(f.event, f.data));
   const error = events.find((e) => e.type === 'error');
-  t.equal(error?.type === 'error' ? error.error.code : null, 'RELAY_ERR_RATE_LIMITED');
+  t.equal(error?.type === 'error' ? error.error.code : null, 'RELAY_ERR_UPSTREAM_RATE_LIMITED');
   once({ kind: 'events', messages: [{ exception: 'modelStreamErrorException', message: 'model broke' }] });
   const invoke = await adapter.send(request({ shape: 'anthropic.messages', body: JSON.stringify({ model: 'm', max_tokens: 5, messages: [] }), stream: true }));
   const anthropicFrames = sseFrames(await text(invoke));

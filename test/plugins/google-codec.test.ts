@@ -127,7 +127,7 @@ t.test('stream: text continues one part, function calls arrive whole, end on fin
 
   const failing = geminiStreamDecoder(route(), { model: 'm', messages: [] });
   t.match(failing.decode(undefined, JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded' } })), [
-    { type: 'error', error: { code: 'RELAY_ERR_RATE_LIMITED', status: 429, message: 'Quota exceeded' } },
+    { type: 'error', error: { code: 'RELAY_ERR_UPSTREAM_RATE_LIMITED', status: 429, message: 'Quota exceeded' } },
   ]);
 });
 
@@ -162,7 +162,7 @@ t.test('stream: a code execution part is a text part of its own; an image is nam
 });
 
 t.test('errors keep the message and map the status', async (t) => {
-  t.match(decodeGeminiError(429, JSON.stringify({ error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED' } })), { code: 'RELAY_ERR_RATE_LIMITED', message: 'Resource has been exhausted' });
+  t.match(decodeGeminiError(429, JSON.stringify({ error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED' } })), { code: 'RELAY_ERR_UPSTREAM_RATE_LIMITED', message: 'Resource has been exhausted' });
   t.match(decodeGeminiError(503, JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })), { code: 'RELAY_ERR_UPSTREAM_UNREACHABLE' });
   t.match(decodeGeminiError(404, JSON.stringify({ error: { code: 404, message: 'models/x is not found', status: 'NOT_FOUND' } })), { code: 'RELAY_ERR_NOT_FOUND' });
   t.match(decodeGeminiError(500, 'upstream connect error'), { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: 'upstream connect error' });
@@ -265,7 +265,7 @@ t.test('Claude on Vertex: rawPredict with anthropic_version, the model in the UR
   t.same(JSON.parse(await readText(counted.body)), { input_tokens: 21 });
   t.match(fake.requests.at(-1)!, { path: /\/publishers\/anthropic\/models\/count-tokens:rawPredict$/, json: { model: 'claude-sonnet-4-5@20250929' } });
 
-  t.match(adapter.decodeError('anthropic.messages', 429, JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } })), { code: 'RELAY_ERR_RATE_LIMITED', message: 'slow down' });
+  t.match(adapter.decodeError('anthropic.messages', 429, JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } })), { code: 'RELAY_ERR_UPSTREAM_RATE_LIMITED', message: 'slow down' });
   t.match(adapter.decodeError('anthropic.messages', 403, JSON.stringify({ error: { code: 403, message: 'Permission denied on resource project acme.', status: 'PERMISSION_DENIED' } })), { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: /Permission denied/ });
 });
 

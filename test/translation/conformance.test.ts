@@ -280,7 +280,7 @@ t.test('streams: an upstream error after the opening frames reaches every client
     const error = events.at(-1);
     t.equal(error?.type, 'error', `${label}: ends with an error event`);
     if (error?.type !== 'error') continue;
-    t.equal(error.error.code, 'RELAY_ERR_RATE_LIMITED', `${label}: a rate limit`);
+    t.equal(error.error.code, 'RELAY_ERR_UPSTREAM_RATE_LIMITED', `${label}: the upstream's rate limit`);
     t.equal(error.error.message, RATE_LIMIT_MESSAGE, `${label}: the upstream's words`);
     for (const inbound of INBOUND_SHAPES) {
       const sse = encodeStream(inbound, context(TOOLS_REQUEST), events);
@@ -339,7 +339,7 @@ t.test('upstream errors map by status and keep the upstream message', async (t) 
     [404, 'RELAY_ERR_NOT_FOUND', 404],
     [413, 'RELAY_ERR_BODY_TOO_LARGE', 413],
     [422, 'RELAY_ERR_BAD_REQUEST', 400],
-    [429, 'RELAY_ERR_RATE_LIMITED', 429],
+    [429, 'RELAY_ERR_UPSTREAM_RATE_LIMITED', 429],
     [500, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', 502],
     [502, 'RELAY_ERR_UPSTREAM_UNREACHABLE', 502],
     [503, 'RELAY_ERR_UPSTREAM_UNREACHABLE', 502],

@@ -37,7 +37,7 @@ export function decodeAnthropicError(status: number, body: string): RelayErrorBo
 
 /** An in-stream `error` event's error type -> the Relay code. */
 export function codeForStreamErrorType(type: unknown): ErrorCode {
-  if (type === 'rate_limit_error') return 'RELAY_ERR_RATE_LIMITED';
+  if (type === 'rate_limit_error') return 'RELAY_ERR_UPSTREAM_RATE_LIMITED';
   if (type === 'overloaded_error') return 'RELAY_ERR_UPSTREAM_UNREACHABLE';
   if (type === 'invalid_request_error') return 'RELAY_ERR_BAD_REQUEST';
   return 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';

@@ -6,7 +6,7 @@ import { type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 export function upstreamStreamError(raw: unknown): Extract<StreamEvent, { type: 'error' }> {
   const error = (raw !== null && typeof raw === 'object' ? raw : {}) as { message?: unknown; code?: unknown; type?: unknown };
   const hint = `${String(error.code ?? '')} ${String(error.type ?? '')}`;
-  const code: ErrorCode = /rate_limit|insufficient_quota|tokens|requests/.test(hint) ? 'RELAY_ERR_RATE_LIMITED' : 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
+  const code: ErrorCode = /rate_limit|insufficient_quota|tokens|requests/.test(hint) ? 'RELAY_ERR_UPSTREAM_RATE_LIMITED' : 'RELAY_ERR_UPSTREAM_BAD_RESPONSE';
   const def = ERROR_CODES[code];
   return {
     type: 'error',
