@@ -6,7 +6,7 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { Message } from '@smithy/types';
-import { sseFrame, type UpstreamBody } from '../../core/plugin-api.ts';
+import { RelayError, sseFrame, type UpstreamBody } from '../../core/plugin-api.ts';
 import { anthropicErrorType } from './anthropic-errors.ts';
 
 /** One decoded event-stream message -> SSE text (zero or more frames). */
@@ -121,15 +121,24 @@ export class EventStreamToSse {
   }
 }
 
+/** Bytes that are not an event stream (a CRC mismatch, a JSON body) are a bad answer, not an unreachable upstream. */
+function unreadableAsBadResponse(read: () => string): string {
+  try {
+    return read();
+  } catch (err) {
+    throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's event stream could not be read: ${(err as Error).message}`);
+  }
+}
+
 /** An upstream body of event-stream bytes, read as the SSE text `toSse` makes of its messages. */
 export function eventStreamAsSse(body: UpstreamBody, toSse: MessageToSse): UpstreamBody {
   async function* frames(): AsyncGenerator<Buffer> {
     const converter = new EventStreamToSse(toSse);
     for await (const chunk of body) {
-      const out = converter.push(chunk);
+      const out = unreadableAsBadResponse(() => converter.push(chunk));
       if (out !== '') yield Buffer.from(out);
     }
-    const out = converter.end();
+    const out = unreadableAsBadResponse(() => converter.end());
     if (out !== '') yield Buffer.from(out);
   }
   const iterator = frames();
