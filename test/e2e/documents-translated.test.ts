@@ -85,6 +85,7 @@ t.test('an OpenAI file id cannot reach Anthropic: a 400, not a silent drop', asy
 
 for (const [what, part, named] of [
   ['an image file source', { type: 'image', source: { type: 'file', file_id: 'file_011' } }, /image file source/],
+  ['a document file source', { type: 'document', source: { type: 'file', file_id: 'file_011CNha8iCJcU1wXNR6q4V8w' } }, /document file source.*Anthropic's store/],
   ['a search_result block', { type: 'search_result', source: 'https://example.com', title: 'r', content: [{ type: 'text', text: 'x' }] }, /search_result/],
 ] as const) {
   t.test(`${what} is refused on a translated route, not dropped`, async (t) => {

@@ -16,7 +16,7 @@ export const MESSAGES_REQUEST_DROPPED = {
   'context_management, container, mcp_servers, service_tier, speed': 'no canonical field',
   'server tools (typed tools such as bash_*, text_editor_*, computer_*, code_execution_*)': 'they run inside Anthropic; forwarded as sent only on an Anthropic upstream (passthrough)',
   'web search tools (web_search_YYYYMMDD)': 'mapped to the canonical web search (max_uses, allowed/blocked domains, user location); cache_control dropped unnamed',
-  'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part; named `messages.<type>` (search_result blocks and image file sources are refused); a web search\'s pair is mapped to a canonical web search, which an upstream of another vendor names `history.web_search_call`',
+  'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part; named `messages.<type>` (search_result blocks and image and document file sources are refused); a web search\'s pair is mapped to a canonical web search, which an upstream of another vendor names `history.web_search_call`',
   'citations, and a document\'s context': 'no canonical field (a document\'s title becomes its file name); named `citations`, `document.context`',
   'metadata.user_id': 'becomes canonical `user`',
 } as const;
@@ -130,14 +130,15 @@ const DocumentBlock = Type.Object({
 });
 
 /** A document block as a canonical document; custom content becomes its text. */
-function documentPart(b: Static<typeof DocumentBlock>): DocumentPart {
+function documentPart(b: Static<typeof DocumentBlock>, model: string, pointer: string): DocumentPart {
   const s = b.source;
+  // Translated means another vendor's upstream, which cannot open a file in Anthropic's store.
+  if (s.type === 'file') throw unsupportedContent(`the document file source at ${pointer}`, model, 'a file id names a file in Anthropic\'s store; send the document\'s bytes, text or URL instead');
   const filename = typeof b.title === 'string' && b.title !== '' ? { filename: b.title } : {};
   const source: DocumentPart['source'] = s.type === 'base64' ? { type: 'base64', media_type: s.media_type, data: s.data }
     : s.type === 'url' ? { type: 'url', url: s.url }
       : s.type === 'text' ? { type: 'text', text: s.data }
-        : s.type === 'file' ? { type: 'file_id', file_id: s.file_id }
-          : { type: 'text', text: typeof s.content === 'string' ? s.content : s.content.map((c) => c.text ?? '').join('\n\n') };
+        : { type: 'text', text: typeof s.content === 'string' ? s.content : s.content.map((c) => c.text ?? '').join('\n\n') };
   return { type: 'document', source, ...filename };
 }
 
@@ -162,7 +163,7 @@ function block(raw: Static<typeof Typed>, pointer: string, model: string): Conte
     case 'image':
       return image(validateBody<Static<typeof ImageBlock>>(ImageBlock, raw, pointer), model, pointer);
     case 'document':
-      return documentPart(validateBody<Static<typeof DocumentBlock>>(DocumentBlock, raw, pointer));
+      return documentPart(validateBody<Static<typeof DocumentBlock>>(DocumentBlock, raw, pointer), model, pointer);
     case 'tool_use': {
       const b = validateBody<Static<typeof ToolUseBlock>>(ToolUseBlock, raw, pointer);
       return { type: 'tool_call', id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}), tool_kind: 'function' };
