@@ -4,10 +4,8 @@
 // writes or web searches through one vendor reads them through all.
 import type { StreamInspector } from '../hooks.ts';
 import { setAnswerModel, type Usage } from './types.ts';
+import { tokenCount } from './token-count.ts';
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
-}
 
 /** The members of a Messages `usage` object that Relay reads. */
 export interface MessagesUsageObject {
@@ -38,18 +36,18 @@ function priceModifiers(u: MessagesUsageObject): string[] {
 export function usageFromMessages(raw: unknown): Usage | null {
   if (raw === null || typeof raw !== 'object') return null;
   const u = raw as MessagesUsageObject;
-  const cacheRead = count(u.cache_read_input_tokens);
-  const cacheWrite = count(u.cache_creation_input_tokens);
-  const write1h = Math.min(count(u.cache_creation?.ephemeral_1h_input_tokens), cacheWrite);
-  const searches = count(u.server_tool_use?.web_search_requests);
+  const cacheRead = tokenCount(u.cache_read_input_tokens);
+  const cacheWrite = tokenCount(u.cache_creation_input_tokens);
+  const write1h = Math.min(tokenCount(u.cache_creation?.ephemeral_1h_input_tokens), cacheWrite);
+  const searches = tokenCount(u.server_tool_use?.web_search_requests);
   const modifiers = priceModifiers(u);
   return {
-    input_tokens: count(u.input_tokens) + cacheRead + cacheWrite,
-    output_tokens: count(u.output_tokens),
+    input_tokens: tokenCount(tokenCount(u.input_tokens) + cacheRead + cacheWrite),
+    output_tokens: tokenCount(u.output_tokens),
     cache_read_tokens: cacheRead,
     cache_write_tokens: cacheWrite,
     ...(write1h > 0 ? { cache_write_1h_tokens: write1h } : {}),
-    reasoning_tokens: count(u.output_tokens_details?.thinking_tokens),
+    reasoning_tokens: tokenCount(u.output_tokens_details?.thinking_tokens),
     ...(searches > 0 ? { web_search_requests: searches } : {}),
     ...(modifiers.length > 0 ? { price_modifiers: modifiers } : {}),
   };

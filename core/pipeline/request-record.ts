@@ -1,4 +1,5 @@
 // What one request did, gathered as it runs and turned into its usage event at the end.
+import { boundedUsage } from '../canonical/token-count.ts';
 import type { Usage } from '../canonical/types.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { RelayKey } from '../catalog/kinds.ts';
@@ -55,7 +56,7 @@ export class RequestRecord {
   ttfbMs: number | null = null;
   attempts = 0;
   clientAborted = false;
-  usage: Usage | null = null;
+  private answerUsage: Usage | null = null;
   client: string | null = null;
   extras: Record<string, string> = {};
   clientRequestId: string | null = null;
@@ -69,6 +70,17 @@ export class RequestRecord {
   constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean, elapsedMs = 0) {
     this.startedAt = Date.now() - elapsedMs;
     this.t0 = performance.now() - elapsedMs;
+  }
+
+  /** What the answer used, as the adapter or a count read it. */
+  get usage(): Usage | null {
+    return this.answerUsage;
+  }
+
+  // Bounded here, where every path records it (translated, passthrough, a counted prompt, a plugin's
+  // own reader): an absurd count would otherwise fit no log column and hold a token rate limit shut.
+  set usage(usage: Usage | null) {
+    this.answerUsage = usage === null ? null : boundedUsage(usage);
   }
 
   markFirstByte(): void {

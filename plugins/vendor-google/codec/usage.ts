@@ -3,21 +3,18 @@
 //   prompt token, cached or not); toolUsePromptTokenCount is prompt too and is added.
 //   candidatesTokenCount excludes thoughtsTokenCount; canonical output includes reasoning.
 // Gemini has no prompt-cache write count: cache_write_tokens is always 0.
-import type { Usage } from '../../../core/plugin-api/canonical.ts';
+import { tokenCount, type Usage } from '../../../core/plugin-api/canonical.ts';
 import type { GeminiUsageMetadata } from './wire.ts';
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
-}
 
 export function usageFromGemini(raw: unknown): Usage | null {
   if (raw === null || typeof raw !== 'object') return null;
   const u = raw as GeminiUsageMetadata;
-  const thoughts = count(u.thoughtsTokenCount);
+  const thoughts = tokenCount(u.thoughtsTokenCount);
   return {
-    input_tokens: count(u.promptTokenCount) + count(u.toolUsePromptTokenCount),
-    output_tokens: count(u.candidatesTokenCount) + thoughts,
-    cache_read_tokens: count(u.cachedContentTokenCount),
+    input_tokens: tokenCount(tokenCount(u.promptTokenCount) + tokenCount(u.toolUsePromptTokenCount)),
+    output_tokens: tokenCount(tokenCount(u.candidatesTokenCount) + thoughts),
+    cache_read_tokens: tokenCount(u.cachedContentTokenCount),
     cache_write_tokens: 0,
     reasoning_tokens: thoughts,
   };

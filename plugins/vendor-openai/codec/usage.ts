@@ -1,12 +1,9 @@
 // OpenAI usage objects -> canonical usage. OpenAI's prompt/input token counts already include
 // cached tokens, and output counts include reasoning tokens: the canonical convention.
-import { setAnswerModel, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { setAnswerModel, tokenCount, type Usage } from '../../../core/plugin-api/canonical.ts';
 
 type Json = Record<string, unknown> | null | undefined;
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
-}
 function object(value: unknown): Json {
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
 }
@@ -18,12 +15,12 @@ export function usageFromChat(raw: unknown): Usage | null {
   const prompt = object(u.prompt_tokens_details);
   const completion = object(u.completion_tokens_details);
   return {
-    input_tokens: count(u.prompt_tokens),
-    output_tokens: count(u.completion_tokens),
+    input_tokens: tokenCount(u.prompt_tokens),
+    output_tokens: tokenCount(u.completion_tokens),
     // DeepSeek reports cache hits as prompt_cache_hit_tokens (prompt_tokens includes them).
-    cache_read_tokens: count(prompt?.cached_tokens ?? u.prompt_cache_hit_tokens),
-    cache_write_tokens: count(prompt?.cache_write_tokens),
-    reasoning_tokens: count(completion?.reasoning_tokens),
+    cache_read_tokens: tokenCount(prompt?.cached_tokens ?? u.prompt_cache_hit_tokens),
+    cache_write_tokens: tokenCount(prompt?.cache_write_tokens),
+    reasoning_tokens: tokenCount(completion?.reasoning_tokens),
   };
 }
 
@@ -58,11 +55,11 @@ export function usageFromResponses(raw: unknown): Usage | null {
   const input = object(u.input_tokens_details);
   const output = object(u.output_tokens_details);
   return {
-    input_tokens: count(u.input_tokens),
-    output_tokens: count(u.output_tokens),
-    cache_read_tokens: count(input?.cached_tokens),
-    cache_write_tokens: count(input?.cache_write_tokens),
-    reasoning_tokens: count(output?.reasoning_tokens),
+    input_tokens: tokenCount(u.input_tokens),
+    output_tokens: tokenCount(u.output_tokens),
+    cache_read_tokens: tokenCount(input?.cached_tokens),
+    cache_write_tokens: tokenCount(input?.cache_write_tokens),
+    reasoning_tokens: tokenCount(output?.reasoning_tokens),
   };
 }
 
