@@ -27,7 +27,7 @@ export default definePlugin({
     const db = own ?? relay.sql;
     let stopRetention: (() => Promise<void>) | null = null;
     const backend = new PostgresUsageBackend({
-      db, table: options.table,
+      db, table: options.table, log: relay.log,
       onClose: async () => {
         await stopRetention?.();
         await own?.close();

@@ -31,6 +31,14 @@ export interface PostgresUsageBackendOptions {
   table: string;
   /** Closes a connection the backend opened itself (not relay.db). */
   onClose?: () => Promise<void>;
+  /** Where an event the table cannot hold is reported. */
+  log?: { error(obj: object, msg: string): void };
+}
+
+/** SQLSTATE class 22, a data exception (a number out of range, text that is no timestamp): the same rows fail however often they are retried. */
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('22');
 }
 
 export class PostgresUsageBackend implements UsageBackend {
@@ -59,14 +67,45 @@ export class PostgresUsageBackend implements UsageBackend {
 
   async write(events: UsageEvent[]): Promise<void> {
     await this.ready;
-    // One statement per batch: the rows travel as one JSON parameter, so a batch of any size stays
-    // under Postgres's parameter limit. Retried batches do not duplicate (request_id is the key).
+    try {
+      await this.insert(events);
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+      // A value the table cannot hold fails the whole statement: one row at a time finds it, and
+      // the rest of the batch is kept instead of being retried with it until the queue gives up.
+      await this.insertEach(events);
+    }
+  }
+
+  /** One statement per batch: the rows travel as one JSON parameter, so a batch of any size stays under Postgres's parameter limit. Retried batches do not duplicate (request_id is the key). */
+  private async insert(events: UsageEvent[]): Promise<void> {
     await this.db.query(
       `INSERT INTO ${this.table} (${COLUMN_LIST})
        SELECT ${COLUMN_LIST} FROM jsonb_to_recordset($1::jsonb) AS x(${RECORD_DEFINITION})
        ON CONFLICT (request_id) DO NOTHING`,
       [JSON.stringify(events)],
     );
+  }
+
+  /**
+   * Inserts each event alone; an event with a data error is logged and left out. Another error
+   * rejects, so the queue retries the batch (the rows already in are skipped then). When no event
+   * fits, rejects as not retryable: the queue drops the batch at once and counts it.
+   */
+  private async insertEach(events: UsageEvent[]): Promise<void> {
+    let lastDataError: unknown = null;
+    let written = 0;
+    for (const event of events) {
+      try {
+        await this.insert([event]);
+        written += 1;
+      } catch (err) {
+        if (!isDataError(err)) throw err;
+        lastDataError = err;
+        this.options.log?.error({ err, request_id: event.request_id }, 'log-postgres: a usage event the table cannot hold was dropped');
+      }
+    }
+    if (written === 0 && lastDataError !== null) throw Object.assign(new Error('log-postgres: no usage event of the batch fits the table', { cause: lastDataError }), { retryable: false });
   }
 
   async list(query: ListQuery): Promise<ListPage> {

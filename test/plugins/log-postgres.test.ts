@@ -2,6 +2,7 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../../core/db/open.ts';
 import type { Database } from '../../core/db/types.ts';
+import type { UsageEvent } from '../../core/plugin-api.ts';
 import { PostgresUsageBackend } from '../../plugins/log-postgres/postgres-usage-backend.ts';
 import { poolDatabase } from '../../plugins/log-postgres/pool-database.ts';
 import plugin from '../../plugins/log-postgres/index.ts';
@@ -87,6 +88,22 @@ t.test('a database that is down: writes reject (the queue retries), and succeed 
   const backend = new PostgresUsageBackend({ db: failing, table: 'relay_usage_events' });
   await t.rejects(backend.write([usageEvent()]), /connection refused/);
   await t.rejects(backend.write([usageEvent()]), /connection refused/, 'migration is tried again, not stuck');
+});
+
+t.test('a row the table cannot hold (PGlite): only it is dropped and logged; the rest of its batch is written', async (t) => {
+  const db = await openDatabase({ dataDir: null });
+  t.teardown(() => db.close());
+  const logged: Array<{ obj: { request_id?: string }; msg: string }> = [];
+  const backend = new PostgresUsageBackend({ db, table: 'relay_usage_events', log: { error: (obj, msg) => logged.push({ obj, msg }) } });
+  const bad = usageEvent({ input_tokens: 1e20 });
+  const good = [usageEvent(), usageEvent()];
+  await backend.write([good[0]!, bad, good[1]!]);
+  for (const event of good) t.ok(await backend.get(event.request_id), 'the other rows of the batch are written');
+  t.equal(await backend.get(bad.request_id), null);
+  t.same(logged.map((l) => l.obj.request_id), [bad.request_id], 'the dropped row is logged by its request id');
+  const refusal = (events: UsageEvent[]) => backend.write(events).then(() => null, (err: unknown) => err);
+  t.match(await refusal([usageEvent({ output_tokens: 1e20 })]), { retryable: false }, 'a batch of none that fit is refused, not retried');
+  t.match(await refusal([usageEvent({ status: 70_000 })]), { retryable: false }, 'any column out of range (smallint here)');
 });
 
 /** `old` events started `daysAgo` days ago and `fresh` ones now, written through the backend. */
