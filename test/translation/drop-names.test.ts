@@ -475,6 +475,14 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
       'audio in streamed answers': {
         parts: [{ role: 'assistant', content: 'Hi.' }, { audio: { id: 'audio_1', transcript: 'Hi.' } }], stream: true, expect: { named: ['audio'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Hi.' },
       },
+      'content given as an array of parts (Mistral\'s Magistral models)': {
+        parts: [{ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Hmm.' }] }, { type: 'text', text: 'Hi.' }, { type: 'image_url', image_url: 'https://a.example/i.png' }] }],
+        expect: { named: ['image_url'], keeps: (c) => c.length === 2 && c[0]?.type === 'reasoning' && c[0].text === 'Hmm.' && c[1]?.type === 'text' && c[1].text === 'Hi.' },
+      },
+      'content parts in streamed answers': {
+        parts: [{ role: 'assistant', content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Hmm.' }] }] }, { content: [{ type: 'text', text: 'Hi.' }] }, { content: [{ type: 'reference', reference_ids: [1] }] }],
+        stream: true, expect: { named: ['reference'], keeps: (c) => c.length === 2 && c[0]?.type === 'reasoning' && c[0].text === 'Hmm.' && c[1]?.type === 'text' && c[1].text === 'Hi.' },
+      },
     },
   },
   OPENAI_RESPONSE_DROPPED: {

@@ -5,6 +5,7 @@ import { emptyUsage, type CanonicalResponse, type Citation, type ContentPart, ty
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { usageOfChatAnswer } from './usage.ts';
 import { citationsOf, nameKind } from './answer-names.ts';
+import { chatContentPieces, type ContentPiece } from './chat-content.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
   stop: 'end_turn',
@@ -31,6 +32,8 @@ export const OPENAI_CHAT_RESPONSE_DROPPED = {
   'audio in the message': 'named `audio`: canonical has no audio part',
   'annotations in streamed answers': 'url_citation mapped to citation deltas of the open text (without the text they cover); other kinds, or a citation with no text open, named',
   'audio in streamed answers': 'named `audio`',
+  'content given as an array of parts (Mistral\'s Magistral models)': 'text parts mapped to text, thinking parts to reasoning; other kinds named by their type',
+  'content parts in streamed answers': 'as in whole answers: text and thinking parts mapped, other kinds named by their type',
 } as const;
 
 /** Chat's annotations (`{type, url_citation: {...}}`) as canonical citations of `text` (its span's text when known); other kinds are named. */
@@ -41,6 +44,17 @@ export function chatCitations(annotations: unknown, text: string | undefined, dr
     return v.type === 'url_citation' && v.url_citation !== null && typeof v.url_citation === 'object' ? { type: 'url_citation', ...v.url_citation } : a;
   });
   return citationsOf(flat, text, dropped);
+}
+
+/** The message's text and reasoning as canonical parts; the annotations are citations of its first text. */
+function contentParts(pieces: ContentPiece[], annotations: unknown, dropped: string[]): ContentPart[] {
+  let cited = false;
+  return pieces.map((piece): ContentPart => {
+    if (piece.kind === 'reasoning') return { type: 'reasoning', text: piece.text, origin: 'openai' };
+    const citations = cited ? [] : chatCitations(annotations, piece.text, dropped);
+    cited = true;
+    return citations.length > 0 ? { type: 'text', text: piece.text, citations } : { type: 'text', text: piece.text };
+  });
 }
 
 interface ChatToolCall { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown }; custom?: { name?: unknown; input?: unknown } }
@@ -56,10 +70,7 @@ export function decodeChatResponse(body: unknown, route: Route, request?: Canoni
   const content: ContentPart[] = [];
   const reasoning = reasoningText(message);
   if (reasoning !== undefined) content.push({ type: 'reasoning', text: reasoning, origin: 'openai' });
-  if (typeof message.content === 'string' && message.content !== '') {
-    const citations = chatCitations(message.annotations, message.content, dropped);
-    content.push(citations.length > 0 ? { type: 'text', text: message.content, citations } : { type: 'text', text: message.content });
-  }
+  content.push(...contentParts(chatContentPieces(message.content, dropped), message.annotations, dropped));
   if (message.audio !== undefined && message.audio !== null) nameKind('audio', dropped);
   if (typeof message.refusal === 'string' && message.refusal !== '') content.push({ type: 'refusal', text: message.refusal });
   for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as ChatToolCall[]) {

@@ -11,6 +11,7 @@ import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { nameKind } from './answer-names.ts';
+import { chatContentPieces } from './chat-content.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { chunkUsage, usageFromChat, withServiceTier } from './usage.ts';
 
@@ -112,8 +113,8 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
       const delta = choice?.delta ?? {};
       const reasoning = reasoningText(delta as Record<string, unknown>);
       if (reasoning !== undefined) out.push(...openPart('reasoning'), { type: 'delta', index: open!.index, delta: { type: 'reasoning', text: reasoning } });
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        out.push(...openPart('text'), { type: 'delta', index: open!.index, delta: { type: 'text', text: delta.content } });
+      for (const piece of chatContentPieces(delta.content, dropped)) {
+        out.push(...openPart(piece.kind), { type: 'delta', index: open!.index, delta: piece.kind === 'text' ? { type: 'text', text: piece.text } : { type: 'reasoning', text: piece.text } });
       }
       // A search model's citations come in a late chunk, for the text open then.
       const citations = chatCitations(delta.annotations, undefined, dropped);

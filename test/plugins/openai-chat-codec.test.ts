@@ -1,0 +1,50 @@
+// The Chat decoders (plugins/vendor-openai/codec/chat-response.ts, chat-stream.ts) on answers of
+// OpenAI-compatible servers that do not send content as a string: Mistral's Magistral models send
+// message.content (and delta.content) as an array of parts, thinking then text. Text parts are
+// text, thinking parts reasoning, other kinds named.
+import t from 'tap';
+import { decodeChatResponse } from '../../plugins/vendor-openai/codec/chat-response.ts';
+import { chatStreamDecoder } from '../../plugins/vendor-openai/codec/chat-stream.ts';
+import { fakeRoute } from '../support/fake-route.ts';
+import { collect } from '../translation/harness.ts';
+
+const thinking = (text: string) => ({ type: 'thinking', thinking: [{ type: 'text', text }] });
+const answer = (message: Record<string, unknown>, finish = 'stop') => ({ id: 'c1', model: 'magistral-medium-2509', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }], usage: { prompt_tokens: 3, completion_tokens: 9 } });
+
+/** The canonical answer of a Chat stream whose chunks carry `deltas`, then finish. */
+function streamed(deltas: unknown[], dropped: string[] = [], finish = 'stop') {
+  const decoder = chatStreamDecoder(fakeRoute(), undefined, dropped);
+  const chunk = (delta: unknown, finish_reason: string | null = null) => JSON.stringify({ id: 'c1', model: 'm', choices: [{ index: 0, delta, finish_reason }] });
+  const events = [...deltas.map((d) => chunk(d)), chunk({}, finish)].flatMap((data) => decoder.decode(undefined, data));
+  return collect([...events, ...decoder.decode(undefined, '[DONE]')]);
+}
+
+t.test('a Magistral answer: thinking parts are reasoning, text parts text', async (t) => {
+  const dropped: string[] = [];
+  const response = decodeChatResponse(answer({ content: [thinking('Two and '), thinking('two.'), { type: 'text', text: 'Four.' }] }), fakeRoute(), undefined, dropped);
+  t.same(response.content, [
+    { type: 'reasoning', text: 'Two and two.', origin: 'openai' },
+    { type: 'text', text: 'Four.' },
+  ]);
+  t.same(dropped, [], 'nothing lost, nothing named');
+});
+
+t.test('streamed: content arrays open a reasoning part, then a text part', async (t) => {
+  const dropped: string[] = [];
+  const response = streamed([{ role: 'assistant', content: [thinking('Two and ')] }, { content: [thinking('two.')] }, { content: [{ type: 'text', text: 'Fo' }] }, { content: 'ur.' }], dropped);
+  t.same(response.content, [
+    { type: 'reasoning', text: 'Two and two.', origin: 'openai' },
+    { type: 'text', text: 'Four.' },
+  ]);
+  t.same(dropped, []);
+});
+
+t.test('parts of another kind are named by their type, whole and streamed', async (t) => {
+  const dropped: string[] = [];
+  const response = decodeChatResponse(answer({ content: [{ type: 'text', text: 'See ' }, { type: 'reference', reference_ids: [1] }, { type: 'text', text: 'this.' }] }), fakeRoute(), undefined, dropped);
+  t.same(response.content, [{ type: 'text', text: 'See this.' }]);
+  t.same(dropped, ['reference']);
+  const inStream: string[] = [];
+  t.same(streamed([{ content: [{ type: 'image_url', image_url: 'https://a.example/i.png' }, { type: 'text', text: 'Hi.' }] }], inStream).content, [{ type: 'text', text: 'Hi.' }]);
+  t.same(inStream, ['image_url']);
+});
