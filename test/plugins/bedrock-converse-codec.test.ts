@@ -98,3 +98,23 @@ t.test('a custom tool streamed in pieces arrives as its raw input', async (t) =>
   t.equal(answer.stop_reason, 'tool_use', 'no metadata event: the message still ends, without usage');
   t.equal(answer.usage.input_tokens, 0);
 });
+
+t.test('a toolUse delta whose input is an object (not Converse\'s text) arrives as its JSON; another value is named', async (t) => {
+  const sse = converseSse([
+    { event: 'messageStart', payload: { role: 'assistant' } },
+    { event: 'contentBlockStart', payload: { contentBlockIndex: 0, start: { toolUse: { toolUseId: 't1', name: 'lookup' } } } },
+    { event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { toolUse: { input: { q: 'x' } } } } },
+    { event: 'contentBlockStop', payload: { contentBlockIndex: 0 } },
+    { event: 'contentBlockStart', payload: { contentBlockIndex: 1, start: { toolUse: { toolUseId: 't2', name: 'lookup' } } } },
+    { event: 'contentBlockDelta', payload: { contentBlockIndex: 1, delta: { toolUse: { input: 42 } } } },
+    { event: 'contentBlockStop', payload: { contentBlockIndex: 1 } },
+    { event: 'messageStop', payload: { stopReason: 'tool_use' } },
+  ]);
+  const dropped: string[] = [];
+  const decoder = bedrock.streamDecoder('bedrock.converse', fakeRoute() as Route, base, dropped);
+  const events = sseFrames(sse).flatMap((f) => decoder.decode(f.event, f.data));
+  const args = events.flatMap((e) => (e.type === 'delta' && e.delta.type === 'arguments' ? [e.delta.text] : []));
+  t.same(args, ['{"q":"x"}'], 'text, never an object, in the arguments delta');
+  t.same(collect([...events, ...decoder.finish()]).content.map((p) => p.type === 'tool_call' && p.arguments), ['{"q":"x"}', '']);
+  t.same(dropped, ['toolUse.input']);
+});

@@ -1,7 +1,8 @@
 // The Chat decoders (plugins/vendor-openai/codec/chat-response.ts, chat-stream.ts) on answers of
 // OpenAI-compatible servers that do not send content as a string: Mistral's Magistral models send
 // message.content (and delta.content) as an array of parts, thinking then text. Text parts are
-// text, thinking parts reasoning, other kinds named.
+// text, thinking parts reasoning, other kinds named; tool-call arguments that are an object are
+// sent as their JSON, any other non-string value named.
 import t from 'tap';
 import { decodeChatResponse } from '../../plugins/vendor-openai/codec/chat-response.ts';
 import { chatStreamDecoder } from '../../plugins/vendor-openai/codec/chat-stream.ts';
@@ -47,4 +48,16 @@ t.test('parts of another kind are named by their type, whole and streamed', asyn
   const inStream: string[] = [];
   t.same(streamed([{ content: [{ type: 'image_url', image_url: 'https://a.example/i.png' }, { type: 'text', text: 'Hi.' }] }], inStream).content, [{ type: 'text', text: 'Hi.' }]);
   t.same(inStream, ['image_url']);
+});
+
+t.test('tool-call arguments: a string as is, an object as its JSON, another value named', async (t) => {
+  const dropped: string[] = [];
+  const call = (id: string, args: unknown) => ({ id, type: 'function', function: { name: 'lookup', arguments: args } });
+  const response = decodeChatResponse(answer({ content: null, tool_calls: [call('a', '{"q":1}'), call('b', { q: 2 }), call('c', 3)] }, 'tool_calls'), fakeRoute(), undefined, dropped);
+  t.same(response.content.map((p) => p.type === 'tool_call' && p.arguments), ['{"q":1}', '{"q":2}', '']);
+  t.same(dropped, ['tool_call.arguments']);
+  const inStream: string[] = [];
+  const stream = streamed([{ tool_calls: [{ index: 0, ...call('a', { q: 2 }) }] }, { tool_calls: [{ index: 1, ...call('b', false) }] }], inStream, 'tool_calls');
+  t.same(stream.content.map((p) => p.type === 'tool_call' && p.arguments), ['{"q":2}', '']);
+  t.same(inStream, ['tool_call.arguments']);
 });

@@ -483,6 +483,14 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
         parts: [{ role: 'assistant', content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Hmm.' }] }] }, { content: [{ type: 'text', text: 'Hi.' }] }, { content: [{ type: 'reference', reference_ids: [1] }] }],
         stream: true, expect: { named: ['reference'], keeps: (c) => c.length === 2 && c[0]?.type === 'reasoning' && c[0].text === 'Hmm.' && c[1]?.type === 'text' && c[1].text === 'Hi.' },
       },
+      'tool-call arguments that are not a string': {
+        parts: [{ content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: { q: 'x' } } }, { id: 'c2', type: 'function', function: { name: 'lookup', arguments: 42 } }] }],
+        expect: { named: ['tool_call.arguments'], keeps: (c) => c.length === 2 && c[0]?.type === 'tool_call' && c[0].arguments === '{"q":"x"}' && c[1]?.type === 'tool_call' && c[1].arguments === '' },
+      },
+      'tool-call arguments in streamed answers that are not a string': {
+        parts: [{ role: 'assistant', tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'lookup', arguments: { q: 'x' } } }] }, { tool_calls: [{ index: 1, id: 'c2', type: 'function', function: { name: 'lookup', arguments: true } }] }],
+        stream: true, expect: { named: ['tool_call.arguments'], keeps: (c) => c.length === 2 && c[0]?.type === 'tool_call' && c[0].arguments === '{"q":"x"}' && c[1]?.type === 'tool_call' && c[1].arguments === '' },
+      },
     },
   },
   OPENAI_RESPONSE_DROPPED: {
@@ -570,6 +578,13 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
       'citation deltas in streamed answers': {
         parts: converseEvents([['contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Blue.' } }], ['contentBlockDelta', { contentBlockIndex: 0, delta: { citation: { title: 'a.pdf', location: { documentPage: { documentIndex: 0, start: 1, end: 1 } } } } }]]),
         stream: true, expect: { named: ['citations'], keeps: (c) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Blue.' },
+      },
+      'toolUse deltas whose input is not a string': {
+        parts: converseEvents([
+          ['contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId: 't1', name: 'lookup' } } }], ['contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: { q: 'x' } } } }], ['contentBlockStop', { contentBlockIndex: 0 }],
+          ['contentBlockStart', { contentBlockIndex: 1, start: { toolUse: { toolUseId: 't2', name: 'lookup' } } }], ['contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: 7 } } }], ['contentBlockStop', { contentBlockIndex: 1 }],
+        ]),
+        stream: true, expect: { named: ['toolUse.input'], keeps: (c) => c.length === 2 && c[0]?.type === 'tool_call' && c[0].arguments === '{"q":"x"}' && c[1]?.type === 'tool_call' && c[1].arguments === '' },
       },
       'document, video and guardContent blocks, and block kinds Relay does not know': {
         parts: [{ document: { format: 'txt', name: 'n', source: { bytes: 'aGk=' } } }, { video: { format: 'mp4', source: { bytes: 'AAAA' } } }, { guardContent: { text: { text: 'x' } } }, { hologram: {} }],

@@ -12,6 +12,7 @@ export const CONVERSE_RESPONSE_DROPPED = {
   'images in streamed answers': 'no stream event carries an image: named `image` (in the header, or an x-relay-dropped trailer once the stream has begun)',
   'citationsContent': 'its cited text mapped to a text part; the citations (a place in a document of the request, not a URL) named `citations`',
   'citation deltas in streamed answers': 'named `citations` (the cited text arrives as text deltas)',
+  'toolUse deltas whose input is not a string': 'an object sent as its JSON text; another value named `toolUse.input`',
   'document, video and guardContent blocks, and block kinds Relay does not know': 'named by their Converse key (`document`, `video`, `guardContent`, ...)',
 } as const;
 

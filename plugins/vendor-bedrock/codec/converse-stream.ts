@@ -23,6 +23,15 @@ interface OpenBlock {
   customBuffer: string | null;
 }
 
+/** A toolUse delta's input: text (a piece of the JSON) as Converse sends it; an object whole, as its JSON; anything else named `toolUse.input`. */
+function toolInputText(input: unknown, dropped: string[]): string {
+  if (typeof input === 'string') return input;
+  if (input === undefined || input === null) return '';
+  if (typeof input === 'object') return JSON.stringify(input);
+  nameDropped(dropped, 'toolUse.input');
+  return '';
+}
+
 export function converseStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
   const custom = customToolNames(request);
   const blocks = new Map<number, OpenBlock>();
@@ -81,7 +90,7 @@ export function converseStreamDecoder(route: Route, request?: CanonicalRequest, 
     }
     if (d.toolUse) {
       if (!block) return [];
-      const text = d.toolUse.input ?? '';
+      const text = toolInputText(d.toolUse.input, dropped);
       if (block.customBuffer !== null) block.customBuffer += text;
       else if (text !== '') out.push({ type: 'delta', index: block.index, delta: { type: 'arguments', text } });
       return out;

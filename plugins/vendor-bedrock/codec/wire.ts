@@ -71,7 +71,7 @@ export interface ConverseStreamPayload {
   contentBlockIndex?: number;
   /** Other kinds (image, ...) are named in x-relay-dropped by their key. */
   start?: { toolUse?: ConverseToolUse; [kind: string]: unknown };
-  delta?: { text?: string; toolUse?: { input?: string }; reasoningContent?: { text?: string; signature?: string; redactedContent?: string }; [kind: string]: unknown };
+  delta?: { text?: string; toolUse?: { input?: unknown }; reasoningContent?: { text?: string; signature?: string; redactedContent?: string }; [kind: string]: unknown };
   stopReason?: string;
   additionalModelResponseFields?: { stop_sequence?: unknown } | null;
   usage?: ConverseUsage;

@@ -5,7 +5,7 @@ import { emptyUsage, type CanonicalResponse, type Citation, type ContentPart, ty
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { usageOfChatAnswer } from './usage.ts';
 import { citationsOf, nameKind } from './answer-names.ts';
-import { chatContentPieces, type ContentPiece } from './chat-content.ts';
+import { chatContentPieces, toolArgumentsText, type ContentPiece } from './chat-content.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
   stop: 'end_turn',
@@ -34,6 +34,8 @@ export const OPENAI_CHAT_RESPONSE_DROPPED = {
   'audio in streamed answers': 'named `audio`',
   'content given as an array of parts (Mistral\'s Magistral models)': 'text parts mapped to text, thinking parts to reasoning; other kinds named by their type',
   'content parts in streamed answers': 'as in whole answers: text and thinking parts mapped, other kinds named by their type',
+  'tool-call arguments that are not a string': 'an object sent as its JSON text; another value named `tool_call.arguments`',
+  'tool-call arguments in streamed answers that are not a string': 'as in whole answers: an object sent as its JSON text, another value named',
 } as const;
 
 /** Chat's annotations (`{type, url_citation: {...}}`) as canonical citations of `text` (its span's text when known); other kinds are named. */
@@ -79,7 +81,7 @@ export function decodeChatResponse(body: unknown, route: Route, request?: Canoni
       content.push({ type: 'tool_call', id, name: String(call.custom.name ?? ''), arguments: String(call.custom.input ?? ''), tool_kind: 'custom' });
     } else if (call.function) {
       const name = String(call.function.name ?? '');
-      const args = typeof call.function.arguments === 'string' ? call.function.arguments : '';
+      const args = toolArgumentsText(call.function.arguments, dropped);
       content.push(custom.has(name)
         ? { type: 'tool_call', id, name, arguments: unwrapCustomInput(args), tool_kind: 'custom' }
         : { type: 'tool_call', id, name, arguments: args, tool_kind: 'function' });

@@ -11,7 +11,7 @@ import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { nameKind } from './answer-names.ts';
-import { chatContentPieces } from './chat-content.ts';
+import { chatContentPieces, toolArgumentsText } from './chat-content.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { chunkUsage, usageFromChat, withServiceTier } from './usage.ts';
 
@@ -142,8 +142,8 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
           out.push({ type: 'part_start', index: state.index, part: { type: 'tool_call', id, name, tool_kind: isCustom ? 'custom' : 'function' } });
         }
         lastCall = state;
-        const args = call.function?.arguments;
-        if (typeof args === 'string' && args !== '') {
+        const args = toolArgumentsText(call.function?.arguments, dropped);
+        if (args !== '') {
           if (state.buffer !== null) state.buffer += args;
           else out.push({ type: 'delta', index: state.index, delta: { type: 'arguments', text: args } });
         }
