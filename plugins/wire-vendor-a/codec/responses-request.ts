@@ -125,9 +125,12 @@ const ToolChoiceDef = Type.Union([
   Type.Object({ type: Type.String(), name: Type.Optional(Type.String()), mode: Type.Optional(Type.String()) }),
 ]);
 
+/** A request's `input`: a string (one user message) or its items; responses-state.ts checks it with this before it expands it. */
+export const ResponsesInput = Type.Union([Type.String(), Type.Array(Typed)]);
+
 const ResponsesRequest = Type.Object({
   model: Type.String({ minLength: 1 }),
-  input: Type.Optional(Type.Union([Type.String(), Type.Array(Typed)])),
+  input: Type.Optional(ResponsesInput),
   instructions: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   tools: Type.Optional(Type.Array(Typed)),
   tool_choice: Type.Optional(ToolChoiceDef),

@@ -1,8 +1,9 @@
 // Responses state on translated routes (issue 44): previous_response_id and item_reference are
 // resolved from Relay's store into the conversation before translation, and the answer is kept
 // after it, so a conversation continues on any vendor. Visible only to its owner (a relay key).
-import { RelayError } from '../../../core/plugin-api.ts';
+import { RelayError, validateBody } from '../../../core/plugin-api.ts';
 import type { ConversationState, ExpandedRequest, ForwardPlan, ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { ResponsesInput } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 
 type Item = Record<string, unknown>;
@@ -19,10 +20,25 @@ function outputOf(response: Item): Item[] {
   return Array.isArray(response.output) ? response.output.filter(isObject) : [];
 }
 
-/** The request's own input as items (a string is one user message). */
+/** The request's own input as items (a string is one user message); call on an input checked by checkedInput. */
 function ownItems(input: unknown): Item[] {
   if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
   return Array.isArray(input) ? input.filter(isObject) : [];
+}
+
+/**
+ * The request's own input as items, after the 400 the request schema gives (naming /input or
+ * /input/<i>) for one that is neither a string nor an array of items: the expanded input replaces
+ * the client's, so a wrong one would otherwise reach the upstream emptied or trimmed.
+ */
+function checkedInput(input: unknown): Item[] {
+  if (input !== undefined) validateBody(ResponsesInput, input, '/input');
+  return ownItems(input);
+}
+
+/** Whether the input is one the upstream would read as it is (absent, a string, or an array of items). */
+function wellFormedInput(input: unknown): boolean {
+  return input === undefined || typeof input === 'string' || (Array.isArray(input) && input.every(isObject));
 }
 
 const INPUT_ID_PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', custom_tool_call: 'ctc', custom_tool_call_output: 'ctco', reasoning: 'rs' };
@@ -44,7 +60,7 @@ export function responsesConversationState(state: ResponsesState): ConversationS
       if (previous !== undefined && previous !== null && (typeof previous !== 'string' || previous === '')) {
         throw new RelayError('RELAY_ERR_BAD_REQUEST', 'previous_response_id must be a response id (a non-empty string).', { field: 'previous_response_id' });
       }
-      const own = ownItems(json.input);
+      const own = checkedInput(json.input);
       const references = typeof previous === 'string' || own.some(isReference);
       if (!state.enabled) {
         if (references) {
@@ -90,7 +106,8 @@ export function responsesConversationState(state: ResponsesState): ConversationS
     },
 
     async forward(json, principal): Promise<ForwardPlan | null> {
-      if (!state.keepForwarded || json.store === false) return null;
+      // A malformed input is forwarded as sent (the upstream refuses it), never rewritten into a valid one.
+      if (!state.keepForwarded || json.store === false || !wellFormedInput(json.input)) return null;
       const owner = state.ownerOf(principal);
       const previous = json.previous_response_id;
       let history: Item[] = [];
