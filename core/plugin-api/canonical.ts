@@ -18,4 +18,5 @@ export {
 } from '../canonical/messages-usage.ts';
 export type { ConversationState, ExpandedRequest, ForwardPlan } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
+export { itemIdProblem, responseIdProblem } from '../responses-state/ids.ts';
 export type { UpstreamErrorReason } from '../errors.ts';

@@ -7,6 +7,7 @@ import type { Sealer } from '../crypto/sealing.ts';
 import type { Principal } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
 import type { ResponsesState, StoredResponse } from './types.ts';
+import { itemIdProblem, responseIdProblem } from './ids.ts';
 
 const PLAIN = 'plain:';
 /** Longer item ids are indexed by their hash: a btree row holds ~2.7 KB at most. */
@@ -14,8 +15,9 @@ const MAX_INDEXED_ID = 256;
 /** An id carrying another vendor's search (`ws_relay1.` + its blocks) holds the conversation's content: never stored in the clear. */
 const CONTENT_ID = 'relay1.';
 
+/** An item id as indexed; hashed when long, content-bearing, or holding NUL (Postgres text cannot, and the turn's write must not fail for it). */
 function itemKey(id: string): string {
-  return id.length <= MAX_INDEXED_ID && !id.includes(CONTENT_ID) ? id : `sha256:${createHash('sha256').update(id).digest('base64url')}`;
+  return id.length <= MAX_INDEXED_ID && !id.includes(CONTENT_ID) && itemIdProblem(id) === null ? id : `sha256:${createHash('sha256').update(id).digest('base64url')}`;
 }
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
@@ -55,6 +57,11 @@ export class ResponsesStateStore implements ResponsesState {
 
   save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[]): Promise<void> {
     if (!this.options.enabled) return Promise.resolve();
+    const problem = responseIdProblem(id);
+    if (problem) {
+      this.log.warn({ responseId: id.slice(0, 64), reason: problem }, 'response not stored: its id cannot be a response id');
+      return Promise.resolve();
+    }
     const json = JSON.stringify(stored);
     const size = Buffer.byteLength(json);
     if (size > this.options.maxBytes) {
@@ -93,6 +100,8 @@ export class ResponsesStateStore implements ResponsesState {
   }
 
   async get(owner: string, id: string): Promise<StoredResponse | null> {
+    // Never stored, so unknown (a query would fail on a NUL byte).
+    if (responseIdProblem(id)) return null;
     return this.readMissAware(() => this.read(owner, id));
   }
 
@@ -108,6 +117,7 @@ export class ResponsesStateStore implements ResponsesState {
   }
 
   async delete(owner: string, id: string): Promise<boolean> {
+    if (responseIdProblem(id)) return false;
     if (this.pending.size > 0) await this.flush();
     try {
       const res = await this.db.query<{ id: string }>('DELETE FROM responses_state WHERE id = $1 AND owner = $2 AND expires_at > now() RETURNING id', [id, owner]);

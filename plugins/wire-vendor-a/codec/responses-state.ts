@@ -2,7 +2,7 @@
 // resolved from Relay's store into the conversation before translation, and the answer is kept
 // after it, so a conversation continues on any vendor. Visible only to its owner (a relay key).
 import { RelayError, validateBody } from '../../../core/plugin-api.ts';
-import type { ConversationState, ExpandedRequest, ForwardPlan, ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { itemIdProblem, responseIdProblem, type ConversationState, type ExpandedRequest, type ForwardPlan, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { ResponsesInput } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 
@@ -53,19 +53,27 @@ function withIds(items: Item[], from: number, responseId: string): Item[] {
   });
 }
 
+/** previous_response_id when the request has one; a 400 naming it when it cannot be a response id (checked before any query). */
+function previousId(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value === '') {
+    throw new RelayError('RELAY_ERR_BAD_REQUEST', 'previous_response_id must be a response id (a non-empty string).', { field: 'previous_response_id' });
+  }
+  const problem = responseIdProblem(value);
+  if (problem) throw new RelayError('RELAY_ERR_BAD_REQUEST', `previous_response_id must be a response id: ${problem}.`, { field: 'previous_response_id' });
+  return value;
+}
+
 export function responsesConversationState(state: ResponsesState): ConversationState {
   return {
     async expand(json, principal): Promise<ExpandedRequest> {
-      const previous = json.previous_response_id;
-      if (previous !== undefined && previous !== null && (typeof previous !== 'string' || previous === '')) {
-        throw new RelayError('RELAY_ERR_BAD_REQUEST', 'previous_response_id must be a response id (a non-empty string).', { field: 'previous_response_id' });
-      }
+      const previous = previousId(json.previous_response_id);
       const own = checkedInput(json.input);
-      const references = typeof previous === 'string' || own.some(isReference);
+      const references = previous !== null || own.some(isReference);
       if (!state.enabled) {
         if (references) {
           throw new RelayError('RELAY_ERR_BAD_REQUEST', 'previous_response_id and item_reference need Relay\'s Responses state, which this instance has turned off (responsesState.enabled); send the whole conversation instead.',
-            { field: typeof previous === 'string' ? 'previous_response_id' : 'input' });
+            { field: previous !== null ? 'previous_response_id' : 'input' });
         }
         return { json, stored: false };
       }
@@ -73,7 +81,7 @@ export function responsesConversationState(state: ResponsesState): ConversationS
       if (!references && !stored) return { json, stored };
       const owner = state.ownerOf(principal);
       let history: Item[] = [];
-      if (typeof previous === 'string') {
+      if (previous !== null) {
         const earlier = await state.get(owner, previous);
         if (!earlier) throw new RelayError('RELAY_ERR_RESPONSE_NOT_FOUND', `Previous response with id '${previous}' not found.`, { field: 'previous_response_id' });
         history = [...earlier.items, ...outputOf(earlier.response)];
@@ -86,6 +94,8 @@ export function responsesConversationState(state: ResponsesState): ConversationS
         }
         const id = item.id;
         if (typeof id !== 'string' || id === '') throw new RelayError('RELAY_ERR_BAD_REQUEST', 'An item_reference needs the id of an item.', { field: `/input/${i}/id` });
+        const problem = itemIdProblem(id);
+        if (problem) throw new RelayError('RELAY_ERR_BAD_REQUEST', `An item_reference needs the id of an item: ${problem}.`, { field: `/input/${i}/id` });
         const found = history.find((h) => h.id === id) ?? resolved.find((h) => h.id === id) ?? await state.findItem(owner, id);
         if (!found) throw new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${id}' not found (input item ${i} is an item_reference to it).`, { field: `/input/${i}` });
         resolved.push(found);
