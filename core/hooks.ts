@@ -285,6 +285,12 @@ export interface InboundCodec {
    * the request asks for none.
    */
   fastMode?(request: Pick<InferenceCall, 'member'>): { member: string; value: string; standard: string | undefined } | null;
+  /**
+   * Refuses (throws a RelayError, a 400 naming the member) what a request asks that Relay cannot
+   * serve as asked when it passes through to an upstream of this shape: OpenAI's `background`
+   * generates after the answer, where Relay cannot meter it. Read with `member` (from the bytes).
+   */
+  checkPassthrough?(request: Pick<InferenceCall, 'member'>): void;
 }
 
 /** A request whose conversation references (previous_response_id, item_reference) were resolved. */

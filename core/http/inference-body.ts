@@ -17,11 +17,11 @@ export interface InferenceBody {
 const MODEL = 0;
 const STREAM = 1;
 /**
- * Top-level members Relay routes, bills or limits on (the fast-mode asks a policy may refuse). Each
- * must appear once: a body with `model` twice would be authorized by one value and served by
- * another (a parser that keeps the first key).
+ * Top-level members Relay routes, bills or limits on (the fast-mode asks a policy may refuse, and
+ * Responses' `background`, refused on passthrough). Each must appear once: a body with `model`
+ * twice would be authorized by one value and served by another (a parser that keeps the first key).
  */
-const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed'];
+const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed', 'background'];
 const members = new TopLevelMembers(READ_MEMBERS);
 
 /** Whether `name` is a member read from the bytes (InferenceBody.spans knows where it lies, if present). */

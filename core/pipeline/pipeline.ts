@@ -301,6 +301,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           continue;
         }
         const servedSlug = routes[0].model.metadata.slug;
+        // Whichever of the model's bindings answers: one that passes through decides what is refused.
+        if (routes.some((r) => r.shapes.includes(call.shape))) codec?.checkPassthrough?.(call);
         if (routes.some((r) => !r.shapes.includes(call.shape)) && !translation) {
           if (!codec) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` is not served in this API's shape.`);
           translation = await TranslationSource.decode(codec, call, principal);

@@ -4,6 +4,7 @@ import type { ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { presentParameters } from '../../../core/plugin-api/canonical.ts';
 import { renderOpenAIError } from './errors.ts';
 import { priorityTier } from './fast-mode.ts';
+import { refuseBackground } from './background.ts';
 import { WEB_SEARCH_TOOL_TYPES, decodeResponsesRequest } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
@@ -52,6 +53,7 @@ export const responsesCodec: InboundCodec = {
   renderError: renderOpenAIError,
   passthroughBody: withoutForeignItems,
   fastMode: priorityTier,
+  checkPassthrough: refuseBackground,
 };
 
 /** The codec with Relay's Responses state: references resolve, `store` is honoured (so not dropped). */
