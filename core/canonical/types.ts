@@ -11,6 +11,11 @@
 //   calls (`raw`: the vendor's own blocks or item, which only it can read back).
 import { Type, type Static } from '@sinclair/typebox';
 
+/** The largest token count a request may name (max_tokens and its kin): vendors read 32-bit integers, and 1e308 is no count. */
+export const MAX_TOKEN_COUNT = 2 ** 31 - 1;
+/** A token count in a request schema: an integer from `minimum` to MAX_TOKEN_COUNT (a 400 naming the field otherwise). */
+export const TokenCount = (minimum: number) => Type.Integer({ minimum, maximum: MAX_TOKEN_COUNT });
+
 const Json = Type.Unknown();
 
 /** A source the text cites (Anthropic web_search_result_location, OpenAI url_citation). */
@@ -185,13 +190,13 @@ export const CanonicalRequest = Type.Object({
   tools: Type.Optional(Type.Array(Tool)),
   tool_choice: Type.Optional(ToolChoice),
   parallel_tool_calls: Type.Optional(Type.Boolean()),
-  max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+  max_output_tokens: Type.Optional(TokenCount(1)),
   temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
   top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   stop: Type.Optional(Type.Array(Type.String())),
   reasoning: Type.Optional(Type.Object({
     effort: Type.Optional(ReasoningEffort),
-    budget_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    budget_tokens: Type.Optional(TokenCount(0)),
     summary: Type.Optional(Type.Boolean()),
   }, { additionalProperties: false })),
   response_format: Type.Optional(ResponseFormat),

@@ -2,7 +2,7 @@
 // Input is validated per message and per part, so a 400 names the exact JSON pointer;
 // parts and fields that cannot be carried are dropped by the rules in CHAT_REQUEST_DROPPED.
 import { RelayError, Type, validateBody, type Static } from '../../../core/plugin-api.ts';
-import type { CanonicalRequest, ContentPart, ImagePart, Message, ResponseFormat, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
+import { TokenCount, type CanonicalRequest, type ContentPart, type ImagePart, type Message, type ResponseFormat, type TextPart, type Tool, type ToolChoice, type ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';
 import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { documentFromFile } from './file-parts.ts';
@@ -113,8 +113,8 @@ const ChatRequest = Type.Object({
   tools: Type.Optional(Type.Array(Type.Object({ type: Type.String() }))),
   tool_choice: Type.Optional(ToolChoiceDef),
   parallel_tool_calls: Type.Optional(Type.Boolean()),
-  max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-  max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  max_tokens: Type.Optional(Type.Union([TokenCount(1), Type.Null()])),
+  max_completion_tokens: Type.Optional(Type.Union([TokenCount(1), Type.Null()])),
   temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
   top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
   stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()])),

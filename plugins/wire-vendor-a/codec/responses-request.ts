@@ -5,7 +5,7 @@
 import { RelayError, Type, validateBody, type Static } from '../../../core/plugin-api.ts';
 import type { CanonicalRequest, ContentPart, Message, ReasoningPart, ResponseFormat, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
 import { imageFromUrl } from './chat-request.ts';
-import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
+import { TokenCount, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { documentFromFile } from './file-parts.ts';
 import { flattenedName } from './namespace-tools.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';
@@ -135,7 +135,7 @@ const ResponsesRequest = Type.Object({
   tools: Type.Optional(Type.Array(Typed)),
   tool_choice: Type.Optional(ToolChoiceDef),
   parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  max_output_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  max_output_tokens: Type.Optional(Type.Union([TokenCount(1), Type.Null()])),
   temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
   top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
   reasoning: Type.Optional(Type.Union([Type.Object({

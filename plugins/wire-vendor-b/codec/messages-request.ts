@@ -4,7 +4,7 @@
 // {"role":"system"} messages inside `messages`, which are accepted.
 import { Type, validateBody, type Static } from '../../../core/plugin-api.ts';
 import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolChoice, ToolResultPart } from '../../../core/plugin-api/canonical.ts';
-import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
+import { TokenCount, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { openSignature } from './reasoning-envelope.ts';
 import { effortForBudget, effortFromOutputConfig } from './thinking-budget.ts';
 import { searchFromUse, withResult } from './web-search-blocks.ts';
@@ -76,7 +76,7 @@ const ToolDef = Type.Object({
 
 const MessagesRequest = Type.Object({
   model: Type.String({ minLength: 1 }),
-  max_tokens: Type.Integer({ minimum: 1 }),
+  max_tokens: TokenCount(1),
   messages: Type.Array(Type.Unknown()),
   system: Type.Optional(Type.Union([Type.String(), Type.Array(Typed)])),
   stop_sequences: Type.Optional(Type.Array(Type.String())),
@@ -89,7 +89,7 @@ const MessagesRequest = Type.Object({
     disable_parallel_tool_use: Type.Optional(Type.Boolean()),
   })),
   thinking: Type.Optional(Type.Union([
-    Type.Object({ type: Type.Literal('enabled'), budget_tokens: Type.Integer({ minimum: 0 }) }),
+    Type.Object({ type: Type.Literal('enabled'), budget_tokens: TokenCount(0) }),
     Type.Object({ type: Type.Literal('disabled') }),
     Type.Object({ type: Type.Literal('adaptive') }),
   ])),
