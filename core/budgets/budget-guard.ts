@@ -5,8 +5,11 @@
 // backend's summary over the window and the budget's scope), local is what this instance's
 // requests added since. The base is re-read when a budget is first seen, when its window resets,
 // and every RECONCILE_MS, so spend written by other instances sharing the usage log (log-postgres,
-// log-clickhouse) counts within that delay. Requests finishing while the base is read may be
-// counted twice, never missed: the error is on the side of refusing early.
+// log-clickhouse) counts within that delay. A reconcile takes what was counted here before it
+// began as in the log, so readSpend answers only once the usage events recorded until then are
+// written (spend-from-log.ts): spend still queued for the log is not lost. Requests finishing while
+// the base is read may be counted twice until the next reconcile: the error is on the side of
+// refusing early.
 //
 // With Valkey (options.shared), calendar and lifetime budgets count in one shared total instead:
 // each instance adds its requests atomically when they end and re-reads the total every
@@ -56,7 +59,7 @@ export interface BudgetStatus {
 
 export interface BudgetGuardOptions {
   snapshot: () => CatalogSnapshot;
-  /** Spend in the usage log over a window and scope; null when no backend can say. */
+  /** Spend in the usage log over a window and scope, this instance's events recorded before the call included; null when no backend can say. */
   readSpend: (filter: UsageFilter) => Promise<Spend | null>;
   log: { warn(obj: object, msg: string): void };
   now?: () => number;

@@ -1,12 +1,15 @@
 // A budget's spend read from the usage log: the selected usage backend's summary over the window
 // and scope (cost in micro-units, tokens as input + output). Null when no loaded backend answers
-// summaries; the budget then counts this instance's requests only.
+// summaries; the budget then counts this instance's requests only. Read once the usage events
+// this instance recorded before the call are written: the budget's reconcile takes what it had
+// counted until then as in the log (budget-guard.ts), so a queued event must not be missing from it.
 import type { Observer } from '../observer/observer.ts';
 import { toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
 import type { Spend } from './budget-guard.ts';
 
-export async function budgetSpendFromLog(observer: Pick<Observer, 'usageBackend'>, filter: UsageFilter): Promise<Spend | null> {
+export async function budgetSpendFromLog(observer: Pick<Observer, 'usageBackend' | 'usageWritten'>, filter: UsageFilter): Promise<Spend | null> {
+  await observer.usageWritten();
   const backend = observer.usageBackend();
   if (!backend?.summary) return null;
   const { totals } = await backend.summary(filter);

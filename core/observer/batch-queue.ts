@@ -76,6 +76,11 @@ export interface BatchQueue<T> {
   /** Writes everything held now; resolves when the queue is empty (written or dropped). */
   flush(): Promise<void>;
   /**
+   * Resolves once every item pushed before the call has left the queue (written or dropped),
+   * whatever is pushed after it: unlike flush(), steady traffic cannot hold it up.
+   */
+  settled(): Promise<void>;
+  /**
    * Stops accepting items and writes what it can within `deadlineMs` (default 10 000);
    * what is left then is dropped and counted.
    */
@@ -118,6 +123,11 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
   let deadlinePassed = false;
   let wakeBackoff: (() => void) | null = null;
   let backingOff = false;
+  // Items accepted so far, and how many of them have left (written or dropped): FIFO, so the
+  // item accepted n-th has left once `left` reaches n.
+  let accepted = 0;
+  let left = 0;
+  let waiters: Array<{ mark: number; resolve: () => void }> = [];
 
   const stats = {
     written: 0,
@@ -153,6 +163,15 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     }
   }
 
+  /** Counts items that left the queue and wakes the settled() callers they were waited for by. */
+  function leave(count: number): void {
+    left += count;
+    if (waiters.length === 0) return;
+    const due = waiters.filter((w) => w.mark <= left);
+    waiters = waiters.filter((w) => w.mark > left);
+    for (const w of due) w.resolve();
+  }
+
   function scheduleDelayedFlush(): void {
     if (delayTimer !== null || items.length === 0) return;
     delayTimer = setTimeout(() => {
@@ -177,7 +196,10 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
       if (deadlinePassed) return;
       const batch = items.slice(0, maxBatchSize);
       await writeWithRetry(batch);
+      // close() may have dropped (and counted) the batch meanwhile.
+      const held = items.length;
       items = items.slice(batch.length);
+      leave(held - items.length);
     }
     flushRequested = false;
     scheduleDelayedFlush();
@@ -254,6 +276,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
         return false;
       }
       items.push(item);
+      accepted += 1;
       if (items.length >= maxBatchSize) void kick();
       else scheduleDelayedFlush();
       return true;
@@ -265,6 +288,15 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
         await kick();
       }
       if (draining) await draining;
+    },
+
+    settled(): Promise<void> {
+      if (left >= accepted) return Promise.resolve();
+      const mark = accepted;
+      // Written now rather than at the batch delay: the caller is waiting.
+      flushRequested = true;
+      void kick();
+      return new Promise((resolve) => { waiters.push({ mark, resolve }); });
     },
 
     async close(deadlineMs = 10_000): Promise<void> {
@@ -289,6 +321,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
       if (deadline) clearTimeout(deadline);
       deadlinePassed = true;
       drop(items, 'close_deadline');
+      leave(items.length);
       items = [];
       if (dropLogTimer) clearTimeout(dropLogTimer);
       reportDrops();

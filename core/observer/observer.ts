@@ -68,6 +68,8 @@ export interface Observer {
   stats(): ObserverStats;
   /** Writes everything queued now (tests, admin actions). */
   flush(): Promise<void>;
+  /** Resolves once the usage events recorded so far have left the selected usage backend's queue (written, or dropped and counted). */
+  usageWritten(): Promise<void>;
   /** Flushes every queue within the deadline, then closes the backends. */
   close(): Promise<void>;
 }
@@ -190,6 +192,8 @@ export function createObserver(options: ObserverOptions): Observer {
     async flush() {
       await Promise.all([...usageLanes.values(), ...payloadLanes.values()].map((lane) => lane.queue.flush()));
     },
+
+    usageWritten: () => usageLanes.get(settings.get('usage-logging').backend)?.queue.settled() ?? Promise.resolve(),
 
     async close() {
       if (closing) return;

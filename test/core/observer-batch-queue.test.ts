@@ -179,3 +179,18 @@ t.test('a write that throws retryable: false drops its batch at once, without re
   t.equal(q.stats().written, 1);
   await q.close();
 });
+
+t.test('settled: resolves once the items pushed before it have left, whatever is pushed after', async (t) => {
+  const written: number[] = [];
+  const q = createBatchQueue<number>({ name: 't', maxBatchSize: 2, maxDelayMs: 60_000,
+    write: async (b) => { await new Promise((r) => setImmediate(r)); written.push(...b); } });
+  await q.settled();
+  t.pass('an empty queue is settled at once');
+  for (let i = 0; i < 3; i++) q.push(i);
+  const settled = q.settled();
+  for (let i = 3; i < 9; i++) q.push(i);
+  // Resolving at all says so: item 2 waits for a 60 s batch delay unless settled() writes it now.
+  await settled;
+  t.same(written.slice(0, 3), [0, 1, 2], 'after the items pushed before it were written');
+  await q.close();
+});
