@@ -58,6 +58,7 @@ export const ERROR_CODES = {
   RELAY_ERR_UPSTREAM_BAD_RESPONSE: { status: 502, type: 'upstream', description: 'The upstream answered with something Relay could not read.' },
   RELAY_ERR_UPSTREAM_TIMEOUT: { status: 502, type: 'timeout', description: 'The upstream did not answer in time.' },
   RELAY_ERR_HOST_KEY_REFUSED: { status: 502, type: 'upstream', description: "The upstream refused Relay's host key (401/403); an operator must fix it." },
+  RELAY_ERR_BUDGET_UNAVAILABLE: { status: 503, type: 'unavailable', description: 'A budget covering the request cannot say what it has spent yet (its first read of the usage log has not answered); retry shortly.' },
   RELAY_ERR_NO_HEALTHY_KEY: { status: 503, type: 'unavailable', description: 'No healthy host key is available for the model.' },
   RELAY_ERR_MASTER_KEY_MISSING: { status: 400, type: 'invalid_request', description: 'Stored host-key values (and a catalog export of budget webhook URLs stored unsealed) need RELAY_MASTER_KEY to be set.' },
   RELAY_ERR_BACKEND_NOT_LOADED: { status: 400, type: 'invalid_request', description: 'The selected backend plugin is not loaded.' },

@@ -11,6 +11,12 @@
 // the base is read may be counted twice until the next reconcile: the error is on the side of
 // refusing early.
 //
+// A budget's spend is unknown, not 0, until its first read answers (at start-up, warm(); after a
+// window reset; for a budget new to this instance): the pipeline waits for it, bounded
+// (firstReads), and refusal() refuses what it still cannot count with a 503. A read that fails
+// counts this instance's requests only. An edit that changes what a budget counts keeps the spend
+// counted so far until the new read answers.
+//
 // With Valkey (options.shared), calendar and lifetime budgets count in one shared total instead:
 // each instance adds its requests atomically when they end and re-reads the total every
 // SHARED_READ_MS, so instances see each other's spend within that delay.
@@ -31,7 +37,7 @@ import { unpricedBinding, type UnpricedBinding } from './unpriced.ts';
 
 /** How often a budget's spend is re-read from the usage log, by default (config budgets.reconcileMs). */
 export const RECONCILE_MS = 60_000;
-/** Longest a status reader waits for a read of the usage log under way. */
+/** Longest a status reader, or a request under a budget whose spend is not known yet, waits for a read of the usage log under way. */
 const FRESH_WAIT_MS = 2_000;
 /** How often a shared (Valkey) total is re-read between this instance's own increments. */
 export const SHARED_READ_MS = 500;
@@ -81,6 +87,10 @@ interface Counter {
   resetsAtMs: number | null;
   base: Spend;
   local: Spend;
+  /** False until its first read answers or fails: its spend is unknown, not 0. */
+  known: boolean;
+  /** The spend of the counter it replaced (an edit changed what counts), counted until its first read answers. */
+  held: Spend | null;
   reconciledAt: number;
   reconciling: boolean;
   /** The reconcile under way, for a reader that would rather wait for it than see a stale figure. */
@@ -92,6 +102,14 @@ interface Counter {
 }
 
 const maxSpend = (a: Spend, b: Spend): Spend => ({ micros: Math.max(a.micros, b.micros), tokens: Math.max(a.tokens, b.tokens) });
+const ZERO: Spend = { micros: 0, tokens: 0 };
+
+/** Resolves when the promise does or after ms, whichever comes first (a slow usage backend must not hang a caller). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+  clearTimeout(timer);
+}
 
 const scopeMatches = (spec: BudgetSpec, relayKeyId: string | null, policyId: string | null, modelId: string | null): boolean => {
   const s = spec.scope ?? {};
@@ -105,6 +123,13 @@ const whatCounts = (spec: BudgetSpec): string => JSON.stringify([spec.scope ?? {
 
 /** Budget and model pairs remembered as warned about at most (then warned about again). */
 const MAX_WARNED = 10_000;
+
+/** The refusal of a request under a refusing budget whose spend is not known yet (its first read has not answered). */
+function unknownRefusal(budget: Budget): RelayError {
+  return new RelayError('RELAY_ERR_BUDGET_UNAVAILABLE',
+    `Budget "${budget.metadata.displayName}" (${budget.metadata.slug}) cannot say what it has spent yet: its spend is being read from the usage log, which has not answered. Retry shortly.`,
+    { headers: { 'retry-after': '1' } });
+}
 
 /** The refusal of a request that a money budget refusing unpriced requests could not count. */
 function unpricedRefusal(budget: Budget, modelSlug: string, binding: UnpricedBinding): RelayError {
@@ -147,8 +172,10 @@ export class BudgetGuard {
     const counts = whatCounts(budget.spec);
     if (!c || c.counts !== counts || (c.resetsAtMs !== null && now >= c.resetsAtMs)) {
       const w = windowAt(budget.spec, now);
+      // An edit must not reopen a spent budget while its new figure is read.
+      const held = c && c.counts !== counts && c.known ? spentBy(c) : null;
       c = {
-        counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { micros: 0, tokens: 0 }, local: { micros: 0, tokens: 0 },
+        counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { ...ZERO }, local: { ...ZERO }, known: held !== null, held,
         reconciledAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
       };
       this.counters.set(budget.metadata.id, c);
@@ -189,17 +216,19 @@ export class BudgetGuard {
         c.base = spend;
         c.local = { micros: c.local.micros - counted.micros, tokens: c.local.tokens - counted.tokens };
       }
+      c.held = null;
+      c.known = true;
       c.reconciledAt = now;
     }, (err: unknown) => {
       this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s spend from the usage log failed; counting this instance\'s requests only');
+      c.known = true;
       c.reconciledAt = now;
     }).finally(() => { c.reconciling = false; c.reconciled = null; });
   }
 
   private statusOf(budget: Budget, c: Counter): BudgetStatus {
     const spec = budget.spec;
-    const micros = c.base.micros + c.local.micros;
-    const tokens = c.base.tokens + c.local.tokens;
+    const { micros, tokens } = spentBy(c);
     const limitMicros = spec.limitAmount === undefined ? null : toMicros(spec.limitAmount);
     const fractions = [limitMicros === null ? 0 : micros / limitMicros, spec.limitTokens === undefined ? 0 : tokens / spec.limitTokens];
     const fraction = Math.max(...fractions);
@@ -227,13 +256,33 @@ export class BudgetGuard {
   /** The same, once a read of the usage log under way has finished (a budget first seen reads 0 until then). */
   async freshStatus(budget: Budget): Promise<BudgetStatus> {
     const c = this.counter(budget, this.now());
-    if (c.reconciled) {
-      // Bounded: a slow usage backend gives the figure as counted so far, not a hung answer.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([c.reconciled, new Promise<void>((resolve) => { timer = setTimeout(resolve, FRESH_WAIT_MS); })]);
-      clearTimeout(timer);
-    }
+    // Bounded: a slow usage backend gives the figure as counted so far, not a hung answer.
+    if (c.reconciled) await within(c.reconciled, FRESH_WAIT_MS);
     return this.statusOf(budget, c);
+  }
+
+  /** Starts every enabled budget's first read (at start-up, so that the first requests find their spend known). */
+  warm(): void {
+    const now = this.now();
+    for (const budget of this.budgets()) this.counter(budget, now);
+  }
+
+  /**
+   * A wait (at most FRESH_WAIT_MS) for the first read of each refusing budget covering a request of
+   * this principal to one of these models whose spend is not known yet; null when all are known,
+   * as on every request but the first few of a budget's window: the caller then stays synchronous.
+   */
+  firstReads(principal: Principal, modelIds: ReadonlyArray<string | null>): Promise<void> | null {
+    const budgets = this.budgets();
+    if (budgets.length === 0) return null;
+    const now = this.now();
+    let reads: Array<Promise<void>> | null = null;
+    for (const budget of budgets) {
+      if (budget.spec.action !== 'refuse' || !modelIds.some((m) => scopeMatches(budget.spec, principal.relayKey.metadata.id, principal.policy.metadata.id, m))) continue;
+      const c = this.counter(budget, now);
+      if (!c.known && c.reconciled) (reads ??= []).push(c.reconciled);
+    }
+    return reads && within(Promise.all(reads), FRESH_WAIT_MS);
   }
 
   /** The refusal for a request of this principal to this model when a refusing budget covering it is spent or cannot count it; else null. */
@@ -248,7 +297,9 @@ export class BudgetGuard {
         const uncountable = unpricedBinding(snapshot, modelId, budget.spec.currency);
         if (uncountable) return unpricedRefusal(budget, snapshot.models.get(modelId)?.metadata.slug ?? modelId, uncountable);
       }
-      const status = this.statusOf(budget, this.counter(budget, now));
+      const counter = this.counter(budget, now);
+      if (!counter.known) return unknownRefusal(budget);
+      const status = this.statusOf(budget, counter);
       if (!status.exceeded) continue;
       const spent = status.limitAmount !== null && status.spentAmount >= status.limitAmount
         ? `${status.spentAmount} of ${status.limitAmount} ${status.currency}`
@@ -308,6 +359,12 @@ export class BudgetGuard {
       this.options.log.warn({ err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
     });
   }
+}
+
+/** What a counter has spent: the usage log's figure, this instance's since, and a replaced counter's until read. */
+function spentBy(c: Counter): Spend {
+  const held = c.held ?? ZERO;
+  return { micros: c.base.micros + c.local.micros + held.micros, tokens: c.base.tokens + c.local.tokens + held.tokens };
 }
 
 /** Whole seconds until a reset, at least 1; null without one. */

@@ -9,7 +9,7 @@ import { COUNTING_SHAPES } from '../canonical/counting-shapes.ts';
 
 const SECONDS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 /** Refusals an operator alerts on: Relay's own rate limits, every host key cooling after the upstream's, a budget spent or unable to count the request. */
-const REFUSAL_CODES = new Set(['RELAY_ERR_RATE_LIMITED', 'RELAY_ERR_UPSTREAM_RATE_LIMITED', 'RELAY_ERR_BUDGET_EXCEEDED', 'RELAY_ERR_BUDGET_UNPRICED']);
+const REFUSAL_CODES = new Set(['RELAY_ERR_RATE_LIMITED', 'RELAY_ERR_UPSTREAM_RATE_LIMITED', 'RELAY_ERR_BUDGET_EXCEEDED', 'RELAY_ERR_BUDGET_UNPRICED', 'RELAY_ERR_BUDGET_UNAVAILABLE']);
 const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning'] as const;
 
 /** Why a candidate was passed over for the next: a FailureKind, or one of the pipeline's own. */

@@ -232,13 +232,16 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const codec = hooks.codecs.get(call.shape);
       const snapshot = sync.snapshot();
       const requested = snapshot.modelBySlug(call.model) ?? snapshot.models.get(call.model);
+      // The model's own list when it has one, else the policy's (never the requested model itself again).
+      const own = requested?.spec.fallbacks;
+      const chain = (own && own.length > 0 ? own : principal.policy.spec.fallbacks ?? []).filter((f) => f.modelId !== requested?.metadata.id);
+      // A budget whose spend is not read yet is not 0: wait (bounded) for it; none to wait for on almost every request.
+      const firstReads = deps.budgets?.firstReads(principal, [requested?.metadata.id ?? null, ...chain.map((f) => f.modelId)]);
+      if (firstReads) await firstReads;
       const overBudget = deps.budgets?.refusal(principal, requested?.metadata.id ?? null);
       if (overBudget) throw overBudget;
       const standardSpeed = standardSpeedFor(principal.policy.spec.fastModes, codec, call, record.extras);
       if (standardSpeed) writer.fastMode = 'standard';
-      // The model's own list when it has one, else the policy's (never the requested model itself again).
-      const own = requested?.spec.fallbacks;
-      const chain = (own && own.length > 0 ? own : principal.policy.spec.fallbacks ?? []).filter((f) => f.modelId !== requested?.metadata.id);
       // A fallback that does not exist (deleted since), that the key may not use, or that a budget refuses is never tried.
       const skips = chain.map((entry): FallbackSkip | null => {
         const model = snapshot.models.get(entry.modelId);

@@ -279,6 +279,9 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       throw err;
     }
 
+    // Every budget's spend is read now, with the usage backends loaded, not at its first request.
+    budgets.warm();
+
     let closing: Promise<void> | null = null;
     const relay: Relay = {
       config, log, db, store, sync, settings, observer, hooks, health, inference, upstream, control, plugins, catalogFile,

@@ -98,7 +98,7 @@ t.test('budget refusals, and each budget\'s spent fraction', async (t) => {
   const created = await relay.api<any>('POST', '/api/budgets', { metadata: { displayName: 'metrics tiny budget' }, spec: { scope: { relayKeyId: ok.relayKeyId }, window: 'daily', timezone: 'UTC', limitTokens: 1 } });
   t.equal(created.status, 201);
   await settled(relay, (snap) => snap.byKind('budgets').has(created.body.metadata.id));
-  t.equal((await chat(ok.relayKey, 'metrics-ok')).status, 200, 'spends past the limit (admitted while under it)');
+  // Spent by the key's earlier requests in the usage log as soon as it is read; if not, by the first one admitted here.
   await eventually(async () => (await chat(ok.relayKey, 'metrics-ok')).status === 429, 5_000, 50);
   const text = await scrape();
   t.ok(sample(text, 'relay_refusals_total', { code: 'RELAY_ERR_BUDGET_EXCEEDED' }) >= 1, 'a spent budget\'s refusal is counted');
