@@ -229,7 +229,8 @@ export class BudgetGuard {
   private statusOf(budget: Budget, c: Counter): BudgetStatus {
     const spec = budget.spec;
     const { micros, tokens } = spentBy(c);
-    const limitMicros = spec.limitAmount === undefined ? null : toMicros(spec.limitAmount);
+    // At least one micro-unit: a limit stored before limitAmount had its minimum must not make the fraction infinite.
+    const limitMicros = spec.limitAmount === undefined ? null : Math.max(1, toMicros(spec.limitAmount));
     const fractions = [limitMicros === null ? 0 : micros / limitMicros, spec.limitTokens === undefined ? 0 : tokens / spec.limitTokens];
     const fraction = Math.max(...fractions);
     return {

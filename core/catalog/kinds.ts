@@ -204,7 +204,8 @@ export const BudgetSpec = Type.Object({
   }, { additionalProperties: false, default: {}, description: 'What the budget covers: one relay key, one policy, one model, or (empty) every request.' }),
   window: BudgetWindow,
   timezone: Type.String({ minLength: 1, maxLength: 64, default: 'UTC', description: 'IANA time zone of the daily, weekly and monthly windows, e.g. Europe/Paris.' }),
-  limitAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1e12, description: 'Most money spent in a window, in currency.' })),
+  // Spend is counted in millionths: a smaller limit would round to 0 and its spent fraction be infinite.
+  limitAmount: Type.Optional(Type.Number({ minimum: 0.000001, maximum: 1e12, description: 'Most money spent in a window, in currency; at least 0.000001, the smallest amount Relay counts.' })),
   currency: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 code of limitAmount; only costs in this currency count.' }),
   limitTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1e15, description: 'Most tokens (input + output) in a window.' })),
   action: Type.Union([Type.Literal('refuse'), Type.Literal('alert')], { default: 'refuse', description: 'At 100%: refuse requests (429) until the window resets, or only alert.' }),

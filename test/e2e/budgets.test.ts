@@ -134,6 +134,7 @@ t.test('bad budgets: a 400 naming what is wrong', async (t) => {
     [{ window: 'hourly', limitAmount: 1 }, /window/],
     [{ window: { rollingDays: 0 }, limitAmount: 1 }, /window|rollingDays/],
     [{ window: 'daily', limitAmount: -1 }, /limitAmount/],
+    [{ window: 'daily', limitAmount: 1e-320 }, /limitAmount/],
     [{ window: 'daily', limitAmount: 1, alertAt: [1.5] }, /alertAt/],
     [{ scope: { relayKeyId: '00000000-0000-4000-8000-000000000000' }, window: 'daily', limitAmount: 1 }, /relayKeyId|relay key/],
   ];
