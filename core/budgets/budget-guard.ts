@@ -11,8 +11,8 @@
 // the base is read may be counted twice until the next reconcile: the error is on the side of
 // refusing early.
 //
-// A budget's spend is unknown, not 0, until its first read answers (at start-up, warm(); after a
-// window reset; for a budget new to this instance): the pipeline waits for it, bounded
+// A budget's spend is unknown, not 0, until its first read answers (at start-up, warm(); for a
+// budget new to this instance; a window that just reset starts known, at 0): the pipeline waits for it, bounded
 // (firstReads), and refusal() refuses what it still cannot count with a 503. A read that fails
 // counts this instance's requests only. An edit that changes what a budget counts keeps the spend
 // counted so far until the new read answers.
@@ -174,8 +174,10 @@ export class BudgetGuard {
       const w = windowAt(budget.spec, now);
       // An edit must not reopen a spent budget while its new figure is read.
       const held = c && c.counts !== counts && c.known ? spentBy(c) : null;
+      // A window that just began has spent (next to) nothing: no request waits for its first read.
+      const windowReset = c !== undefined && c.counts === counts;
       c = {
-        counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { ...ZERO }, local: { ...ZERO }, known: held !== null, held,
+        counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { ...ZERO }, local: { ...ZERO }, known: held !== null || windowReset, held,
         reconciledAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
       };
       this.counters.set(budget.metadata.id, c);

@@ -94,3 +94,18 @@ t.test('an edit that changes what a budget counts keeps its spend until the new 
   t.equal(guard.refusal(principal, 'm'), null, 'the month\'s own figure once read');
   t.equal(guard.status(budget as never).spentAmount, 0.5);
 });
+
+t.test('a window that just reset starts known, at 0: no request waits for its read (a usage log failing at midnight refuses nothing)', async (t) => {
+  const log = heldReads();
+  const budget = budgetOf({ window: 'daily' });
+  let now = Date.parse('2026-03-01T23:59:59Z');
+  const guard = new BudgetGuard({ snapshot: () => snapshotOf(budget), readSpend: log.readSpend, log: silentLog, now: () => now });
+  const wait = guard.firstReads(principal, ['m']);
+  log.reads[0].resolve({ micros: 2_000_000, tokens: 0 });
+  await wait;
+  t.equal(guard.refusal(principal, 'm')?.code, 'RELAY_ERR_BUDGET_EXCEEDED', 'spent today');
+  now = Date.parse('2026-03-02T00:00:01Z');
+  t.equal(guard.refusal(principal, 'm'), null, 'a new day: admitted');
+  t.equal(guard.firstReads(principal, ['m']), null, 'without waiting');
+  t.equal(log.reads.length, 2, 'while the new day is read');
+});

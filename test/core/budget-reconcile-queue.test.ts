@@ -3,7 +3,7 @@
 import t from 'tap';
 import { Registry } from 'prom-client';
 import { BudgetGuard } from '../../core/budgets/budget-guard.ts';
-import { budgetSpendFromLog } from '../../core/budgets/spend-from-log.ts';
+import { QUEUE_WAIT_MS, budgetSpendFromLog } from '../../core/budgets/spend-from-log.ts';
 import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import type { UsageBackend } from '../../core/observer/types.ts';
@@ -67,4 +67,12 @@ t.test('spend still queued for the usage log survives a reconcile', async (t) =>
   t.equal(guard.status(budget as never).exceeded, true, 'and the budget is still spent');
   await observer.flush();
   t.equal(guard.status(budget as never).spentAmount, 10, 'counted once, not twice, once written');
+});
+
+t.test('a usage log that never finishes its writes does not hold the read: it answers after QUEUE_WAIT_MS', async (t) => {
+  const summary = { totals: { requests: 1, input_tokens: 3, output_tokens: 4, cost: 0.25 } };
+  const observer = { usageWritten: () => new Promise<void>(() => {}), usageBackend: () => ({ id: 'stuck', write: async () => {}, summary: async () => summary }) };
+  const started = Date.now();
+  t.same(await budgetSpendFromLog(observer as never, { from: new Date(0) }), { micros: 250_000, tokens: 7 });
+  t.ok(Date.now() - started >= QUEUE_WAIT_MS - 50, 'after waiting its bound for the queue');
 });
