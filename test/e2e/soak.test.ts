@@ -147,7 +147,8 @@ t.test(`${SECONDS} s of mixed load: steady RSS, no growth in open handles, no fa
   const lateFds = Math.max(...steady.slice(half).map((s) => s.fds));
   t.comment(`requests ${done} ok, ${failed} failed; live heap after full collections ${earlyLive.toFixed(1)} MB in the first half of the steady phase, ${lateLive.toFixed(1)} MB in the second; RSS peak ${peakRss.toFixed(0)} MB; fds ${fdsBefore} idle, ${earlyFds} -> ${lateFds} under load, ${fdsAfter} after`);
   t.equal(failed, 0, 'every request succeeded');
-  t.ok(done > SECONDS * 50, `sustained load (${done} requests)`);
+  // Enough requests for the soak to mean something; how many a machine serves is not what it tests.
+  t.ok(done > SECONDS * 5, `sustained load (${done} requests)`);
   t.ok(Number.isFinite(earlyLive) && Number.isFinite(lateLive), 'full collections happened in both halves');
   t.ok(lateLive - earlyLive < 10, `live heap steady (${(lateLive - earlyLive).toFixed(1)} MB more in the second half)`);
   t.ok(peakRss < 400, `RSS bounded (peak ${peakRss.toFixed(0)} MB)`);
