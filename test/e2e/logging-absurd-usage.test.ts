@@ -6,6 +6,7 @@ import t from 'tap';
 import { DEFAULT_TEST_PLUGINS, eventually, seedRoute, startRelay } from '../../core/testing.ts';
 import { MAX_TOKEN_COUNT } from '../../core/plugin-api/canonical.ts';
 import { openai, startFakeUpstream } from '../support/fake-upstream.ts';
+import { usageRecord, viaRelay } from '../support/relay-client.ts';
 
 const upstream = await startFakeUpstream();
 const relay = await startRelay({ database: 'pglite', plugins: [...DEFAULT_TEST_PLUGINS, { use: 'log-postgres' }] });
@@ -17,23 +18,8 @@ const route = await seedRoute(relay, { baseUrl: `${upstream.url}/v1`, adapter: '
 
 async function chat(usage: object): Promise<string> {
   upstream.enqueue({ body: { ...openai.chatCompletion({ model: 'model-a', text: 'hi' }), usage } });
-  const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${route.relayKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'model-a', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  await res.arrayBuffer();
+  const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', route.relayKey, { model: 'model-a', messages: [{ role: 'user', content: 'hi' }] });
   return res.headers.get('x-request-id')!;
-}
-
-async function logged(id: string): Promise<{ input_tokens: number; output_tokens: number }> {
-  let event: { input_tokens: number; output_tokens: number } | null = null;
-  await eventually(async () => {
-    const res = await relay.api('GET', `/api/logs/${id}`);
-    event = res.status === 200 ? res.body : null;
-    return event !== null;
-  }, 10_000, 50);
-  return event!;
 }
 
 t.test('1e20 prompt tokens: recorded bounded, and the next record is written', async (t) => {
@@ -41,6 +27,6 @@ t.test('1e20 prompt tokens: recorded bounded, and the next record is written', a
   await eventually(() => relay.relay.settings.get('usage-logging').backend === 'postgres');
   const absurd = await chat({ prompt_tokens: 1e20, completion_tokens: 2.6 });
   const next = await chat({ prompt_tokens: 3, completion_tokens: 2 });
-  t.match(await logged(absurd), { input_tokens: MAX_TOKEN_COUNT, output_tokens: 3 }, 'bounded, and a whole number');
-  t.match(await logged(next), { input_tokens: 3, output_tokens: 2 });
+  t.match(await usageRecord(relay, absurd), { input_tokens: MAX_TOKEN_COUNT, output_tokens: 3 }, 'bounded, and a whole number');
+  t.match(await usageRecord(relay, next), { input_tokens: 3, output_tokens: 2 });
 });
