@@ -109,7 +109,7 @@ t.test('stream: text, a tool plan and a call with streamed arguments, end on mes
 });
 
 t.test('errors keep the message and map the status', async (t) => {
-  t.match(decodeCohereError(429, JSON.stringify({ message: 'trial key rate limited' })), { code: 'RELAY_ERR_RATE_LIMITED', message: 'trial key rate limited' });
+  t.match(decodeCohereError(429, JSON.stringify({ message: 'trial key rate limited' })), { code: 'RELAY_ERR_UPSTREAM_RATE_LIMITED', message: 'trial key rate limited' });
   t.match(decodeCohereError(401, JSON.stringify({ id: 'x', message: 'invalid api token' })), { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', status: 502 });
   t.match(decodeCohereError(400, JSON.stringify({ message: 'invalid request: messages must not be empty' })), { code: 'RELAY_ERR_BAD_REQUEST', status: 400 });
   t.match(decodeCohereError(500, 'upstream connect error'), { message: 'upstream connect error' });
