@@ -1,10 +1,7 @@
 // Token counts as an upstream reports them, bounded: a count is a whole number from 0 to
 // MAX_TOKEN_COUNT. An upstream's absurd count (1e20, a fraction, a negative) would otherwise reach
 // the usage log, where it fits no column (Postgres bigint, ClickHouse UInt64), and the rate limits.
-import type { Usage } from './types.ts';
-
-/** The largest count one answer reports: 2^31 - 1 fits every backend's column, and their sums stay exact. */
-export const MAX_TOKEN_COUNT = 2 ** 31 - 1;
+import { MAX_TOKEN_COUNT, type Usage } from './types.ts';
 
 /** A reported count as a whole number from 0 to MAX_TOKEN_COUNT; 0 for anything that is not a finite number. */
 export function tokenCount(value: unknown): number {

@@ -11,7 +11,10 @@
 //   calls (`raw`: the vendor's own blocks or item, which only it can read back).
 import { Type, type Static } from '@sinclair/typebox';
 
-/** The largest token count a request may name (max_tokens and its kin): vendors read 32-bit integers, and 1e308 is no count. */
+/**
+ * The largest token count a request names (max_tokens and its kin: vendors read 32-bit integers)
+ * or an answer reports (token-count.ts): it fits every usage backend's column, and sums stay exact.
+ */
 export const MAX_TOKEN_COUNT = 2 ** 31 - 1;
 /** A token count in a request schema: an integer from `minimum` to MAX_TOKEN_COUNT (a 400 naming the field otherwise). */
 export const TokenCount = (minimum: number) => Type.Integer({ minimum, maximum: MAX_TOKEN_COUNT });

@@ -2,7 +2,7 @@
 // converts to and from, with the helpers codecs share.
 export * from '../canonical/types.ts';
 export { estimateInputTokens } from '../canonical/input-token-estimate.ts';
-export { tokenCount, MAX_TOKEN_COUNT } from '../canonical/token-count.ts';
+export { tokenCount } from '../canonical/token-count.ts';
 export { dispatchByShape, type ShapeCodec, type TranslationHooks } from '../canonical/shape-dispatch.ts';
 export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
