@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { Agent, Dispatcher, EnvHttpProxyAgent, errors } from 'undici';
 import type { UpstreamResponse } from '../hooks.ts';
+import type { Cancellation } from './cancellation.ts';
 
 export interface UpstreamClientOptions {
   /** Connections per origin for hosts that do not set their own. */
@@ -26,6 +27,8 @@ export interface SendOptions {
   body?: Buffer | string;
   /** Aborts the request (the client went away). */
   signal?: AbortSignal;
+  /** The same as `signal`, without making an AbortSignal (the kernel's requests); used instead of it. */
+  cancellation?: Cancellation;
   /** Bound on the wait for the response head, from the call on (queue, connect, answer), and between body chunks (ms). */
   timeoutMs: number;
   transport?: HostTransport;
@@ -107,6 +110,20 @@ class CallAbort extends EventEmitter {
   }
 }
 
+/** Calls `onAbort` when the caller aborts (at once if it has); returns what stops listening. */
+function listenForAbort(options: SendOptions, onAbort: (reason: unknown) => void): () => void {
+  if (options.cancellation) return options.cancellation.onAbort(onAbort);
+  const signal = options.signal;
+  if (!signal) return ignore;
+  if (signal.aborted) {
+    onAbort(signal.reason);
+    return ignore;
+  }
+  const listener = () => onAbort(signal.reason);
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
 export class UpstreamClient {
   private readonly agents = new Map<string, Dispatcher>();
   private readonly targets = new Map<string, { origin: string; pathname: string; search: string }>();
@@ -118,10 +135,7 @@ export class UpstreamClient {
     const target = this.target(url);
     const controller = new CallAbort();
     const timer = setTimeout(() => controller.abort(new UpstreamTimeoutError('the upstream did not answer in time')), options.timeoutMs);
-    const caller = options.signal;
-    const onCallerAbort = () => controller.abort(caller!.reason ?? new errors.RequestAbortedError());
-    if (caller?.aborted) onCallerAbort();
-    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    const stopListening = listenForAbort(options, (reason) => controller.abort(reason ?? new errors.RequestAbortedError()));
     let pending: Promise<Dispatcher.ResponseData> | undefined;
     try {
       pending = this.dispatcher(options.transport).request({
@@ -145,7 +159,7 @@ export class UpstreamClient {
       }
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
-      caller?.removeEventListener('abort', onCallerAbort);
+      stopListening();
       // A head that arrives after the race was lost: its body is nobody's, let its connection go.
       if (controller.aborted) void pending?.then((late) => late.body.destroy(), ignore);
       throw controller.reason instanceof UpstreamTimeoutError ? controller.reason : err;

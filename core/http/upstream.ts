@@ -3,6 +3,7 @@
 // instance's UpstreamClient, which the kernel hands over on every UpstreamRequest.
 import type { UpstreamRequest, UpstreamResponse } from '../hooks.ts';
 import type { SendOptions } from './upstream-client.ts';
+import { cancellationOf } from './cancellation.ts';
 
 export type { SendOptions } from './upstream-client.ts';
 
@@ -16,7 +17,9 @@ export function joinUrl(base: string, path: string): string {
 /** Sends one request for `req` to `url`; resolves when the response head arrived. Aborts with the client. */
 export function sendUpstream(req: UpstreamRequest, url: string, options: Omit<SendOptions, 'signal'>): Promise<UpstreamResponse> {
   const host = req.route.host.spec;
-  return req.client.send(url, Object.assign({ transport: { maxConnections: host.maxConnections, http2: host.http2 } }, options, { signal: req.signal }));
+  const cancellation = cancellationOf(req);
+  const abort = cancellation ? { cancellation } : { signal: req.signal };
+  return req.client.send(url, Object.assign({ transport: { maxConnections: host.maxConnections, http2: host.http2 } }, options, abort));
 }
 
 /**

@@ -17,6 +17,7 @@ import { bindingKey, type BindingMeter } from './binding-meter.ts';
 import { isMeasured } from './balancing.ts';
 import { sendHedged, type HedgePlan } from './hedge.ts';
 import type { StandardSpeed } from './fast-mode.ts';
+import { withCancellation, type Cancellation } from '../http/cancellation.ts';
 
 
 /** What the pipeline gives for an UpstreamRequest; the attempt adds the cancellation and the client. */
@@ -53,7 +54,8 @@ export class Attempt {
   lastRetryAfterMs: number | null = null;
   /** The last failed attempt's upstream status (null for a network failure). */
   lastStatus: number | null = null;
-  private signal: AbortSignal | null = null;
+  /** The cancellation joined with the retry policy's deadline, when the policy has one. */
+  private deadlineSignal: AbortSignal | null = null;
   /** Measures bindings of models balanced by what is measured (binding-meter.ts); null in tests without one. */
   meter: BindingMeter | null = null;
   /** Ends the current binding's in-flight count (at the next attempt, or the request's end). */
@@ -81,7 +83,7 @@ export class Attempt {
     readonly record: RequestRecord,
     readonly writer: ClientWriter,
     /** Aborts when the client goes away. */
-    readonly cancellation: AbortController,
+    readonly cancellation: Cancellation,
     readonly holdBounds: HoldBounds,
     private readonly health: KeyHealth,
     private readonly log: RequestLog,
@@ -105,8 +107,9 @@ export class Attempt {
     const headers = Object.assign({}, fields.headers, { 'x-request-id': this.record.clientRequestId ?? this.request.id });
     // The retry policy's deadline cancels an upstream attempt too (never once bytes reached the client).
     const deadline = this.retry.deadlineSignal;
-    this.signal ??= deadline ? AbortSignal.any([this.cancellation.signal, deadline]) : this.cancellation.signal;
-    return Object.assign({}, fields, { headers, signal: this.signal, client: this.client });
+    if (!deadline) return withCancellation(fields, headers, this.client, this.cancellation);
+    this.deadlineSignal ??= AbortSignal.any([this.cancellation.signal, deadline]);
+    return Object.assign({}, fields, { headers, signal: this.deadlineSignal, client: this.client });
   }
 
   /** An upstream refusal with a reason: true (and noted) when a later fallback takes it. */
@@ -124,7 +127,7 @@ export class Attempt {
   }
 
   get clientGone(): boolean {
-    return this.cancellation.signal.aborted;
+    return this.cancellation.aborted;
   }
 
   /** Sends upstream. A network failure returns null (try the next) or, on the last candidate, throws. */
@@ -155,7 +158,7 @@ export class Attempt {
       return res;
     } catch (err) {
       this.finishInFlight();
-      if (this.cancellation.signal.aborted) throw new ClientGone();
+      if (this.cancellation.aborted) throw new ClientGone();
       const result = this.networkFailure(route, err);
       if (result.kind === 'retry') return null;
       throw new Error('unreachable');
@@ -188,7 +191,7 @@ export class Attempt {
       }
       return result.res;
     } catch (err) {
-      if (this.cancellation.signal.aborted) throw new ClientGone();
+      if (this.cancellation.aborted) throw new ClientGone();
       const r = this.networkFailure(route, err);
       if (r.kind === 'retry') return null;
       throw new Error('unreachable');
@@ -197,7 +200,7 @@ export class Attempt {
 
   /** A failure before any byte reached the client. */
   networkFailure(route: Route, err: unknown): AttemptResult {
-    if (this.cancellation.signal.aborted) throw new ClientGone();
+    if (this.cancellation.aborted) throw new ClientGone();
     this.retry.checkDeadline();
     const { failure, message, badResponse } = classifyNetworkError(err);
     this.lastFailure = failure;
@@ -268,7 +271,7 @@ export class Attempt {
 
   /** The upstream failed (or the client left) after bytes reached the client: cut, no failover. */
   failAfterCommit(err: unknown): void {
-    if (this.cancellation.signal.aborted) {
+    if (this.cancellation.aborted) {
       this.record.clientAborted = true;
       this.record.errorCode = 'client_aborted';
     } else {

@@ -16,6 +16,7 @@ import type { Observer } from '../observer/observer.ts';
 import { BodyCapture, buildCapturedPayload } from '../observer/capture.ts';
 import { toRelayError } from '../server/errors.ts';
 import { Attempt, ClientGone } from './attempt.ts';
+import { Cancellation } from '../http/cancellation.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
@@ -192,7 +193,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       record.client = attribution.client ?? null;
       record.extras = { ...(attribution.extras ?? {}) };
     }
-    const cancellation = new AbortController();
+    const cancellation = new Cancellation();
     const onClose = () => {
       if (!res.writableEnded) cancellation.abort();
     };
@@ -388,7 +389,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             upstreamTries.waited(wait);
             routingMetrics.retry(servedSlug, failure ?? 'other');
             await retries.sleep(wait, cancellation.signal);
-            if (cancellation.signal.aborted) throw new ClientGone();
+            if (cancellation.aborted) throw new ClientGone();
             probe = route.hostKey ? health.admit(route.hostKey) : ADMITTED;
             if (probe === REFUSED) break;
           }
@@ -419,7 +420,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         throw new RelayError('RELAY_ERR_UPSTREAM_UNREACHABLE', `No upstream could serve the model \`${call.model}\`.`);
       }
     } catch (err) {
-      if (err instanceof ClientGone || cancellation.signal.aborted) {
+      if (err instanceof ClientGone || cancellation.aborted) {
         record.clientAborted = true;
         record.errorCode = 'client_aborted';
         if (!record.status) record.status = 499;
@@ -444,7 +445,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const triesExtra = upstreamTries?.toExtra();
       if (triesExtra) record.extras.relay_attempts = triesExtra;
       res.off('close', onClose);
-      if (cancellation.signal.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
+      if (cancellation.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
       const usage = record.usage;
       permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
       // The client has gone: counting the prompt delays only the record.

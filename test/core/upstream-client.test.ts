@@ -5,6 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { Cancellation } from '../../core/http/cancellation.ts';
 import { UpstreamClient, UpstreamTimeoutError } from '../../core/http/upstream-client.ts';
 
 const OPTIONS = { maxConnectionsPerOrigin: 16, connectTimeoutMs: 2_000, keepAliveTimeoutMs: 5_000 };
@@ -118,8 +119,16 @@ t.test('a call waiting for a connection times out at its deadline; a caller that
   await t.rejects(abandoned, 'the caller left');
   t.ok(Date.now() - started < 1_200, 'let go when the caller left, not when a connection freed');
 
+  // The kernel's requests carry a Cancellation instead of an AbortSignal: the same.
+  const gone = new Cancellation();
+  started = Date.now();
+  const cancelled = client.send(`${up.url}/cancelled`, { headers: {}, body: '{}', timeoutMs: 5_000, transport, cancellation: gone });
+  setTimeout(() => gone.abort(new Error('client left')), 100);
+  await t.rejects(cancelled, { message: 'client left' }, 'the cancellation\'s reason');
+  t.ok(Date.now() - started < 1_200, 'let go when the cancellation aborted');
+
   const first = await busy;
   first.body.resume();
   await new Promise((r) => setTimeout(r, 200));
-  t.equal(up.hits(), 1, 'neither abandoned call was sent once the connection freed');
+  t.equal(up.hits(), 1, 'no abandoned call was sent once the connection freed');
 });
