@@ -86,30 +86,6 @@ function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
 /** Parsed upstream URLs kept at most (hosts times endpoints; a query string per request would not repeat). */
 const MAX_KEPT_TARGETS = 1024;
 
-/**
- * What aborts one call: its deadline or its caller. undici takes an EventEmitter as a request's
- * signal as well as an AbortSignal; an AbortController per call costs more than the rest of the call's setup.
- */
-class CallAbort extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort', reason);
-  }
-
-  /** Rejects with the reason once aborted. */
-  rejection(): Promise<never> {
-    return new Promise((_resolve, reject) => {
-      if (this.aborted) reject(this.reason);
-      else this.once('abort', reject);
-    });
-  }
-}
-
 /** Calls `onAbort` when the caller aborts (at once if it has); returns what stops listening. */
 function listenForAbort(options: SendOptions, onAbort: (reason: unknown) => void): () => void {
   if (options.cancellation) return options.cancellation.onAbort(onAbort);
@@ -124,6 +100,59 @@ function listenForAbort(options: SendOptions, onAbort: (reason: unknown) => void
   return () => signal.removeEventListener('abort', listener);
 }
 
+/**
+ * One call: what aborts it (its deadline or its caller; undici takes an EventEmitter as a request's
+ * signal) and the one promise it settles. undici aborts a request waiting for a connection only
+ * once it gets one, so the deadline and the caller settle the promise themselves, and a request
+ * still queued is dropped unsent when its turn comes.
+ */
+class UpstreamCall extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+  private stopListening: () => void = ignore;
+
+  constructor(private readonly resolve: (res: UpstreamResponse) => void, private readonly reject: (err: unknown) => void, options: SendOptions) {
+    super();
+    this.timer = setTimeout(() => this.abort(new UpstreamTimeoutError('the upstream did not answer in time')), options.timeoutMs);
+    this.stopListening = listenForAbort(options, (reason) => this.abort(reason ?? new errors.RequestAbortedError()));
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort', reason);
+    this.fail(reason);
+  }
+
+  /** undici's callback: the head arrived, or the request failed. */
+  readonly done = (err: Error | null, res?: Dispatcher.ResponseData): void => {
+    clearTimeout(this.timer);
+    if (err || !res) return this.fail(this.reason instanceof UpstreamTimeoutError ? this.reason : err);
+    // A head that arrives after the call ended (its deadline, its caller): its body is nobody's, let its connection go.
+    if (this.settled) return void res.body.destroy();
+    if (res.statusCode < 200 || res.statusCode > 599) {
+      res.body.destroy();
+      return this.fail(new UpstreamProtocolError(`the upstream answered with status ${res.statusCode}, which is not an HTTP status`));
+    }
+    this.settled = true;
+    // Errors reach the reader through its iterator; an unread body's error must not crash the process.
+    res.body.on('error', ignore);
+    // The caller still listens: leaving mid-answer aborts the body.
+    this.resolve({ status: res.statusCode, headers: res.headers, body: res.body });
+  };
+
+  private fail(err: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.stopListening();
+    this.reject(err);
+  }
+}
+
 export class UpstreamClient {
   private readonly agents = new Map<string, Dispatcher>();
   private readonly targets = new Map<string, { origin: string; pathname: string; search: string }>();
@@ -131,41 +160,22 @@ export class UpstreamClient {
   constructor(private readonly options: UpstreamClientOptions) {}
 
   /** Sends one request; resolves when the response head arrived. */
-  async send(url: string, options: SendOptions): Promise<UpstreamResponse> {
-    const target = this.target(url);
-    const controller = new CallAbort();
-    const timer = setTimeout(() => controller.abort(new UpstreamTimeoutError('the upstream did not answer in time')), options.timeoutMs);
-    const stopListening = listenForAbort(options, (reason) => controller.abort(reason ?? new errors.RequestAbortedError()));
-    let pending: Promise<Dispatcher.ResponseData> | undefined;
-    try {
-      pending = this.dispatcher(options.transport).request({
+  send(url: string, options: SendOptions): Promise<UpstreamResponse> {
+    return new Promise((resolve, reject) => {
+      const target = this.target(url); // a malformed URL throws here, which rejects the send
+      const call = new UpstreamCall(resolve, reject, options);
+      if (call.aborted) return;
+      this.dispatcher(options.transport).request({
         origin: target.origin,
         path: target.pathname + target.search,
         method: options.method ?? 'POST',
         headers: options.headers,
         body: options.body,
-        signal: controller,
+        signal: call,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
-      });
-      // undici aborts a request waiting for a connection only once it gets one: the race ends the
-      // wait at the deadline (the queued request is then dropped unsent when its turn comes).
-      const res = await Promise.race([pending, controller.rejection()]);
-      // Errors reach the reader through its iterator; an unread body's error must not crash the process.
-      res.body.on('error', ignore);
-      if (res.statusCode < 200 || res.statusCode > 599) {
-        res.body.destroy();
-        throw new UpstreamProtocolError(`the upstream answered with status ${res.statusCode}, which is not an HTTP status`);
-      }
-      return { status: res.statusCode, headers: res.headers, body: res.body };
-    } catch (err) {
-      stopListening();
-      // A head that arrives after the race was lost: its body is nobody's, let its connection go.
-      if (controller.aborted) void pending?.then((late) => late.body.destroy(), ignore);
-      throw controller.reason instanceof UpstreamTimeoutError ? controller.reason : err;
-    } finally {
-      clearTimeout(timer);
-    }
+      }, call.done);
+    });
   }
 
   /** Per origin, summed over the agents (hosts with other settings have their own): read at scrape time. */

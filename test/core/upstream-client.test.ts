@@ -132,3 +132,37 @@ t.test('a call waiting for a connection times out at its deadline; a caller that
   await new Promise((r) => setTimeout(r, 200));
   t.equal(up.hits(), 1, 'no abandoned call was sent once the connection freed');
 });
+
+t.test('a caller already gone sends nothing; a head past the deadline is let go; a status outside HTTP\'s is refused', async (t) => {
+  const up = await startUpstream(300);
+  const client = new UpstreamClient(OPTIONS);
+  const odd = net.createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', () => socket.end('HTTP/1.1 999 Odd\r\ncontent-length: 0\r\n\r\n'));
+  });
+  await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+  t.teardown(async () => {
+    await client.close();
+    await up.close();
+    await new Promise((r) => odd.close(r));
+  });
+  const transport = { maxConnections: 1 };
+
+  const gone = new Cancellation();
+  gone.abort(new Error('client left'));
+  await t.rejects(client.send(`${up.url}/gone`, { headers: {}, body: '{}', timeoutMs: 5_000, transport, cancellation: gone }), { message: 'client left' });
+  const left = new AbortController();
+  left.abort(new Error('left too'));
+  await t.rejects(client.send(`${up.url}/left`, { headers: {}, body: '{}', timeoutMs: 5_000, transport, signal: left.signal }), { message: 'left too' });
+  t.equal(up.hits(), 0, 'neither was sent');
+
+  const late = await client.send(`${up.url}/late`, { headers: {}, body: '{}', timeoutMs: 100, transport }).catch((err: unknown) => err);
+  t.ok(late instanceof UpstreamTimeoutError, 'the deadline passed before the head');
+  // The late head's body is dropped, so the one connection serves the next call.
+  const next = await client.send(`${up.url}/next`, { headers: {}, body: '{}', timeoutMs: 2_000, transport });
+  t.equal(next.status, 200);
+  next.body.resume();
+
+  const { port } = odd.address() as AddressInfo;
+  await t.rejects(client.send(`http://127.0.0.1:${port}/odd`, { headers: {}, body: '{}', timeoutMs: 2_000 }), { code: 'RELAY_UPSTREAM_BAD_RESPONSE', message: /status 999/ });
+});
