@@ -6,6 +6,7 @@
 // .bench/compare.json.
 //   BENCH_BASE=/path/to/other/checkout/bin/relay.js (required; that checkout needs its dist/ built)
 //   BENCH_ROUNDS (12)  BENCH_DURATION (2 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)
+//   BENCH_WARMUP (6 s of load on both first, not counted)
 //   BENCH_BASE_NODE_ARGS, BENCH_CURRENT_NODE_ARGS: node flags for each (default BENCH_RELAY_NODE_ARGS);
 //   with BENCH_BASE=bin/relay.js they compare one build under two sets of flags.
 // Calibration on the development machine: the same build against itself gave ratios of 0.96-1.00,
@@ -19,6 +20,7 @@ const env = process.env;
 const cfg = {
   base: env.BENCH_BASE ?? '',
   rounds: Number(env.BENCH_ROUNDS ?? 12),
+  warmupS: Number(env.BENCH_WARMUP ?? 6),
   durationS: Number(env.BENCH_DURATION ?? 2),
   connections: Number(env.BENCH_CONNECTIONS ?? 16),
   caseId: env.BENCH_CASE ?? 'chat',

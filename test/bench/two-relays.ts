@@ -24,6 +24,8 @@ export interface TwoRelaysOptions {
   connections: number;
   durationS: number;
   rounds: number;
+  /** Seconds of load on both before the first round (JIT and heap warming; default 6). */
+  warmupS?: number;
   mode: 'paired' | 'alternate';
   gatewayCpu: string;
   loadCpu: string;
@@ -83,7 +85,8 @@ export async function runTwoRelays(o: TwoRelaysOptions): Promise<TwoRelaysResult
         await new Promise((r) => setTimeout(r, 250));
       }
     }
-    await runRound(sides, 2); // warm-up, not counted
+    // Warm-up, not counted: a fresh Relay's first seconds under load run at a fraction of its speed.
+    await runRound(sides, o.warmupS ?? 6);
 
     const samples: [Sample[], Sample[]] = [[], []];
     const ratios: number[] = [];
