@@ -9,6 +9,7 @@ import { TokenCount, unsupportedContent } from '../../../core/plugin-api/canonic
 import { documentFromFile } from './file-parts.ts';
 import { flattenedName } from './namespace-tools.ts';
 import { effortFromOpenAI } from './reasoning-effort.ts';
+import { StoreFlag } from './store-flag.ts';
 import { openReasoning } from './reasoning-envelope.ts';
 import { webSearchPart } from './web-search-item.ts';
 
@@ -156,6 +157,7 @@ const ResponsesRequest = Type.Object({
     ])),
   })),
   stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  store: Type.Optional(StoreFlag),
   metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
   user: Type.Optional(Type.String()),
   safety_identifier: Type.Optional(Type.String()),

@@ -5,6 +5,7 @@ import { RelayError, validateBody } from '../../../core/plugin-api.ts';
 import { itemIdProblem, responseIdProblem, type ConversationState, type ExpandedRequest, type ForwardPlan, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { ResponsesInput } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
+import { checkStore } from './store-flag.ts';
 
 type Item = Record<string, unknown>;
 
@@ -69,6 +70,8 @@ export function responsesConversationState(state: ResponsesState): ConversationS
     async expand(json, principal): Promise<ExpandedRequest> {
       const previous = previousId(json.previous_response_id);
       const own = checkedInput(json.input);
+      // Checked before any query: a string such as "yes" must not read as store: true.
+      checkStore(json.store);
       const references = previous !== null || own.some(isReference);
       if (!state.enabled) {
         if (references) {

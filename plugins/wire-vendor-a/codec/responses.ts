@@ -5,6 +5,7 @@ import { presentParameters } from '../../../core/plugin-api/canonical.ts';
 import { renderOpenAIError } from './errors.ts';
 import { priorityTier } from './fast-mode.ts';
 import { refuseBackground } from './background.ts';
+import { checkStoreFlag } from './store-flag.ts';
 import { WEB_SEARCH_TOOL_TYPES, decodeResponsesRequest } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
@@ -53,7 +54,10 @@ export const responsesCodec: InboundCodec = {
   renderError: renderOpenAIError,
   passthroughBody: withoutForeignItems,
   fastMode: priorityTier,
-  checkPassthrough: refuseBackground,
+  checkPassthrough: (request) => {
+    refuseBackground(request);
+    checkStoreFlag(request);
+  },
 };
 
 /** The codec with Relay's Responses state: references resolve, `store` is honoured (so not dropped). */
