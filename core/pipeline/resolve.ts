@@ -3,6 +3,7 @@
 // host is enabled, whose provider's adapter is loaded and can serve the inbound shape, and
 // which has a healthy host key allowed by that key's host-tier policy (no-route-error.ts says why not).
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Host, HostKey, Model, Policy, Provider } from '../catalog/kinds.ts';
 import type { ModelResolver, Principal, Route, ShapeId, VendorAdapter } from '../hooks.ts';
@@ -114,14 +115,14 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
   return (principal: Principal, name: string, options) => {
     const snapshot = deps.snapshot();
     const model = snapshot.modelBySlug(name) ?? snapshot.models.get(name);
-    if (!model) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` does not exist.`);
+    if (!model) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${echoedName(name)}\` does not exist.`);
     if (!policyGrants(principal.policy, model.metadata.id)) {
-      throw new RelayError('RELAY_ERR_MODEL_NOT_GRANTED', `This relay key's policy does not grant the model \`${name}\`.`);
+      throw new RelayError('RELAY_ERR_MODEL_NOT_GRANTED', `This relay key's policy does not grant the model \`${echoedName(name)}\`.`);
     }
     const weighted = weightedOrder(candidatesFor(model, options.shape, snapshot, deps), (c) => c.binding.binding.weight);
     const candidates = orderByStrategy(model.spec.balancing, weighted, deps.meter, (c) => c.meterKey, (c) => c.binding.binding.weight);
     if (candidates.length === 0) {
-      throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` has no enabled binding that serves this API.`);
+      throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${echoedName(name)}\` has no enabled binding that serves this API.`);
     }
     const routes: Route[] = [];
     for (const c of candidates) {
@@ -142,8 +143,8 @@ export function createCatalogResolver(deps: ResolverDeps): ModelResolver {
     if (routes.length === 0) {
       if (principal.passthroughCredential) {
         throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', principal.explicitHost
-          ? `The model \`${name}\` has no enabled binding on host \`${principal.explicitHost}\` that serves this API.`
-          : `The model \`${name}\` has no enabled binding that serves this API in proxy mode.`);
+          ? `The model \`${echoedName(name)}\` has no enabled binding on host \`${echoedName(principal.explicitHost)}\` that serves this API.`
+          : `The model \`${echoedName(name)}\` has no enabled binding that serves this API in proxy mode.`);
       }
       throw noRouteError({ name, hosts: candidates.map((c) => c.binding.host), snapshot, health: deps.health, allowed: (k) => keyAllowed(k, model, snapshot) });
     }

@@ -1,6 +1,6 @@
 // GET and DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items for the responses
 // Relay keeps (translated routes), in OpenAI's shapes. Another key's response is as unknown as none.
-import { RelayError, type RelayContext } from '../../core/plugin-api.ts';
+import { RelayError, echoedName, type RelayContext } from '../../core/plugin-api.ts';
 import type { StoredResponse } from '../../core/plugin-api/canonical.ts';
 
 interface ListQuery { order?: string; limit?: string; after?: string }
@@ -19,7 +19,7 @@ export function inputItemsPage(stored: StoredResponse, query: ListQuery): Record
   if (order === 'desc') items = items.reverse();
   if (query.after !== undefined) {
     const at = items.findIndex((item) => item.id === query.after);
-    if (at < 0) throw new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${query.after}' not found in this response's input.`, { field: 'after' });
+    if (at < 0) throw new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${echoedName(query.after)}' not found in this response's input.`, { field: 'after' });
     items = items.slice(at + 1);
   }
   const data = items.slice(0, limit);

@@ -1,7 +1,7 @@
 // Responses state on translated routes (issue 44): previous_response_id and item_reference are
 // resolved from Relay's store into the conversation before translation, and the answer is kept
 // after it, so a conversation continues on any vendor. Visible only to its owner (a relay key).
-import { RelayError, validateBody } from '../../../core/plugin-api.ts';
+import { RelayError, echoedName, validateBody } from '../../../core/plugin-api.ts';
 import { itemIdProblem, responseIdProblem, type ConversationState, type ExpandedRequest, type ForwardPlan, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { ResponsesInput } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
@@ -100,7 +100,7 @@ export function responsesConversationState(state: ResponsesState): ConversationS
         const problem = itemIdProblem(id);
         if (problem) throw new RelayError('RELAY_ERR_BAD_REQUEST', `An item_reference needs the id of an item: ${problem}.`, { field: `/input/${i}/id` });
         const found = history.find((h) => h.id === id) ?? resolved.find((h) => h.id === id) ?? await state.findItem(owner, id);
-        if (!found) throw new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${id}' not found (input item ${i} is an item_reference to it).`, { field: `/input/${i}` });
+        if (!found) throw new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${echoedName(id)}' not found (input item ${i} is an item_reference to it).`, { field: `/input/${i}` });
         resolved.push(found);
       }
       const input = [...history, ...resolved];
