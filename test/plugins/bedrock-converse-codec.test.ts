@@ -118,3 +118,14 @@ t.test('a toolUse delta whose input is an object (not Converse\'s text) arrives 
   t.same(collect([...events, ...decoder.finish()]).content.map((p) => p.type === 'tool_call' && p.arguments), ['{"q":"x"}', '']);
   t.same(dropped, ['toolUse.input']);
 });
+
+t.test('a whole answer\'s toolUse input: a string is the arguments text (never encoded again), an object its JSON, another value named', async (t) => {
+  const dropped: string[] = [];
+  const answer = (input: unknown) => ({ toolUse: { toolUseId: 't1', name: 'lookup', input } });
+  const response = bedrock.decodeResponse('bedrock.converse', {
+    output: { message: { role: 'assistant', content: [answer('{"q":"x"}'), answer({ q: 'x' }), answer(['a']), answer(undefined), answer(42)] } },
+    stopReason: 'tool_use', usage: { inputTokens: 1, outputTokens: 1 },
+  }, fakeRoute() as Route, base, dropped);
+  t.same(response.content.map((p) => p.type === 'tool_call' && p.arguments), ['{"q":"x"}', '{"q":"x"}', '["a"]', '{}', '{}']);
+  t.same(dropped, ['toolUse.input'], 'a number is named, as in a stream');
+});

@@ -586,6 +586,10 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
         ]),
         stream: true, expect: { named: ['toolUse.input'], keeps: (c) => c.length === 2 && c[0]?.type === 'tool_call' && c[0].arguments === '{"q":"x"}' && c[1]?.type === 'tool_call' && c[1].arguments === '' },
       },
+      'toolUse inputs in answers that are not an object': {
+        parts: [{ toolUse: { toolUseId: 't1', name: 'lookup', input: '{"q":"x"}' } }, { toolUse: { toolUseId: 't2', name: 'lookup', input: 7 } }],
+        expect: { named: ['toolUse.input'], keeps: (c) => c.length === 2 && c[0]?.type === 'tool_call' && c[0].arguments === '{"q":"x"}' && c[1]?.type === 'tool_call' && c[1].arguments === '{}' },
+      },
       'document, video and guardContent blocks, and block kinds Relay does not know': {
         parts: [{ document: { format: 'txt', name: 'n', source: { bytes: 'aGk=' } } }, { video: { format: 'mp4', source: { bytes: 'AAAA' } } }, { guardContent: { text: { text: 'x' } } }, { hologram: {} }],
         expect: { named: ['document', 'video', 'guardContent', 'hologram'] },

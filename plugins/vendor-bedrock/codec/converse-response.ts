@@ -6,6 +6,7 @@ import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, 
 import { citedText, imageOfBlock, nameBlock } from './answer-parts.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { stopReasonFromConverse, stopSequenceOf } from './stop-reason.ts';
+import { toolInputText } from './tool-input.ts';
 import { usageFromConverse } from './usage.ts';
 import type { ConverseBlock, ConverseResponse } from './wire.ts';
 
@@ -13,17 +14,17 @@ export function newResponseId(): string {
   return `msg_bdrk_${randomUUID().replace(/-/g, '')}`;
 }
 
-/** A toolUse's input as canonical arguments: JSON for function tools, the raw text for custom ones. */
-export function argumentsOf(name: string, input: unknown, custom: ReadonlySet<string>): { arguments: string; tool_kind: 'function' | 'custom' } {
+/** A toolUse's input as canonical arguments: JSON for function tools (a string is that JSON already), the raw text for custom ones. */
+export function argumentsOf(name: string, input: unknown, custom: ReadonlySet<string>, dropped: string[]): { arguments: string; tool_kind: 'function' | 'custom' } {
   if (custom.has(name)) return { arguments: unwrapCustomInput(input ?? {}), tool_kind: 'custom' };
-  return { arguments: JSON.stringify(input ?? {}), tool_kind: 'function' };
+  return { arguments: toolInputText(input, dropped) || '{}', tool_kind: 'function' };
 }
 
 function partOf(b: ConverseBlock, custom: ReadonlySet<string>, dropped: string[]): ContentPart | null {
   if (typeof b.text === 'string') return { type: 'text', text: b.text };
   if (b.toolUse) {
     const name = String(b.toolUse.name ?? '');
-    return { type: 'tool_call', id: String(b.toolUse.toolUseId ?? ''), name, ...argumentsOf(name, b.toolUse.input, custom) };
+    return { type: 'tool_call', id: String(b.toolUse.toolUseId ?? ''), name, ...argumentsOf(name, b.toolUse.input, custom, dropped) };
   }
   const reasoning = b.reasoningContent;
   if (reasoning?.reasoningText) {

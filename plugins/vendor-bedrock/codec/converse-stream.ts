@@ -9,6 +9,7 @@
 import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { nameBlock, nameDropped } from './answer-parts.ts';
+import { toolInputText } from './tool-input.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { newResponseId } from './converse-response.ts';
 import { codeForStreamException, exceptionName } from './errors.ts';
@@ -21,15 +22,6 @@ interface OpenBlock {
   kind: 'text' | 'reasoning' | 'tool_call';
   /** Custom tool input, sent unwrapped at the block's stop; null for other blocks. */
   customBuffer: string | null;
-}
-
-/** A toolUse delta's input: text (a piece of the JSON) as Converse sends it; an object whole, as its JSON; anything else named `toolUse.input`. */
-function toolInputText(input: unknown, dropped: string[]): string {
-  if (typeof input === 'string') return input;
-  if (input === undefined || input === null) return '';
-  if (typeof input === 'object') return JSON.stringify(input);
-  nameDropped(dropped, 'toolUse.input');
-  return '';
 }
 
 export function converseStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
