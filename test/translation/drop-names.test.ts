@@ -447,6 +447,11 @@ const otherItemNames = ['code_interpreter_call', 'image_generation_call', 'mcp_c
 const keepsDone = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Done.';
 const fileCited = [message({ type: 'output_text', text: 'See a.', annotations: [{ type: 'file_citation', file_id: 'file_1', filename: 'a.pdf', index: 4 }, { type: 'url_citation', url: 'https://a.example', title: 'A', start_index: 4, end_index: 5 }] })];
 const keepsUrlCitation = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'See a.' && c[0].citations?.length === 1 && c[0].citations[0]?.url === 'https://a.example';
+const objectArguments: OutputItem[] = [
+  { type: 'custom_tool_call', id: 'ctc_1', call_id: 'a', name: 'apply_patch', input: { patch: 'x' } },
+  { type: 'function_call', id: 'fc_1', call_id: 'b', name: 'lookup', arguments: 7 },
+];
+const keepsObjectArguments = (c: ContentPart[]) => c.length === 2 && c[0]?.type === 'tool_call' && c[0].arguments === '{"patch":"x"}' && c[1]?.type === 'tool_call' && c[1].arguments === '';
 
 /** A chat.completion whose message is `message`. */
 const chatAnswer = (message: Record<string, unknown>) => ({ id: 'chatcmpl-1', object: 'chat.completion', model: 'gpt-test', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5 } });
@@ -491,6 +496,10 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
         parts: [{ role: 'assistant', tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'lookup', arguments: { q: 'x' } } }] }, { tool_calls: [{ index: 1, id: 'c2', type: 'function', function: { name: 'lookup', arguments: true } }] }],
         stream: true, expect: { named: ['tool_call.arguments'], keeps: (c) => c.length === 2 && c[0]?.type === 'tool_call' && c[0].arguments === '{"q":"x"}' && c[1]?.type === 'tool_call' && c[1].arguments === '' },
       },
+      'custom tool-call input that is not a string': {
+        parts: [{ content: null, tool_calls: [{ id: 'c1', type: 'custom', custom: { name: 'apply_patch', input: { patch: 'x' } } }, { id: 'c2', type: 'custom', custom: { name: 'apply_patch', input: 42 } }] }],
+        expect: { named: ['tool_call.arguments'], keeps: (c) => c.length === 2 && c[0]?.type === 'tool_call' && c[0].arguments === '{"patch":"x"}' && c[1]?.type === 'tool_call' && c[1].arguments === '' },
+      },
     },
   },
   OPENAI_RESPONSE_DROPPED: {
@@ -510,6 +519,8 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
       'message content other than output_text and refusal': {
         parts: [message({ type: 'output_text', text: 'Done.' }, { type: 'output_audio' })], expect: { named: ['output_audio'], keeps: keepsDone },
       },
+      'function_call arguments and custom_tool_call input that are not a string': { parts: objectArguments, expect: { named: ['tool_call.arguments'], keeps: keepsObjectArguments } },
+      'the same given whole at the end of a streamed item': { parts: objectArguments, stream: true, expect: { named: ['tool_call.arguments'], keeps: keepsObjectArguments } },
     },
   },
   ANTHROPIC_RESPONSE_DROPPED: {

@@ -45,12 +45,3 @@ function thinkingText(thinking: unknown, dropped: string[]): string {
     return '';
   }).join('');
 }
-
-/** A tool call's arguments as text: a string as is, an object as its JSON; anything else is named `tool_call.arguments` (absent is empty). */
-export function toolArgumentsText(args: unknown, dropped: string[]): string {
-  if (typeof args === 'string') return args;
-  if (args === undefined || args === null) return '';
-  if (typeof args === 'object') return JSON.stringify(args);
-  nameKind('tool_call.arguments', dropped);
-  return '';
-}

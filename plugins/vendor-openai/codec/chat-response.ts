@@ -5,7 +5,8 @@ import { emptyUsage, type CanonicalResponse, type Citation, type ContentPart, ty
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { usageOfChatAnswer } from './usage.ts';
 import { citationsOf, nameKind } from './answer-names.ts';
-import { chatContentPieces, toolArgumentsText, type ContentPiece } from './chat-content.ts';
+import { chatContentPieces, type ContentPiece } from './chat-content.ts';
+import { toolArgumentsText } from './tool-arguments.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
   stop: 'end_turn',
@@ -36,6 +37,7 @@ export const OPENAI_CHAT_RESPONSE_DROPPED = {
   'content parts in streamed answers': 'as in whole answers: text and thinking parts mapped, other kinds named by their type',
   'tool-call arguments that are not a string': 'an object sent as its JSON text; another value named `tool_call.arguments`',
   'tool-call arguments in streamed answers that are not a string': 'as in whole answers: an object sent as its JSON text, another value named',
+  'custom tool-call input that is not a string': 'as tool-call arguments: an object sent as its JSON text, another value named `tool_call.arguments`',
 } as const;
 
 /** Chat's annotations (`{type, url_citation: {...}}`) as canonical citations of `text` (its span's text when known); other kinds are named. */
@@ -78,7 +80,7 @@ export function decodeChatResponse(body: unknown, route: Route, request?: Canoni
   for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as ChatToolCall[]) {
     const id = typeof call.id === 'string' ? call.id : '';
     if (call.type === 'custom' && call.custom) {
-      content.push({ type: 'tool_call', id, name: String(call.custom.name ?? ''), arguments: String(call.custom.input ?? ''), tool_kind: 'custom' });
+      content.push({ type: 'tool_call', id, name: String(call.custom.name ?? ''), arguments: toolArgumentsText(call.custom.input, dropped), tool_kind: 'custom' });
     } else if (call.function) {
       const name = String(call.function.name ?? '');
       const args = toolArgumentsText(call.function.arguments, dropped);

@@ -11,7 +11,8 @@ import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { nameKind } from './answer-names.ts';
-import { chatContentPieces, toolArgumentsText } from './chat-content.ts';
+import { chatContentPieces } from './chat-content.ts';
+import { toolArgumentsText } from './tool-arguments.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { chunkUsage, usageFromChat, withServiceTier } from './usage.ts';
 

@@ -5,6 +5,7 @@ import { OPENAI_ORIGIN } from './responses-request.ts';
 import { usageOfResponse } from './usage.ts';
 import { searchFromItem } from './web-search.ts';
 import { citationsOf, nameKind } from './answer-names.ts';
+import { toolArgumentsText } from './tool-arguments.ts';
 
 interface OutputItem {
   type?: unknown; id?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; input?: unknown;
@@ -29,6 +30,8 @@ export const OPENAI_RESPONSE_DROPPED = {
   'annotations other than url_citation (file citations, file paths)': 'named by their type: a canonical citation is a URL (the text stays)',
   'annotations other than url_citation in streamed answers': 'named by their type, as whole',
   'message content other than output_text and refusal': 'named by its type',
+  'function_call arguments and custom_tool_call input that are not a string': 'an object sent as its JSON text; another value named `tool_call.arguments`',
+  'the same given whole at the end of a streamed item': 'as in whole answers',
 } as const;
 
 /** One output item -> canonical parts; server tool calls other than web search, and other items, are named. */
@@ -56,9 +59,9 @@ export function partsOfItem(item: OutputItem, dropped: string[]): ContentPart[] 
       }];
     }
     case 'function_call':
-      return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: typeof item.arguments === 'string' ? item.arguments : '', tool_kind: 'function' }];
+      return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: toolArgumentsText(item.arguments, dropped), tool_kind: 'function' }];
     case 'custom_tool_call':
-      return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: typeof item.input === 'string' ? item.input : '', tool_kind: 'custom' }];
+      return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: toolArgumentsText(item.input, dropped), tool_kind: 'custom' }];
     case 'web_search_call':
       return [searchFromItem(item as Parameters<typeof searchFromItem>[0])];
     default:

@@ -14,6 +14,7 @@ import { OPENAI_ORIGIN } from './responses-request.ts';
 import { stopReasonFromResponse } from './responses-response.ts';
 import { nameKind } from './answer-names.ts';
 import { upstreamStreamError } from './stream-errors.ts';
+import { toolArgumentsText } from './tool-arguments.ts';
 import { usageOfResponse } from './usage.ts';
 import { citationFromAnnotation, searchFromItem } from './web-search.ts';
 
@@ -151,8 +152,8 @@ export function responsesStreamDecoder(route: Route, request?: CanonicalRequest,
             return [{ type: 'part_start', index, part: searchFromItem(it) }, { type: 'part_end', index }];
           }
           if (state?.kind === 'tool' && !state.sawDelta) {
-            const args = it.type === 'custom_tool_call' ? it.input : it.arguments;
-            if (typeof args === 'string' && args !== '') out.push({ type: 'delta', index: state.index, delta: { type: 'arguments', text: args } });
+            const args = toolArgumentsText(it.type === 'custom_tool_call' ? it.input : it.arguments, dropped);
+            if (args !== '') out.push({ type: 'delta', index: state.index, delta: { type: 'arguments', text: args } });
           }
           return [...out, ...closeItem(f.output_index ?? 0)];
         }
