@@ -10,10 +10,17 @@
 //  - A batch whose retry budget (`maxAttempts` or `maxRetryMs`) runs out is dropped and counted
 //    (`retries_exhausted`); close() drops what it could not write before its deadline (`close_deadline`).
 //  - A write that throws an error with `retryable: false` drops its batch at once (`rejected`).
+//  - A write that resolves with `{ rejected: n }` wrote its batch but n items of it (rows the
+//    store refused for good): those n are counted as dropped (`rejected`), the rest as written.
 //  - A queue that yields (`yieldWhile`) drops its batch instead of writing or retrying it (`yielded`).
 //  - Every drop reaches onDropped (metrics) and the log, coalesced to one line per `dropLogIntervalMs`.
 
 export type DropReason = 'queue_full' | 'retries_exhausted' | 'close_deadline' | 'closed' | 'yielded' | 'rejected';
+
+/** What a write may resolve with: how many items of its batch it left out for good (counted as `rejected`). */
+export interface BatchWriteResult {
+  rejected?: number;
+}
 
 export interface BatchQueueLog {
   warn(obj: object, msg: string): void;
@@ -34,7 +41,8 @@ export interface RetryOptions {
 export interface BatchQueueOptions<T> {
   /** Names the queue in logs and metrics, e.g. `usage:postgres`. */
   name: string;
-  write: (batch: T[]) => Promise<void>;
+  /** Resolves when the batch is stored; with `{ rejected }` when some items of it never will be. */
+  write: (batch: T[]) => Promise<void | BatchWriteResult>;
   /** Items per write. Default 500. */
   maxBatchSize?: number;
   /** Longest an item waits for a batch to fill. Default 1000 ms. */
@@ -100,6 +108,12 @@ const DEFAULTS = {
 
 const noopLog: BatchQueueLog = { warn() {}, error() {} };
 
+/** The items a write reported left out, as a count within its batch (a backend's odd value counts nothing). */
+function rejectedCount(result: void | BatchWriteResult, size: number): number {
+  const n = result?.rejected;
+  return typeof n === 'number' && Number.isFinite(n) ? Math.min(size, Math.max(0, Math.floor(n))) : 0;
+}
+
 export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T> {
   const maxBatchSize = Math.max(1, options.maxBatchSize ?? DEFAULTS.maxBatchSize);
   const maxDelayMs = Math.max(0, options.maxDelayMs ?? DEFAULTS.maxDelayMs);
@@ -145,8 +159,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     log.error({ queue: options.name, dropped: counts, queued: items.length }, `log queue ${options.name} dropped events`);
   }
 
-  function drop(dropped: T[], reason: DropReason): void {
-    const count = dropped.length;
+  function drop(count: number, reason: DropReason): void {
     if (count <= 0) return;
     stats.droppedByReason[reason] += count;
     unreportedDrops[reason] += count;
@@ -211,20 +224,22 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     for (;;) {
       if (options.yieldWhile?.()) {
         backingOff = false;
-        drop(batch, 'yielded');
+        drop(batch.length, 'yielded');
         return;
       }
       attempt += 1;
       const started = performance.now();
       try {
-        await options.write(batch);
+        const result = await options.write(batch);
         backingOff = false;
-        stats.written += batch.length;
+        const rejected = rejectedCount(result, batch.length);
+        stats.written += batch.length - rejected;
         try {
-          options.onWritten?.(batch.length, performance.now() - started);
+          options.onWritten?.(batch.length - rejected, performance.now() - started);
         } catch {
           // ignore metrics errors
         }
+        drop(rejected, 'rejected');
         return;
       } catch (error) {
         if (firstFailureAt === 0) firstFailureAt = Date.now();
@@ -233,7 +248,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
         if (rejected || exhausted || deadlinePassed) {
           backingOff = false;
           log.error({ queue: options.name, err: error, attempts: attempt, batch: batch.length }, `log queue ${options.name}: giving up on a batch`);
-          drop(batch, deadlinePassed ? 'close_deadline' : rejected ? 'rejected' : 'retries_exhausted');
+          drop(batch.length, deadlinePassed ? 'close_deadline' : rejected ? 'rejected' : 'retries_exhausted');
           return;
         }
         stats.retries += 1;
@@ -268,11 +283,11 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
 
     push(item: T): boolean {
       if (closed) {
-        drop([item], 'closed');
+        drop(1, 'closed');
         return false;
       }
       if (items.length >= maxQueued) {
-        drop([item], 'queue_full');
+        drop(1, 'queue_full');
         return false;
       }
       items.push(item);
@@ -320,7 +335,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
       await Promise.race([drained, deadlineReached]);
       if (deadline) clearTimeout(deadline);
       deadlinePassed = true;
-      drop(items, 'close_deadline');
+      drop(items.length, 'close_deadline');
       leave(items.length);
       items = [];
       if (dropLogTimer) clearTimeout(dropLogTimer);

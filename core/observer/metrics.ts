@@ -41,7 +41,7 @@ export function createObserverMetrics(registry: Registry): ObserverMetrics {
     name: 'relay_log_events_written_total', help: 'Events written by a log backend', labelNames, registers: [registry],
   }));
   const dropped = getOrCreate(registry, 'relay_log_events_dropped_total', () => new Counter({
-    name: 'relay_log_events_dropped_total', help: 'Events lost: queue full, retries exhausted, shutdown deadline, backend not loaded',
+    name: 'relay_log_events_dropped_total', help: 'Events lost: queue full, retries exhausted, rejected by the backend, shutdown deadline, backend not loaded',
     labelNames: [...labelNames, 'reason'], registers: [registry],
   }));
   const retries = getOrCreate(registry, 'relay_log_write_retries_total', () => new Counter({

@@ -1,5 +1,5 @@
 // Usage events in a Postgres (or PGlite) table: batched inserts, reads in SQL.
-import { cacheHitRatio, decodeCursor, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
+import { cacheHitRatio, decodeCursor, type BatchWriteResult, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { COLUMN_LIST, RECORD_DEFINITION, rowToEvent } from './columns.ts';
 import { migrate } from './migrations.ts';
@@ -65,15 +65,16 @@ export class PostgresUsageBackend implements UsageBackend {
     return this.init();
   }
 
-  async write(events: UsageEvent[]): Promise<void> {
+  async write(events: UsageEvent[]): Promise<BatchWriteResult | undefined> {
     await this.ready;
     try {
       await this.insert(events);
+      return undefined;
     } catch (err) {
       if (!isDataError(err)) throw err;
       // A value the table cannot hold fails the whole statement: one row at a time finds it, and
       // the rest of the batch is kept instead of being retried with it until the queue gives up.
-      await this.insertEach(events);
+      return { rejected: await this.insertEach(events) };
     }
   }
 
@@ -88,11 +89,12 @@ export class PostgresUsageBackend implements UsageBackend {
   }
 
   /**
-   * Inserts each event alone; an event with a data error is logged and left out. Another error
-   * rejects, so the queue retries the batch (the rows already in are skipped then). When no event
-   * fits, rejects as not retryable: the queue drops the batch at once and counts it.
+   * Inserts each event alone; an event with a data error is logged and left out, and how many
+   * were is returned (the queue counts them as dropped, `rejected`). Another error rejects, so the
+   * queue retries the batch (the rows already in are skipped then). When no event fits, rejects as
+   * not retryable: the queue drops the batch at once and counts it.
    */
-  private async insertEach(events: UsageEvent[]): Promise<void> {
+  private async insertEach(events: UsageEvent[]): Promise<number> {
     let lastDataError: unknown = null;
     let written = 0;
     for (const event of events) {
@@ -106,6 +108,7 @@ export class PostgresUsageBackend implements UsageBackend {
       }
     }
     if (written === 0 && lastDataError !== null) throw Object.assign(new Error('log-postgres: no usage event of the batch fits the table', { cause: lastDataError }), { retryable: false });
+    return events.length - written;
   }
 
   async list(query: ListQuery): Promise<ListPage> {

@@ -180,6 +180,26 @@ t.test('a write that throws retryable: false drops its batch at once, without re
   await q.close();
 });
 
+t.test('a write that resolves with { rejected } wrote the rest: the rejected items are counted as dropped, once', async (t) => {
+  const drops: Array<[number, DropReason]> = [];
+  const written: number[] = [];
+  const results = [{ rejected: 2 }, { rejected: 99 }, { rejected: -1 }, undefined];
+  const q = createBatchQueue<number>({
+    name: 't', maxBatchSize: 3, maxDelayMs: 5,
+    write: async () => results.shift(),
+    onDropped: (n, r) => drops.push([n, r]),
+    onWritten: (n) => written.push(n),
+  });
+  for (let i = 0; i < 12; i++) q.push(i);
+  await q.flush();
+  t.same(drops, [[2, 'rejected'], [3, 'rejected']], 'a count beyond the batch is the batch; a negative one nothing');
+  t.same(written, [1, 0, 3, 3]);
+  t.equal(q.stats().written, 7);
+  t.equal(q.stats().droppedByReason.rejected, 5);
+  t.equal(q.stats().retries, 0, 'never retried');
+  await q.close();
+});
+
 t.test('settled: resolves once the items pushed before it have left, whatever is pushed after', async (t) => {
   const written: number[] = [];
   const q = createBatchQueue<number>({ name: 't', maxBatchSize: 2, maxDelayMs: 60_000,

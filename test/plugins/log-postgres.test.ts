@@ -7,9 +7,11 @@ import { PostgresUsageBackend } from '../../plugins/log-postgres/postgres-usage-
 import { poolDatabase } from '../../plugins/log-postgres/pool-database.ts';
 import plugin from '../../plugins/log-postgres/index.ts';
 import { usageBackendSuite } from '../support/usage-backend-suite.ts';
-import { usageEvent } from '../support/observer-fixtures.ts';
 import { scheduleRetention, sweepExpired } from '../../plugins/log-postgres/retention.ts';
 import { eventually } from '../../core/testing.ts';
+import { Registry } from 'prom-client';
+import { createObserver } from '../../core/observer/observer.ts';
+import { silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
 
 const PG_URL = process.env.RELAY_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const uniqueTable = () => `usage_test_${randomBytes(4).toString('hex')}`;
@@ -104,6 +106,23 @@ t.test('a row the table cannot hold (PGlite): only it is dropped and logged; the
   const refusal = (events: UsageEvent[]) => backend.write(events).then(() => null, (err: unknown) => err);
   t.match(await refusal([usageEvent({ output_tokens: 1e20 })]), { retryable: false }, 'a batch of none that fit is refused, not retried');
   t.match(await refusal([usageEvent({ status: 70_000 })]), { retryable: false }, 'any column out of range (smallint here)');
+});
+
+t.test('rows the table cannot hold, in a batch that is otherwise written, are counted in relay_log_events_dropped_total', async (t) => {
+  const db = await openDatabase({ dataDir: null });
+  t.teardown(() => db.close());
+  const registry = new Registry();
+  const observer = createObserver({ settings: testSettings({ 'usage-logging': { backend: 'postgres' } }), log: silentLog, metrics: registry, queue: { maxDelayMs: 1 } });
+  const backend = new PostgresUsageBackend({ db, table: 'relay_usage_events', log: silentLog });
+  observer.addUsageBackend(backend);
+  for (const event of [usageEvent(), usageEvent({ input_tokens: 1e20 }), usageEvent(), usageEvent({ status: 70_000 })]) observer.record(event, null);
+  await observer.flush();
+  const text = await registry.metrics();
+  t.match(text, /relay_log_events_dropped_total\{kind="usage",backend="postgres",reason="rejected"\} 2/, 'the two bad rows, as a batch of none that fit is counted');
+  t.match(text, /relay_log_events_written_total\{kind="usage",backend="postgres"\} 2/, 'only the rows written count as written');
+  t.equal(observer.stats().usage.postgres!.droppedByReason.rejected, 2);
+  t.equal(observer.stats().usage.postgres!.written, 2);
+  await observer.close();
 });
 
 /** `old` events started `daysAgo` days ago and `fresh` ones now, written through the backend. */
