@@ -1,24 +1,15 @@
 // Relay's Responses state in its database (Postgres or PGlite, migration 005): the payload sealed
 // under RELAY_MASTER_KEY, an owner per row, a retention sweep, and writes made before an answer's last byte.
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import type { Principal } from '../hooks.ts';
 import { RelayError } from '../errors.ts';
 import type { ResponsesState, StoredResponse } from './types.ts';
-import { itemIdProblem, responseIdProblem } from './ids.ts';
+import { indexedItemId as itemKey, responseIdProblem } from './ids.ts';
+import { ForwardedOwners } from './forwarded-owners.ts';
 
 const PLAIN = 'plain:';
-/** Longer item ids are indexed by their hash: a btree row holds ~2.7 KB at most. */
-const MAX_INDEXED_ID = 256;
-/** An id carrying another vendor's search (`ws_relay1.` + its blocks) holds the conversation's content: never stored in the clear. */
-const CONTENT_ID = 'relay1.';
-
-/** An item id as indexed; hashed when long, content-bearing, or holding NUL (Postgres text cannot, and the turn's write must not fail for it). */
-function itemKey(id: string): string {
-  return id.length <= MAX_INDEXED_ID && !id.includes(CONTENT_ID) && itemIdProblem(id) === null ? id : `sha256:${createHash('sha256').update(id).digest('base64url')}`;
-}
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 export interface ResponsesStateOptions {
@@ -32,8 +23,10 @@ export interface ResponsesStateOptions {
 export class ResponsesStateStore implements ResponsesState {
   private readonly pending = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout | null;
+  private readonly owners: ForwardedOwners;
 
   constructor(private readonly db: Database, private readonly sealer: Sealer, private readonly log: Logger, private readonly options: ResponsesStateOptions) {
+    this.owners = new ForwardedOwners(db, log, options.retentionHours);
     if (options.enabled && !sealer.enabled) log.warn('RELAY_MASTER_KEY is not set: stored Responses conversations are kept unsealed (set the master key to seal them)');
     this.sweeper = options.enabled ? setInterval(() => { void this.sweep(); }, SWEEP_EVERY_MS) : null;
     this.sweeper?.unref();
@@ -94,9 +87,17 @@ export class ResponsesStateStore implements ResponsesState {
     if (res.rows[0]?.kept !== 1) this.log.warn({ responseId: id }, 'response not stored: a response with its id is already kept (the upstream repeated an id)');
   }
 
+  claimForwarded(owner: string, ids: string[]): void {
+    if (this.options.enabled) this.owners.claim(owner, ids);
+  }
+
+  foreignForwarded(owner: string, ids: string[]): Promise<string | null> {
+    return this.options.enabled && ids.length > 0 ? this.owners.foreign(owner, ids) : Promise.resolve(null);
+  }
+
   /** Resolves once every write started so far has finished (shutdown, and a lookup that missed). */
   async flush(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+    await Promise.allSettled([...this.pending, this.owners.flush()]);
   }
 
   async get(owner: string, id: string): Promise<StoredResponse | null> {
@@ -127,11 +128,11 @@ export class ResponsesStateStore implements ResponsesState {
     }
   }
 
-  /** Deletes expired rows (their items go with them). */
+  /** Deletes expired rows (their items go with them), and expired records of passed-through answers' owners. */
   async sweep(): Promise<number> {
     try {
       const res = await this.db.query<{ id: string }>('DELETE FROM responses_state WHERE expires_at <= now() RETURNING id');
-      return res.rows.length;
+      return res.rows.length + await this.owners.sweep();
     } catch (err) {
       this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'expired stored responses could not be deleted');
       return 0;

@@ -34,4 +34,11 @@ export interface ResponsesState {
   findItem(owner: string, itemId: string): Promise<Record<string, unknown> | null>;
   /** Deletes the owner's stored response; false when there was none. */
   delete(owner: string, id: string): Promise<boolean>;
+  /**
+   * Records that a passed-through answer's ids (its response and output items) are the owner's;
+   * returns at once (written in the background, a failed write is logged). Nothing when off.
+   */
+  claimForwarded(owner: string, ids: string[]): void;
+  /** The first of `ids` a passed-through answer of another owner holds, or null; one query. Throws a 503 RelayError when the database does not answer. */
+  foreignForwarded(owner: string, ids: string[]): Promise<string | null>;
 }

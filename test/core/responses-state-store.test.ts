@@ -101,3 +101,27 @@ t.test('without a master key the payload is kept unsealed (a startup warning say
   t.same(await plain.get('key:c', 'resp_plain'), stored('plain'));
   await plain.close();
 });
+
+t.test('passed-through answers\' owners: recorded, looked up in one query, expired with the state', async (t) => {
+  const long = `msg_${'x'.repeat(400)}`;
+  store.claimForwarded('key:a', ['resp_fwd', 'msg_fwd_0', 'msg_nul\u0000', long]);
+  // A lookup right after the claim waits for its write (no sleep).
+  t.equal(await store.foreignForwarded('key:a', ['resp_fwd', 'msg_fwd_0', long]), null, 'its owner names them freely');
+  t.equal(await store.foreignForwarded('key:b', ['resp_unknown', 'msg_fwd_0']), 'msg_fwd_0', 'another owner: the first it may not name');
+  t.equal(await store.foreignForwarded('key:b', ['msg_nul\u0000']), 'msg_nul\u0000', 'an id holding NUL is kept by its hash, never sent as text');
+  t.equal(await store.foreignForwarded('key:b', [long]), long, 'a long one too');
+  t.equal(await store.foreignForwarded('key:b', ['resp_unknown']), null, 'never recorded: forwarded');
+  store.claimForwarded('key:b', ['resp_fwd']);
+  await store.flush();
+  t.equal(await store.foreignForwarded('key:a', ['resp_fwd']), null, 'an id already recorded keeps its first owner');
+
+  await db.query("UPDATE responses_forwarded_owners SET expires_at = now() - interval '1 second' WHERE id = 'resp_fwd'");
+  t.equal(await store.foreignForwarded('key:b', ['resp_fwd']), null, 'expired: as unrecorded');
+  t.ok(await store.sweep() >= 1);
+  t.equal((await db.query('SELECT 1 FROM responses_forwarded_owners WHERE id = $1', ['resp_fwd'])).rows.length, 0, 'swept');
+
+  const off = new ResponsesStateStore(db, sealer, log, { ...options, enabled: false });
+  off.claimForwarded('key:a', ['resp_off']);
+  t.equal(await off.foreignForwarded('key:b', ['msg_fwd_0']), null, 'state off: nothing recorded, nothing refused');
+  t.equal((await db.query('SELECT 1 FROM responses_forwarded_owners WHERE id = $1', ['resp_off'])).rows.length, 0);
+});

@@ -1,0 +1,56 @@
+// The ownership ledger of passed-through Responses answers: OpenAI keeps them under the host's
+// shared key, so Relay records whose they are (response and output item ids) and refuses another
+// owner's reference. Written after the answer's last byte, off the hot path; expires with the state.
+import type { Logger } from 'pino';
+import type { Database } from '../db/types.ts';
+import { RelayError } from '../errors.ts';
+import { indexedItemId } from './ids.ts';
+
+export class ForwardedOwners {
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly db: Database, private readonly log: Logger, private readonly retentionHours: number) {}
+
+  /** Records the ids as the owner's, in the background; an id already recorded keeps its first owner. */
+  claim(owner: string, ids: string[]): void {
+    if (ids.length === 0) return;
+    const write = this.db.query(
+      `INSERT INTO responses_forwarded_owners (id, owner, expires_at)
+       SELECT DISTINCT unnest($1::text[]), $2, now() + make_interval(hours => $3) ON CONFLICT (id) DO NOTHING`,
+      [ids.map(indexedItemId), owner, this.retentionHours],
+    ).then(() => undefined, (err: unknown) => {
+      // The answer went out already; a reference to it is then forwarded unchecked, as before the ledger.
+      this.log.warn({ responseIds: ids.slice(0, 4), err: err instanceof Error ? err.message : String(err) }, 'passed-through response\'s owner could not be recorded');
+    });
+    this.pending.add(write);
+    void write.finally(() => this.pending.delete(write));
+  }
+
+  /** The first of `ids` recorded under another owner, or null; one query. */
+  async foreign(owner: string, ids: string[]): Promise<string | null> {
+    // A reference sent right after an answer on this instance waits for that answer's record.
+    if (this.pending.size > 0) await this.flush();
+    const keys = ids.map(indexedItemId);
+    let rows: Array<{ id: string; owner: string }>;
+    try {
+      rows = (await this.db.query<{ id: string; owner: string }>(
+        'SELECT id, owner FROM responses_forwarded_owners WHERE id = ANY($1::text[]) AND expires_at > now()', [keys],
+      )).rows;
+    } catch (err) {
+      // Refused rather than forwarded unchecked: the check is what keeps owners apart.
+      throw new RelayError('RELAY_ERR_DATABASE_UNAVAILABLE', 'Response references cannot be checked: the database did not answer.', { cause: err });
+    }
+    const others = new Set(rows.filter((r) => r.owner !== owner).map((r) => r.id));
+    return ids.find((_id, i) => others.has(keys[i]!)) ?? null;
+  }
+
+  /** Deletes expired rows. */
+  async sweep(): Promise<number> {
+    const res = await this.db.query<{ id: string }>('DELETE FROM responses_forwarded_owners WHERE expires_at <= now() RETURNING id');
+    return res.rows.length;
+  }
+
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+}
