@@ -317,6 +317,16 @@ export interface ConversationState {
   forward?(json: Record<string, unknown>, principal: Principal): Promise<ForwardPlan | null>;
   /** Keeps a forwarded answer (the upstream's own response object); returns at once. */
   rememberForwarded?(plan: ForwardPlan, response: unknown, principal: Principal): void;
+  /**
+   * Passthrough: refuses (a 404 RelayError; nothing is forwarded) a request that names a response
+   * or item Relay recorded as another owner's passed-through answer (claimForwarded). Null at once
+   * when the request names none, so such a request costs no database read.
+   */
+  checkForwarded?(request: Pick<InferenceCall, 'member' | 'body'>, principal: Principal): Promise<void> | null;
+  /** Passthrough: whether the answer's ids are recorded as the caller's (the store is on; the request did not send store: false). */
+  claimsForwarded?(request: Pick<InferenceCall, 'member'>): boolean;
+  /** Records a passed-through answer's response and output item ids as the principal's; returns at once. */
+  claimForwarded?(ids: string[], principal: Principal): void;
 }
 
 export interface ForwardPlan {

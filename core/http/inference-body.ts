@@ -17,11 +17,12 @@ export interface InferenceBody {
 const MODEL = 0;
 const STREAM = 1;
 /**
- * Top-level members Relay routes, bills or limits on (the fast-mode asks a policy may refuse, and
- * Responses' `background`, refused on passthrough). Each must appear once: a body with `model`
- * twice would be authorized by one value and served by another (a parser that keeps the first key).
+ * Top-level members Relay routes, bills or limits on (the fast-mode asks a policy may refuse,
+ * Responses' `background`, refused on passthrough, and what names or stores a Responses
+ * conversation, checked against its owner). Each must appear once: a body with `model` twice
+ * would be authorized by one value and served by another (a parser that keeps the first key).
  */
-const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed', 'background'];
+const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed', 'background', 'store', 'previous_response_id', 'input'];
 const members = new TopLevelMembers(READ_MEMBERS);
 
 /** Whether `name` is a member read from the bytes (InferenceBody.spans knows where it lies, if present). */

@@ -1,13 +1,14 @@
-// A copy of a passed-through stateful answer (OpenAI Responses) for Relay's Responses state, so
-// a conversation started on an OpenAI binding continues after a failover to another vendor. Only
-// for models that may be served in another shape; the bytes to the client are never held for it.
+// What Relay keeps of a passed-through stateful answer (OpenAI Responses), read from its bytes as
+// they go to the client, never holding them: its owner's record (the response and output item ids,
+// so another owner cannot name them), and for models that may be served in another shape a copy
+// for Relay's Responses state, so a conversation continues after a failover to another vendor.
 import type { ForwardPlan, InboundCodec, Principal, ShapeId } from '../hooks.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Model } from '../catalog/kinds.ts';
 import type { VendorAdapter } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
-import { SseParser } from '../http/sse.ts';
 import type { RequestLog } from './request-log.ts';
+import type { UsageCopy } from './usage-copy.ts';
 
 /** Whether a model (or its fallbacks) has bindings both on the call's shape and on another one. */
 export function mixesShapes(model: Model | undefined, hasFallbacks: boolean, shape: ShapeId, snapshot: CatalogSnapshot, adapters: ReadonlyMap<string, VendorAdapter>): boolean {
@@ -28,53 +29,80 @@ export function mixesShapes(model: Model | undefined, hasFallbacks: boolean, sha
 /** A `response.completed` frame wraps the response in a few members of its own. */
 const FRAME_SLACK_BYTES = 4096;
 
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 export class ForwardedCapture {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
-  private parser: SseParser | null = null;
   private completed: unknown = null;
   private warned = false;
+  /** The answer's response and output item ids, for its owner's record (null: not recorded). */
+  private readonly ids: Set<string> | null;
 
   /** A copy larger than this is not kept: the store would not keep the answer. */
   private readonly maxBytes: number;
 
-  private constructor(private readonly codec: InboundCodec, private readonly plan: ForwardPlan, private readonly principal: Principal, private readonly log: RequestLog) {
-    this.maxBytes = plan.maxAnswerBytes;
+  private constructor(private readonly codec: InboundCodec, private readonly plan: ForwardPlan | null, claims: boolean, private readonly principal: Principal, private readonly log: RequestLog) {
+    this.maxBytes = plan?.maxAnswerBytes ?? 0;
+    this.ids = claims ? new Set() : null;
   }
 
-  static async open(codec: InboundCodec, call: InferenceCall, principal: Principal, log: RequestLog): Promise<ForwardedCapture | null> {
-    if (!codec.state?.forward || !codec.state.rememberForwarded) return null;
+  /**
+   * Null when there is nothing to keep (the common case costs a member read: `store`). `mixes`:
+   * the model may be served in another shape, so a copy of the conversation is kept as well.
+   */
+  static async open(codec: InboundCodec, call: InferenceCall, principal: Principal, log: RequestLog, mixes: boolean): Promise<ForwardedCapture | null> {
+    const state = codec.state;
+    if (!state) return null;
+    const claims = state.claimsForwarded?.(call) === true;
     // Best effort: a store that does not answer never fails a passthrough request (it is forwarded as sent).
-    const plan = await codec.state.forward(call.json(), principal).catch(() => null);
-    return plan ? new ForwardedCapture(codec, plan, principal, log) : null;
+    const plan = mixes && state.forward && state.rememberForwarded ? await state.forward(call.json(), principal).catch(() => null) : null;
+    return plan || claims ? new ForwardedCapture(codec, plan, claims, principal, log) : null;
   }
 
   /** The request to forward instead of the client's bytes (it references what only Relay knows), or null. */
   get substitute(): Record<string, unknown> | null {
-    return this.plan.substitute;
+    return this.plan?.substitute ?? null;
   }
 
-  /** A chunk of the answer as it went to the client: a JSON body, or SSE frames. */
-  observe(chunk: Buffer, stream: boolean): void {
-    if (stream) {
-      this.parser ??= new SseParser((event, data) => {
-        if (event !== 'response.completed' && event !== 'response.incomplete') return;
-        try {
-          this.completed = (JSON.parse(data) as { response?: unknown }).response ?? null;
-        } catch {
-          this.completed = null;
-        }
-      }, { maxFrameBytes: this.maxBytes + FRAME_SLACK_BYTES, onOversize: () => this.tooLarge() });
-      this.parser.feed(chunk);
-      return;
-    }
-    if (this.bytes > this.maxBytes) return;
+  /** A chunk of a non-streamed answer as it went to the client (a stream's frames come through frame()). */
+  observe(chunk: Buffer): void {
+    if (!this.plan || this.bytes > this.maxBytes) return;
     this.bytes += chunk.length;
     if (this.bytes <= this.maxBytes) this.chunks.push(chunk);
     else {
       this.chunks.length = 0;
       this.tooLarge();
     }
+  }
+
+  /** One frame of a streamed answer, as the stream tap parsed it (the stream is parsed once). */
+  frame(event: string | undefined, data: string): void {
+    if (event === 'response.completed' || event === 'response.incomplete') {
+      if (!this.plan) return; // the ids came with the frames before it
+      if (data.length > this.maxBytes + FRAME_SLACK_BYTES) {
+        this.tooLarge();
+        return;
+      }
+      this.completed = parsed(data)?.response ?? null;
+      if (isObject(this.completed)) this.addIds(this.completed);
+      return;
+    }
+    if (!this.ids) return;
+    // The response's id comes first, each output item's id when the item starts: small frames (an
+    // item's `.done` repeats its id with all its content, so it is not parsed).
+    if (event === 'response.created') {
+      const response = parsed(data)?.response;
+      if (isObject(response) && typeof response.id === 'string') this.ids.add(response.id);
+    } else if (event === 'response.output_item.added') {
+      const item = parsed(data)?.item;
+      if (isObject(item) && typeof item.id === 'string') this.ids.add(item.id);
+    }
+  }
+
+  /** A frame past the stream tap's bound: it was skipped, so a response.completed in it is not kept. */
+  oversizedFrame(): void {
+    if (this.plan) this.tooLarge();
   }
 
   /** Said once, as the store says it of a conversation over its cap: a later turn that names this answer gets a 404. */
@@ -84,18 +112,46 @@ export class ForwardedCapture {
     this.log.warn({ maxBytes: this.maxBytes }, 'forwarded response not stored: the answer alone exceeds responsesState.maxBytes');
   }
 
-  /** Keeps the answer once it was sent (the write runs in the background). */
-  finish(stream: boolean, status: number): void {
-    if (status !== 200) return;
+  private addIds(response: Record<string, unknown>): void {
+    if (!this.ids) return;
+    if (typeof response.id === 'string') this.ids.add(response.id);
+    if (Array.isArray(response.output)) for (const item of response.output) if (isObject(item) && typeof item.id === 'string') this.ids.add(item.id);
+  }
+
+  /**
+   * Once the answer was sent (`delivered`: to its last byte): records its ids as the caller's and
+   * keeps its copy (both written in the background). A non-streamed answer is read from its copy
+   * (`copy`, the one kept for usage, when the keep's own copy has none).
+   */
+  finish(stream: boolean, status: number, delivered: boolean, copy: UsageCopy | null = null): void {
+    if (status < 200 || status >= 300) return;
     let response: unknown = this.completed;
     if (!stream) {
-      if (this.bytes > this.maxBytes || this.chunks.length === 0) return;
-      try {
-        response = JSON.parse(Buffer.concat(this.chunks).toString('utf8'));
-      } catch {
-        return; // compressed or not JSON: nothing is kept
-      }
+      const own = this.chunks.length > 0 && this.bytes <= this.maxBytes ? Buffer.concat(this.chunks) : null;
+      const body = delivered ? own ?? (this.ids ? copy?.wholeBody() ?? null : null) : null;
+      response = body ? parsedAnswer(body) : null; // compressed or not JSON: nothing is read
+      if (isObject(response)) this.addIds(response);
+      else if (delivered && this.ids && copy && !copy.whole) this.log.warn({ status }, 'passed-through response\'s owner not recorded: the answer is too large to read its ids from');
     }
-    if (response) this.codec.state!.rememberForwarded!(this.plan, response, this.principal);
+    // Every id the client saw is the caller's, however the stream ended (it may name them later).
+    if (this.ids && this.ids.size > 0) this.codec.state!.claimForwarded!([...this.ids], this.principal);
+    if (this.plan && delivered && status === 200 && response) this.codec.state!.rememberForwarded!(this.plan, response, this.principal);
+  }
+}
+
+function parsed(data: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function parsedAnswer(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
   }
 }

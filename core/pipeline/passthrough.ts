@@ -142,7 +142,7 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
   try {
     for (let step = first; !step.done; step = await iterator.next()) {
       copy?.add(step.value);
-      forwarded?.observe(step.value, false);
+      forwarded?.observe(step.value);
       const full = writer.write(step.value);
       if (full) await full;
     }
@@ -151,7 +151,7 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
     attempt.failAfterCommit(err);
     return { kind: 'done' };
   }
-  forwarded?.finish(false, res.status);
+  forwarded?.finish(false, res.status, true, copy);
   if (route && copy) {
     attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
     if (attempt.record.usage === null && !copy.whole) attempt.noteUnreadUsage(route, `its usage was in neither the first ${HEAD_BYTES} nor the last ${TAIL_BYTES} bytes of an answer over ${WHOLE_COPY_BYTES}`);
@@ -163,7 +163,8 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   const tap = new StreamTap(route.adapter.streamInspector(attempt.call.shape), (limit) => {
     // The client still gets the frame's bytes; only the tap skips it.
     attempt.noteOversizedFrame(route, limit, 'the client got it, but usage was not read from it');
-  });
+    forwarded?.oversizedFrame();
+  }, forwarded ? (event, data) => forwarded.frame(event, data) : undefined);
   const hold = await attempt.holdStream(route, res.body, (chunk) => tap.hold(chunk));
   if (hold.kind !== 'held') return hold;
 
@@ -173,27 +174,28 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   // The bytes go out as they came, unless frames the client did not ask for must be hidden.
   const filter = usage ? new SseFrameFilter((event, data) => usage.clientFrame(event, data)) : null;
   const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
+  let delivered = false;
   // forward() returns a promise only when the client's socket is full.
   try {
     for (const chunk of hold.held) {
-      forwarded?.observe(chunk, true);
       const full = forward(chunk);
       if (full) await full;
     }
     writer.flush();
     for await (const chunk of resume(hold.iterator, hold.pending)) {
-      forwarded?.observe(chunk, true);
       const full = forward(chunk);
       if (full) await full;
       tap.pass(chunk);
     }
     if (filter) await writer.write(filter.end());
     writer.end();
-    forwarded?.finish(true, res.status);
+    delivered = true;
   } catch (err) {
     attempt.failAfterCommit(err);
   }
   const tapped = tap.finish();
+  // After the last byte, from the frames the tap parsed.
+  forwarded?.finish(true, res.status, delivered);
   // An in-stream error after output: the client got it as the upstream sent it; the record says so.
   if (tapped.error) attempt.record.errorCode ??= 'upstream_stream_error';
   attempt.record.usage = tapped.usage;

@@ -261,9 +261,12 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       let stopped = false;
       upstreamTries = new UpstreamTries();
 
-      // A Responses conversation passed through to OpenAI is kept when the model may fail over to another vendor.
-      const forwarded = codec?.state?.forward && mixesShapes(requested, chain.length > 0, call.shape, snapshot, hooks.adapters)
-        ? await ForwardedCapture.open(codec, call, principal, requestLog) : null;
+      // A Responses answer passed through to OpenAI is recorded as its caller's, and its conversation
+      // kept when the model may fail over to another vendor.
+      const forwarded = codec?.state
+        ? await ForwardedCapture.open(codec, call, principal, requestLog, !!codec.state.forward && mixesShapes(requested, chain.length > 0, call.shape, snapshot, hooks.adapters)) : null;
+      // Whether what the request names is another owner's: asked once, before the first passthrough.
+      let ownership: Promise<void> | null | undefined;
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream, trace);
       attempt.retry = retries;
       attempt.standardSpeed = standardSpeed;
@@ -306,7 +309,11 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         }
         const servedSlug = routes[0].model.metadata.slug;
         // Whichever of the model's bindings answers: one that passes through decides what is refused.
-        if (routes.some((r) => r.shapes.includes(call.shape))) codec?.checkPassthrough?.(call);
+        if (routes.some((r) => r.shapes.includes(call.shape))) {
+          codec?.checkPassthrough?.(call);
+          ownership ??= codec?.state?.checkForwarded?.(call, principal) ?? null;
+          if (ownership) await ownership;
+        }
         if (routes.some((r) => !r.shapes.includes(call.shape)) && !translation) {
           if (!codec) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The model \`${name}\` is not served in this API's shape.`);
           translation = await TranslationSource.decode(codec, call, principal);

@@ -11,10 +11,12 @@ export class StreamTap {
   seen: Seen = 'opening';
   private readonly parser: SseParser;
 
-  constructor(private readonly inspector: StreamInspector, onOversize: (limit: number) => void) {
+  /** `onFrame` sees each frame too (forwarded-capture.ts), so a stream is parsed once. */
+  constructor(private readonly inspector: StreamInspector, onOversize: (limit: number) => void, onFrame?: (event: string | undefined, data: string) => void) {
     this.parser = new SseParser((event, data) => {
       const kind = inspector.inspect(event, data);
       if (this.seen === 'opening' || kind === 'error') this.seen = kind === 'opening' ? this.seen : kind;
+      onFrame?.(event, data);
     }, { onOversize });
   }
 

@@ -132,6 +132,13 @@ export class UsageCopy {
     return this.total <= WHOLE_COPY_BYTES;
   }
 
+  /** The whole answer, or null when only its ends are kept; joined once (usage() reads the same buffer). */
+  wholeBody(): Buffer | null {
+    if (!this.whole) return null;
+    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks, this.kept)];
+    return this.chunks[0]!;
+  }
+
   usage(adapter: VendorAdapter, shape: ShapeId): Usage | null {
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.kept);
     try {

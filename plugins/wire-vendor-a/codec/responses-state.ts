@@ -6,6 +6,7 @@ import { itemIdProblem, responseIdProblem, type ConversationState, type Expanded
 import { ResponsesInput } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { checkStore } from './store-flag.ts';
+import { forwardedOwnership } from './forwarded-owners.ts';
 
 type Item = Record<string, unknown>;
 
@@ -157,6 +158,8 @@ export function responsesConversationState(state: ResponsesState): ConversationS
       if (!isObject(response) || typeof response.id !== 'string' || response.object !== 'response') return;
       void keep(state, plan.expanded, response, 'forwarded', principal);
     },
+
+    ...forwardedOwnership(state),
   };
 }
 

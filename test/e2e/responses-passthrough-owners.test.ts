@@ -1,0 +1,136 @@
+// Who may name a passed-through Responses answer: OpenAI keeps it under the host's shared key, so
+// Relay records its owner (migration 006) and refuses another relay key's previous_response_id or
+// item_reference to it with the translated path's 404, before anything reaches the upstream.
+import t from 'tap';
+import { startRelay, seedRoute, DEFAULT_TEST_PLUGINS, type TestRelay } from '../../core/testing.ts';
+import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { settled, viaRelay, type Answer } from '../support/relay-client.ts';
+
+type Json = Record<string, any>;
+
+/** A relay with one OpenAI Responses model and two relay keys of the same policy. */
+async function setup(t: { teardown(fn: () => Promise<void>): void }, config?: Record<string, unknown>): Promise<{ relay: TestRelay; up: FakeUpstream; a: string; b: string; model: string }> {
+  const relay = await startRelay({ plugins: [...DEFAULT_TEST_PLUGINS, { use: 'agent-codex' }], ...(config ? { config } : {}) });
+  const up = await startFakeUpstream({ text: 'first answer' });
+  t.teardown(async () => {
+    await relay.close();
+    await up.close();
+  });
+  const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'owned-model', policy: { modelIds: '*' } });
+  const second = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'key B' }, spec: { policyId: seeded.policyId } });
+  const b = second.body as Json;
+  await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId) && s.relayKeys.has(b.relayKey.metadata.id) && s.hostKeysOfHost(seeded.hostId).length > 0);
+  return { relay, up, a: seeded.relayKey, b: b.plaintext as string, model: 'owned-model' };
+}
+
+const send = (relay: TestRelay, key: string, body: unknown, path = '/vendor-a/v1/responses'): Promise<Answer> => viaRelay(relay, path, key, body);
+
+/** The response id and output item ids of an answer, JSON or a stream's frames. */
+function idsOf(answer: Answer): { id: string; items: string[] } {
+  if (!answer.text.startsWith('event:')) {
+    const j = JSON.parse(answer.text) as Json;
+    return { id: j.id, items: j.output.map((o: Json) => o.id) };
+  }
+  const events = answer.text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Json);
+  const created = events.find((e) => e.type === 'response.created')!;
+  return { id: created.response.id, items: events.filter((e) => e.type === 'response.output_item.added').map((e) => e.item.id) };
+}
+
+/** Rows recorded for `id` (written after the answer's last byte, so waited for). */
+async function ownerOf(relay: TestRelay, id: string): Promise<string | null> {
+  for (let i = 0; i < 100; i++) {
+    const rows = (await relay.relay.db.query<{ owner: string }>('SELECT owner FROM responses_forwarded_owners WHERE id = $1', [id])).rows;
+    if (rows.length > 0) return rows[0]!.owner;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return null;
+}
+
+t.test('relay-key scope: another key cannot name an answer, its owner can', async (t) => {
+  const { relay, up, a, b, model } = await setup(t);
+
+  for (const stream of [false, true]) {
+    t.test(stream ? 'streamed' : 'non-streamed', async (t) => {
+      up.configure({ text: `key A's secret (${stream ? 'streamed' : 'json'})` });
+      const made = await send(relay, a, { model, input: 'Remember the code word.', ...(stream ? { stream: true } : {}) });
+      t.equal(made.status, 200);
+      const { id, items } = idsOf(made);
+      t.ok(id.startsWith('resp_'));
+      t.equal(items.length, 1);
+      t.match(await ownerOf(relay, id), /^key:/, 'the response id is recorded');
+      t.equal(await ownerOf(relay, items[0]!), await ownerOf(relay, id), 'and its output item, under the same owner');
+
+      const before = up.requests.length;
+      const previous = await send(relay, b, { model, previous_response_id: id, input: 'What was the code word?' });
+      t.equal(previous.status, 404);
+      t.match(JSON.parse(previous.text), { error: { code: 'previous_response_not_found', type: 'not_found_error', param: 'previous_response_id', message: new RegExp(id) } });
+      const reference = await send(relay, b, { model, input: [{ type: 'item_reference', id: items[0] }, { type: 'message', role: 'user', content: 'Repeat that.' }] });
+      t.equal(reference.status, 404);
+      t.match(JSON.parse(reference.text), { error: { code: 'RELAY_ERR_ITEM_NOT_FOUND', param: '/input/0', message: new RegExp(items[0]!) } });
+      // The key's own spelling of "item_reference" with an escape is the same type to OpenAI.
+      const escaped = await send(relay, b, `{"model":"${model}","input":[{"type":"item_\\u0072eference","id":"${items[0]}"}]}`);
+      t.equal(escaped.status, 404, 'an escaped item_reference is read as one');
+      const streamed = await send(relay, b, { model, previous_response_id: id, input: 'Again.', stream: true });
+      t.equal(streamed.status, 404, 'a streamed request is refused the same way');
+      t.equal(up.requests.length, before, 'nothing reached the upstream');
+
+      up.configure({ text: `key A continues (${stream ? 'streamed' : 'json'})` });
+      const own = await send(relay, a, { model, previous_response_id: id, input: [{ type: 'item_reference', id: items[0] }, { type: 'message', role: 'user', content: 'Go on.' }] });
+      t.equal(own.status, 200, 'the owner continues its conversation');
+      t.equal(up.lastRequest()!.json.previous_response_id, id, 'forwarded as sent');
+    });
+  }
+
+  t.test('store: false is not recorded; an unknown id is forwarded', async (t) => {
+    up.configure({ text: 'an unstored answer' });
+    const made = await send(relay, a, { model, input: 'Do not keep this.', store: false });
+    t.equal(made.status, 200);
+    const { id } = idsOf(made);
+    up.configure({ text: 'key B goes on' }); // another answer id than A's (the fake's ids follow its text)
+    const other = await send(relay, b, { model, previous_response_id: id, input: 'Next.' });
+    t.equal(other.status, 200, 'nothing recorded, so forwarded as today (OpenAI would not know it either)');
+    t.equal(up.lastRequest()!.json.previous_response_id, id);
+    const rows = await relay.relay.db.query('SELECT 1 FROM responses_forwarded_owners WHERE id = $1', [id]);
+    t.equal(rows.rows.length, 0);
+
+    const unknown = await send(relay, b, { model, previous_response_id: 'resp_made_before_relay_recorded_owners', input: [{ type: 'item_reference', id: 'msg_from_elsewhere' }] });
+    t.equal(unknown.status, 200, 'an id Relay never recorded is forwarded');
+    t.equal(up.lastRequest()!.json.previous_response_id, 'resp_made_before_relay_recorded_owners');
+  });
+
+  t.test('the Codex route is checked too', async (t) => {
+    up.configure({ text: 'a codex answer' });
+    const made = await send(relay, a, { model, input: 'Codex turn.', stream: true }, '/agent-a/v1/responses');
+    t.equal(made.status, 200);
+    const { id } = idsOf(made);
+    const before = up.requests.length;
+    const other = await send(relay, b, { model, previous_response_id: id, input: 'Next.', stream: true }, '/agent-a/v1/responses');
+    t.equal(other.status, 404);
+    t.equal(up.requests.length, before);
+  });
+
+  t.test('previous_response_id twice is refused (a parser keeping the first would name another)', async (t) => {
+    const twice = await send(relay, b, `{"model":"${model}","previous_response_id":"resp_x","previous_response_id":"resp_y","input":"hi"}`);
+    t.equal(twice.status, 400);
+    t.match(JSON.parse(twice.text).error.message, /'previous_response_id' appears more than once/);
+  });
+});
+
+t.test('policy scope: keys of one policy share their answers, another policy\'s key does not', async (t) => {
+  const { relay, up, a, b, model } = await setup(t, { responsesState: { scope: 'policy' } });
+  up.configure({ text: 'a policy-wide answer' });
+  const made = await send(relay, a, { model, input: 'Shared.' });
+  const { id } = idsOf(made);
+  t.match(await ownerOf(relay, id), /^policy:/);
+  const shared = await send(relay, b, { model, previous_response_id: id, input: 'Next.' });
+  t.equal(shared.status, 200, 'a key of the same policy continues it');
+
+  const otherPolicy = await relay.api('POST', '/api/policies', { metadata: { displayName: 'other policy' }, spec: { tier: 'relay', modelIds: '*' } });
+  const outsider = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'outsider' }, spec: { policyId: (otherPolicy.body as Json).metadata.id } });
+  const key = outsider.body as Json;
+  await settled(relay, (s) => s.relayKeys.has(key.relayKey.metadata.id));
+  const before = up.requests.length;
+  const refused = await send(relay, key.plaintext, { model, previous_response_id: id, input: 'Next.' });
+  t.equal(refused.status, 404);
+  t.equal(up.requests.length, before);
+});
