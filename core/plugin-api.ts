@@ -20,5 +20,4 @@ export type { UpstreamClient } from './http/upstream-client.ts';
 export { sseFrame, SseParser } from './http/sse.ts';
 export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';
 export { validateBody } from './http/validate.ts';
-export { echoedName, MAX_ECHOED_NAME } from './echoed-name.ts';
 export { PACKAGE_ROOT } from './package-root.ts';

@@ -19,4 +19,5 @@ export {
 export type { ConversationState, ExpandedRequest, ForwardPlan } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
 export { itemIdProblem, responseIdProblem } from '../responses-state/ids.ts';
+export { echoedName } from '../echoed-name.ts';
 export type { UpstreamErrorReason } from '../errors.ts';

@@ -20,7 +20,8 @@ export class ForwardedOwners {
       [ids.map(indexedItemId), owner, this.retentionHours],
     ).then(() => undefined, (err: unknown) => {
       // The answer went out already; a reference to it is then forwarded unchecked, as before the ledger.
-      this.log.warn({ responseIds: ids.slice(0, 4), err: err instanceof Error ? err.message : String(err) }, 'passed-through response\'s owner could not be recorded');
+      // The ids are left out: until recorded, whoever holds one can name it.
+      this.log.warn({ ids: ids.length, err: err instanceof Error ? err.message : String(err) }, 'passed-through response\'s owner could not be recorded');
     });
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));

@@ -1,7 +1,7 @@
 // GET and DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items for the responses
 // Relay keeps (translated routes), in OpenAI's shapes. Another key's response is as unknown as none.
-import { RelayError, echoedName, type RelayContext } from '../../core/plugin-api.ts';
-import type { StoredResponse } from '../../core/plugin-api/canonical.ts';
+import { RelayError, type RelayContext } from '../../core/plugin-api.ts';
+import { echoedName, type StoredResponse } from '../../core/plugin-api/canonical.ts';
 
 interface ListQuery { order?: string; limit?: string; after?: string }
 

@@ -2,7 +2,7 @@
 // Relay records its owner (core/responses-state/forwarded-owners.ts) and refuses another owner's
 // previous_response_id or item_reference with the 404 the translated path gives for an unknown one.
 import { RelayError, type InferenceCall } from '../../../core/plugin-api.ts';
-import type { ConversationState, ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { echoedName, type ConversationState, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 
 type Request = Pick<InferenceCall, 'member' | 'body'>;
 
@@ -33,8 +33,8 @@ export function namedIds(request: Request): Named[] {
 
 function refusal(named: Named): RelayError {
   return named.field === 'previous_response_id'
-    ? new RelayError('RELAY_ERR_RESPONSE_NOT_FOUND', `Previous response with id '${named.id}' not found.`, { field: 'previous_response_id' })
-    : new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${named.id}' not found (input item ${named.field.slice('/input/'.length)} is an item_reference to it).`, { field: named.field });
+    ? new RelayError('RELAY_ERR_RESPONSE_NOT_FOUND', `Previous response with id '${echoedName(named.id)}' not found.`, { field: 'previous_response_id' })
+    : new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${echoedName(named.id)}' not found (input item ${named.field.slice('/input/'.length)} is an item_reference to it).`, { field: named.field });
 }
 
 export function forwardedOwnership(state: ResponsesState): Pick<ConversationState, 'checkForwarded' | 'claimsForwarded' | 'claimForwarded'> {

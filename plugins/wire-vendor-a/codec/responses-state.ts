@@ -1,8 +1,8 @@
 // Responses state on translated routes (issue 44): previous_response_id and item_reference are
 // resolved from Relay's store into the conversation before translation, and the answer is kept
 // after it, so a conversation continues on any vendor. Visible only to its owner (a relay key).
-import { RelayError, echoedName, validateBody } from '../../../core/plugin-api.ts';
-import { itemIdProblem, responseIdProblem, type ConversationState, type ExpandedRequest, type ForwardPlan, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { RelayError, validateBody } from '../../../core/plugin-api.ts';
+import { echoedName, itemIdProblem, responseIdProblem, type ConversationState, type ExpandedRequest, type ForwardPlan, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { ResponsesInput } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { checkStore } from './store-flag.ts';
