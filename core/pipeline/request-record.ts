@@ -9,6 +9,7 @@ import { baseModelName } from '../pricing/model-names.ts';
 import { priceFor, tableEntryFor, type Price } from '../pricing/price-lookup.ts';
 import { modifiedPrice, type ModifiedPrice } from '../pricing/price-modifiers.ts';
 import type { FailoverReason } from './inference-metrics.ts';
+import { echoedName } from '../echoed-name.ts';
 
 /** Whether two names are one model: the same name, one table entry, or one base name (a dated snapshot). */
 function sameModel(a: string, b: string): boolean {
@@ -67,7 +68,11 @@ export class RequestRecord {
   private ended: { at: number; t: number } | null = null;
 
   /** `elapsedMs`: how long ago the request began, for a record made after the fact. */
-  constructor(readonly requestId: string, readonly inboundShape: ShapeId, readonly modelRequested: string | null, readonly stream: boolean, elapsedMs = 0) {
+  /** The model the caller named, as echoedName bounds it: a 1 MB `model` must not become a 1 MB usage record. */
+  readonly modelRequested: string | null;
+
+  constructor(readonly requestId: string, readonly inboundShape: ShapeId, modelRequested: string | null, readonly stream: boolean, elapsedMs = 0) {
+    this.modelRequested = modelRequested === null ? null : echoedName(modelRequested);
     this.startedAt = Date.now() - elapsedMs;
     this.t0 = performance.now() - elapsedMs;
   }

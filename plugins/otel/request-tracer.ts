@@ -5,6 +5,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTe
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { InboundRequest, Route, ShapeId, UsageEvent } from '../../core/plugin-api.ts';
 import type { AttemptTrace, RequestTrace, RequestTracer } from '../../core/plugin-api/tracing.ts';
+import { echoedName } from '../../core/plugin-api/canonical.ts';
 import { GEN_AI, operationName, providerName } from './gen-ai.ts';
 
 const propagator = new W3CTraceContextPropagator();
@@ -15,7 +16,8 @@ export function createRequestTracer(tracer: Tracer): RequestTracer {
       // Only a request that carries one pays for reading it.
       const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
       const operation = operationName(request.shape);
-      const span = tracer.startSpan(`${operation} ${model}`, { kind: SpanKind.SERVER }, parent);
+      // A span's name is not bounded by the SDK's attribute limit: the caller's model name is, here.
+      const span = tracer.startSpan(`${operation} ${echoedName(model)}`, { kind: SpanKind.SERVER }, parent);
       if (span.isRecording()) {
         const q = request.url.indexOf('?');
         span.setAttributes({

@@ -70,6 +70,9 @@ function counted(exporter: SpanExporter, options: TraceExportOptions): SpanExpor
   };
 }
 
+/** The longest attribute value a span keeps (OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT's role). */
+const MAX_ATTRIBUTE_LENGTH = 1024;
+
 export async function startTraceExport(options: TraceExportOptions): Promise<TraceExport> {
   const exporter = counted(await exporterFor(options.protocol, options.endpoint), options);
   const provider = new BasicTracerProvider({
@@ -77,6 +80,8 @@ export async function startTraceExport(options: TraceExportOptions): Promise<Tra
     ...(options.sampleRatio === undefined ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) }) }),
     // OTEL_BSP_* (queue size, batch size, delay, timeout) apply.
     spanProcessors: [new BatchSpanProcessor(exporter)],
+    // A caller's model name or path can be megabytes: an attribute keeps its first 1024 characters.
+    spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
   });
   return {
     tracer: provider.getTracer('relay'),

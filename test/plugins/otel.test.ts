@@ -7,7 +7,7 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_TEST_PLUGINS, eventually, seedRoute, startRelay, type TestRelay } from '../../core/testing.ts';
 import { faults, openai, refusingUrl, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
-import { setBindingWeights, settled, viaRelay } from '../support/relay-client.ts';
+import { setBindingWeights, settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 import { startOtlpGrpcReceiver, startOtlpHttpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 
 // The batch processor's standard variable: export within 50 ms rather than 5 s.
@@ -142,6 +142,18 @@ t.test('without a client traceparent: a new trace, and the upstream joins it (pa
   t.equal(call.spanId, m![2], 'the upstream\'s parent is the upstream call span');
   t.match(server.attributes, { 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'otel-gpt', 'gen_ai.response.model': 'otel-gpt', 'relay.inbound_shape': 'openai.chat', 'gen_ai.request.stream': false });
   t.notOk(Buffer.concat(receiver.bodies).toString('latin1').includes(PROMPT), 'no prompt text');
+});
+
+t.test('a caller\'s 1 MB model name: the span keeps its first 1024 characters, the usage record its first 200', async (t) => {
+  const trace = traceId();
+  const long = 'm'.repeat(1024 * 1024);
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', p.relayKey, chat(long, false), { traceparent: `00-${trace}-${spanId()}-01` });
+  t.equal(got.status, 404);
+  const [server] = await spansOf(receiver, trace, 1);
+  t.equal(String(server!.attributes['gen_ai.request.model']).length, 1024);
+  t.equal(server!.name, `chat ${'m'.repeat(200)}… (1048576 characters)`, 'its name, the first 200');
+  const record = await usageRecord(relay, got.headers.get('x-request-id')!);
+  t.equal(record.model_requested, `${'m'.repeat(200)}… (1048576 characters)`);
 });
 
 t.test('an answer that names another model: the span\'s response model is the one that answered', async (t) => {
