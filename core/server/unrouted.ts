@@ -4,6 +4,7 @@
 // plain 404.
 import type { FastifyInstance } from 'fastify';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 
 interface KnownRoute {
   method: string;
@@ -26,11 +27,11 @@ export function unroutedError(app: FastifyInstance, method: string, rawUrl: stri
   const table = routeTables.get(app) ?? [];
   const allowed = [...new Set(table.filter((r) => r.url === path && r.method !== 'HEAD').map((r) => r.method))];
   if (allowed.length > 0 && !allowed.includes(method)) {
-    return new RelayError('RELAY_ERR_METHOD_NOT_ALLOWED', `${method} is not served at ${path}; use ${allowed.join(' or ')}`, { headers: { allow: allowed.join(', ') } });
+    return new RelayError('RELAY_ERR_METHOD_NOT_ALLOWED', `${method} is not served at ${echoedName(path)}; use ${allowed.join(' or ')}`, { headers: { allow: allowed.join(', ') } });
   }
   const meant = meantPath(table, method, path);
   const hint = meant ? `; did you mean ${meant}?` : '';
-  return new RelayError('RELAY_ERR_NOT_FOUND', `no route for ${method} ${path}${hint}`);
+  return new RelayError('RELAY_ERR_NOT_FOUND', `no route for ${echoedName(method)} ${echoedName(path)}${hint}`);
 }
 
 /** The served path a client's base URL most likely missed, or undefined. */

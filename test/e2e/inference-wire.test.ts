@@ -170,6 +170,11 @@ t.test('the paths new clients guess: a base URL with or without /v1 is named in 
   }
   const nowhere = await fetch(`${relay.inferenceUrl}/vendor-b/v2/nothing`, { method: 'POST', headers: auth, body: '{}' });
   t.match(await nowhere.json(), { error: { message: 'no route for POST /vendor-b/v2/nothing' } }, 'no hint when nothing is near');
+  // A path is at most the header limit long; the message repeats its first 200 characters.
+  const long = `/${'p'.repeat(8_000)}`;
+  const far = await fetch(`${relay.inferenceUrl}${long}`, { method: 'POST', headers: auth, body: '{}' });
+  t.equal(far.status, 404);
+  t.equal(((await far.json()) as { error: { message: string } }).error.message, `no route for POST ${long.slice(0, 200)}… (8001 characters)`);
 });
 
 t.test("a 401 on /vendor-b names x-api-key, in Anthropic's error shape; /vendor-a's names the bearer token", async (t) => {
