@@ -21,7 +21,7 @@ interface OpenCall { index: number; chatIndex: number; id: string; buffer: strin
 
 interface ChunkDelta {
   content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown; annotations?: unknown; audio?: unknown;
-  tool_calls?: Array<{ index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } }>;
+  tool_calls?: Array<{ index?: unknown; id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown }; custom?: { name?: unknown; input?: unknown } | null }>;
 }
 
 export function chatStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
@@ -132,18 +132,22 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
       for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
         const chatIndex = typeof call.index === 'number' ? call.index : indexFor(call.id);
         let state = calls.get(chatIndex);
+        // A custom tool's own call streams as custom: {name, input} pieces (its type only on the first), as in openai-node's ChatCompletionStream.
+        const freeform = call.custom ?? undefined;
         if (state === undefined) {
           out.push(...close());
-          const name = String(call.function?.name ?? '');
-          const isCustom = custom.has(name);
+          const name = String((freeform !== undefined ? freeform.name : call.function?.name) ?? '');
+          const native = freeform !== undefined || call.type === 'custom';
+          // A custom tool Relay sent as a function: its {"input": ...} arguments are unwrapped at its end.
+          const wrapped = !native && custom.has(name);
           const id = String(call.id ?? '');
-          state = { index: next++, chatIndex, id, buffer: isCustom ? '' : null };
+          state = { index: next++, chatIndex, id, buffer: wrapped ? '' : null };
           calls.set(chatIndex, state);
           freeChatIndex = Math.max(freeChatIndex, chatIndex + 1);
-          out.push({ type: 'part_start', index: state.index, part: { type: 'tool_call', id, name, tool_kind: isCustom ? 'custom' : 'function' } });
+          out.push({ type: 'part_start', index: state.index, part: { type: 'tool_call', id, name, tool_kind: native || wrapped ? 'custom' : 'function' } });
         }
         lastCall = state;
-        const args = toolArgumentsText(call.function?.arguments, dropped);
+        const args = toolArgumentsText(freeform !== undefined ? freeform.input : call.function?.arguments, dropped);
         if (args !== '') {
           if (state.buffer !== null) state.buffer += args;
           else out.push({ type: 'delta', index: state.index, delta: { type: 'arguments', text: args } });
