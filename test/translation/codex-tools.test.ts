@@ -282,8 +282,10 @@ t.test('Chat clients with custom tools get type "custom" calls back', async (t) 
   t.same(body.choices[0].message.tool_calls[0], { id: 'toolu_patch', type: 'custom', custom: { name: 'apply_patch', input: PATCH } });
   const sse = encodeStream('openai.chat', context(request, chatRequest), decodeStream('anthropic.messages', upstreamStream('anthropic.messages'), route, request));
   t.same(await streamProblems('openai.chat', sse), []);
-  const args = sseFrames(sse).filter((f) => f.data !== '[DONE]')
-    .flatMap((f) => (JSON.parse(f.data) as { choices: Array<{ delta: { tool_calls?: Array<{ index: number; function?: { arguments?: string } }> } }> }).choices)
-    .flatMap((c) => c.delta.tool_calls ?? []).filter((c) => c.index === 0).map((c) => c.function?.arguments ?? '').join('');
-  t.equal(args, PATCH, 'streamed Chat carries the raw patch as the call arguments');
+  const pieces = sseFrames(sse).filter((f) => f.data !== '[DONE]')
+    .flatMap((f) => (JSON.parse(f.data) as { choices: Array<{ delta: { tool_calls?: Array<{ index: number; type?: string; function?: unknown; custom?: { name?: string; input?: string } }> } }> }).choices)
+    .flatMap((c) => c.delta.tool_calls ?? []).filter((c) => c.index === 0);
+  t.match(pieces[0], { type: 'custom', custom: { name: 'apply_patch' } }, 'streamed Chat opens a custom call, as OpenAI streams one');
+  t.equal(pieces.map((c) => c.custom?.input ?? '').join(''), PATCH, 'its custom.input pieces carry the raw patch');
+  t.ok(pieces.every((c) => c.function === undefined), 'and no function arguments');
 });

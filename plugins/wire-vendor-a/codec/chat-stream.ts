@@ -1,6 +1,7 @@
 // Canonical stream events -> OpenAI Chat Completions chunks (`chat.completion.chunk`) as SSE.
 // The first chunk carries the role; tool calls open with index, id and name, then stream
-// their arguments; the last chunk carries finish_reason; when the client asked for
+// their arguments (a custom tool's call, as OpenAI streams it: type "custom", then
+// `custom: {input}` pieces); the last chunk carries finish_reason; when the client asked for
 // stream_options.include_usage a usage chunk (choices: []) follows; then `data: [DONE]`.
 import { sseFrame, type EncodeContext, type StreamEncoder } from '../../../core/plugin-api.ts';
 import { type StreamEvent } from '../../../core/plugin-api/canonical.ts';
@@ -10,8 +11,15 @@ import { openaiErrorBody } from './errors.ts';
 
 interface ToolState {
   chatIndex: number;
+  /** A custom tool's call: its pieces go in `custom.input`, not `function.arguments`. */
+  custom: boolean;
   /** Custom tool arriving as a wrapped function call: buffered, unwrapped at its end. */
   buffered: string | null;
+}
+
+/** A later piece of a call: no type or id, as OpenAI sends them. */
+function toolPiece(state: ToolState, text: string): Record<string, unknown> {
+  return state.custom ? { index: state.chatIndex, custom: { input: text } } : { index: state.chatIndex, function: { arguments: text } };
 }
 
 function wantsUsage(inbound: unknown): boolean {
@@ -65,10 +73,12 @@ export function chatStreamEncoder(ctx: EncodeContext): StreamEncoder {
             kinds.set(event.index, 'tool');
             const call = clientToolCall({ name: part.name, arguments: '', tool_kind: part.tool_kind }, custom);
             const wrapped = call.kind === 'custom' && part.tool_kind !== 'custom';
-            const state: ToolState = { chatIndex: toolCalls++, buffered: wrapped ? '' : null };
+            const state: ToolState = { chatIndex: toolCalls++, custom: call.kind === 'custom', buffered: wrapped ? '' : null };
             tools.set(event.index, state);
-            // Chat chunks know only function tool calls: a custom call streams its raw input as `arguments`.
-            return opening() + chunk({ tool_calls: [{ index: state.chatIndex, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+            const head = state.custom
+              ? { index: state.chatIndex, id: part.id, type: 'custom', custom: { name: part.name, input: '' } }
+              : { index: state.chatIndex, id: part.id, type: 'function', function: { name: part.name, arguments: '' } };
+            return opening() + chunk({ tool_calls: [head] });
           }
           kinds.set(event.index, 'other');
           return opening();
@@ -84,7 +94,7 @@ export function chatStreamEncoder(ctx: EncodeContext): StreamEncoder {
               state.buffered += delta.text;
               return '';
             }
-            return chunk({ tool_calls: [{ index: state.chatIndex, function: { arguments: delta.text } }] });
+            return chunk({ tool_calls: [toolPiece(state, delta.text)] });
           }
           return ''; // reasoning and signatures: dropped by rule
         }
@@ -93,7 +103,7 @@ export function chatStreamEncoder(ctx: EncodeContext): StreamEncoder {
           if (state && state.buffered !== null) {
             const input = unwrapCustomInput(state.buffered);
             state.buffered = null;
-            return chunk({ tool_calls: [{ index: state.chatIndex, function: { arguments: input } }] });
+            return chunk({ tool_calls: [toolPiece(state, input)] });
           }
           return '';
         }
