@@ -13,6 +13,7 @@ import { webhooksToStore } from '../budgets/webhook-sealing.ts';
 import { safeEqual } from '../crypto/relay-keys.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import { firstProblem } from '../http/validate.ts';
 import { CatalogDocumentSchema, FILE_KINDS, mapReferences, type CatalogDocument, type FileKind, type SpecReference } from './document.ts';
 
@@ -97,7 +98,7 @@ export function parseCatalogDocument(raw: unknown): CatalogDocument {
     const seen = new Set<string>();
     for (const [i, entity] of (doc[kind] ?? []).entries()) {
       const where = `${kind}[${i}]`;
-      if (!isValidSlug(entity.slug)) throw fileError(where, '/slug', `${JSON.stringify(entity.slug)} must be 1-63 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit`);
+      if (!isValidSlug(entity.slug)) throw fileError(where, '/slug', `${JSON.stringify(echoedName(entity.slug))} must be 1-63 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit`);
       const reserved = reservedSlugReason(kind, entity.slug);
       if (reserved) throw fileError(where, '/slug', reserved);
       if (seen.has(entity.slug)) throw fileError(`${kind}/${entity.slug}`, '/slug', `appears twice in ${kind}`);
@@ -158,7 +159,7 @@ function planChanges(deps: ApplyDeps, doc: CatalogDocument, current: Array<{ kin
     if (existing && (!managed || !prune)) return existing.metadata.id;
     const singular = KINDS[ref.kind].singular;
     const where = !managed ? 'in the catalog' : prune ? `in the file (${existing ? 'the catalog has one, but --prune deletes what the file lacks' : 'nor in the catalog'})` : 'in the file nor in the catalog';
-    throw fileError(label, ref.pointer, `no ${singular} with slug ${JSON.stringify(ref.value)} ${where}`);
+    throw fileError(label, ref.pointer, `no ${singular} with slug ${JSON.stringify(echoedName(ref.value))} ${where}`);
   };
 
   const plan: Plan = { changes: [], unchanged: 0, kept: 0, creates: [], updates: [], deletes: [] };

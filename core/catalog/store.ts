@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import type { Database, Queryable } from '../db/types.ts';
 import { firstProblem } from '../http/validate.ts';
 import { KINDS, referencedIds, type Entity, type KindName } from './kinds.ts';
@@ -235,7 +236,7 @@ export class CatalogStore {
     const updated = await this.db.transaction(async (tx) => {
       const current = await tx.query<EntityRow>('SELECT * FROM catalog_entities WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id]);
       const row = current.rows[0];
-      if (!row) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
+      if (!row) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${echoedName(id)}`);
       const merged = this.validateSpec(kind, withoutCleared(kind, { ...row.spec, ...(patch.spec ?? {}) }));
       await this.checkReferences(tx, kind, merged);
       if (kind === 'hosts') await this.checkHostOptions(tx, merged);
@@ -265,7 +266,7 @@ export class CatalogStore {
   async delete(kind: KindName, id: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       const exists = await tx.query<{ id: string; slug: string }>('SELECT id, slug FROM catalog_entities WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id]);
-      if (!exists.rows[0]) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${id}`);
+      if (!exists.rows[0]) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${KINDS[kind].singular} with id ${echoedName(id)}`);
       const referrers = await this.referrersOf(tx, kind, id);
       if (referrers.length > 0) {
         // By slug, the name operators see; the field that refers, in words (spec.bindings[].hostId -> bindings, hostId).
@@ -359,12 +360,12 @@ export class CatalogStore {
       const field = `/spec/${ref.path.replace(/\[\]/g, '').replace(/\./g, '/')}`;
       const target = found.get(ref.id);
       if (target?.kind !== ref.kind) {
-        throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: no ${KINDS[ref.kind].singular} with id ${ref.id}`, { field });
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: no ${KINDS[ref.kind].singular} with id ${echoedName(ref.id)}`, { field });
       }
       // DESIGN: relay-tier policies grant models to relay keys; host-tier ones limit host keys.
       const tier = POLICY_TIER_FOR[kind];
       if (ref.kind === 'policies' && tier && (target.tier ?? 'relay') !== tier) {
-        throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: policy ${ref.id} is a ${target.tier ?? 'relay'}-tier policy; a ${KINDS[kind].singular} needs a ${tier}-tier one`, { field });
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', `${field}: policy ${echoedName(ref.id)} is a ${target.tier ?? 'relay'}-tier policy; a ${KINDS[kind].singular} needs a ${tier}-tier one`, { field });
       }
     }
   }
@@ -387,7 +388,7 @@ export class CatalogStore {
     const existing = res.rows[0];
     if (!existing) return;
     const field = hostId ? '/spec/hostId' : '/spec/modelId';
-    const what = hostId ? `model ${modelId} on host ${hostId}` : `model ${modelId} on every host without its own pricing (no hostId)`;
+    const what = hostId ? `model ${echoedName(modelId)} on host ${echoedName(hostId)}` : `model ${echoedName(modelId)} on every host without its own pricing (no hostId)`;
     throw new RelayError('RELAY_ERR_CONFLICT', `${field}: pricing ${existing.slug} (${existing.id}) already prices ${what}; change that one instead`, { field });
   }
 
@@ -399,7 +400,7 @@ export class CatalogStore {
       const reserved = reservedSlugReason(kind, proposed);
       if (reserved) throw new RelayError('RELAY_ERR_BAD_REQUEST', `/metadata/slug: ${reserved}`, { field: '/metadata/slug' });
       const taken = await tx.query('SELECT 1 FROM catalog_entities WHERE kind = $1 AND slug = $2', [kind, proposed]);
-      if (taken.rows.length > 0) throw new RelayError('RELAY_ERR_CONFLICT', `/metadata/slug: ${proposed} is already used by another ${KINDS[kind].singular}`, { field: '/metadata/slug' });
+      if (taken.rows.length > 0) throw new RelayError('RELAY_ERR_CONFLICT', `/metadata/slug: ${echoedName(proposed)} is already used by another ${KINDS[kind].singular}`, { field: '/metadata/slug' });
       return proposed;
     }
     const base = slugCandidate(displayName);

@@ -9,6 +9,7 @@ import type { BudgetAlerts } from '../budgets/budget-alerts.ts';
 import type { Budget } from '../catalog/kinds.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.Number>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -53,7 +54,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: Budg
   const findBudget = (id: string): Budget => {
     const all = deps.sync.snapshot().byKind('budgets');
     const budget = (all.get(id) ?? [...all.values()].find((b) => b.metadata.slug === id)) as Budget | undefined;
-    if (!budget) throw new RelayError('RELAY_ERR_NOT_FOUND', `no budget with id or slug ${JSON.stringify(id)}`, { field: 'id' });
+    if (!budget) throw new RelayError('RELAY_ERR_NOT_FOUND', `no budget with id or slug ${JSON.stringify(echoedName(id))}`, { field: 'id' });
     return budget;
   };
 

@@ -9,6 +9,7 @@ import { burnDownSpan, cumulative, projection } from '../budgets/burn-down.ts';
 import type { Budget } from '../catalog/kinds.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import { mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
 import { parseFilter } from '../observer/query-params.ts';
 import { FilterQuerySchema, UsageTotalsSchema } from '../observer/schemas.ts';
@@ -92,7 +93,7 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
   }, async (request) => {
     const { id } = request.params as { id: string };
     const budget = allBudgets().find((b) => b.metadata.id === id || b.metadata.slug === id);
-    if (!budget) throw new RelayError('RELAY_ERR_NOT_FOUND', `no budget with id or slug ${JSON.stringify(id)}`, { field: 'id' });
+    if (!budget) throw new RelayError('RELAY_ERR_NOT_FOUND', `no budget with id or slug ${JSON.stringify(echoedName(id))}`, { field: 'id' });
     const now = Date.now();
     const status = await deps.budgets.freshStatus(budget);
     const span = burnDownSpan(budget, status, now);

@@ -6,6 +6,7 @@ import { KINDS, KIND_NAMES, type KindName } from '../catalog/kinds.ts';
 import type { AnyEntity } from '../catalog/snapshot.ts';
 import type { CatalogStore, EntitySecrets } from '../catalog/store.ts';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { toPublicEntity, webhookUrlView, withoutServerFields } from './public-entity.ts';
 import {
@@ -70,7 +71,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
     }, async (request) => {
       const { ref } = request.params as { ref: string };
       const entity = await store.get(kind, ref);
-      if (!entity) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${def.singular} with slug or id ${JSON.stringify(ref)}`);
+      if (!entity) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${def.singular} with slug or id ${JSON.stringify(echoedName(ref))}`);
       return toPublicEntity(kind, entity, { webhookUrl: webhookUrlView(options.sealer, request) });
     });
 
@@ -98,7 +99,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
       const { id } = request.params as { id: string };
       const body = request.body as UpdateBody;
       const current = await store.getById(kind, id);
-      if (!current) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${def.singular} with id ${id}`);
+      if (!current) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${def.singular} with id ${echoedName(id)}`);
       const patch = withoutServerFields(kind, body.spec ?? {});
       const { spec, secrets } = writer ? writer.forUpdate(current, patch) : { spec: patch, secrets: undefined };
       const updated = await store.update(kind, id, { displayName: body.metadata?.displayName, spec }, secrets);

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CatalogSync } from '../catalog/sync.ts';
 import { effectiveWindow } from '../context-windows/lookup.ts';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import { errorResponses, RefParams } from './schemas.ts';
 
 export const ContextWindowSchema = Type.Object({
@@ -26,7 +27,7 @@ export function registerContextWindowRoute(app: FastifyInstance, deps: { sync: C
     const { ref } = request.params as { ref: string };
     const snapshot = deps.sync.snapshot();
     const model = snapshot.models.get(ref) ?? snapshot.modelBySlug(ref);
-    if (!model) throw new RelayError('RELAY_ERR_NOT_FOUND', `no model with slug or id ${JSON.stringify(ref)}`);
+    if (!model) throw new RelayError('RELAY_ERR_NOT_FOUND', `no model with slug or id ${JSON.stringify(echoedName(ref))}`);
     const window = effectiveWindow(model);
     if (!window) return { tokens: null, source: null };
     if (window.source === 'spec') return { tokens: window.tokens, source: 'spec' };

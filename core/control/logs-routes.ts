@@ -5,6 +5,7 @@
 // Authentication is the control plane's; errors are RelayErrors rendered by its error handler.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import type { Observer } from '../observer/observer.ts';
 import { parseBucket, parseFilter, parseSince, type FilterParams } from '../observer/query-params.ts';
 import {
@@ -140,8 +141,8 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     if (!event) {
       // Not found, but a backend that could hold it did not answer: say that, not 404.
       const down = skipped.find((s) => s.code === 'RELAY_ERR_LOG_BACKEND_UNAVAILABLE');
-      if (down) throw new RelayError(down.code, `no request ${JSON.stringify(requestId)} in the backends that answered; ${down.message}`);
-      throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request with id ${JSON.stringify(requestId)}`, { field: 'requestId' });
+      if (down) throw new RelayError(down.code, `no request ${JSON.stringify(echoedName(requestId))} in the backends that answered; ${down.message}`);
+      throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request with id ${JSON.stringify(echoedName(requestId))}`, { field: 'requestId' });
     }
     // Prompts and answers may hold customer data or pasted credentials: admins only, by default.
     if (callerIsViewer(request) && !viewersReadPayloads()) return withSkipped({ ...event, payload_withheld: 'admin_only' }, skipped);
@@ -204,8 +205,8 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     const [session] = mergeSessions(summaries.results, { limit: 1 });
     if (!session) {
       const down = summaries.skipped.find((s) => s.code === 'RELAY_ERR_LOG_BACKEND_UNAVAILABLE');
-      if (down) throw new RelayError(down.code, `no session ${JSON.stringify(sessionId)} in the backends that answered; ${down.message}`);
-      throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request of session ${JSON.stringify(sessionId)}`, { field: 'sessionId' });
+      if (down) throw new RelayError(down.code, `no session ${JSON.stringify(echoedName(sessionId))} in the backends that answered; ${down.message}`);
+      throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request of session ${JSON.stringify(echoedName(sessionId))}`, { field: 'sessionId' });
     }
     const query = { sessionId, limit: params.limit ?? 100, cursor: params.cursor || undefined };
     const pages = await readEach('usage', usageSources(observer, 'list', 'a list of events'), (b) => b.list?.(query) ?? null);

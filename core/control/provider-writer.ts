@@ -1,6 +1,7 @@
 // Providers: spec.adapter must name a vendor adapter loaded on this instance, as the settings
 // endpoints refuse backends that are not loaded; otherwise every request routed to it fails.
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import type { SpecToStore, SpecWriter } from './catalog-routes.ts';
 
 function requireLoadedAdapter(adapter: unknown, loaded: ReadonlyMap<string, unknown>): void {
@@ -9,7 +10,7 @@ function requireLoadedAdapter(adapter: unknown, loaded: ReadonlyMap<string, unkn
   const choices = ids.length > 0 ? `loaded adapters: ${ids.join(', ')}` : 'no vendor adapter is loaded';
   throw new RelayError(
     'RELAY_ERR_ADAPTER_NOT_LOADED',
-    `/spec/adapter: no loaded plugin provides the adapter ${JSON.stringify(adapter)} (add its plugin to the config); ${choices}`,
+    `/spec/adapter: no loaded plugin provides the adapter ${JSON.stringify(echoedName(adapter))} (add its plugin to the config); ${choices}`,
     { field: '/spec/adapter' },
   );
 }

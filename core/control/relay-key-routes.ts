@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CatalogStore } from '../catalog/store.ts';
 import { mintRelayKey } from '../crypto/relay-keys.ts';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import type { CreateBody } from './catalog-routes.ts';
 import { toPublicEntity, withoutServerFields } from './public-entity.ts';
 import { IdParams, createBodySchema, entitySchema, errorResponses } from './schemas.ts';
@@ -40,7 +41,7 @@ export function registerRelayKeyRoutes(app: FastifyInstance, deps: { store: Cata
   }, async (request) => {
     const { id } = request.params as { id: string };
     const current = await store.getById('relay-keys', id);
-    if (!current) throw new RelayError('RELAY_ERR_NOT_FOUND', `no relay key with id ${id}`);
+    if (!current) throw new RelayError('RELAY_ERR_NOT_FOUND', `no relay key with id ${echoedName(id)}`);
     const minted = mintRelayKey();
     const updated = await store.update('relay-keys', id, { spec: { prefix: minted.prefix } }, { secretHash: minted.hash });
     return { plaintext: minted.plaintext, relayKey: toPublicEntity('relay-keys', updated) };

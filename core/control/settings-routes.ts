@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import type { Observer } from '../observer/observer.ts';
 import type { SettingsStore } from '../settings/store.ts';
 import type { PayloadLoggingSetting, UsageLoggingSetting } from '../settings/types.ts';
@@ -30,7 +31,7 @@ const PayloadLoggingChange = Type.Partial(Type.Object(PayloadLoggingFields), { a
 function requireLoaded(kind: 'usage' | 'payload', backend: string, loaded: string[]): void {
   if (loaded.includes(backend)) return;
   const choices = loaded.length > 0 ? `loaded ${kind} backends: ${loaded.join(', ')}` : `no ${kind} backend is loaded`;
-  throw new RelayError('RELAY_ERR_BACKEND_NOT_LOADED', `/backend: the ${kind} backend ${JSON.stringify(backend)} is not loaded (add its plugin to the config); ${choices}`, { field: '/backend' });
+  throw new RelayError('RELAY_ERR_BACKEND_NOT_LOADED', `/backend: the ${kind} backend ${JSON.stringify(echoedName(backend))} is not loaded (add its plugin to the config); ${choices}`, { field: '/backend' });
 }
 
 export function registerSettingsRoutes(app: FastifyInstance, deps: { settings: SettingsStore; observer: Pick<Observer, 'backends'> }): void {

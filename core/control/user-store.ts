@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/types.ts';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import { checkCredentialsShape, checkPasswordShape, type AdminRole } from './admin-users.ts';
 import { hashPassword } from './passwords.ts';
 
@@ -44,7 +45,7 @@ export async function createUser(db: Database, username: string, password: strin
   const res = await db.query<UserRow>(
     `INSERT INTO admin_users (id, username, password_hash, role) VALUES ($1, $2, $3, $4)
      ON CONFLICT (username) DO NOTHING RETURNING ${COLUMNS}`, [randomUUID(), username, passwordHash, role]);
-  if (!res.rows[0]) throw new RelayError('RELAY_ERR_CONFLICT', `a user named ${username} already exists`, { field: 'username' });
+  if (!res.rows[0]) throw new RelayError('RELAY_ERR_CONFLICT', `a user named ${echoedName(username)} already exists`, { field: 'username' });
   return toPublic(res.rows[0]);
 }
 
@@ -63,13 +64,13 @@ export async function updateUser(db: Database, username: string, change: UserCha
   const passwordHash = change.password === undefined ? null : await hashPassword(change.password);
   return db.transaction(async (tx) => {
     const current = (await tx.query<UserRow>(`SELECT ${COLUMNS} FROM admin_users WHERE username = $1 FOR UPDATE`, [username])).rows[0];
-    if (!current) throw new RelayError('RELAY_ERR_NOT_FOUND', `no user named ${username}`);
+    if (!current) throw new RelayError('RELAY_ERR_NOT_FOUND', `no user named ${echoedName(username)}`);
     const res = await tx.query<UserRow>(
       `UPDATE admin_users SET role = coalesce($2, role), enabled = coalesce($3, enabled),
          password_hash = coalesce($4, password_hash), updated_at = now()
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [current.id, change.role ?? null, change.enabled ?? null, passwordHash]);
-    if (current.role === 'admin' && current.enabled) await assertAnAdminRemains(tx, `changing ${username}`);
+    if (current.role === 'admin' && current.enabled) await assertAnAdminRemains(tx, `changing ${echoedName(username)}`);
     if (passwordHash !== null || change.enabled === false) {
       await tx.query('DELETE FROM admin_sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2', [current.id, keepSessionHash ?? null]);
     }
@@ -81,7 +82,7 @@ export async function deleteUser(db: Database, username: string): Promise<void> 
   await db.transaction(async (tx) => {
     const res = await tx.query<UserRow>(`DELETE FROM admin_users WHERE username = $1 RETURNING ${COLUMNS}`, [username]);
     const gone = res.rows[0];
-    if (!gone) throw new RelayError('RELAY_ERR_NOT_FOUND', `no user named ${username}`);
-    if (gone.role === 'admin' && gone.enabled) await assertAnAdminRemains(tx, `deleting ${username}`);
+    if (!gone) throw new RelayError('RELAY_ERR_NOT_FOUND', `no user named ${echoedName(username)}`);
+    if (gone.role === 'admin' && gone.enabled) await assertAnAdminRemains(tx, `deleting ${echoedName(username)}`);
   });
 }
