@@ -17,6 +17,9 @@ export const CONVERSE_RESPONSE_DROPPED = {
   'document, video and guardContent blocks, and block kinds Relay does not know': 'named by their Converse key (`document`, `video`, `guardContent`, ...)',
 } as const;
 
+/** The name of a toolUse input that is neither text, an object nor absent. */
+export const TOOL_INPUT_NAME = 'toolUse.input';
+
 /** Pushes `name` onto `dropped` unless it is there already (a stream names a kind once). */
 export function nameDropped(dropped: string[], name: string): void {
   if (!dropped.includes(name)) dropped.push(name);

@@ -2,11 +2,10 @@
 // Blocks other than text, toolUse and reasoning are mapped or named in x-relay-dropped (answer-parts.ts).
 import { randomUUID } from 'node:crypto';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
-import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, type CanonicalResponse, type ContentPart } from '../../../core/plugin-api/canonical.ts';
-import { citedText, imageOfBlock, nameBlock } from './answer-parts.ts';
+import { customToolNames, emptyUsage, toolArgumentsText, unwrapCustomInput, type CanonicalRequest, type CanonicalResponse, type ContentPart } from '../../../core/plugin-api/canonical.ts';
+import { citedText, imageOfBlock, nameBlock, TOOL_INPUT_NAME } from './answer-parts.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { stopReasonFromConverse, stopSequenceOf } from './stop-reason.ts';
-import { toolInputText } from './tool-input.ts';
 import { usageFromConverse } from './usage.ts';
 import type { ConverseBlock, ConverseResponse } from './wire.ts';
 
@@ -17,7 +16,7 @@ export function newResponseId(): string {
 /** A toolUse's input as canonical arguments: JSON for function tools (a string is that JSON already), the raw text for custom ones. */
 export function argumentsOf(name: string, input: unknown, custom: ReadonlySet<string>, dropped: string[]): { arguments: string; tool_kind: 'function' | 'custom' } {
   if (custom.has(name)) return { arguments: unwrapCustomInput(input ?? {}), tool_kind: 'custom' };
-  return { arguments: toolInputText(input, dropped) || '{}', tool_kind: 'function' };
+  return { arguments: toolArgumentsText(input, dropped, TOOL_INPUT_NAME) || '{}', tool_kind: 'function' };
 }
 
 function partOf(b: ConverseBlock, custom: ReadonlySet<string>, dropped: string[]): ContentPart | null {

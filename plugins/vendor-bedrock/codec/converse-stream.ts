@@ -7,9 +7,8 @@
 //   stream event carries (an image, a citation, ...) are named in `dropped`, once each.
 // Custom tools' input is buffered and sent unwrapped when their block stops.
 import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
-import { customToolNames, emptyUsage, unwrapCustomInput, type CanonicalRequest, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
-import { nameBlock, nameDropped } from './answer-parts.ts';
-import { toolInputText } from './tool-input.ts';
+import { customToolNames, emptyUsage, toolArgumentsText, unwrapCustomInput, type CanonicalRequest, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { nameBlock, nameDropped, TOOL_INPUT_NAME } from './answer-parts.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { newResponseId } from './converse-response.ts';
 import { codeForStreamException, exceptionName } from './errors.ts';
@@ -82,7 +81,7 @@ export function converseStreamDecoder(route: Route, request?: CanonicalRequest, 
     }
     if (d.toolUse) {
       if (!block) return [];
-      const text = toolInputText(d.toolUse.input, dropped);
+      const text = toolArgumentsText(d.toolUse.input, dropped, TOOL_INPUT_NAME);
       if (block.customBuffer !== null) block.customBuffer += text;
       else if (text !== '') out.push({ type: 'delta', index: block.index, delta: { type: 'arguments', text } });
       return out;

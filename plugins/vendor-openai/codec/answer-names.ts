@@ -2,6 +2,9 @@
 import type { Citation } from '../../../core/plugin-api/canonical.ts';
 import { citationFromAnnotation } from './web-search.ts';
 
+/** The name of a tool call's arguments (or custom input) that are neither text, an object nor absent. */
+export const TOOL_ARGUMENTS_NAME = 'tool_call.arguments';
+
 /** Names a kind the decoders have no canonical part for, once. */
 export function nameKind(kind: unknown, dropped: string[]): void {
   if (typeof kind === 'string' && !dropped.includes(kind)) dropped.push(kind);

@@ -2,11 +2,10 @@
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
 import { emptyUsage, type CanonicalResponse, type Citation, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
-import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, toolArgumentsText, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { usageOfChatAnswer } from './usage.ts';
-import { citationsOf, nameKind } from './answer-names.ts';
+import { citationsOf, nameKind, TOOL_ARGUMENTS_NAME } from './answer-names.ts';
 import { chatContentPieces, type ContentPiece } from './chat-content.ts';
-import { toolArgumentsText } from './tool-arguments.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
   stop: 'end_turn',
@@ -80,10 +79,10 @@ export function decodeChatResponse(body: unknown, route: Route, request?: Canoni
   for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as ChatToolCall[]) {
     const id = typeof call.id === 'string' ? call.id : '';
     if (call.type === 'custom' && call.custom) {
-      content.push({ type: 'tool_call', id, name: String(call.custom.name ?? ''), arguments: toolArgumentsText(call.custom.input, dropped), tool_kind: 'custom' });
+      content.push({ type: 'tool_call', id, name: String(call.custom.name ?? ''), arguments: toolArgumentsText(call.custom.input, dropped, TOOL_ARGUMENTS_NAME), tool_kind: 'custom' });
     } else if (call.function) {
       const name = String(call.function.name ?? '');
-      const args = toolArgumentsText(call.function.arguments, dropped);
+      const args = toolArgumentsText(call.function.arguments, dropped, TOOL_ARGUMENTS_NAME);
       content.push(custom.has(name)
         ? { type: 'tool_call', id, name, arguments: unwrapCustomInput(args), tool_kind: 'custom' }
         : { type: 'tool_call', id, name, arguments: args, tool_kind: 'function' });

@@ -8,11 +8,10 @@
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { emptyUsage, setAnswerModel, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
-import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, toolArgumentsText, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
-import { nameKind } from './answer-names.ts';
+import { nameKind, TOOL_ARGUMENTS_NAME } from './answer-names.ts';
 import { chatContentPieces } from './chat-content.ts';
-import { toolArgumentsText } from './tool-arguments.ts';
 import { upstreamStreamError } from './stream-errors.ts';
 import { chunkUsage, usageFromChat, withServiceTier } from './usage.ts';
 
@@ -147,7 +146,7 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
           out.push({ type: 'part_start', index: state.index, part: { type: 'tool_call', id, name, tool_kind: native || wrapped ? 'custom' : 'function' } });
         }
         lastCall = state;
-        const args = toolArgumentsText(freeform !== undefined ? freeform.input : call.function?.arguments, dropped);
+        const args = toolArgumentsText(freeform !== undefined ? freeform.input : call.function?.arguments, dropped, TOOL_ARGUMENTS_NAME);
         if (args !== '') {
           if (state.buffer !== null) state.buffer += args;
           else out.push({ type: 'delta', index: state.index, delta: { type: 'arguments', text: args } });

@@ -1,11 +1,10 @@
 // OpenAI Responses response JSON -> canonical response.
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
-import { emptyUsage, type CanonicalRequest, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, toolArgumentsText, type CanonicalRequest, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { usageOfResponse } from './usage.ts';
 import { searchFromItem } from './web-search.ts';
-import { citationsOf, nameKind } from './answer-names.ts';
-import { toolArgumentsText } from './tool-arguments.ts';
+import { citationsOf, nameKind, TOOL_ARGUMENTS_NAME } from './answer-names.ts';
 
 interface OutputItem {
   type?: unknown; id?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; input?: unknown;
@@ -59,9 +58,9 @@ export function partsOfItem(item: OutputItem, dropped: string[]): ContentPart[] 
       }];
     }
     case 'function_call':
-      return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: toolArgumentsText(item.arguments, dropped), tool_kind: 'function' }];
+      return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: toolArgumentsText(item.arguments, dropped, TOOL_ARGUMENTS_NAME), tool_kind: 'function' }];
     case 'custom_tool_call':
-      return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: toolArgumentsText(item.input, dropped), tool_kind: 'custom' }];
+      return [{ type: 'tool_call', id: String(item.call_id ?? ''), name: String(item.name ?? ''), arguments: toolArgumentsText(item.input, dropped, TOOL_ARGUMENTS_NAME), tool_kind: 'custom' }];
     case 'web_search_call':
       return [searchFromItem(item as Parameters<typeof searchFromItem>[0])];
     default:

@@ -8,13 +8,12 @@
 // openai-origin part). A web_search_call item opens as one whole web_search_call part when it is
 // done (its progress events carry nothing else); output_text annotations (url_citation) become
 // citation deltas. Other server tool items are dropped.
-import { emptyUsage, type CanonicalRequest, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, toolArgumentsText, type CanonicalRequest, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { stopReasonFromResponse } from './responses-response.ts';
-import { nameKind } from './answer-names.ts';
+import { nameKind, TOOL_ARGUMENTS_NAME } from './answer-names.ts';
 import { upstreamStreamError } from './stream-errors.ts';
-import { toolArgumentsText } from './tool-arguments.ts';
 import { usageOfResponse } from './usage.ts';
 import { citationFromAnnotation, searchFromItem } from './web-search.ts';
 
@@ -152,7 +151,7 @@ export function responsesStreamDecoder(route: Route, request?: CanonicalRequest,
             return [{ type: 'part_start', index, part: searchFromItem(it) }, { type: 'part_end', index }];
           }
           if (state?.kind === 'tool' && !state.sawDelta) {
-            const args = toolArgumentsText(it.type === 'custom_tool_call' ? it.input : it.arguments, dropped);
+            const args = toolArgumentsText(it.type === 'custom_tool_call' ? it.input : it.arguments, dropped, TOOL_ARGUMENTS_NAME);
             if (args !== '') out.push({ type: 'delta', index: state.index, delta: { type: 'arguments', text: args } });
           }
           return [...out, ...closeItem(f.output_index ?? 0)];
