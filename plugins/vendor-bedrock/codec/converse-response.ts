@@ -13,10 +13,15 @@ export function newResponseId(): string {
   return `msg_bdrk_${randomUUID().replace(/-/g, '')}`;
 }
 
-/** A toolUse's input as canonical arguments: JSON for function tools (a string is that JSON already), the raw text for custom ones. */
+/**
+ * A toolUse's input as canonical arguments: JSON for function tools (a string is that JSON already),
+ * the raw text for custom ones; an input that is neither text nor an object is named and read as none.
+ */
 export function argumentsOf(name: string, input: unknown, custom: ReadonlySet<string>, dropped: string[]): { arguments: string; tool_kind: 'function' | 'custom' } {
-  if (custom.has(name)) return { arguments: unwrapCustomInput(input ?? {}), tool_kind: 'custom' };
-  return { arguments: toolArgumentsText(input, dropped, TOOL_INPUT_NAME) || '{}', tool_kind: 'function' };
+  const text = toolArgumentsText(input, dropped, TOOL_INPUT_NAME);
+  // No input unwraps as the stream's empty buffer does (converse-stream.ts): as {}.
+  if (custom.has(name)) return { arguments: unwrapCustomInput(text === '' ? {} : text), tool_kind: 'custom' };
+  return { arguments: text || '{}', tool_kind: 'function' };
 }
 
 function partOf(b: ConverseBlock, custom: ReadonlySet<string>, dropped: string[]): ContentPart | null {
