@@ -13,9 +13,15 @@
 //
 // A budget's spend is unknown, not 0, until its first read answers (at start-up, warm(); for a
 // budget new to this instance; a window that just reset starts known, at 0): the pipeline waits for it, bounded
-// (firstReads), and refusal() refuses what it still cannot count with a 503. A read that fails
-// counts this instance's requests only. An edit that changes what a budget counts keeps the spend
-// counted so far until the new read answers.
+// (firstReads), and refusal() refuses what it still cannot count with a 503. An edit that changes
+// what a budget counts keeps the spend counted so far until the new read answers.
+//
+// Every read has a deadline (readTimeoutMs): one past it counts as failed, and its late answer is
+// dropped. A first read that fails or times out leaves the spend unknown (refusing budgets keep
+// refusing with the 503) and the next request reads again, UNKNOWN_RETRY_MS later at the soonest;
+// a reconcile that fails or times out keeps the spend counted so far until the next reconcile. A
+// backend that answers it cannot say (no summary, RELAY_ERR_QUERY_UNSUPPORTED) counts this
+// instance's requests only: asking again would not change its answer.
 //
 // With Valkey (options.shared), calendar and lifetime budgets count in one shared total instead:
 // each instance adds its requests atomically when they end and re-reads the total every
@@ -31,6 +37,7 @@ import { RelayError } from '../errors.ts';
 import type { Principal, UsageEvent } from '../hooks.ts';
 import { fromMicros, toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
+import { ReadTimedOut, withDeadline } from './read-deadline.ts';
 import type { SharedSpend } from './valkey-spend.ts';
 import { windowAt } from './window.ts';
 import { unpricedBinding, type UnpricedBinding } from './unpriced.ts';
@@ -41,6 +48,13 @@ export const RECONCILE_MS = 60_000;
 const FRESH_WAIT_MS = 2_000;
 /** How often a shared (Valkey) total is re-read between this instance's own increments. */
 export const SHARED_READ_MS = 500;
+/**
+ * Most a read of a budget's spend may take, by default (config budgets.readTimeoutMs): room for the
+ * read's wait for queued usage (QUEUE_WAIT_MS, 5 s) and a slow summary, well within RECONCILE_MS.
+ */
+export const READ_TIMEOUT_MS = 15_000;
+/** Soonest a budget whose first read failed is read again: the retry-after of its 503. */
+const UNKNOWN_RETRY_MS = 1_000;
 
 export interface Spend {
   micros: number;
@@ -70,6 +84,8 @@ export interface BudgetGuardOptions {
   log: { warn(obj: object, msg: string): void };
   now?: () => number;
   reconcileMs?: number;
+  /** Deadline of one read of the usage log or of the shared total (READ_TIMEOUT_MS by default). */
+  readTimeoutMs?: number;
   /**
    * Spend shared by every instance at once (Valkey): daily, weekly, monthly and lifetime budgets
    * count there (increments when a request ends, re-read every SHARED_READ_MS, raised to the usage
@@ -87,11 +103,12 @@ interface Counter {
   resetsAtMs: number | null;
   base: Spend;
   local: Spend;
-  /** False until its first read answers or fails: its spend is unknown, not 0. */
+  /** False until a read answers: its spend is unknown, not 0. */
   known: boolean;
   /** The spend of the counter it replaced (an edit changed what counts), counted until its first read answers. */
   held: Spend | null;
-  reconciledAt: number;
+  /** When the next reconcile is due (0: at once). */
+  reconcileAt: number;
   reconciling: boolean;
   /** The reconcile under way, for a reader that would rather wait for it than see a stale figure. */
   reconciled: Promise<void> | null;
@@ -124,7 +141,7 @@ const whatCounts = (spec: BudgetSpec): string => JSON.stringify([spec.scope ?? {
 /** Budget and model pairs remembered as warned about at most (then warned about again). */
 const MAX_WARNED = 10_000;
 
-/** The refusal of a request under a refusing budget whose spend is not known yet (its first read has not answered). */
+/** The refusal of a request under a refusing budget whose spend is not known yet (no read of it has answered). */
 function unknownRefusal(budget: Budget): RelayError {
   return new RelayError('RELAY_ERR_BUDGET_UNAVAILABLE',
     `Budget "${budget.metadata.displayName}" (${budget.metadata.slug}) cannot say what it has spent yet: its spend is being read from the usage log, which has not answered. Retry shortly.`,
@@ -178,23 +195,24 @@ export class BudgetGuard {
       const windowReset = c !== undefined && c.counts === counts;
       c = {
         counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { ...ZERO }, local: { ...ZERO }, known: held !== null || windowReset, held,
-        reconciledAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
+        reconcileAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
       };
       this.counters.set(budget.metadata.id, c);
     } else if (rolling) {
       c.startMs = windowAt(budget.spec, now).startMs;
     }
-    if (!c.reconciling && now - c.reconciledAt >= (this.options.reconcileMs ?? RECONCILE_MS)) this.reconcile(budget, c, now);
+    if (!c.reconciling && now >= c.reconcileAt) this.reconcile(budget, c, now);
     else if (c.shared && !c.reading && now - c.readAt >= SHARED_READ_MS) this.readShared(budget, c, now);
     return c;
   }
 
   private readShared(budget: Budget, c: Counter, now: number): void {
     c.reading = true;
-    this.options.shared!.read(budget.metadata.id, c.startMs).then((total) => {
+    withDeadline(this.options.shared!.read(budget.metadata.id, c.startMs), this.readTimeoutMs).then((total) => {
       c.base = maxSpend(c.base, total);
     }, (err: unknown) => {
-      this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s shared spend from Valkey failed');
+      if (err instanceof ReadTimedOut) this.options.log.warn({ budget: budget.metadata.slug, timeoutMs: err.timeoutMs }, `reading a budget's shared spend from Valkey did not answer within ${err.timeoutMs} ms`);
+      else this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s shared spend from Valkey failed');
     }).finally(() => {
       c.readAt = now;
       c.reading = false;
@@ -210,7 +228,8 @@ export class BudgetGuard {
     const read = c.shared
       ? fromLog.then((spend) => this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 }))
       : fromLog;
-    c.reconciled = read.then((spend) => {
+    // Past its deadline the read counts as failed and the race drops its late answer.
+    c.reconciled = withDeadline(read, this.readTimeoutMs).then((spend) => {
       if (this.counters.get(budget.metadata.id) !== c) return; // the window reset meanwhile
       if (spend && c.shared) {
         c.base = maxSpend(c.base, spend);
@@ -220,12 +239,33 @@ export class BudgetGuard {
       }
       c.held = null;
       c.known = true;
-      c.reconciledAt = now;
-    }, (err: unknown) => {
-      this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s spend from the usage log failed; counting this instance\'s requests only');
+      c.reconcileAt = now + this.reconcileMs;
+    }, (err: unknown) => this.readFailed(budget, c, now, err)).finally(() => { c.reconciling = false; c.reconciled = null; });
+  }
+
+  /** A read of the usage log that failed or timed out: a known spend stays counted, an unknown one stays unknown (and is read again soon). */
+  private readFailed(budget: Budget, c: Counter, startedAt: number, err: unknown): void {
+    const timedOut = err instanceof ReadTimedOut;
+    const what = timedOut ? `reading a budget's spend from the usage log did not answer within ${err.timeoutMs} ms` : 'reading a budget\'s spend from the usage log failed';
+    const fields = timedOut ? { budget: budget.metadata.slug, timeoutMs: err.timeoutMs } : { err, budget: budget.metadata.slug };
+    const cannotSay = err instanceof RelayError && err.code === 'RELAY_ERR_QUERY_UNSUPPORTED';
+    if (c.known || cannotSay) {
+      this.options.log.warn(fields, `${what}; counting this instance's requests only`);
       c.known = true;
-      c.reconciledAt = now;
-    }).finally(() => { c.reconciling = false; c.reconciled = null; });
+      c.reconcileAt = startedAt + this.reconcileMs;
+      return;
+    }
+    // Fail closed: nothing is known of the window's spend, which may already be past the limit.
+    this.options.log.warn(fields, `${what}; its spend stays unknown (a refusing budget answers 503) until a read answers`);
+    c.reconcileAt = this.now() + UNKNOWN_RETRY_MS;
+  }
+
+  private get reconcileMs(): number {
+    return this.options.reconcileMs ?? RECONCILE_MS;
+  }
+
+  private get readTimeoutMs(): number {
+    return this.options.readTimeoutMs ?? READ_TIMEOUT_MS;
   }
 
   private statusOf(budget: Budget, c: Counter): BudgetStatus {

@@ -70,6 +70,10 @@ export const RelayConfigSchema = Type.Object({
       minimum: 100, maximum: 3_600_000, default: 60_000,
       description: "How often each budget's spend is re-read from the usage log: how soon instances sharing a usage backend (log-postgres, log-clickhouse) see each other's spend.",
     }),
+    readTimeoutMs: Type.Integer({
+      minimum: 100, maximum: 600_000, default: 15_000,
+      description: "Most one read of a budget's spend may take (from the usage log, the wait of up to 5 s for this instance's queued usage included, or from Valkey); past it the read counts as failed and the next request or reconcile starts a fresh one.",
+    }),
     alerts: Type.Object({
       attempts: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Attempts to deliver a budget alert to a webhook, the first included.' }),
       retryBaseMs: Type.Integer({ minimum: 10, maximum: 600_000, default: 1000, description: 'Wait before the second attempt; doubled before each next one.' }),

@@ -147,7 +147,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const budgetAlerts = new BudgetAlerts({ store: new BudgetAlertStore(db), log, delivery: config.budgets.alerts, sealer, ...(redis ? { claims: new ValkeyAlertClaims(redis) } : {}) });
     closers.push(() => budgetAlerts.close());
     const budgets = new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: (filter) => budgetSpendFromLog(observer, filter), log,
-      reconcileMs: config.budgets.reconcileMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}), onCounted: (budget, status) => budgetAlerts.check(budget, status) });
+      reconcileMs: config.budgets.reconcileMs, readTimeoutMs: config.budgets.readTimeoutMs, ...(redis ? { shared: new ValkeySpend(redis) } : {}), onCounted: (budget, status) => budgetAlerts.check(budget, status) });
     // Spend is added after each response (a recorder runs off the response path).
     observer.addRecorder('budgets', (event) => budgets.record(event));
     registerBudgetMetrics(metrics, budgets, () => sync.snapshot());

@@ -3,6 +3,7 @@
 import t from 'tap';
 import { BudgetGuard, type Spend } from '../../core/budgets/budget-guard.ts';
 import { buildSnapshot, emptyTables, type CatalogSnapshot } from '../../core/catalog/snapshot.ts';
+import { RelayError } from '../../core/errors.ts';
 import type { Principal } from '../../core/hooks.ts';
 import { silentLog } from '../support/observer-fixtures.ts';
 
@@ -47,14 +48,34 @@ t.test('a spent budget whose first read has not answered refuses with a 503, the
   t.equal(log.reads.length, 1, 'read once');
 });
 
-t.test('a first read that fails counts this instance\'s requests only, as before', async (t) => {
+t.test('a first read that fails leaves the spend unknown (503), and a later request reads again', async (t) => {
+  const log = heldReads();
+  const budget = budgetOf();
+  let now = Date.parse('2026-03-01T12:00:00Z');
+  const guard = new BudgetGuard({ snapshot: () => snapshotOf(budget), readSpend: log.readSpend, log: silentLog, now: () => now });
+  const wait = guard.firstReads(principal, ['m']);
+  log.reads[0].reject(new Error('usage log down'));
+  await wait;
+  t.equal(guard.refusal(principal, 'm')?.code, 'RELAY_ERR_BUDGET_UNAVAILABLE', 'not admitted as if nothing were spent');
+  t.equal(guard.firstReads(principal, ['m']), null, 'not read again at once: the usage log is not asked on every request');
+  t.equal(log.reads.length, 1);
+  now += 1_000;
+  const again = guard.firstReads(principal, ['m']);
+  t.ok(again, 'a second later, a request reads again and waits for it');
+  t.equal(log.reads.length, 2);
+  log.reads[1]?.resolve({ micros: 2_000_000, tokens: 0 });
+  await again;
+  t.equal(guard.refusal(principal, 'm')?.code, 'RELAY_ERR_BUDGET_EXCEEDED', 'spent, as the log says once it answers');
+});
+
+t.test('a usage backend that answers it cannot say counts this instance\'s requests only, as before', async (t) => {
   const log = heldReads();
   const budget = budgetOf();
   const guard = new BudgetGuard({ snapshot: () => snapshotOf(budget), readSpend: log.readSpend, log: silentLog });
   const wait = guard.firstReads(principal, ['m']);
-  log.reads[0].reject(new Error('usage log down'));
+  log.reads[0].reject(new RelayError('RELAY_ERR_QUERY_UNSUPPORTED', 'the file usage backend cannot answer a scan this large'));
   await wait;
-  t.equal(guard.refusal(principal, 'm'), null, 'admitted: nothing counted here');
+  t.equal(guard.refusal(principal, 'm'), null, 'admitted: asking again would get the same answer');
   t.equal(guard.firstReads(principal, ['m']), null);
 });
 

@@ -1,0 +1,63 @@
+// A TCP proxy in front of a real server (Postgres, Valkey) that can hang as a backend that accepts
+// and never replies: hang() cuts the connections made so far and holds every new one (accepted,
+// its bytes read and kept, nothing ever answered); answer() forwards the connections made after
+// it, while the held ones stay held, as connections a server lost. dropHeld() cuts those (as a
+// restarted server would), close() ends everything.
+import net from 'node:net';
+
+export interface HangingProxy {
+  port: number;
+  hang(): void;
+  answer(): void;
+  /** What clients sent on held connections (to count the commands that were never answered). */
+  held(): string;
+  dropHeld(): void;
+  close(): Promise<void>;
+}
+
+export async function startHangingProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<HangingProxy> {
+  const sockets = new Set<net.Socket>();
+  const heldBytes: Buffer[] = [];
+  let hanging = false;
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket)).on('error', () => socket.destroy());
+  };
+  const forwarded = new Set<net.Socket>();
+  const heldSockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    track(client);
+    if (hanging) {
+      heldSockets.add(client);
+      client.on('data', (chunk) => { heldBytes.push(chunk); }).on('close', () => heldSockets.delete(client));
+      return;
+    }
+    const upstream = net.connect(targetPort, targetHost);
+    track(upstream);
+    forwarded.add(client).add(upstream);
+    const drop = () => { client.destroy(); upstream.destroy(); forwarded.delete(client); forwarded.delete(upstream); };
+    client.on('close', drop);
+    upstream.on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    hang() {
+      hanging = true;
+      for (const socket of forwarded) socket.destroy();
+    },
+    answer() {
+      hanging = false;
+    },
+    held: () => Buffer.concat(heldBytes).toString('latin1'),
+    dropHeld() {
+      for (const socket of heldSockets) socket.destroy();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
