@@ -269,6 +269,8 @@ export interface InboundCodec {
   renderError(error: RelayErrorBody): RenderedError;
   /** A stateful shape (OpenAI Responses): what translation resolves before and keeps after. */
   state?: ConversationState;
+  /** Upstream state a passed-through answer makes and a later request names by id: whose it is. */
+  ownership?: ForwardedOwnership;
   /** A token-counting shape: its answer is a count (usage.input_tokens), not a generation, and nothing is billed. */
   countsTokens?: boolean;
   /**
@@ -317,16 +319,27 @@ export interface ConversationState {
   forward?(json: Record<string, unknown>, principal: Principal): Promise<ForwardPlan | null>;
   /** Keeps a forwarded answer (the upstream's own response object); returns at once. */
   rememberForwarded?(plan: ForwardPlan, response: unknown, principal: Principal): void;
+}
+
+/**
+ * What a passed-through answer makes upstream, under the host's shared key, that a later request
+ * names by id (OpenAI's responses, items and containers; Anthropic's containers and files): Relay
+ * records the ids as the caller's and refuses another owner's (core/pipeline/forwarded-capture.ts).
+ */
+export interface ForwardedOwnership {
   /**
-   * Passthrough: refuses (a 404 RelayError; nothing is forwarded) a request that names a response
-   * or item Relay recorded as another owner's passed-through answer (claimForwarded). Null at once
-   * when the request names none, so such a request costs no database read.
+   * Refuses (a 404 RelayError in the shape's words; nothing is forwarded) a request naming an id
+   * recorded as another owner's. Null at once when it names none: such a request costs no query.
    */
-  checkForwarded?(request: Pick<InferenceCall, 'member' | 'body'>, principal: Principal): Promise<void> | null;
-  /** Passthrough: whether the answer's ids are recorded as the caller's (the store is on; the request did not send store: false). */
-  claimsForwarded?(request: Pick<InferenceCall, 'member'>): boolean;
-  /** Records a passed-through answer's response and output item ids as the principal's; returns at once. */
-  claimForwarded?(ids: string[], principal: Principal): void;
+  check(request: Pick<InferenceCall, 'member' | 'body'>, principal: Principal): Promise<void> | null;
+  /** Whether this request's answer has its ids recorded (false: the store is off, or it sent store: false). */
+  claims(request: Pick<InferenceCall, 'member'>): boolean;
+  /** Adds the ids one frame of a streamed answer names (as the stream tap parsed it) to `ids`. */
+  frameIds(event: string | undefined, data: string, ids: Set<string>): void;
+  /** Adds the ids a whole answer names to `ids`; `parsed` is its JSON, parsed once for every reader. */
+  answerIds(body: Buffer, parsed: () => unknown, ids: Set<string>): void;
+  /** Records the ids as the principal's; returns at once (written in the background). */
+  claim(ids: string[], principal: Principal): void;
 }
 
 export interface ForwardPlan {

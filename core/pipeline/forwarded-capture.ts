@@ -1,8 +1,9 @@
-// What Relay keeps of a passed-through stateful answer (OpenAI Responses), read from its bytes as
-// they go to the client, never holding them: its owner's record (the response and output item ids,
-// so another owner cannot name them), and for models that may be served in another shape a copy
-// for Relay's Responses state, so a conversation continues after a failover to another vendor.
-import type { ForwardPlan, InboundCodec, Principal, ShapeId } from '../hooks.ts';
+// What Relay keeps of a passed-through answer, read from its bytes as they go to the client, never
+// holding them: its owner's record (the ids of what the upstream made for it, as the codec's
+// ForwardedOwnership reads them, so another owner cannot name them), and for OpenAI Responses
+// models that may be served in another shape a copy for Relay's Responses state, so a conversation
+// continues after a failover to another vendor.
+import type { ForwardedOwnership, ForwardPlan, InboundCodec, Principal, ShapeId } from '../hooks.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Model } from '../catalog/kinds.ts';
 import type { VendorAdapter } from '../hooks.ts';
@@ -30,21 +31,21 @@ export function mixesShapes(model: Model | undefined, hasFallbacks: boolean, sha
 const FRAME_SLACK_BYTES = 4096;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const UNPARSED = Symbol('unparsed');
 
 export class ForwardedCapture {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
   private completed: unknown = null;
   private warned = false;
-  /** The answer's response and output item ids, for its owner's record (null: not recorded). */
-  private readonly ids: Set<string> | null;
+  /** The ids the answer names, for its owner's record (empty when nothing is recorded). */
+  private readonly ids = new Set<string>();
 
   /** A copy larger than this is not kept: the store would not keep the answer. */
   private readonly maxBytes: number;
 
-  private constructor(private readonly codec: InboundCodec, private readonly plan: ForwardPlan | null, claims: boolean, private readonly principal: Principal, private readonly log: RequestLog) {
+  private constructor(private readonly codec: InboundCodec, private readonly plan: ForwardPlan | null, private readonly ownership: ForwardedOwnership | null, private readonly principal: Principal, private readonly log: RequestLog) {
     this.maxBytes = plan?.maxAnswerBytes ?? 0;
-    this.ids = claims ? new Set() : null;
   }
 
   /**
@@ -52,12 +53,11 @@ export class ForwardedCapture {
    * the model may be served in another shape, so a copy of the conversation is kept as well.
    */
   static async open(codec: InboundCodec, call: InferenceCall, principal: Principal, log: RequestLog, mixes: boolean): Promise<ForwardedCapture | null> {
+    const ownership = codec.ownership?.claims(call) === true ? codec.ownership : null;
     const state = codec.state;
-    if (!state) return null;
-    const claims = state.claimsForwarded?.(call) === true;
     // Best effort: a store that does not answer never fails a passthrough request (it is forwarded as sent).
-    const plan = mixes && state.forward && state.rememberForwarded ? await state.forward(call.json(), principal).catch(() => null) : null;
-    return plan || claims ? new ForwardedCapture(codec, plan, claims, principal, log) : null;
+    const plan = mixes && state?.forward && state.rememberForwarded ? await state.forward(call.json(), principal).catch(() => null) : null;
+    return plan || ownership ? new ForwardedCapture(codec, plan, ownership, principal, log) : null;
   }
 
   /** The request to forward instead of the client's bytes (it references what only Relay knows), or null. */
@@ -78,26 +78,13 @@ export class ForwardedCapture {
 
   /** One frame of a streamed answer, as the stream tap parsed it (the stream is parsed once). */
   frame(event: string | undefined, data: string): void {
-    if (event === 'response.completed' || event === 'response.incomplete') {
-      if (!this.plan) return; // the ids came with the frames before it
-      if (data.length > this.maxBytes + FRAME_SLACK_BYTES) {
-        this.tooLarge();
-        return;
-      }
-      this.completed = parsed(data)?.response ?? null;
-      if (isObject(this.completed)) this.addIds(this.completed);
+    this.ownership?.frameIds(event, data, this.ids);
+    if (!this.plan || (event !== 'response.completed' && event !== 'response.incomplete')) return;
+    if (data.length > this.maxBytes + FRAME_SLACK_BYTES) {
+      this.tooLarge();
       return;
     }
-    if (!this.ids) return;
-    // The response's id comes first, each output item's id when the item starts: small frames (an
-    // item's `.done` repeats its id with all its content, so it is not parsed).
-    if (event === 'response.created') {
-      const response = parsed(data)?.response;
-      if (isObject(response) && typeof response.id === 'string') this.ids.add(response.id);
-    } else if (event === 'response.output_item.added') {
-      const item = parsed(data)?.item;
-      if (isObject(item) && typeof item.id === 'string') this.ids.add(item.id);
-    }
+    this.completed = parsed(data)?.response ?? null;
   }
 
   /** A frame past the stream tap's bound: it was skipped, so a response.completed in it is not kept. */
@@ -112,12 +99,6 @@ export class ForwardedCapture {
     this.log.warn({ maxBytes: this.maxBytes }, 'forwarded response not stored: the answer alone exceeds responsesState.maxBytes');
   }
 
-  private addIds(response: Record<string, unknown>): void {
-    if (!this.ids) return;
-    if (typeof response.id === 'string') this.ids.add(response.id);
-    if (Array.isArray(response.output)) for (const item of response.output) if (isObject(item) && typeof item.id === 'string') this.ids.add(item.id);
-  }
-
   /**
    * Once the answer was sent (`delivered`: to its last byte): records its ids as the caller's and
    * keeps its copy (both written in the background). A non-streamed answer is read from its copy
@@ -128,14 +109,17 @@ export class ForwardedCapture {
     let response: unknown = this.completed;
     if (!stream) {
       const own = this.chunks.length > 0 && this.bytes <= this.maxBytes ? Buffer.concat(this.chunks) : null;
-      const body = delivered ? own ?? (this.ids ? copy?.wholeBody() ?? null : null) : null;
-      response = body ? parsedAnswer(body) : null; // compressed or not JSON: nothing is read
-      if (isObject(response)) this.addIds(response);
-      else if (delivered && this.ids && copy && !copy.whole) this.log.warn({ status }, 'passed-through response\'s owner not recorded: the answer is too large to read its ids from');
+      const body = delivered ? own ?? (this.ownership ? copy?.wholeBody() ?? null : null) : null;
+      // Parsed at most once, for whichever reader asks first (compressed or not JSON: null).
+      let answer: unknown = UNPARSED;
+      const parse = (): unknown => (answer === UNPARSED ? (answer = body ? parsedAnswer(body) : null) : answer);
+      if (body) this.ownership?.answerIds(body, parse, this.ids);
+      else if (delivered && this.ownership && copy && !copy.whole) this.log.warn({ status }, 'passed-through answer\'s owner not recorded: the answer is too large to read its ids from');
+      response = this.plan ? parse() : null;
     }
     // Every id the client saw is the caller's, however the stream ended (it may name them later).
-    if (this.ids && this.ids.size > 0) this.codec.state!.claimForwarded!([...this.ids], this.principal);
-    if (this.plan && delivered && status === 200 && response) this.codec.state!.rememberForwarded!(this.plan, response, this.principal);
+    if (this.ownership && this.ids.size > 0) this.ownership.claim([...this.ids], this.principal);
+    if (this.plan && delivered && status === 200 && isObject(response)) this.codec.state!.rememberForwarded!(this.plan, response, this.principal);
   }
 }
 

@@ -261,10 +261,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       let stopped = false;
       upstreamTries = new UpstreamTries();
 
-      // A Responses answer passed through to OpenAI is recorded as its caller's, and its conversation
-      // kept when the model may fail over to another vendor.
-      const forwarded = codec?.state
-        ? await ForwardedCapture.open(codec, call, principal, requestLog, !!codec.state.forward && mixesShapes(requested, chain.length > 0, call.shape, snapshot, hooks.adapters)) : null;
+      // What a passed-through answer makes upstream is recorded as its caller's, and a Responses
+      // conversation kept when the model may fail over to another vendor.
+      const forwarded = codec?.state || codec?.ownership
+        ? await ForwardedCapture.open(codec, call, principal, requestLog, !!codec.state?.forward && mixesShapes(requested, chain.length > 0, call.shape, snapshot, hooks.adapters)) : null;
       // Whether what the request names is another owner's: asked once, before the first passthrough.
       let ownership: Promise<void> | null | undefined;
       const attempt = new Attempt(call, request, principal, record, writer, cancellation, holdBounds, health, requestLog, deps.upstream, trace);
@@ -311,7 +311,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         // Whichever of the model's bindings answers: one that passes through decides what is refused.
         if (routes.some((r) => r.shapes.includes(call.shape))) {
           codec?.checkPassthrough?.(call);
-          ownership ??= codec?.state?.checkForwarded?.(call, principal) ?? null;
+          ownership ??= codec?.ownership?.check(call, principal) ?? null;
           if (ownership) await ownership;
         }
         if (routes.some((r) => !r.shapes.includes(call.shape)) && !translation) {

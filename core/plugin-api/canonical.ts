@@ -17,7 +17,7 @@ export { holdsEnvelope } from '../canonical/envelope-mark.ts';
 export {
   usageFromMessages, usageOfMessagesAnswer, usageToMessages, MessagesStreamUsage, messagesStreamInspector, type MessagesUsageObject, type MessagesAnswer,
 } from '../canonical/messages-usage.ts';
-export type { ConversationState, ExpandedRequest, ForwardPlan } from '../hooks.ts';
+export type { ConversationState, ExpandedRequest, ForwardPlan, ForwardedOwnership } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
 export { itemIdProblem, responseIdProblem } from '../responses-state/ids.ts';
 export { echoedName } from '../echoed-name.ts';

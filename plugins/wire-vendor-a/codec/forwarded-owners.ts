@@ -2,7 +2,8 @@
 // Relay records its owner (core/responses-state/forwarded-owners.ts) and refuses another owner's
 // previous_response_id or item_reference with the 404 the translated path gives for an unknown one.
 import { RelayError, type InferenceCall } from '../../../core/plugin-api.ts';
-import { echoedName, type ConversationState, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { responsesAnswerIds, responsesFrameIds } from './forwarded-answer-ids.ts';
+import { echoedName, type ForwardedOwnership, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 
 type Request = Pick<InferenceCall, 'member' | 'body'>;
 
@@ -37,9 +38,10 @@ function refusal(named: Named): RelayError {
     : new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${echoedName(named.id)}' not found (input item ${named.field.slice('/input/'.length)} is an item_reference to it).`, { field: named.field });
 }
 
-export function forwardedOwnership(state: ResponsesState): Pick<ConversationState, 'checkForwarded' | 'claimsForwarded' | 'claimForwarded'> {
+/** Whose a passed-through Responses answer is: recorded from the answer, checked before forwarding. */
+export function responsesOwnership(state: ResponsesState): ForwardedOwnership {
   return {
-    checkForwarded(request, principal) {
+    check(request, principal) {
       if (!state.enabled) return null;
       const named = namedIds(request);
       if (named.length === 0) return null;
@@ -49,11 +51,17 @@ export function forwardedOwnership(state: ResponsesState): Pick<ConversationStat
       });
     },
 
-    claimsForwarded(request) {
+    claims(request) {
       return state.enabled && request.member('store') !== false;
     },
 
-    claimForwarded(ids, principal) {
+    frameIds: responsesFrameIds,
+
+    answerIds(_body, parsed, ids) {
+      responsesAnswerIds(parsed(), ids);
+    },
+
+    claim(ids, principal) {
       state.claimForwarded(state.ownerOf(principal), ids);
     },
   };

@@ -6,7 +6,6 @@ import { echoedName, itemIdProblem, responseIdProblem, type ConversationState, t
 import { ResponsesInput } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { checkStore } from './store-flag.ts';
-import { forwardedOwnership } from './forwarded-owners.ts';
 
 type Item = Record<string, unknown>;
 
@@ -158,8 +157,6 @@ export function responsesConversationState(state: ResponsesState): ConversationS
       if (!isObject(response) || typeof response.id !== 'string' || response.object !== 'response') return;
       void keep(state, plan.expanded, response, 'forwarded', principal);
     },
-
-    ...forwardedOwnership(state),
   };
 }
 

@@ -10,6 +10,7 @@ import { WEB_SEARCH_TOOL_TYPES, decodeResponsesRequest } from './responses-reque
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
 import { responsesConversationState } from './responses-state.ts';
+import { responsesOwnership } from './forwarded-owners.ts';
 import { withoutForeignItems } from './foreign-items.ts';
 
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
@@ -63,5 +64,5 @@ export const responsesCodec: InboundCodec = {
 /** The codec with Relay's Responses state: references resolve, `store` is honoured (so not dropped). */
 export function statefulResponsesCodec(state: ResponsesState): InboundCodec {
   const dropped = state.enabled ? RESPONSES_DROPPED_PARAMETERS.filter((p) => p !== 'store') : RESPONSES_DROPPED_PARAMETERS;
-  return { ...responsesCodec, droppedParameters: (body) => [...presentParameters(body, dropped), ...droppedServerSide(body)], state: responsesConversationState(state) };
+  return { ...responsesCodec, droppedParameters: (body) => [...presentParameters(body, dropped), ...droppedServerSide(body)], state: responsesConversationState(state), ownership: responsesOwnership(state) };
 }
