@@ -332,14 +332,18 @@ export interface ForwardedOwnership {
    * recorded as another owner's. Null at once when it names none: such a request costs no query.
    */
   check(request: Pick<InferenceCall, 'member' | 'body'>, principal: Principal): Promise<void> | null;
-  /** Whether this request's answer has its ids recorded (false: the store is off, or it sent store: false). */
-  claims(request: Pick<InferenceCall, 'member'>): boolean;
+  /** What of this request's answer is recorded (store: false keeps less), or null: nothing (the store is off). */
+  reader(request: Pick<InferenceCall, 'member'>): ForwardedIdReader | null;
+  /** Records the ids as the principal's; returns at once (written in the background). */
+  claim(ids: string[], principal: Principal): void;
+}
+
+/** The ids a passed-through answer names, read as it goes to the client. */
+export interface ForwardedIdReader {
   /** Adds the ids one frame of a streamed answer names (as the stream tap parsed it) to `ids`. */
   frameIds(event: string | undefined, data: string, ids: Set<string>): void;
   /** Adds the ids a whole answer names to `ids`; `parsed` is its JSON, parsed once for every reader. */
   answerIds(body: Buffer, parsed: () => unknown, ids: Set<string>): void;
-  /** Records the ids as the principal's; returns at once (written in the background). */
-  claim(ids: string[], principal: Principal): void;
 }
 
 export interface ForwardPlan {

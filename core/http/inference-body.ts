@@ -18,11 +18,12 @@ const MODEL = 0;
 const STREAM = 1;
 /**
  * Top-level members Relay routes, bills or limits on (the fast-mode asks a policy may refuse,
- * Responses' `background`, refused on passthrough, and what names or stores a Responses
- * conversation, checked against its owner). Each must appear once: a body with `model` twice
- * would be authorized by one value and served by another (a parser that keeps the first key).
+ * Responses' `background`, refused on passthrough, and what names or stores upstream state checked
+ * against its owner: a Responses conversation, the code containers its tools name). Each must
+ * appear once: a body with `model` twice would be authorized by one value and served by another
+ * (a parser that keeps the first key).
  */
-const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed', 'background', 'store', 'previous_response_id', 'input'];
+const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed', 'background', 'store', 'previous_response_id', 'input', 'tools'];
 const members = new TopLevelMembers(READ_MEMBERS);
 
 /** Whether `name` is a member read from the bytes (InferenceBody.spans knows where it lies, if present). */

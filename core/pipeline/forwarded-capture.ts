@@ -3,7 +3,7 @@
 // ForwardedOwnership reads them, so another owner cannot name them), and for OpenAI Responses
 // models that may be served in another shape a copy for Relay's Responses state, so a conversation
 // continues after a failover to another vendor.
-import type { ForwardedOwnership, ForwardPlan, InboundCodec, Principal, ShapeId } from '../hooks.ts';
+import type { ForwardedIdReader, ForwardPlan, InboundCodec, Principal, ShapeId } from '../hooks.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Model } from '../catalog/kinds.ts';
 import type { VendorAdapter } from '../hooks.ts';
@@ -44,20 +44,20 @@ export class ForwardedCapture {
   /** A copy larger than this is not kept: the store would not keep the answer. */
   private readonly maxBytes: number;
 
-  private constructor(private readonly codec: InboundCodec, private readonly plan: ForwardPlan | null, private readonly ownership: ForwardedOwnership | null, private readonly principal: Principal, private readonly log: RequestLog) {
+  private constructor(private readonly codec: InboundCodec, private readonly plan: ForwardPlan | null, private readonly reader: ForwardedIdReader | null, private readonly principal: Principal, private readonly log: RequestLog) {
     this.maxBytes = plan?.maxAnswerBytes ?? 0;
   }
 
   /**
-   * Null when there is nothing to keep (the common case costs a member read: `store`). `mixes`:
+   * Null when there is nothing to keep (the codec records nothing, or its store is off). `mixes`:
    * the model may be served in another shape, so a copy of the conversation is kept as well.
    */
   static async open(codec: InboundCodec, call: InferenceCall, principal: Principal, log: RequestLog, mixes: boolean): Promise<ForwardedCapture | null> {
-    const ownership = codec.ownership?.claims(call) === true ? codec.ownership : null;
+    const reader = codec.ownership?.reader(call) ?? null;
     const state = codec.state;
     // Best effort: a store that does not answer never fails a passthrough request (it is forwarded as sent).
     const plan = mixes && state?.forward && state.rememberForwarded ? await state.forward(call.json(), principal).catch(() => null) : null;
-    return plan || ownership ? new ForwardedCapture(codec, plan, ownership, principal, log) : null;
+    return plan || reader ? new ForwardedCapture(codec, plan, reader, principal, log) : null;
   }
 
   /** The request to forward instead of the client's bytes (it references what only Relay knows), or null. */
@@ -78,7 +78,7 @@ export class ForwardedCapture {
 
   /** One frame of a streamed answer, as the stream tap parsed it (the stream is parsed once). */
   frame(event: string | undefined, data: string): void {
-    this.ownership?.frameIds(event, data, this.ids);
+    this.reader?.frameIds(event, data, this.ids);
     if (!this.plan || (event !== 'response.completed' && event !== 'response.incomplete')) return;
     if (data.length > this.maxBytes + FRAME_SLACK_BYTES) {
       this.tooLarge();
@@ -109,16 +109,16 @@ export class ForwardedCapture {
     let response: unknown = this.completed;
     if (!stream) {
       const own = this.chunks.length > 0 && this.bytes <= this.maxBytes ? Buffer.concat(this.chunks) : null;
-      const body = delivered ? own ?? (this.ownership ? copy?.wholeBody() ?? null : null) : null;
+      const body = delivered ? own ?? (this.reader ? copy?.wholeBody() ?? null : null) : null;
       // Parsed at most once, for whichever reader asks first (compressed or not JSON: null).
       let answer: unknown = UNPARSED;
       const parse = (): unknown => (answer === UNPARSED ? (answer = body ? parsedAnswer(body) : null) : answer);
-      if (body) this.ownership?.answerIds(body, parse, this.ids);
-      else if (delivered && this.ownership && copy && !copy.whole) this.log.warn({ status }, 'passed-through answer\'s owner not recorded: the answer is too large to read its ids from');
+      if (body) this.reader?.answerIds(body, parse, this.ids);
+      else if (delivered && this.reader && copy && !copy.whole) this.log.warn({ status }, 'passed-through answer\'s owner not recorded: the answer is too large to read its ids from');
       response = this.plan ? parse() : null;
     }
     // Every id the client saw is the caller's, however the stream ended (it may name them later).
-    if (this.ownership && this.ids.size > 0) this.ownership.claim([...this.ids], this.principal);
+    if (this.ids.size > 0) this.codec.ownership!.claim([...this.ids], this.principal);
     if (this.plan && delivered && status === 200 && isObject(response)) this.codec.state!.rememberForwarded!(this.plan, response, this.principal);
   }
 }

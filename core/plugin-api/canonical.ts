@@ -14,10 +14,11 @@ export { toolArgumentsText } from '../canonical/tool-arguments-text.ts';
 export { WEB_SEARCH_HISTORY_NAME, WEB_SEARCH_TOOL_NAME, functionTools, webSearchTool } from '../canonical/web-search.ts';
 export { presentParameters } from '../canonical/dropped-parameters.ts';
 export { holdsEnvelope } from '../canonical/envelope-mark.ts';
+export { holdsEscapedLetter } from '../canonical/escaped-letters.ts';
 export {
   usageFromMessages, usageOfMessagesAnswer, usageToMessages, MessagesStreamUsage, messagesStreamInspector, type MessagesUsageObject, type MessagesAnswer,
 } from '../canonical/messages-usage.ts';
-export type { ConversationState, ExpandedRequest, ForwardPlan, ForwardedOwnership } from '../hooks.ts';
+export type { ConversationState, ExpandedRequest, ForwardPlan, ForwardedOwnership, ForwardedIdReader } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
 export { itemIdProblem, responseIdProblem } from '../responses-state/ids.ts';
 export { echoedName } from '../echoed-name.ts';

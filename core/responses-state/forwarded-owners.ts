@@ -1,6 +1,8 @@
-// The ownership ledger of passed-through Responses answers: OpenAI keeps them under the host's
-// shared key, so Relay records whose they are (response and output item ids) and refuses another
-// owner's reference. Written after the answer's last byte, off the hot path; expires with the state.
+// The ownership ledger of what passed-through answers made upstream under the host's shared key
+// (OpenAI responses, output items and code containers; Anthropic code containers): Relay records
+// whose each id is and refuses another owner's reference. Written after the answer's last byte, off
+// the hot path; expires with the state. Ids of every kind share one table: vendors' prefixes keep
+// them apart, and a request naming several kinds is checked in one query.
 import type { Logger } from 'pino';
 import type { Database } from '../db/types.ts';
 import { RelayError } from '../errors.ts';
@@ -11,12 +13,17 @@ export class ForwardedOwners {
 
   constructor(private readonly db: Database, private readonly log: Logger, private readonly retentionHours: number) {}
 
-  /** Records the ids as the owner's, in the background; an id already recorded keeps its first owner. */
+  /**
+   * Records the ids as the owner's, in the background. An id recorded under another owner keeps it
+   * until its record expires; its owner's later answer naming it again (a container in use) renews it.
+   */
   claim(owner: string, ids: string[]): void {
     if (ids.length === 0) return;
     const write = this.db.query(
-      `INSERT INTO responses_forwarded_owners (id, owner, expires_at)
-       SELECT DISTINCT unnest($1::text[]), $2, now() + make_interval(hours => $3) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO responses_forwarded_owners AS o (id, owner, expires_at)
+       SELECT DISTINCT unnest($1::text[]), $2, now() + make_interval(hours => $3)
+       ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+       WHERE o.owner = EXCLUDED.owner OR o.expires_at <= now()`,
       [ids.map(indexedItemId), owner, this.retentionHours],
     ).then(() => undefined, (err: unknown) => {
       // The answer went out already; a reference to it is then forwarded unchecked, as before the ledger.

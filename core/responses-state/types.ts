@@ -35,8 +35,10 @@ export interface ResponsesState {
   /** Deletes the owner's stored response; false when there was none. */
   delete(owner: string, id: string): Promise<boolean>;
   /**
-   * Records that a passed-through answer's ids (its response and output items) are the owner's;
-   * returns at once (written in the background, a failed write is logged). Nothing when off.
+   * Records that what a passed-through answer made upstream (its response, output items, code
+   * containers) is the owner's; returns at once (written in the background, a failed write is
+   * logged). The owner naming an id again renews its record; another owner's stays until it expires.
+   * Nothing when off.
    */
   claimForwarded(owner: string, ids: string[]): void;
   /** The first of `ids` a passed-through answer of another owner holds, or null; one query. Throws a 503 RelayError when the database does not answer. */

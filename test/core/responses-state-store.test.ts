@@ -125,3 +125,23 @@ t.test('passed-through answers\' owners: recorded, looked up in one query, expir
   t.equal(await off.foreignForwarded('key:b', ['msg_fwd_0']), null, 'state off: nothing recorded, nothing refused');
   t.equal((await db.query('SELECT 1 FROM responses_forwarded_owners WHERE id = $1', ['resp_off'])).rows.length, 0);
 });
+
+t.test('a container named again by its owner\'s answers keeps its record; an expired one goes to the next owner', async (t) => {
+  const expiresAt = async (id: string) => (await db.query<{ expires_at: Date; owner: string }>('SELECT expires_at, owner FROM responses_forwarded_owners WHERE id = $1', [id])).rows[0]!;
+  store.claimForwarded('key:a', ['cntr_in_use']);
+  await store.flush();
+  await db.query("UPDATE responses_forwarded_owners SET expires_at = now() + interval '1 minute' WHERE id = 'cntr_in_use'");
+  store.claimForwarded('key:a', ['cntr_in_use']);
+  await store.flush();
+  t.ok((await expiresAt('cntr_in_use')).expires_at.getTime() > Date.now() + 23 * 3600_000, 'the owner\'s later answer renews it for retentionHours');
+  store.claimForwarded('key:b', ['cntr_in_use']);
+  await store.flush();
+  t.equal((await expiresAt('cntr_in_use')).owner, 'key:a', 'another owner\'s answer naming it changes nothing');
+  t.equal(await store.foreignForwarded('key:b', ['cntr_in_use']), 'cntr_in_use');
+
+  await db.query("UPDATE responses_forwarded_owners SET expires_at = now() - interval '1 second' WHERE id = 'cntr_in_use'");
+  store.claimForwarded('key:b', ['cntr_in_use']);
+  await store.flush();
+  t.equal((await expiresAt('cntr_in_use')).owner, 'key:b', 'expired, not yet swept: recorded for the next owner, as after the sweep');
+  t.equal(await store.foreignForwarded('key:a', ['cntr_in_use']), 'cntr_in_use');
+});

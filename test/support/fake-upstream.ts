@@ -496,6 +496,78 @@ export const openai = {
     return frames;
   },
 
+  /**
+   * A Responses answer whose model ran code in `containerId` first: a `code_interpreter_call`
+   * (its `container_id`), or with `shell` the hosted shell's `shell_call` (its environment a
+   * `container_reference`), then the text.
+   */
+  containerResponse(o: BodyOptions & { containerId: string; shell?: boolean }): Record<string, unknown> {
+    const full = openai.response(o);
+    return { ...full, id: 'resp_' + hex('resp' + o.containerId + (o.text ?? ''), 50), output: [openai.containerCall(o, 'completed'), ...(full.output as object[])] };
+  },
+
+  /** The call item of containerResponse, `in_progress` as response.output_item.added carries it. */
+  containerCall(o: { containerId: string; shell?: boolean; text?: string }, status: 'in_progress' | 'completed'): Record<string, unknown> {
+    const done = status === 'completed';
+    if (o.shell) {
+      return {
+        id: 'sh_' + hex('sh' + o.containerId + (o.text ?? ''), 50),
+        type: 'shell_call',
+        call_id: 'call_' + idFrom('shcall' + o.containerId, 24),
+        action: { commands: ['python3 -c "print(6 * 7)"'], max_output_length: null, timeout_ms: null },
+        status,
+        environment: { type: 'container_reference', container_id: o.containerId },
+      };
+    }
+    return {
+      id: 'ci_' + hex('ci' + o.containerId + (o.text ?? ''), 50),
+      type: 'code_interpreter_call',
+      status,
+      code: done ? 'print(6 * 7)' : '',
+      container_id: o.containerId,
+      outputs: null,
+    };
+  },
+
+  /** containerResponse streamed: the call's frames, then the text's, as OpenAI sends them. */
+  containerEvents(o: BodyOptions & { containerId: string; shell?: boolean }): string[] {
+    const r = resolved(o);
+    const full = openai.containerResponse(o);
+    const [call, msg] = full.output as Array<Record<string, unknown>>;
+    const pending = { ...full, status: 'in_progress', completed_at: null, output: [] as object[] };
+    delete (pending as Record<string, unknown>).usage;
+    let seq = 0;
+    const ev = (type: string, body: object) => sseFrame({ event: type, data: { type, ...body, sequence_number: seq++ } });
+    const callId = call!.id as string;
+    const itemId = msg!.id as string;
+    const frames = [
+      ev('response.created', { response: pending }),
+      ev('response.in_progress', { response: pending }),
+      ev('response.output_item.added', { output_index: 0, item: openai.containerCall(o, 'in_progress') }),
+    ];
+    if (!o.shell) {
+      frames.push(
+        ev('response.code_interpreter_call.in_progress', { output_index: 0, item_id: callId }),
+        ev('response.code_interpreter_call_code.delta', { output_index: 0, item_id: callId, delta: 'print(6 * 7)' }),
+        ev('response.code_interpreter_call_code.done', { output_index: 0, item_id: callId, code: 'print(6 * 7)' }),
+        ev('response.code_interpreter_call.interpreting', { output_index: 0, item_id: callId }),
+        ev('response.code_interpreter_call.completed', { output_index: 0, item_id: callId }),
+      );
+    }
+    frames.push(
+      ev('response.output_item.done', { output_index: 0, item: call }),
+      ev('response.output_item.added', { output_index: 1, item: { id: itemId, type: 'message', status: 'in_progress', content: [], role: 'assistant' } }),
+      ev('response.content_part.added', { item_id: itemId, output_index: 1, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } }),
+    );
+    for (const p of r.pieces) frames.push(ev('response.output_text.delta', { item_id: itemId, output_index: 1, content_index: 0, delta: p, logprobs: [] }));
+    frames.push(
+      ev('response.output_text.done', { item_id: itemId, output_index: 1, content_index: 0, text: r.text, logprobs: [] }),
+      ev('response.content_part.done', { item_id: itemId, output_index: 1, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: r.text } }),
+      ev('response.output_item.done', { output_index: 1, item: msg }),
+      ev('response.completed', { response: full }),
+    );
+    return frames;
+  },
   /** Embeddings list; `encoding: 'base64'` packs little-endian float32 as the real API does. */
   embeddings(o: { model: string; inputs?: number; dimensions?: number; encoding?: 'float' | 'base64'; inputTokens?: number }): object {
     const n = Math.max(1, o.inputs ?? 1);

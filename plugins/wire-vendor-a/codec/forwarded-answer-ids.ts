@@ -1,8 +1,15 @@
 // The ids a passed-through Responses answer names, for its owner's record (forwarded-owners.ts):
-// the response's id and each output item's, read from the small frames that carry them.
+// the response's id, each output item's, and the code containers its items ran in, read from the
+// small frames that carry them.
+import type { ForwardedIdReader } from '../../../core/plugin-api/canonical.ts';
+import { itemContainer } from './containers.ts';
+
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** Only an item naming its container has this key (a string value spelling it is escaped: `\"container_id\"`). */
+const CONTAINER_ID = '"container_id"';
+const CONTAINER_ID_BYTES = Buffer.from(CONTAINER_ID);
 
 function parsed(data: string): Json | null {
   try {
@@ -13,26 +20,57 @@ function parsed(data: string): Json | null {
   }
 }
 
-function addItemIds(item: unknown, ids: Set<string>): void {
+function addContainer(item: unknown, ids: Set<string>): void {
+  const container = itemContainer(item);
+  if (container) ids.add(container.id);
+}
+
+function addItem(item: unknown, ids: Set<string>): void {
   if (isObject(item) && typeof item.id === 'string') ids.add(item.id);
+  addContainer(item, ids);
+}
+
+function outputOf(answer: unknown): unknown[] {
+  return isObject(answer) && Array.isArray(answer.output) ? answer.output : [];
 }
 
 /**
- * One frame of a streamed answer. The response's id comes first, each output item's when the item
- * starts: small frames (an item's `.done` repeats its id with all its content, so it is not parsed).
+ * A stored answer (store not false): the response's id comes first, each output item's when the
+ * item starts, both small frames. An item's `.done` repeats it with all its content, so it is
+ * parsed only when it names a container (a container may be known only once the call ran).
  */
-export function responsesFrameIds(event: string | undefined, data: string, ids: Set<string>): void {
-  if (event === 'response.created') {
-    const response = parsed(data)?.response;
-    if (isObject(response) && typeof response.id === 'string') ids.add(response.id);
-  } else if (event === 'response.output_item.added') {
-    addItemIds(parsed(data)?.item, ids);
-  }
-}
+export const responsesIdReader: ForwardedIdReader = {
+  frameIds(event, data, ids) {
+    if (event === 'response.created') {
+      const response = parsed(data)?.response;
+      if (isObject(response) && typeof response.id === 'string') ids.add(response.id);
+    } else if (event === 'response.output_item.added') {
+      addItem(parsed(data)?.item, ids);
+    } else if (event === 'response.output_item.done' && data.includes(CONTAINER_ID)) {
+      addContainer(parsed(data)?.item, ids);
+    }
+  },
 
-/** A whole answer: the response object. */
-export function responsesAnswerIds(answer: unknown, ids: Set<string>): void {
-  if (!isObject(answer)) return;
-  if (typeof answer.id === 'string') ids.add(answer.id);
-  if (Array.isArray(answer.output)) for (const item of answer.output) addItemIds(item, ids);
-}
+  answerIds(_body, parse, ids) {
+    const answer = parse();
+    if (isObject(answer) && typeof answer.id === 'string') ids.add(answer.id);
+    for (const item of outputOf(answer)) addItem(item, ids);
+  },
+};
+
+/**
+ * An answer to store: false: OpenAI keeps neither the response nor its items, but a container it
+ * made lives on (20 minutes after its last use); only frames and answers naming one are parsed.
+ */
+export const containerIdReader: ForwardedIdReader = {
+  frameIds(event, data, ids) {
+    if ((event === 'response.output_item.added' || event === 'response.output_item.done') && data.includes(CONTAINER_ID)) {
+      addContainer(parsed(data)?.item, ids);
+    }
+  },
+
+  answerIds(body, parse, ids) {
+    if (!body.includes(CONTAINER_ID_BYTES)) return;
+    for (const item of outputOf(parse())) addContainer(item, ids);
+  },
+};

@@ -1,41 +1,71 @@
-// Who may name a passed-through Responses answer: OpenAI keeps it under the host's shared key, so
-// Relay records its owner (core/responses-state/forwarded-owners.ts) and refuses another owner's
-// previous_response_id or item_reference with the 404 the translated path gives for an unknown one.
+// Who may name what a passed-through Responses answer made: OpenAI keeps the response, its items
+// and the code containers it ran under the host's shared key, so Relay records their owner
+// (core/responses-state/forwarded-owners.ts) and refuses another owner's previous_response_id,
+// item_reference or container with the 404 an unknown one gets.
 import { RelayError, type InferenceCall } from '../../../core/plugin-api.ts';
-import { responsesAnswerIds, responsesFrameIds } from './forwarded-answer-ids.ts';
-import { echoedName, type ForwardedOwnership, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { echoedName, holdsEscapedLetter, type ForwardedOwnership, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { containerIdReader, responsesIdReader } from './forwarded-answer-ids.ts';
+import { itemContainer, toolContainer } from './containers.ts';
 
 type Request = Pick<InferenceCall, 'member' | 'body'>;
 
 const ITEM_REFERENCE = Buffer.from('item_reference');
-/** `"item_reference"` may be written with \u escapes: a body holding any is read in full. */
-const UNICODE_ESCAPE = Buffer.from('\\u');
+/** A container is named under one of these keys (a string value spelling one is escaped: `\"container\"`). */
+const CONTAINER = Buffer.from('"container"');
+const CONTAINER_ID = Buffer.from('"container_id"');
 
 interface Named {
   id: string;
   /** The request member that names it, for the 404's `param`. */
   field: string;
+  kind: 'response' | 'item' | 'container';
 }
 
-/** previous_response_id and the ids of item_reference input items; empty without a parse when the bytes hold no reference. */
+/**
+ * previous_response_id, the ids of item_reference input items, and the containers the tools and
+ * input items name; empty without a parse when the bytes name none (`input` and `tools` are parsed
+ * only when they hold `item_reference`, `"container"` or `"container_id"`, or an escaped letter).
+ */
 export function namedIds(request: Request): Named[] {
   const named: Named[] = [];
   const previous = request.member('previous_response_id');
-  if (typeof previous === 'string' && previous !== '') named.push({ id: previous, field: 'previous_response_id' });
-  if (!request.body.includes(ITEM_REFERENCE) && !request.body.includes(UNICODE_ESCAPE)) return named;
+  if (typeof previous === 'string' && previous !== '') named.push({ id: previous, field: 'previous_response_id', kind: 'response' });
+  const escaped = holdsEscapedLetter(request.body);
+  const references = escaped || request.body.includes(ITEM_REFERENCE);
+  const containers = escaped || request.body.includes(CONTAINER) || request.body.includes(CONTAINER_ID);
+  if (!references && !containers) return named;
   const input = request.member('input');
-  if (!Array.isArray(input)) return named;
-  input.forEach((item: unknown, i) => {
-    const ref = item as { type?: unknown; id?: unknown } | null;
-    if (ref && typeof ref === 'object' && ref.type === 'item_reference' && typeof ref.id === 'string' && ref.id !== '') named.push({ id: ref.id, field: `/input/${i}` });
-  });
+  if (Array.isArray(input)) {
+    input.forEach((item: unknown, i) => {
+      const ref = item as { type?: unknown; id?: unknown } | null;
+      if (references && ref && typeof ref === 'object' && ref.type === 'item_reference' && typeof ref.id === 'string' && ref.id !== '') {
+        named.push({ id: ref.id, field: `/input/${i}`, kind: 'item' });
+      }
+      const container = containers ? itemContainer(item) : null;
+      if (container) named.push({ id: container.id, field: `/input/${i}${container.at}`, kind: 'container' });
+    });
+  }
+  const tools = containers ? request.member('tools') : undefined;
+  if (Array.isArray(tools)) {
+    tools.forEach((tool: unknown, i) => {
+      const container = toolContainer(tool);
+      if (container) named.push({ id: container.id, field: `/tools/${i}${container.at}`, kind: 'container' });
+    });
+  }
   return named;
 }
 
 function refusal(named: Named): RelayError {
-  return named.field === 'previous_response_id'
-    ? new RelayError('RELAY_ERR_RESPONSE_NOT_FOUND', `Previous response with id '${echoedName(named.id)}' not found.`, { field: 'previous_response_id' })
-    : new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${echoedName(named.id)}' not found (input item ${named.field.slice('/input/'.length)} is an item_reference to it).`, { field: named.field });
+  const id = echoedName(named.id);
+  switch (named.kind) {
+    case 'response':
+      return new RelayError('RELAY_ERR_RESPONSE_NOT_FOUND', `Previous response with id '${id}' not found.`, { field: 'previous_response_id' });
+    case 'item':
+      return new RelayError('RELAY_ERR_ITEM_NOT_FOUND', `Item with id '${id}' not found (input item ${named.field.slice('/input/'.length)} is an item_reference to it).`, { field: named.field });
+    case 'container':
+      // OpenAI's words for a container it does not know.
+      return new RelayError('RELAY_ERR_NOT_FOUND', `Container with id '${id}' not found.`, { field: named.field });
+  }
 }
 
 /** Whose a passed-through Responses answer is: recorded from the answer, checked before forwarding. */
@@ -46,19 +76,14 @@ export function responsesOwnership(state: ResponsesState): ForwardedOwnership {
       const named = namedIds(request);
       if (named.length === 0) return null;
       return state.foreignForwarded(state.ownerOf(principal), named.map((n) => n.id)).then((foreign) => {
-        // Another owner's answer is as unknown to this caller as one that never existed.
+        // Another owner's answer or container is as unknown to this caller as one that never existed.
         if (foreign !== null) throw refusal(named.find((n) => n.id === foreign)!);
       });
     },
 
-    claims(request) {
-      return state.enabled && request.member('store') !== false;
-    },
-
-    frameIds: responsesFrameIds,
-
-    answerIds(_body, parsed, ids) {
-      responsesAnswerIds(parsed(), ids);
+    reader(request) {
+      if (!state.enabled) return null;
+      return request.member('store') === false ? containerIdReader : responsesIdReader;
     },
 
     claim(ids, principal) {
