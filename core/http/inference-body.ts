@@ -19,11 +19,11 @@ const STREAM = 1;
 /**
  * Top-level members Relay routes, bills or limits on (the fast-mode asks a policy may refuse,
  * Responses' `background`, refused on passthrough, and what names or stores upstream state checked
- * against its owner: a Responses conversation, the code containers its tools name). Each must
- * appear once: a body with `model` twice would be authorized by one value and served by another
- * (a parser that keeps the first key).
+ * against its owner: a Responses conversation, the code containers Responses tools and a Messages
+ * request's `container` name). Each must appear once: a body with `model` twice would be
+ * authorized by one value and served by another (a parser that keeps the first key).
  */
-const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed', 'background', 'store', 'previous_response_id', 'input', 'tools'];
+const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed', 'background', 'store', 'previous_response_id', 'input', 'tools', 'container'];
 const members = new TopLevelMembers(READ_MEMBERS);
 
 /** Whether `name` is a member read from the bytes (InferenceBody.spans knows where it lies, if present). */

@@ -1,6 +1,7 @@
 // Anthropic's Messages shape on the inference port, under a prefix (default /vendor-b).
 import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, RelayError } from '../../core/plugin-api.ts';
 import { countTokensCodec, messagesCodec } from './codec/index.ts';
+import { messagesOwnership } from './codec/forwarded-owners.ts';
 
 export default definePlugin({
   name: 'wire-vendor-b',
@@ -10,7 +11,8 @@ export default definePlugin({
     prefix: Type.String({ default: '/vendor-b', pattern: '^(/[A-Za-z0-9._~-]+)*$', description: 'Path prefix before /v1.' }),
   }, { additionalProperties: false }),
   register(relay, { prefix }) {
-    relay.hooks.addInboundCodec(messagesCodec);
+    // Passthrough records whose code execution container an answer made, and refuses another owner's.
+    relay.hooks.addInboundCodec({ ...messagesCodec, ownership: messagesOwnership(relay.responsesState) });
     relay.hooks.addInboundCodec(countTokensCodec);
     mountShapedNotFound(relay, prefix, 'anthropic.messages');
     const tags = ['vendor-b (Anthropic)'];

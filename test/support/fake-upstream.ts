@@ -672,11 +672,80 @@ export const anthropic = {
     return frames;
   },
 
+  /**
+   * A Messages answer whose model ran code (code_execution_20250825's bash) in `containerId`: a
+   * server_tool_use, its bash_code_execution_tool_result (with `fileId`, a file the command wrote,
+   * as Anthropic's Files API knows it), then the text; `container` says which container and when
+   * it expires.
+   */
+  codeExecutionMessage(o: BodyOptions & { containerId: string; fileId?: string }): Record<string, unknown> {
+    const r = resolved(o);
+    const [use, result] = codeExecutionBlocks(o);
+    return {
+      id: 'msg_01' + idFrom('amsgcode' + o.containerId + r.text, 22),
+      type: 'message',
+      role: 'assistant',
+      model: r.model,
+      content: [use, result, { type: 'text', text: r.text }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { ...anthropic.usage(r.input, r.output), server_tool_use: { web_search_requests: 0, code_execution_requests: 1 } },
+      container: { id: o.containerId, expires_at: '2026-01-01T01:00:00.000000Z', skills: null },
+    };
+  },
+
+  /** codeExecutionMessage streamed: the container comes in message_delta, as Anthropic sends it. */
+  codeExecutionEvents(o: BodyOptions & { containerId: string; fileId?: string }): string[] {
+    const r = resolved(o);
+    const whole = anthropic.codeExecutionMessage(o);
+    const [use, result] = codeExecutionBlocks(o);
+    const ev = (type: string, body: object) => sseFrame({ event: type, data: { type, ...body } });
+    const frames = [
+      ev('message_start', { message: { ...whole, content: [], stop_reason: null, container: null, usage: anthropic.usage(r.input, 1) } }),
+      ev('content_block_start', { index: 0, content_block: { ...use, input: {} } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(use!.input) } }),
+      ev('content_block_stop', { index: 0 }),
+      ev('content_block_start', { index: 1, content_block: result }),
+      ev('content_block_stop', { index: 1 }),
+      ev('content_block_start', { index: 2, content_block: { type: 'text', text: '' } }),
+    ];
+    for (const p of r.pieces) frames.push(ev('content_block_delta', { index: 2, delta: { type: 'text_delta', text: p } }));
+    frames.push(
+      ev('content_block_stop', { index: 2 }),
+      ev('message_delta', {
+        delta: { stop_reason: 'end_turn', stop_sequence: null, container: whole.container },
+        usage: { input_tokens: r.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: r.output, server_tool_use: { web_search_requests: 0, code_execution_requests: 1 } },
+      }),
+      ev('message_stop', {}),
+    );
+    return frames;
+  },
+
   /** `{"type":"error","error":{type,message},"request_id"}` as Anthropic sends it. */
   error(type: string, message: string): object {
     return { type: 'error', error: { type, message }, request_id: 'req_011' + idFrom('areq' + type, 21) };
   },
 };
+
+/** The server_tool_use and bash_code_execution_tool_result blocks of anthropic.codeExecutionMessage. */
+function codeExecutionBlocks(o: { containerId: string; fileId?: string }): [Record<string, unknown>, Record<string, unknown>] {
+  const toolId = 'srvtoolu_01' + idFrom('srvtoolu' + o.containerId, 22);
+  const command = o.fileId ? 'python3 -c "print(6 * 7)" > /tmp/outputs/answer.txt' : 'python3 -c "print(6 * 7)"';
+  return [
+    { type: 'server_tool_use', id: toolId, name: 'bash_code_execution', input: { command } },
+    {
+      type: 'bash_code_execution_tool_result',
+      tool_use_id: toolId,
+      content: {
+        type: 'bash_code_execution_result',
+        stdout: o.fileId ? '' : '42\n',
+        stderr: '',
+        return_code: 0,
+        content: o.fileId ? [{ type: 'bash_code_execution_output', file_id: o.fileId }] : [],
+      },
+    },
+  ];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Ready-made faults (each returns an action for enqueue / script)

@@ -1,0 +1,58 @@
+// The ids a passed-through Messages answer names, for its owner's record (forwarded-owners.ts):
+// the code execution container it ran in (`container.id`; streamed, in message_start or
+// message_delta), read only from an answer or frame whose `"container"` holds an object.
+import type { ForwardedIdReader } from '../../../core/plugin-api/canonical.ts';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const CONTAINER = '"container"';
+const CONTAINER_BYTES = Buffer.from(CONTAINER);
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const COLON = 0x3a;
+const BRACE = 0x7b;
+
+/** Whether `"container"` is followed by `: {` somewhere: most answers have none or `"container": null`, and are not parsed. */
+export function holdsContainerObject(raw: Buffer): boolean {
+  for (let at = raw.indexOf(CONTAINER_BYTES); at !== -1; at = raw.indexOf(CONTAINER_BYTES, at + 1)) {
+    let p = at + CONTAINER_BYTES.length;
+    while (WHITESPACE.has(raw[p]!)) p++;
+    if (raw[p] !== COLON) continue;
+    p++;
+    while (WHITESPACE.has(raw[p]!)) p++;
+    if (raw[p] === BRACE) return true;
+  }
+  return false;
+}
+
+function parsed(data: string): Json | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function addContainer(container: unknown, ids: Set<string>): void {
+  if (isObject(container) && typeof container.id === 'string' && container.id !== '') ids.add(container.id);
+}
+
+export const messagesIdReader: ForwardedIdReader = {
+  frameIds(event, data, ids) {
+    // Small frames, one of each a stream: Anthropic names the container in message_delta (message_start may too).
+    if (event === 'message_delta' && data.includes(CONTAINER)) {
+      const delta = parsed(data)?.delta;
+      if (isObject(delta)) addContainer(delta.container, ids);
+    } else if (event === 'message_start' && data.includes(CONTAINER)) {
+      const message = parsed(data)?.message;
+      if (isObject(message)) addContainer(message.container, ids);
+    }
+  },
+
+  answerIds(body, parse, ids) {
+    if (!holdsContainerObject(body)) return;
+    const answer = parse();
+    if (isObject(answer)) addContainer(answer.container, ids);
+  },
+};
