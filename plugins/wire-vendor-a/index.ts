@@ -1,7 +1,7 @@
 // OpenAI's wire shapes on the inference port: Chat Completions, Responses, Embeddings, and the
 // models list, under a prefix (default /vendor-a).
 import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, RelayError } from '../../core/plugin-api.ts';
-import { chatCodec, inputTokensCodec, statefulResponsesCodec } from './codec/index.ts';
+import { chatCodec, checkedInputTokensCodec, statefulResponsesCodec } from './codec/index.ts';
 import { mountStoredResponseRoutes } from './stored-responses-routes.ts';
 
 export default definePlugin({
@@ -14,7 +14,7 @@ export default definePlugin({
   register(relay, { prefix }) {
     relay.hooks.addInboundCodec(chatCodec);
     relay.hooks.addInboundCodec(statefulResponsesCodec(relay.responsesState));
-    relay.hooks.addInboundCodec(inputTokensCodec);
+    relay.hooks.addInboundCodec(checkedInputTokensCodec(relay.responsesState));
     mountShapedNotFound(relay, prefix, 'openai.chat');
     const tags = ['vendor-a (OpenAI)'];
     mountInferenceRoute(relay, { url: `${prefix}/v1/chat/completions`, shape: 'openai.chat', summary: 'OpenAI Chat Completions', tags });

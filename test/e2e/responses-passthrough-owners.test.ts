@@ -109,6 +109,24 @@ t.test('relay-key scope: another key cannot name an answer, its owner can', asyn
     t.equal(up.requests.length, before);
   });
 
+  t.test('the token count route is checked too: OpenAI would count another owner\'s conversation', async (t) => {
+    up.script((req) => (req.pathname === '/v1/responses/input_tokens' ? { body: { object: 'response.input_tokens', input_tokens: 1234 } } : undefined));
+    t.teardown(() => up.script(undefined));
+    up.configure({ text: 'a conversation to count' });
+    const made = await send(relay, a, { model, input: 'A long secret conversation.' });
+    const { id, items } = idsOf(made);
+    const before = up.requests.length;
+    const counted = await send(relay, b, { model, previous_response_id: id, input: 'How long is it?' }, '/vendor-a/v1/responses/input_tokens');
+    t.equal(counted.status, 404);
+    t.match(JSON.parse(counted.text), { error: { code: 'previous_response_not_found', param: 'previous_response_id' } });
+    const referenced = await send(relay, b, { model, input: [{ type: 'item_reference', id: items[0] }] }, '/vendor-a/v1/responses/input_tokens');
+    t.equal(referenced.status, 404);
+    t.equal(up.requests.length, before, 'nothing reached the upstream');
+    const own = await send(relay, a, { model, previous_response_id: id, input: 'How long is it?' }, '/vendor-a/v1/responses/input_tokens');
+    t.equal(own.status, 200, 'the owner counts its own');
+    t.same(JSON.parse(own.text), { object: 'response.input_tokens', input_tokens: 1234 });
+  });
+
   t.test('previous_response_id twice is refused (a parser keeping the first would name another)', async (t) => {
     const twice = await send(relay, b, `{"model":"${model}","previous_response_id":"resp_x","previous_response_id":"resp_y","input":"hi"}`);
     t.equal(twice.status, 400);

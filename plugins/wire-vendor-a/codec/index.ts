@@ -2,7 +2,7 @@
 // for clients that speak them to Relay. Pure functions; the routes live in the plugin's index.ts.
 export { chatCodec } from './chat.ts';
 export { responsesCodec, statefulResponsesCodec } from './responses.ts';
-export { inputTokensCodec } from './input-tokens.ts';
+export { checkedInputTokensCodec, inputTokensCodec } from './input-tokens.ts';
 export { renderOpenAIError, openaiErrorBody, type OpenAIErrorBody } from './errors.ts';
 export { CHAT_REQUEST_DROPPED } from './chat-request.ts';
 export { CHAT_RESPONSE_DROPPED } from './chat-response.ts';
