@@ -1,6 +1,6 @@
 // Anthropic's Messages shape on the inference port, under a prefix (default /vendor-b).
 import { definePlugin, Type, mountInferenceRoute, mountShapedNotFound, RelayError } from '../../core/plugin-api.ts';
-import { countTokensCodec, messagesCodec } from './codec/index.ts';
+import { checkedCountTokensCodec, messagesCodec } from './codec/index.ts';
 import { messagesOwnership } from './codec/forwarded-owners.ts';
 
 export default definePlugin({
@@ -13,7 +13,7 @@ export default definePlugin({
   register(relay, { prefix }) {
     // Passthrough records whose code execution container an answer made, and refuses another owner's.
     relay.hooks.addInboundCodec({ ...messagesCodec, ownership: messagesOwnership(relay.responsesState) });
-    relay.hooks.addInboundCodec(countTokensCodec);
+    relay.hooks.addInboundCodec(checkedCountTokensCodec(relay.responsesState));
     mountShapedNotFound(relay, prefix, 'anthropic.messages');
     const tags = ['vendor-b (Anthropic)'];
     mountInferenceRoute(relay, { url: `${prefix}/v1/messages`, shape: 'anthropic.messages', summary: 'Anthropic Messages', tags });

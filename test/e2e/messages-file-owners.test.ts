@@ -102,6 +102,21 @@ t.test('a file A\'s code wrote is A\'s: another key cannot name it, A can', asyn
     });
   }
 
+  t.test('counting tokens is checked too: Anthropic would count another owner\'s file', async (t) => {
+    const made = await send(relay, a, asking(model, [{ type: 'text', text: 'Write a report.' }], { tools: [CODE_EXECUTION] }));
+    const file = fileOf(made);
+    await ownerOf(relay, file);
+    const count = (key: string) => viaRelay(relay, '/vendor-b/v1/messages/count_tokens', key, { model, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: file } }] }] }, { 'anthropic-version': '2023-06-01' });
+    const before = up.requests.length;
+    const counted = await count(b);
+    t.equal(counted.status, 404);
+    t.same(JSON.parse(counted.text), { type: 'error', error: { type: 'not_found_error', message: `File with id '${file}' not found.` } });
+    t.equal(up.requests.length, before, 'nothing reached the upstream');
+    const own = await count(a);
+    t.equal(own.status, 200, 'the owner counts its own');
+    t.equal(up.lastRequest()!.pathname, '/v1/messages/count_tokens');
+  });
+
   t.test('a file Relay never recorded (the operator\'s upload) is forwarded; a request naming none costs no query', async (t) => {
     const uploaded = await send(relay, b, asking(model, [{ type: 'document', source: { type: 'file', file_id: 'file_011uploaded_by_the_operator' } }, question]));
     t.equal(uploaded.status, 200);

@@ -2,7 +2,9 @@
 // another vendor: the request is a Messages request without max_tokens, the answer
 // {"input_tokens": N} from the upstream's own counter (OpenAI's /v1/responses/input_tokens).
 import { RelayError, type InboundCodec } from '../../../core/plugin-api.ts';
+import type { ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { renderAnthropicError } from './errors.ts';
+import { messagesOwnership } from './forwarded-owners.ts';
 import { decodeMessagesRequest } from './messages-request.ts';
 import { messagesStreamEncoder } from './messages-stream.ts';
 
@@ -18,3 +20,11 @@ export const countTokensCodec: InboundCodec = {
   streamEncoder: messagesStreamEncoder,
   renderError: renderAnthropicError,
 };
+
+/**
+ * Passed through, Anthropic counts the files a request names: another owner's is refused as on
+ * /v1/messages (its size is not this caller's to learn). A count makes nothing, so nothing is recorded.
+ */
+export function checkedCountTokensCodec(state: ResponsesState): InboundCodec {
+  return { ...countTokensCodec, ownership: { ...messagesOwnership(state), reader: () => null } };
+}
