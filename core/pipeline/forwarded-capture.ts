@@ -10,6 +10,7 @@ import type { VendorAdapter } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 import type { RequestLog } from './request-log.ts';
 import type { UsageCopy } from './usage-copy.ts';
+import { parsedObject } from '../responses-state/ledger-ownership.ts';
 
 /** Whether a model (or its fallbacks) has bindings both on the call's shape and on another one. */
 export function mixesShapes(model: Model | undefined, hasFallbacks: boolean, shape: ShapeId, snapshot: CatalogSnapshot, adapters: ReadonlyMap<string, VendorAdapter>): boolean {
@@ -84,7 +85,7 @@ export class ForwardedCapture {
       this.tooLarge();
       return;
     }
-    this.completed = parsed(data)?.response ?? null;
+    this.completed = parsedObject(data)?.response ?? null;
   }
 
   /** A frame past the stream tap's bound: it was skipped, so a response.completed in it is not kept. */
@@ -120,15 +121,6 @@ export class ForwardedCapture {
     // Every id the client saw is the caller's, however the stream ended (it may name them later).
     if (this.ids.size > 0) this.codec.ownership!.claim([...this.ids], this.principal);
     if (this.plan && delivered && status === 200 && isObject(response)) this.codec.state!.rememberForwarded!(this.plan, response, this.principal);
-  }
-}
-
-function parsed(data: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(data);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
   }
 }
 

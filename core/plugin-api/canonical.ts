@@ -21,5 +21,6 @@ export {
 export type { ConversationState, ExpandedRequest, ForwardPlan, ForwardedOwnership, ForwardedIdReader } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
 export { itemIdProblem, responseIdProblem } from '../responses-state/ids.ts';
+export { ledgerOwnership, parsedObject, type LedgerChecks, type NamedId } from '../responses-state/ledger-ownership.ts';
 export { echoedName } from '../echoed-name.ts';
 export type { UpstreamErrorReason } from '../errors.ts';

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { startRelay, seedRoute, type TestRelay } from '../../core/testing.ts';
 import { anthropic, parseSse, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
-import { settled, viaRelay, type Answer } from '../support/relay-client.ts';
+import { viaRelay, type Answer } from '../support/relay-client.ts';
+import { keyOfOtherPolicy, keyOfSamePolicy, ownerOf } from '../support/owned-ids.ts';
 
 type Json = Record<string, any>;
 
@@ -34,10 +35,8 @@ async function setup(t: { teardown(fn: () => Promise<void>): void }, config?: Re
   });
   runsCode(up);
   const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-coder', upstreamModel: 'claude-sonnet-4-5', policy: { modelIds: '*' } });
-  const second = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'key B' }, spec: { policyId: seeded.policyId } });
-  const b = second.body as Json;
-  await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId) && s.relayKeys.has(b.relayKey.metadata.id) && s.hostKeysOfHost(seeded.hostId).length > 0);
-  return { relay, up, a: seeded.relayKey, b: b.plaintext as string, model: 'claude-coder' };
+  const b = await keyOfSamePolicy(relay, seeded);
+  return { relay, up, a: seeded.relayKey, b, model: 'claude-coder' };
 }
 
 const send = (relay: TestRelay, key: string, body: unknown): Promise<Answer> => viaRelay(relay, '/vendor-b/v1/messages', key, body, { 'anthropic-version': '2023-06-01' });
@@ -47,15 +46,6 @@ const ask = (model: string, extra: Json = {}) => ({ model, max_tokens: 256, mess
 function containerOf(answer: Answer): string {
   if (!answer.text.startsWith('event:')) return (JSON.parse(answer.text) as Json).container.id;
   return parseSse(answer.text).map((f) => JSON.parse(f.data) as Json).find((e) => e.type === 'message_delta')!.delta.container.id;
-}
-
-async function ownerOf(relay: TestRelay, id: string): Promise<string | null> {
-  for (let i = 0; i < 100; i++) {
-    const rows = (await relay.relay.db.query<{ owner: string }>('SELECT owner FROM responses_forwarded_owners WHERE id = $1', [id])).rows;
-    if (rows.length > 0) return rows[0]!.owner;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return null;
 }
 
 t.test('a container made for key A is A\'s: another key cannot name it, A can', async (t) => {
@@ -117,12 +107,9 @@ t.test('policy scope: keys of one policy share a container, another policy\'s ke
   t.match(await ownerOf(relay, container), /^policy:/);
   t.equal((await send(relay, b, ask(model, { container }))).status, 200, 'a key of the same policy uses it');
 
-  const otherPolicy = await relay.api('POST', '/api/policies', { metadata: { displayName: 'other policy' }, spec: { tier: 'relay', modelIds: '*' } });
-  const outsider = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'outsider' }, spec: { policyId: (otherPolicy.body as Json).metadata.id } });
-  const key = outsider.body as Json;
-  await settled(relay, (s) => s.relayKeys.has(key.relayKey.metadata.id));
+  const outsider = await keyOfOtherPolicy(relay);
   const before = up.requests.length;
-  t.equal((await send(relay, key.plaintext, ask(model, { container }))).status, 404);
+  t.equal((await send(relay, outsider, ask(model, { container }))).status, 404);
   t.equal(up.requests.length, before);
 });
 

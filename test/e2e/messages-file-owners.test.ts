@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { startRelay, seedRoute, type TestRelay } from '../../core/testing.ts';
 import { anthropic, parseSse, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
-import { settled, viaRelay, type Answer } from '../support/relay-client.ts';
+import { viaRelay, type Answer } from '../support/relay-client.ts';
+import { keyOfSamePolicy, ownerOf } from '../support/owned-ids.ts';
 
 type Json = Record<string, any>;
 
@@ -35,10 +36,8 @@ async function setup(t: { teardown(fn: () => Promise<void>): void }): Promise<{ 
   });
   writesFiles(up);
   const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-files', upstreamModel: 'claude-sonnet-4-5', policy: { modelIds: '*' } });
-  const second = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'key B' }, spec: { policyId: seeded.policyId } });
-  const b = second.body as Json;
-  await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId) && s.relayKeys.has(b.relayKey.metadata.id) && s.hostKeysOfHost(seeded.hostId).length > 0);
-  return { relay, up, a: seeded.relayKey, b: b.plaintext as string, model: 'claude-files' };
+  const b = await keyOfSamePolicy(relay, seeded);
+  return { relay, up, a: seeded.relayKey, b, model: 'claude-files' };
 }
 
 const send = (relay: TestRelay, key: string, body: unknown): Promise<Answer> => viaRelay(relay, '/vendor-b/v1/messages', key, body, { 'anthropic-version': '2023-06-01' });
@@ -51,15 +50,6 @@ function fileOf(answer: Answer): string {
     ? parseSse(answer.text).map((f) => JSON.parse(f.data) as Json).filter((e) => e.type === 'content_block_start').map((e) => e.content_block)
     : (JSON.parse(answer.text) as Json).content;
   return blocks.find((b) => b.type === 'bash_code_execution_tool_result')!.content.content[0].file_id;
-}
-
-async function ownerOf(relay: TestRelay, id: string): Promise<string | null> {
-  for (let i = 0; i < 100; i++) {
-    const rows = (await relay.relay.db.query<{ owner: string }>('SELECT owner FROM responses_forwarded_owners WHERE id = $1', [id])).rows;
-    if (rows.length > 0) return rows[0]!.owner;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return null;
 }
 
 t.test('a file A\'s code wrote is A\'s: another key cannot name it, A can', async (t) => {

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { startRelay, seedRoute, DEFAULT_TEST_PLUGINS, type TestRelay } from '../../core/testing.ts';
 import { openai, parseSse, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
-import { settled, viaRelay, type Answer } from '../support/relay-client.ts';
+import { viaRelay, type Answer } from '../support/relay-client.ts';
+import { keyOfSamePolicy, ownerOf } from '../support/owned-ids.ts';
 
 type Json = Record<string, any>;
 
@@ -34,10 +35,8 @@ async function setup(t: { teardown(fn: () => Promise<void>): void }): Promise<{ 
   });
   runsContainers(up);
   const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'coder', policy: { modelIds: '*' } });
-  const second = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'key B' }, spec: { policyId: seeded.policyId } });
-  const b = second.body as Json;
-  await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId) && s.relayKeys.has(b.relayKey.metadata.id) && s.hostKeysOfHost(seeded.hostId).length > 0);
-  return { relay, up, a: seeded.relayKey, b: b.plaintext as string, model: 'coder' };
+  const b = await keyOfSamePolicy(relay, seeded);
+  return { relay, up, a: seeded.relayKey, b, model: 'coder' };
 }
 
 const send = (relay: TestRelay, key: string, body: unknown, path = '/vendor-a/v1/responses'): Promise<Answer> => viaRelay(relay, path, key, body);
@@ -50,15 +49,6 @@ function containerOf(answer: Answer): string {
   }
   const done = parseSse(answer.text).map((f) => JSON.parse(f.data) as Json).find((e) => e.type === 'response.output_item.done')!;
   return done.item.container_id ?? done.item.environment.container_id;
-}
-
-async function ownerOf(relay: TestRelay, id: string): Promise<string | null> {
-  for (let i = 0; i < 100; i++) {
-    const rows = (await relay.relay.db.query<{ owner: string }>('SELECT owner FROM responses_forwarded_owners WHERE id = $1', [id])).rows;
-    if (rows.length > 0) return rows[0]!.owner;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return null;
 }
 
 const FUNCTION_TOOL = { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } };

@@ -4,7 +4,8 @@
 import t from 'tap';
 import { startRelay, seedRoute, DEFAULT_TEST_PLUGINS, type TestRelay } from '../../core/testing.ts';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
-import { settled, viaRelay, type Answer } from '../support/relay-client.ts';
+import { viaRelay, type Answer } from '../support/relay-client.ts';
+import { keyOfOtherPolicy, keyOfSamePolicy, ownerOf } from '../support/owned-ids.ts';
 
 type Json = Record<string, any>;
 
@@ -17,10 +18,8 @@ async function setup(t: { teardown(fn: () => Promise<void>): void }, config?: Re
     await up.close();
   });
   const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'owned-model', policy: { modelIds: '*' } });
-  const second = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'key B' }, spec: { policyId: seeded.policyId } });
-  const b = second.body as Json;
-  await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId) && s.relayKeys.has(b.relayKey.metadata.id) && s.hostKeysOfHost(seeded.hostId).length > 0);
-  return { relay, up, a: seeded.relayKey, b: b.plaintext as string, model: 'owned-model' };
+  const b = await keyOfSamePolicy(relay, seeded);
+  return { relay, up, a: seeded.relayKey, b, model: 'owned-model' };
 }
 
 const send = (relay: TestRelay, key: string, body: unknown, path = '/vendor-a/v1/responses'): Promise<Answer> => viaRelay(relay, path, key, body);
@@ -34,16 +33,6 @@ function idsOf(answer: Answer): { id: string; items: string[] } {
   const events = answer.text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Json);
   const created = events.find((e) => e.type === 'response.created')!;
   return { id: created.response.id, items: events.filter((e) => e.type === 'response.output_item.added').map((e) => e.item.id) };
-}
-
-/** Rows recorded for `id` (written after the answer's last byte, so waited for). */
-async function ownerOf(relay: TestRelay, id: string): Promise<string | null> {
-  for (let i = 0; i < 100; i++) {
-    const rows = (await relay.relay.db.query<{ owner: string }>('SELECT owner FROM responses_forwarded_owners WHERE id = $1', [id])).rows;
-    if (rows.length > 0) return rows[0]!.owner;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return null;
 }
 
 t.test('relay-key scope: another key cannot name an answer, its owner can', async (t) => {
@@ -143,12 +132,9 @@ t.test('policy scope: keys of one policy share their answers, another policy\'s 
   const shared = await send(relay, b, { model, previous_response_id: id, input: 'Next.' });
   t.equal(shared.status, 200, 'a key of the same policy continues it');
 
-  const otherPolicy = await relay.api('POST', '/api/policies', { metadata: { displayName: 'other policy' }, spec: { tier: 'relay', modelIds: '*' } });
-  const outsider = await relay.api('POST', '/api/relay-keys', { metadata: { displayName: 'outsider' }, spec: { policyId: (otherPolicy.body as Json).metadata.id } });
-  const key = outsider.body as Json;
-  await settled(relay, (s) => s.relayKeys.has(key.relayKey.metadata.id));
+  const outsider = await keyOfOtherPolicy(relay);
   const before = up.requests.length;
-  const refused = await send(relay, key.plaintext, { model, previous_response_id: id, input: 'Next.' });
+  const refused = await send(relay, outsider, { model, previous_response_id: id, input: 'Next.' });
   t.equal(refused.status, 404);
   t.equal(up.requests.length, before);
 });

@@ -1,7 +1,7 @@
 // The ids a passed-through Responses answer names, for its owner's record (forwarded-owners.ts):
 // the response's id, each output item's, and the code containers its items ran in, read from the
 // small frames that carry them.
-import type { ForwardedIdReader } from '../../../core/plugin-api/canonical.ts';
+import { parsedObject, type ForwardedIdReader } from '../../../core/plugin-api/canonical.ts';
 import { itemContainer } from './containers.ts';
 
 type Json = Record<string, unknown>;
@@ -10,15 +10,6 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' 
 /** Only an item naming its container has this key (a string value spelling it is escaped: `\"container_id\"`). */
 const CONTAINER_ID = '"container_id"';
 const CONTAINER_ID_BYTES = Buffer.from(CONTAINER_ID);
-
-function parsed(data: string): Json | null {
-  try {
-    const value: unknown = JSON.parse(data);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
 
 function addContainer(item: unknown, ids: Set<string>): void {
   const container = itemContainer(item);
@@ -42,12 +33,12 @@ function outputOf(answer: unknown): unknown[] {
 export const responsesIdReader: ForwardedIdReader = {
   frameIds(event, data, ids) {
     if (event === 'response.created') {
-      const response = parsed(data)?.response;
+      const response = parsedObject(data)?.response;
       if (isObject(response) && typeof response.id === 'string') ids.add(response.id);
     } else if (event === 'response.output_item.added') {
-      addItem(parsed(data)?.item, ids);
+      addItem(parsedObject(data)?.item, ids);
     } else if (event === 'response.output_item.done' && data.includes(CONTAINER_ID)) {
-      addContainer(parsed(data)?.item, ids);
+      addContainer(parsedObject(data)?.item, ids);
     }
   },
 
@@ -65,7 +56,7 @@ export const responsesIdReader: ForwardedIdReader = {
 export const containerIdReader: ForwardedIdReader = {
   frameIds(event, data, ids) {
     if ((event === 'response.output_item.added' || event === 'response.output_item.done') && data.includes(CONTAINER_ID)) {
-      addContainer(parsed(data)?.item, ids);
+      addContainer(parsedObject(data)?.item, ids);
     }
   },
 

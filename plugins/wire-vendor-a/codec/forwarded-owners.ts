@@ -3,7 +3,7 @@
 // (core/responses-state/forwarded-owners.ts) and refuses another owner's previous_response_id,
 // item_reference or container with the 404 an unknown one gets.
 import { RelayError, type InferenceCall } from '../../../core/plugin-api.ts';
-import { echoedName, holdsEscapedLetter, type ForwardedOwnership, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { echoedName, holdsEscapedLetter, ledgerOwnership, type ForwardedOwnership, type NamedId, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { containerIdReader, responsesIdReader } from './forwarded-answer-ids.ts';
 import { itemContainer, toolContainer } from './containers.ts';
 
@@ -14,10 +14,7 @@ const ITEM_REFERENCE = Buffer.from('item_reference');
 const CONTAINER = Buffer.from('"container"');
 const CONTAINER_ID = Buffer.from('"container_id"');
 
-interface Named {
-  id: string;
-  /** The request member that names it, for the 404's `param`. */
-  field: string;
+interface Named extends NamedId {
   kind: 'response' | 'item' | 'container';
 }
 
@@ -68,26 +65,12 @@ function refusal(named: Named): RelayError {
   }
 }
 
-/** Whose a passed-through Responses answer is: recorded from the answer, checked before forwarding. */
+/** Whose what a passed-through Responses answer made is: recorded from the answer, checked before forwarding. */
 export function responsesOwnership(state: ResponsesState): ForwardedOwnership {
-  return {
-    check(request, principal) {
-      if (!state.enabled) return null;
-      const named = namedIds(request);
-      if (named.length === 0) return null;
-      return state.foreignForwarded(state.ownerOf(principal), named.map((n) => n.id)).then((foreign) => {
-        // Another owner's answer or container is as unknown to this caller as one that never existed.
-        if (foreign !== null) throw refusal(named.find((n) => n.id === foreign)!);
-      });
-    },
-
-    reader(request) {
-      if (!state.enabled) return null;
-      return request.member('store') === false ? containerIdReader : responsesIdReader;
-    },
-
-    claim(ids, principal) {
-      state.claimForwarded(state.ownerOf(principal), ids);
-    },
-  };
+  return ledgerOwnership(state, {
+    named: namedIds,
+    refusal,
+    // store: false: OpenAI keeps no response or item, only the containers it ran.
+    reader: (request) => (request.member('store') === false ? containerIdReader : responsesIdReader),
+  });
 }

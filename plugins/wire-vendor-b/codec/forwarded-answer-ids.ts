@@ -2,7 +2,7 @@
 // the code execution container it ran in (`container.id`; streamed, in message_start or
 // message_delta) and the files its code wrote (code execution result blocks; streamed, whole in
 // content_block_start), read only from an answer or frame that may hold one.
-import type { ForwardedIdReader } from '../../../core/plugin-api/canonical.ts';
+import { parsedObject, type ForwardedIdReader } from '../../../core/plugin-api/canonical.ts';
 import { writtenFiles } from './file-ids.ts';
 
 type Json = Record<string, unknown>;
@@ -30,15 +30,6 @@ export function holdsContainerObject(raw: Buffer): boolean {
   return false;
 }
 
-function parsed(data: string): Json | null {
-  try {
-    const value: unknown = JSON.parse(data);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 function addContainer(container: unknown, ids: Set<string>): void {
   if (isObject(container) && typeof container.id === 'string' && container.id !== '') ids.add(container.id);
 }
@@ -47,13 +38,13 @@ export const messagesIdReader: ForwardedIdReader = {
   frameIds(event, data, ids) {
     // Small frames, one of each a stream: Anthropic names the container in message_delta (message_start may too).
     if (event === 'message_delta' && data.includes(CONTAINER)) {
-      const delta = parsed(data)?.delta;
+      const delta = parsedObject(data)?.delta;
       if (isObject(delta)) addContainer(delta.container, ids);
     } else if (event === 'message_start' && data.includes(CONTAINER)) {
-      const message = parsed(data)?.message;
+      const message = parsedObject(data)?.message;
       if (isObject(message)) addContainer(message.container, ids);
     } else if (event === 'content_block_start' && data.includes(FILE_ID)) {
-      for (const id of writtenFiles(parsed(data)?.content_block)) ids.add(id);
+      for (const id of writtenFiles(parsedObject(data)?.content_block)) ids.add(id);
     }
   },
 

@@ -5,7 +5,7 @@
 // ledger passed-through Responses answers use (core/responses-state/forwarded-owners.ts) and
 // refuses another owner's with a 404 in Anthropic's error shape.
 import { RelayError, type InferenceCall } from '../../../core/plugin-api.ts';
-import { echoedName, holdsEscapedLetter, type ForwardedOwnership, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { echoedName, holdsEscapedLetter, ledgerOwnership, type ForwardedOwnership, type NamedId, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { messagesIdReader } from './forwarded-answer-ids.ts';
 import { fileIdsIn } from './file-ids.ts';
 
@@ -14,9 +14,7 @@ type Request = Pick<InferenceCall, 'member' | 'body'>;
 /** A file is named under this key (a string's text spelling it is escaped: `\"file_id\"`). */
 const FILE_ID = Buffer.from('"file_id"');
 
-interface Named {
-  id: string;
-  field: string;
+interface Named extends NamedId {
   kind: 'container' | 'file';
 }
 
@@ -51,23 +49,5 @@ function refusal(named: Named): RelayError {
 
 /** Whose a passed-through Messages answer's container and files are: recorded from the answer, checked before forwarding. */
 export function messagesOwnership(state: ResponsesState): ForwardedOwnership {
-  return {
-    check(request, principal) {
-      if (!state.enabled) return null;
-      const named = namedIds(request);
-      if (named.length === 0) return null;
-      return state.foreignForwarded(state.ownerOf(principal), named.map((n) => n.id)).then((foreign) => {
-        // Another owner's container or file is as unknown to this caller as one that never existed.
-        if (foreign !== null) throw refusal(named.find((n) => n.id === foreign)!);
-      });
-    },
-
-    reader() {
-      return state.enabled ? messagesIdReader : null;
-    },
-
-    claim(ids, principal) {
-      state.claimForwarded(state.ownerOf(principal), ids);
-    },
-  };
+  return ledgerOwnership(state, { named: namedIds, refusal, reader: () => messagesIdReader });
 }
