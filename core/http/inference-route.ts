@@ -96,6 +96,15 @@ export class RouteCall implements InferenceCall {
     // The scan accepted the whole body as JSON, so each member's bytes parse on their own.
     return span ? JSON.parse(this.body.toString('utf8', span.start, span.end)) : undefined;
   }
+
+  memberBytes(name: string): Buffer | undefined {
+    if (!isReadMember(name)) {
+      const value = this.json()[name];
+      return value === undefined ? undefined : Buffer.from(JSON.stringify(value));
+    }
+    const span = this.read.spans.get(name);
+    return span ? this.body.subarray(span.start, span.end) : undefined;
+  }
 }
 
 /**

@@ -50,6 +50,12 @@ export interface InferenceCall {
    * bytes, without parsing the rest (an agent's turn is hundreds of KB); any other name parses the body.
    */
   member(name: string): unknown;
+  /**
+   * One top-level member's value as the body's bytes (a view, not a copy; undefined when absent),
+   * for a cheap look before `member` parses it. A member Relay does not read from the bytes (see
+   * `member`) is found by parsing the body, and comes back as its JSON.
+   */
+  memberBytes(name: string): Buffer | undefined;
   model: string;
   stream: boolean;
   /** Query string to forward to a passthrough upstream, e.g. `?beta=true`. */

@@ -78,13 +78,16 @@ t.test('a container made for key A is A\'s: another key cannot name it, A can', 
       });
       t.equal(history.status, 404, 'a code_interpreter_call of the history (auto mode reuses its container)');
       t.equal(JSON.parse(history.text).error.param, '/input/0/container_id');
+      const noTool = await send(relay, b, { model, input: [{ type: 'code_interpreter_call', id: 'ci_copied', status: 'completed', code: 'print(1)', container_id: container, outputs: null }, { role: 'user', content: 'What ran?' }] });
+      t.equal(noTool.status, 200, 'the same history without a tool that runs code: nothing can run in it, forwarded');
+      t.equal(up.requests.length, before + 1);
       const escaped = await send(relay, b, `{"model":"${model}","input":"ls","tools":[{"type":"code_interpreter","\\u0063ontainer":"${container}"}]}`);
       t.equal(escaped.status, 404, 'a member name spelled with an escape is the same member to OpenAI');
       const streamed = await send(relay, b, { model, input: 'ls', stream: true, tools: [{ type: 'code_interpreter', container }] });
       t.equal(streamed.status, 404, 'a streamed request is refused the same way');
       const codex = await send(relay, b, { model, input: 'ls', stream: true, store: false, tools: [{ type: 'code_interpreter', container }] }, '/agent-a/v1/responses');
       t.equal(codex.status, 404, 'and on the Codex route');
-      t.equal(up.requests.length, before, 'nothing reached the upstream');
+      t.equal(up.requests.length, before + 1, 'nothing else reached the upstream');
 
       const own = await send(relay, a, { model, input: 'Now print it squared.', tools: [{ type: 'code_interpreter', container }] });
       t.equal(own.status, 200, 'A goes on in its container');

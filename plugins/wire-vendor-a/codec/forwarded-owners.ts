@@ -5,48 +5,50 @@
 import { RelayError, type InferenceCall } from '../../../core/plugin-api.ts';
 import { echoedName, holdsEscapedLetter, ledgerOwnership, type ForwardedOwnership, type NamedId, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { containerIdReader, responsesIdReader } from './forwarded-answer-ids.ts';
-import { itemContainer, toolContainer } from './containers.ts';
+import { itemContainer, runsInContainer, toolContainer } from './containers.ts';
 
-type Request = Pick<InferenceCall, 'member' | 'body'>;
+type Request = Pick<InferenceCall, 'member' | 'memberBytes' | 'body'>;
 
 const ITEM_REFERENCE = Buffer.from('item_reference');
-/** A container is named under one of these keys (a string value spelling one is escaped: `\"container\"`). */
-const CONTAINER = Buffer.from('"container"');
-const CONTAINER_ID = Buffer.from('"container_id"');
+/** Every tool that names or runs a container holds this (a string's text spelling it is escaped: `\"container`). */
+const CONTAINER = Buffer.from('"container');
 
 interface Named extends NamedId {
   kind: 'response' | 'item' | 'container';
 }
 
 /**
- * previous_response_id, the ids of item_reference input items, and the containers the tools and
- * input items name; empty without a parse when the bytes name none (`input` and `tools` are parsed
- * only when they hold `item_reference`, `"container"` or `"container_id"`, or an escaped letter).
+ * previous_response_id, the ids of item_reference input items, and the containers the tools name
+ * (and the input items, when a tool runs code); empty without a parse when the bytes name none.
+ * `tools` is parsed only when its bytes hold `"container` (a code_interpreter tool always does; it
+ * is looked for in `tools` alone, ~40 KB of an agent's turn), `input` only when the body holds
+ * `item_reference` or when a tool runs code; either when the body holds an escaped letter.
  */
 export function namedIds(request: Request): Named[] {
   const named: Named[] = [];
   const previous = request.member('previous_response_id');
   if (typeof previous === 'string' && previous !== '') named.push({ id: previous, field: 'previous_response_id', kind: 'response' });
   const escaped = holdsEscapedLetter(request.body);
+  const toolBytes = request.memberBytes('tools');
+  const tools = toolBytes !== undefined && (escaped || toolBytes.includes(CONTAINER)) ? request.member('tools') : undefined;
+  let runsCode = false;
+  if (Array.isArray(tools)) {
+    tools.forEach((tool: unknown, i) => {
+      runsCode ||= runsInContainer(tool);
+      const container = toolContainer(tool);
+      if (container) named.push({ id: container.id, field: `/tools/${i}${container.at}`, kind: 'container' });
+    });
+  }
   const references = escaped || request.body.includes(ITEM_REFERENCE);
-  const containers = escaped || request.body.includes(CONTAINER) || request.body.includes(CONTAINER_ID);
-  if (!references && !containers) return named;
-  const input = request.member('input');
+  const input = references || runsCode ? request.member('input') : undefined;
   if (Array.isArray(input)) {
     input.forEach((item: unknown, i) => {
       const ref = item as { type?: unknown; id?: unknown } | null;
-      if (references && ref && typeof ref === 'object' && ref.type === 'item_reference' && typeof ref.id === 'string' && ref.id !== '') {
+      if (ref && typeof ref === 'object' && ref.type === 'item_reference' && typeof ref.id === 'string' && ref.id !== '') {
         named.push({ id: ref.id, field: `/input/${i}`, kind: 'item' });
       }
-      const container = containers ? itemContainer(item) : null;
+      const container = runsCode ? itemContainer(item) : null;
       if (container) named.push({ id: container.id, field: `/input/${i}${container.at}`, kind: 'container' });
-    });
-  }
-  const tools = containers ? request.member('tools') : undefined;
-  if (Array.isArray(tools)) {
-    tools.forEach((tool: unknown, i) => {
-      const container = toolContainer(tool);
-      if (container) named.push({ id: container.id, field: `/tools/${i}${container.at}`, kind: 'container' });
     });
   }
   return named;

@@ -5,7 +5,7 @@
 // ledger passed-through Responses answers use (core/responses-state/forwarded-owners.ts) and
 // refuses another owner's with a 404 in Anthropic's error shape.
 import { RelayError, type InferenceCall } from '../../../core/plugin-api.ts';
-import { echoedName, holdsEscapedLetter, ledgerOwnership, type ForwardedOwnership, type NamedId, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { echoedName, holdsEscapedLetter, includesAnchored, ledgerOwnership, type ForwardedOwnership, type NamedId, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { messagesIdReader } from './forwarded-answer-ids.ts';
 import { fileIdsIn } from './file-ids.ts';
 
@@ -13,6 +13,8 @@ type Request = Pick<InferenceCall, 'member' | 'body'>;
 
 /** A file is named under this key (a string's text spelling it is escaped: `\"file_id\"`). */
 const FILE_ID = Buffer.from('"file_id"');
+/** `_id"` of `"file_id"`: `_` is rarer in an agent's turn than `"` (see includesAnchored). */
+const FILE_ID_ANCHOR = { offset: 5, length: 4 };
 
 interface Named extends NamedId {
   kind: 'container' | 'file';
@@ -37,7 +39,7 @@ export function namedContainer(request: Pick<InferenceCall, 'member'>): Named | 
 export function namedIds(request: Request): Named[] {
   const container = namedContainer(request);
   const named: Named[] = container ? [container] : [];
-  if (!request.body.includes(FILE_ID) && !holdsEscapedLetter(request.body)) return named;
+  if (!includesAnchored(request.body, FILE_ID, FILE_ID_ANCHOR.offset, FILE_ID_ANCHOR.length) && !holdsEscapedLetter(request.body)) return named;
   for (const file of fileIdsIn(request.member('messages'), '/messages')) named.push({ ...file, kind: 'file' });
   return named;
 }
