@@ -28,7 +28,7 @@ export class ForwardedOwners {
     ).then(() => undefined, (err: unknown) => {
       // The answer went out already; a reference to it is then forwarded unchecked, as before the ledger.
       // The ids are left out: until recorded, whoever holds one can name it.
-      this.log.warn({ ids: ids.length, err: err instanceof Error ? err.message : String(err) }, 'passed-through response\'s owner could not be recorded');
+      this.log.warn({ ids: ids.length, err: err instanceof Error ? err.message : String(err) }, 'passed-through answer\'s owner could not be recorded');
     });
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));
@@ -46,7 +46,7 @@ export class ForwardedOwners {
       )).rows;
     } catch (err) {
       // Refused rather than forwarded unchecked: the check is what keeps owners apart.
-      throw new RelayError('RELAY_ERR_DATABASE_UNAVAILABLE', 'Response references cannot be checked: the database did not answer.', { cause: err });
+      throw new RelayError('RELAY_ERR_DATABASE_UNAVAILABLE', 'What the request names (a response, item, container or file) cannot be checked against its owner: the database did not answer.', { cause: err });
     }
     const others = new Set(rows.filter((r) => r.owner !== owner).map((r) => r.id));
     return ids.find((_id, i) => others.has(keys[i]!)) ?? null;

@@ -87,7 +87,7 @@ t.test('a container made for key A is A\'s: another key cannot name it, A can', 
     const before = up.requests.length;
     const down = await send(relay, b, ask(model, { container: 'container_011any' }));
     t.equal(down.status, 503, 'the database does not answer: refused, not forwarded unchecked');
-    t.equal(JSON.parse(down.text).error.type, 'overloaded_error');
+    t.same(JSON.parse(down.text), { type: 'error', error: { type: 'overloaded_error', message: 'What the request names (a response, item, container or file) cannot be checked against its owner: the database did not answer.' } });
     t.equal(up.requests.length, before);
     const plain = await send(relay, b, ask(model));
     t.equal(plain.status, 200, 'no container named: no query, served while the table is gone');
