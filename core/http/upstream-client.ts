@@ -76,6 +76,15 @@ export class UpstreamProtocolError extends Error {
   readonly code = 'RELAY_UPSTREAM_BAD_RESPONSE';
 }
 
+/** The upstream answered with a redirect: never followed (it would carry the host key elsewhere), never handed to the caller. */
+export class UpstreamRedirectError extends Error {
+  readonly code = 'RELAY_UPSTREAM_REDIRECT';
+
+  constructor(readonly status: number) {
+    super(`the upstream answered HTTP ${status}, a redirect, which Relay does not follow (the host's baseUrl may be out of date)`);
+  }
+}
+
 const ignore = (): void => {};
 
 /** Whether the environment names an egress proxy (the variables EnvHttpProxyAgent reads). */
@@ -133,9 +142,12 @@ class UpstreamCall extends EventEmitter {
     if (err || !res) return this.fail(this.reason instanceof UpstreamTimeoutError ? this.reason : err);
     // A head that arrives after the call ended (its deadline, its caller): its body is nobody's, let its connection go.
     if (this.settled) return void res.body.destroy();
-    if (res.statusCode < 200 || res.statusCode > 599) {
+    const status = res.statusCode;
+    if (status < 200 || status > 599 || (status >= 300 && status < 400)) {
       res.body.destroy();
-      return this.fail(new UpstreamProtocolError(`the upstream answered with status ${res.statusCode}, which is not an HTTP status`));
+      return this.fail(status >= 300 && status < 400
+        ? new UpstreamRedirectError(status)
+        : new UpstreamProtocolError(`the upstream answered with status ${status}, which is not an HTTP status`));
     }
     this.settled = true;
     // Errors reach the reader through its iterator; an unread body's error must not crash the process.
