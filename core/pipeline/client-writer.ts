@@ -3,13 +3,16 @@ import type { ServerResponse } from 'node:http';
 import { connectionListed } from '../http/headers.ts';
 
 // Upstream headers never copied to the client: hop-by-hop ones (and those the upstream's
-// Connection header names), ones Node sets itself, x-request-id (the client gets Relay's), and
-// cookies (an upstream's session is not the caller's to hold). content-encoding stays: it
+// Connection header names), ones Node sets itself, x-request-id and x-relay-* (Relay's own to
+// say), cookies (an upstream's session is not the caller's to hold), and what speaks for the
+// origin that sent it (HSTS, alt-svc), which would speak for Relay's. content-encoding stays: it
 // describes the bytes, which pass unchanged.
 const SKIP = new Set([
   'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authenticate',
-  'date', 'x-request-id', 'set-cookie', 'set-cookie2',
+  'date', 'x-request-id', 'set-cookie', 'set-cookie2', 'strict-transport-security', 'alt-svc',
 ]);
+/** Relay's own headers: an upstream's are not passed on, so one can never pose as Relay's. */
+const RELAY_PREFIX = 'x-relay-';
 
 export class ClientWriter {
   private committed = false;
@@ -39,15 +42,18 @@ export class ClientWriter {
     return this.raw.destroyed || this.raw.writableEnded && !this.committed;
   }
 
-  /** Sends status and headers. Upstream headers pass, minus hop-by-hop; Relay's own are added. */
-  commit(status: number, upstreamHeaders: Record<string, string | string[] | undefined>, keepLength: boolean): void {
+  /**
+   * Sends status and headers. Upstream headers pass, minus hop-by-hop and x-relay-*; Relay's own
+   * are added. `relayMade`: the headers are Relay's (a translated answer's), x-relay-* included.
+   */
+  commit(status: number, upstreamHeaders: Record<string, string | string[] | undefined>, keepLength: boolean, relayMade = false): void {
     if (this.committed) return;
     this.committed = true;
     const headers: Record<string, string | string[]> = {};
     const listed = connectionListed(upstreamHeaders);
     for (const name in upstreamHeaders) {
       const value = upstreamHeaders[name];
-      if (value === undefined || SKIP.has(name) || listed?.has(name) || (!keepLength && name === 'content-length')) continue;
+      if (value === undefined || SKIP.has(name) || listed?.has(name) || (!keepLength && name === 'content-length') || (!relayMade && name.startsWith(RELAY_PREFIX))) continue;
       headers[name] = value;
     }
     headers['x-request-id'] = this.requestId;

@@ -59,7 +59,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     const rendered = codec.renderError({ ...error, status });
     attempt.record.status = status;
     attempt.record.errorCode = error.code;
-    attempt.writer.commit(rendered.status, { 'content-type': 'application/json', ...(rendered.headers ?? {}), ...limits }, false);
+    attempt.writer.commit(rendered.status, { 'content-type': 'application/json', ...(rendered.headers ?? {}), ...limits }, false, true);
     await attempt.writer.write(JSON.stringify(rendered.body));
     attempt.writer.end();
     return { kind: 'done' };
@@ -89,7 +89,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     // Encoded before the head: what the client's shape has no place for is named in it.
     const text = untranslatable(attempt, () => JSON.stringify(codec.encodeResponse(response, ctx)));
     attempt.record.status = 200;
-    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route, answerDropped)), false);
+    attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route, answerDropped)), false, true);
     if (source.keepsAnswer) await source.remember(response, ctx);
     await attempt.writer.write(text);
     attempt.writer.end();
@@ -224,7 +224,7 @@ async function translateStream(
   // dropped later goes in an x-relay-dropped trailer (droppedTrailer).
   const opening = untranslatable(attempt, take);
   const named = source.droppedNames(route, answerDropped);
-  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader(route, answerDropped)), false);
+  writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader(route, answerDropped)), false, true);
   try {
     await writer.write(opening);
     writer.flush();
@@ -288,7 +288,7 @@ async function streamEvents(
   for (const ev of events) out += encoder.encode(ev);
   out += encoder.finish();
   attempt.record.status = 200;
-  attempt.writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, dropped()), false);
+  attempt.writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, dropped()), false, true);
   await attempt.writer.write(out);
   attempt.writer.end();
   return { kind: 'done' };

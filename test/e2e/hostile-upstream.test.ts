@@ -1,7 +1,8 @@
 // What a misbehaving upstream can do, answered from a raw TCP server: misframed answers are a 502
 // at once (and fail over), stray bytes after an answer never reach the next caller, headers that
 // are the upstream's own (cookies, hop-by-hop) never reach the client, a status that is not HTTP
-// is a 502; and a host's connection cap waits within the host's timeout, then fails over.
+// is a 502; headers only Relay may send (x-relay-*) never come from the upstream; and a host's
+// connection cap waits within the host's timeout, then fails over.
 import t from 'tap';
 import net from 'node:net';
 import { startRelay, seedRoute } from '../../core/testing.ts';
@@ -100,6 +101,19 @@ t.test("the upstream's cookies and the headers its Connection names never reach 
   t.equal(res.headers.get('set-cookie'), null);
   t.equal(res.headers.get('x-upstream-hop'), null);
   t.equal(res.headers.get('x-kept'), 'yes');
+});
+
+t.test("headers only Relay may send, and those that speak for the upstream's origin, never reach the client from it", async (t) => {
+  const spoofed = 'x-relay-dropped: everything\r\nx-relay-fast-mode: standard\r\nx-relay-served-model: another-model\r\nx-relay-anything: 1\r\n'
+    + 'x-request-id: upstream-chosen\r\nstrict-transport-security: max-age=31536000; includeSubDomains\r\nalt-svc: h3=":443"\r\n';
+  raw.answers.push(ok(spoofed));
+  const res = await viaRelay(relay, CHAT, only.relayKey, { model: 'raw-only', ...ask });
+  t.equal(res.status, 200);
+  const relayHeaders = Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('x-relay-')));
+  t.same(relayHeaders, { 'x-relay-served-model': 'raw-only' }, "only Relay's own x-relay-* headers, with Relay's values");
+  t.not(res.headers.get('x-request-id'), 'upstream-chosen', "the request id is Relay's");
+  t.equal(res.headers.get('strict-transport-security'), null, "the upstream's HSTS policy is not Relay's origin's");
+  t.equal(res.headers.get('alt-svc'), null, "nor are its alternative services");
 });
 
 t.test('a misframed answer fails over to the next binding before the first byte', async (t) => {
