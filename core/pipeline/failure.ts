@@ -27,6 +27,8 @@ export function classifyNetworkError(err: unknown): { failure: FailureKind; mess
   if (code === 'RELAY_UPSTREAM_BAD_RESPONSE' || code.startsWith('HPE_') || e?.name === 'HTTPParserError' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
     return { failure: 'server', message: `the upstream's answer is not valid HTTP (${e?.message ?? code})`, badResponse: true };
   }
+  // A head past undici's maxHeaderSize (many headers, or one huge one): answered, but not readable.
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return { failure: 'server', message: "the upstream's answer has headers larger than Relay reads", badResponse: true };
   // An adapter that could not read the answer's framing (Bedrock's event stream); a redirect (upstream-client.ts).
   if (code === 'RELAY_ERR_UPSTREAM_BAD_RESPONSE' || code === 'RELAY_UPSTREAM_REDIRECT') return { failure: 'server', message: e?.message ?? code, badResponse: true };
   return { failure: 'connect', message: `the upstream could not be reached (${code || e?.message || 'error'})`, badResponse: false };

@@ -75,6 +75,19 @@ for (const [what, answer] of [
   });
 }
 
+t.test('a head past the size Relay reads (one huge header, or thousands) is a bad answer, not an unreachable upstream', async (t) => {
+  // A host of its own: its failures count against its circuit, not raw-only's.
+  const big = await seedRoute(relay, { baseUrl: `${raw.url}/v1`, adapter: 'openai', model: 'raw-big-head' });
+  await routeLive(relay, big);
+  const many = Array.from({ length: 3_000 }, (_, i) => `x-h${i}: v\r\n`).join('');
+  for (const [what, headers] of [['one 100 kB header', `x-big: ${'a'.repeat(100_000)}\r\n`], ['3,000 headers', many]] as const) {
+    raw.answers.push(ok(headers));
+    const res = await viaRelay(relay, CHAT, big.relayKey, { model: 'raw-big-head', ...ask });
+    t.equal(res.status, 502, what);
+    t.match(JSON.parse(res.text), { error: { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: /headers larger than Relay reads/ } }, what);
+  }
+});
+
 t.test('a head that ends in bare LFs does not hang for the whole timeout', async (t) => {
   raw.answers.push(`HTTP/1.1 200 OK\ncontent-type: application/json\ncontent-length: ${JSON_OK.length}\n\n${JSON_OK}`);
   const started = Date.now();
