@@ -1,7 +1,7 @@
 // Same-shape passthrough: the request goes to the upstream as received (but for the model
 // name's value when the binding maps it), and the upstream's status, headers and bytes come back
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
-import { RelayError } from '../errors.ts';
+import { RelayError, codeForUpstreamStatus } from '../errors.ts';
 import { filterForwardHeaders, withoutAccountHeaders } from '../http/headers.ts';
 import { RouteCall } from '../http/inference-route.ts';
 import { setTopLevelMembers } from '../http/inference-body.ts';
@@ -12,7 +12,7 @@ import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
 import { StreamTap } from './stream-tap.ts';
-import { readErrorBody, redactCredential } from './upstream-error.ts';
+import { readErrorBody, redactCredential, type RedactedBody } from './upstream-error.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import type { ForwardedCapture } from './forwarded-capture.ts';
 
@@ -93,31 +93,46 @@ export async function passthrough(
 async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string, refusal: boolean): Promise<AttemptResult> {
   const status = res.status;
   const encoding = res.headers['content-encoding'];
-  let redacted: { body: Buffer; encoding: string | undefined };
+  let redacted: RedactedBody;
   try {
-    redacted = redactCredential(await readErrorBody(res.body), typeof encoding === 'string' ? encoding : undefined, credential);
+    // Several content-encoding headers are several codings: not one Relay decodes, so never passed unchecked.
+    redacted = redactCredential(await readErrorBody(res.body), Array.isArray(encoding) ? encoding.join(', ') : encoding, credential);
   } catch (err) {
     // Nothing reached the client yet: a 502 in its shape (or the client's own abort).
     if (attempt.clientGone) throw err;
     throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's error answer could not be read: ${(err as Error).message}`);
   }
+  if ('unreadable' in redacted) {
+    if (refusesHostKey(route, status)) throw hostKeyRefused(status, undefined);
+    throw unreadableError(status, res.headers, redacted.unreadable);
+  }
   // Refused: Relay's own 502 in the caller's shape, not the vendor's authentication error (host-key-refused.ts).
   if (refusesHostKey(route, status)) {
-    const words = redacted.encoding === undefined ? route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).message : undefined;
-    throw hostKeyRefused(status, words);
+    throw hostKeyRefused(status, route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).message);
   }
   // A refusal another model may answer (a prompt over this one's window, its content filter).
-  if (refusal && redacted.encoding === undefined && attempt.movesOn(route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).reason)) {
+  if (refusal && attempt.movesOn(route.adapter.decodeError(attempt.call.shape, status, redacted.body.toString('utf8')).reason)) {
     return { kind: 'next_model' };
   }
+  // Sent decoded (redactCredential decoded it to look for the key).
   const headers: Record<string, string | string[] | undefined> = { ...res.headers, 'content-length': String(redacted.body.length) };
-  if (redacted.encoding === undefined) delete headers['content-encoding'];
+  delete headers['content-encoding'];
   attempt.record.status = status;
   attempt.writer.commit(status, headers, true);
   const full = attempt.writer.write(redacted.body);
   if (full) await full;
   attempt.writer.end();
   return { kind: 'done' };
+}
+
+/**
+ * An error body Relay could not check for its host key is not passed on: the caller gets the
+ * upstream's status as Relay's own error (its retry-after kept), saying why.
+ */
+function unreadableError(status: number, headers: UpstreamResponse['headers'], why: string): RelayError {
+  const retryAfter = headers['retry-after'];
+  return new RelayError(codeForUpstreamStatus(status), `The upstream answered HTTP ${status}; its error body is not passed on, as Relay could not check it for its host key: ${why}.`,
+    typeof retryAfter === 'string' ? { headers: { 'retry-after': retryAfter } } : {});
 }
 
 /**

@@ -3,12 +3,12 @@
 import { SseParser } from '../http/sse.ts';
 import type { CanonicalResponse, StreamEvent } from '../canonical/types.ts';
 import type { EncodeContext, InboundCodec, Route, StreamDecoder, StreamSeen, UpstreamBody, UpstreamRequest } from '../hooks.ts';
-import { RelayError } from '../errors.ts';
+import { RelayError, type RelayErrorBody } from '../errors.ts';
 import { resume } from './hold.ts';
 import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
-import { readErrorBody, redactCredentialText } from './upstream-error.ts';
+import { decodeErrorBody, readErrorBody, redactCredentialText } from './upstream-error.ts';
 import { readUpstreamBody } from '../http/read-body.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import { clientRateLimitHeaders } from './rate-limit-headers.ts';
@@ -46,12 +46,12 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (res.status >= 400) {
     const verdict = attempt.retry.verdict(res.status);
     attempt.reportStatus(route, res.status, verdict.failure, retryAfterMs(res.headers));
-    const read = (await readErrorBody(res.body).catch(() => Buffer.alloc(0))).toString('utf8');
-    // Vendors quote a refused key back: Relay's own never reaches the caller.
-    const text = route.hostKey && credential !== null ? redactCredentialText(read, credential) : read;
+    const read = decodeErrorBody(await readErrorBody(res.body).catch(() => Buffer.alloc(0)), headerValue(res.headers['content-encoding']));
     if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
     // Same status and meaning, in the caller's shape; a refused host key is a 502 (host-key-refused.ts).
-    const error = route.adapter.decodeError(upstreamShape, res.status, text);
+    let error = route.adapter.decodeError(upstreamShape, res.status, 'plain' in read ? read.plain.toString('utf8') : '');
+    // Vendors quote a refused key back: Relay's own never reaches the caller, in whatever spelling the upstream's JSON had it.
+    if (route.hostKey && credential !== null) error = withoutCredential(error, credential);
     if (refusesHostKey(route, res.status)) throw hostKeyRefused(res.status, error.message);
     // A refusal another model may answer (a prompt over this one's window, its content filter).
     if (!verdict.retryable && attempt.movesOn(error.reason)) return { kind: 'next_model' };
@@ -97,6 +97,18 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   }
 
   return translateStream(attempt, route, upstreamShape, codec, source, res.body, limits, answerDropped);
+}
+
+/** A header's one value (content-encoding), or undefined. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A decoded upstream error without `credential` in the words the caller gets (its message, the field it names). */
+function withoutCredential(error: RelayErrorBody, credential: string): RelayErrorBody {
+  const message = redactCredentialText(error.message, credential);
+  const field = error.field === undefined ? undefined : redactCredentialText(error.field, credential);
+  return message === error.message && field === error.field ? error : { ...error, message, ...(field === undefined ? {} : { field }) };
 }
 
 /**

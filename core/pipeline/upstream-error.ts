@@ -1,7 +1,10 @@
 // An upstream's error answer to a request Relay signed with one of its own host keys. Vendors
 // quote a refused key back ("Incorrect API key provided: sk-..."), and the caller must never see
 // Relay's credential: the body is read whole (error bodies are small), decompressed when the
-// upstream compressed it, and every occurrence of the key is replaced.
+// upstream compressed it, and every occurrence of the key is replaced: as sent, JSON-escaped
+// ("\/" for "/", which some servers write), and in any escaped spelling a JSON reader would decode.
+// A body Relay cannot check (an encoding it cannot decode, one too large once decoded, JSON too
+// deep to rewrite) is not passed on at all.
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { UpstreamBody } from '../hooks.ts';
 import { readUpstreamBody } from '../http/read-body.ts';
@@ -23,35 +26,100 @@ export async function readErrorBody(body: UpstreamBody): Promise<Buffer> {
   return (await readUpstreamBody(body, MAX_ERROR_BODY_BYTES)).bytes;
 }
 
-/**
- * The body without `credential`, and the content-encoding it is now in: decoded when it was
- * gzip, deflate or br, so that the key can be found in it; left as it is when it is in an
- * encoding Relay cannot read, or cannot be decoded.
- */
-export function redactCredential(body: Buffer, encoding: string | undefined, credential: string): { body: Buffer; encoding: string | undefined } {
-  let plain = body;
-  let outEncoding = encoding;
+/** An error body without the credential, decoded from its content-encoding; or why it cannot be passed on. */
+export type RedactedBody = { body: Buffer } | { unreadable: string };
+
+/** The body decoded from its content-encoding (at most MAX_ERROR_BODY_BYTES), or why it cannot be. */
+export function decodeErrorBody(body: Buffer, encoding: string | undefined): { plain: Buffer } | { unreadable: string } {
   const name = encoding?.trim().toLowerCase();
-  if (name && name !== 'identity') {
-    const decode = DECOMPRESS[name];
-    if (!decode) return { body, encoding };
-    try {
-      plain = decode(body, { maxOutputLength: MAX_ERROR_BODY_BYTES });
-      outEncoding = undefined;
-    } catch {
-      return { body, encoding };
-    }
+  if (!name || name === 'identity') return { plain: body };
+  const shown = JSON.stringify(name.slice(0, 64));
+  const decode = DECOMPRESS[name];
+  if (!decode) return { unreadable: `it is in content-encoding ${shown}, which Relay does not decode` };
+  try {
+    return { plain: decode(body, { maxOutputLength: MAX_ERROR_BODY_BYTES }) };
+  } catch (err) {
+    const tooLarge = err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+    return { unreadable: tooLarge ? `it is larger than ${MAX_ERROR_BODY_BYTES} bytes once decoded from ${shown}` : `it is not valid ${shown}, as its content-encoding says` };
   }
-  return { body: replaceAll(plain, credential), encoding: outEncoding };
+}
+
+/**
+ * The body without `credential`: decoded when it was gzip, deflate or br, so that the key can be
+ * found in it; `unreadable` when Relay cannot tell whether it holds the key.
+ */
+export function redactCredential(body: Buffer, encoding: string | undefined, credential: string): RedactedBody {
+  const decoded = decodeErrorBody(body, encoding);
+  if ('unreadable' in decoded) return decoded;
+  let plain = decoded.plain;
+  for (const needle of spellings(credential)) plain = replaceAll(plain, Buffer.from(needle, 'utf8'));
+  // Without a backslash no escaped spelling is left: the usual error body stops here.
+  if (credential === '' || !plain.includes(BACKSLASH)) return { body: plain };
+  const text = plain.toString('utf8');
+  const rewritten = withoutInJson(text, credential);
+  if (rewritten === null) return { unreadable: 'its JSON is nested too deeply to check for the host key' };
+  return { body: rewritten === text ? plain : Buffer.from(rewritten, 'utf8') };
 }
 
 /** `text` (a decoded error message) without `credential`. */
 export function redactCredentialText(text: string, credential: string): string {
-  return credential === '' ? text : text.split(credential).join(REDACTED);
+  if (credential === '') return text;
+  let out = text;
+  for (const needle of spellings(credential)) if (out.includes(needle)) out = out.split(needle).join(REDACTED);
+  return out;
 }
 
-function replaceAll(body: Buffer, credential: string): Buffer {
-  const needle = Buffer.from(credential, 'utf8');
+/** The key as sent, and with "/" escaped as JSON allows (PHP's json_encode does it by default). */
+export function spellings(credential: string): string[] {
+  if (credential === '') return [];
+  return credential.includes('/') ? [credential, credential.replaceAll('/', '\\/')] : [credential];
+}
+
+/**
+ * `text` with the key taken out of every string and member name a JSON reader would decode
+ * (escapes such as \u0073k-... included); `text` itself when it is not JSON or has no key; null
+ * when it holds the key but is nested too deeply to write again.
+ */
+function withoutInJson(text: string, credential: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text); // V8's parser is not recursive: any depth is read
+  } catch {
+    return text;
+  }
+  let found = false;
+  const clean = (s: string): string => {
+    if (!s.includes(credential)) return s;
+    found = true;
+    return s.split(credential).join(REDACTED);
+  };
+  if (typeof parsed === 'string') parsed = clean(parsed);
+  // Walked with a stack of its own: a deep body must not overflow the call stack.
+  const stack: unknown[] = [parsed];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null || typeof value !== 'object') continue;
+    const node = value as Record<string, unknown>;
+    for (const key of Object.keys(node)) {
+      const member = node[key];
+      if (typeof member === 'string') node[key] = clean(member);
+      else if (member !== null && typeof member === 'object') stack.push(member);
+      const renamed = Array.isArray(node) ? key : clean(key);
+      if (renamed !== key) {
+        node[renamed] = node[key];
+        delete node[key];
+      }
+    }
+  }
+  if (!found) return text;
+  try {
+    return JSON.stringify(parsed);
+  } catch {
+    return null;
+  }
+}
+
+function replaceAll(body: Buffer, needle: Buffer): Buffer {
   if (needle.length === 0) return body;
   let at = body.indexOf(needle);
   if (at === -1) return body;
@@ -66,3 +134,4 @@ function replaceAll(body: Buffer, credential: string): Buffer {
 }
 
 const REDACTED_BYTES = Buffer.from(REDACTED);
+const BACKSLASH = 0x5c;

@@ -2,7 +2,10 @@
 // sk-...") must not hand Relay's host key to the caller: passthrough (plain and gzip-encoded
 // bodies) and translated routes take it out. A host key the upstream refuses is Relay's own 502
 // (RELAY_ERR_HOST_KEY_REFUSED, type upstream) on both, not a 401/403 or an authentication error the
-// caller would take for a verdict on its own key; other errors keep their status and wording.
+// caller would take for a verdict on its own key; other errors keep their status and wording. The
+// key is found however the upstream's JSON spells it (escaped "/", \u escapes, a nested member),
+// and a body Relay cannot check (a coding it cannot decode, a compressed body past 1 MB once
+// decoded) is not passed on: the caller gets the upstream's status in Relay's words.
 import t from 'tap';
 import { gzipSync } from 'node:zlib';
 import { startRelay, seedRoute } from '../../core/testing.ts';
@@ -34,8 +37,8 @@ function echoKey(status: number, vendor: 'openai' | 'anthropic', gzip = false): 
 }
 
 let n = 0;
-async function route(adapter: 'openai' | 'anthropic', action: ScriptedAction) {
-  const hostKey = `sk-secret-host-key-${++n}-abcdef`;
+async function route(adapter: 'openai' | 'anthropic', action: ScriptedAction, keyWith = '') {
+  const hostKey = `sk-secret-host-key-${++n}-abcdef${keyWith}`;
   const model = `echo-${adapter}-${n}`;
   const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter, model, hostKeys: [hostKey], ...(adapter === 'openai' ? { shapes: ['openai.chat'] } : {}) });
   await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId) && [...s.models.values()].some((m) => m.metadata.slug === model));
@@ -111,4 +114,81 @@ t.test('passthrough: an error answer cut before its end is a 502 in the caller s
   const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
   t.equal(got.status, 502);
   t.equal(JSON.parse(got.text).error.code, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE');
+});
+
+/** An error answer whose body `write` makes from the credential the request carried. */
+function echoAs(status: number, write: (key: string) => Buffer | string, headers: Record<string, string> = {}): ScriptedAction {
+  return {
+    kind: 'raw',
+    handle(_req, res, rec) {
+      const body = write(String(rec.headers['x-api-key'] ?? rec.headers.authorization ?? '').replace(/^Bearer /, ''));
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
+      res.end(body);
+    },
+  };
+}
+
+/** Every JSON-escaped spelling a reader would decode: what a client sees once it parsed the body. */
+const decodedText = (text: string): string => {
+  try {
+    return JSON.stringify(JSON.parse(text), (_k, v: unknown) => v).replaceAll('\\/', '/');
+  } catch {
+    return text;
+  }
+};
+const slashEscaped = (key: string) => key.replaceAll('/', '\\/');
+const unicodeEscaped = (key: string) => [...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+
+for (const [what, spell] of [['escaped "/"', slashEscaped], ['\\u escapes', unicodeEscaped]] as const) {
+  t.test(`passthrough: the key in ${what}, in the message and a nested member, is taken out of what the caller decodes`, async (t) => {
+    const r = await route('openai', echoAs(400, (key) => `{"error":{"message":"Incorrect API key provided: ${spell(key)}","type":"invalid_request_error","details":[{"key":"${spell(key)}"}]}}`), '/with+slash');
+    const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+    t.equal(got.status, 400, 'the status is kept');
+    t.notOk(decodedText(got.text).includes(r.hostKey), 'no host key once decoded');
+    t.match(JSON.parse(got.text), { error: { message: 'Incorrect API key provided: [redacted host key]', type: 'invalid_request_error', details: [{ key: '[redacted host key]' }] } });
+    t.equal(got.headers.get('content-length'), String(got.bytes.length));
+  });
+
+  t.test(`translated: the key in ${what} is not in the decoded message`, async (t) => {
+    const r = await route('anthropic', echoAs(400, (key) => `{"type":"error","error":{"type":"invalid_request_error","message":"bad key ${spell(key)}"}}`), '/with+slash');
+    const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+    t.equal(got.status, 400);
+    t.notOk(decodedText(got.text).includes(r.hostKey), 'no host key once decoded');
+    t.equal(JSON.parse(got.text).error.message, 'bad key [redacted host key]');
+  });
+}
+
+t.test('passthrough: an error body Relay cannot check for the key is not passed on; the status and retry-after are', async (t) => {
+  // Past 1 MB once decoded, with the key at its end: a client would decode what Relay could not.
+  const bomb = (key: string) => gzipSync(`{"error":{"message":"${'x'.repeat(2 * 1024 * 1024)} ${key}","type":"invalid_request_error"}}`);
+  const cases: Array<[string, number, ScriptedAction, RegExp]> = [
+    ['a gzip body past 1 MB once decoded', 400, echoAs(400, bomb, { 'content-encoding': 'gzip' }), /larger than 1048576 bytes once decoded from "gzip"/],
+    ['a coding Relay does not decode', 429, echoAs(429, (key) => `{"error":{"message":"${key}"}}`, { 'content-encoding': 'compress', 'retry-after': '7' }), /content-encoding "compress", which Relay does not decode/],
+    ['two codings', 400, echoAs(400, (key) => gzipSync(gzipSync(`{"error":{"message":"${key}"}}`)), { 'content-encoding': 'gzip, gzip' }), /content-encoding "gzip, gzip"/],
+    ['gzip that is not', 400, echoAs(400, (key) => `{"error":{"message":"${key}"}}`, { 'content-encoding': 'gzip' }), /not valid "gzip"/],
+  ];
+  for (const [what, status, action, why] of cases) {
+    const r = await route('openai', action);
+    const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${r.relayKey}` }, body: JSON.stringify(chat(r.model)),
+    });
+    const raw = Buffer.from(await res.arrayBuffer());
+    t.equal(res.status, status, `${what}: the upstream's status`);
+    t.equal(res.headers.get('content-encoding'), null, `${what}: nothing encoded`);
+    t.notOk(raw.includes(r.hostKey) || decodedText(raw.toString('utf8')).includes(r.hostKey), `${what}: no host key`);
+    t.match(JSON.parse(raw.toString('utf8')).error.message, new RegExp(`^The upstream answered HTTP ${status}; its error body is not passed on, as Relay could not check it for its host key: it is .*${why.source}`), `${what}: says why`);
+    if (status === 429) t.equal(res.headers.get('retry-after'), '7', `${what}: retry-after kept`);
+  }
+});
+
+t.test('translated: a gzip-encoded error body is decoded for its words, and a bomb is not', async (t) => {
+  const r = await route('anthropic', echoAs(400, (key) => gzipSync(`{"type":"error","error":{"type":"invalid_request_error","message":"prompt is bad; key ${key}"}}`), { 'content-encoding': 'gzip' }));
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+  t.equal(got.status, 400);
+  t.equal(JSON.parse(got.text).error.message, 'prompt is bad; key [redacted host key]', "the upstream's words, not its compressed bytes");
+  const b = await route('anthropic', echoAs(400, (key) => gzipSync(`{"type":"error","error":{"type":"invalid_request_error","message":"${'x'.repeat(2 * 1024 * 1024)} ${key}"}}`), { 'content-encoding': 'gzip' }));
+  const bombed = await viaRelay(relay, '/vendor-a/v1/chat/completions', b.relayKey, chat(b.model));
+  t.equal(bombed.status, 400);
+  t.notOk(bombed.text.includes(b.hostKey));
+  t.equal(JSON.parse(bombed.text).error.message, 'the upstream answered HTTP 400', 'a body too large once decoded says only the status');
 });

@@ -1,0 +1,35 @@
+// redactCredential on the bodies a careless or hostile upstream writes: the key in every spelling
+// a JSON reader decodes, in member names, in JSON too deep to write again, and bodies left as
+// they came when the key is not in them.
+import t from 'tap';
+import { REDACTED, redactCredential } from '../../core/pipeline/upstream-error.ts';
+
+const KEY = 'sk-test/Key+0123456789';
+const redact = (text: string) => redactCredential(Buffer.from(text), undefined, KEY);
+const bodyOf = (text: string): string => {
+  const out = redact(text);
+  if ('unreadable' in out) throw new Error(out.unreadable);
+  return out.body.toString('utf8');
+};
+
+t.test('every spelling a JSON reader decodes, in values and member names', async (t) => {
+  const u = [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const mixed = `sk-test\\/K\\u0065y+0123456789`;
+  const out = bodyOf(`{"a":"${u}","b":["x ${mixed} y"],"${u}":1,"c":"${KEY.replaceAll('/', '\\/')}"}`);
+  t.notOk(JSON.stringify(JSON.parse(out)).includes(KEY), out);
+  t.same(JSON.parse(out), { a: REDACTED, b: [`x ${REDACTED} y`], [REDACTED]: 1, c: REDACTED });
+});
+
+t.test('a body without the key is passed as it came, escapes and all', async (t) => {
+  const text = '{"error":{"message":"a \\"quoted\\" word \\u00e9","path":"a\\/b"}}';
+  t.equal(bodyOf(text), text);
+  t.equal(bodyOf('not json \\u0073'), 'not json \\u0073');
+});
+
+t.test('JSON too deep to write again: unreadable when it holds the key, as it came when not', async (t) => {
+  const deep = (inner: string) => `${'['.repeat(100_000)}${inner}${']'.repeat(100_000)}`;
+  const holding = redact(deep('"sk-\\u0074est/Key+0123456789"'));
+  t.match(holding, { unreadable: /nested too deeply/ });
+  const clean = deep('"a\\/b"');
+  t.equal(bodyOf(clean), clean, 'read at any depth without overflowing the stack');
+});
