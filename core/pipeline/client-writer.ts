@@ -1,6 +1,7 @@
 // Writes a committed response to the client: head once, then chunks with backpressure.
 import type { ServerResponse } from 'node:http';
 import { connectionListed } from '../http/headers.ts';
+import { CredentialScrubber } from './credential-scrub.ts';
 
 // Upstream headers never copied to the client: hop-by-hop ones (and those the upstream's
 // Connection header names), ones Node sets itself, x-request-id and x-relay-* (Relay's own to
@@ -25,6 +26,8 @@ export class ClientWriter {
   dropped: string | null = null;
   /** `standard` when the policy ran a fast-mode request at the standard speed (x-relay-fast-mode). */
   fastMode: 'standard' | null = null;
+  /** Takes the answering route's host key out of what is written (credential-scrub.ts); null for none. */
+  private scrubber: CredentialScrubber | null = null;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -65,6 +68,11 @@ export class ClientWriter {
     this.raw.writeHead(status, headers);
   }
 
+  /** The host key the answer is to Relay's (null: the caller's own credential, or none): never written to the caller. */
+  keepOut(credential: string | null): void {
+    if (!this.committed) this.scrubber = CredentialScrubber.of(credential);
+  }
+
   /** Sends the head now if no body byte went yet (a stream whose first frame is still to come). */
   flush(): void {
     if (!this.wroteBody && !this.raw.destroyed) this.raw.flushHeaders();
@@ -76,6 +84,10 @@ export class ClientWriter {
    */
   write(chunk: Buffer | string): Promise<void> | undefined {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    return this.send(this.scrubber ? this.scrubber.push(buf) : buf);
+  }
+
+  private send(buf: Buffer): Promise<void> | undefined {
     // A client that left gets nothing more; its close event aborts the upstream.
     if (buf.length === 0 || this.raw.destroyed) return undefined;
     this.wroteBody = true;
@@ -90,7 +102,10 @@ export class ClientWriter {
   }
 
   end(): void {
-    if (!this.raw.writableEnded) this.raw.end();
+    if (this.raw.writableEnded) return;
+    // What the scrubber held back was not the key after all (the answer ended first).
+    if (this.scrubber) void this.send(this.scrubber.end());
+    this.raw.end();
   }
 
   /** Cuts the response (the client sees a truncated body / aborted stream). */

@@ -65,6 +65,8 @@ export async function passthrough(
   if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
   const names = dropped.get(route) ?? [];
   attempt.writer.dropped = names.length > 0 ? names.join(', ') : null;
+  // An upstream may quote Relay's key mid-answer (an error event, a 200 that is an error).
+  attempt.writer.keepOut(route.hostKey === null ? null : credential);
 
   if (res.status >= 400) {
     const verdict = attempt.retry.verdict(res.status);

@@ -40,6 +40,8 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   if (res === null) return { kind: 'retry' };
   // A hedge (hedge.ts) may have answered on the next route.
   if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
+  // An upstream may quote Relay's key mid-answer (an error event); the caller never gets it.
+  attempt.writer.keepOut(route.hostKey === null ? null : credential);
   // The upstream's rate limits in the client's vendor's names (rate-limit-headers.ts).
   const limits = clientRateLimitHeaders(res.headers, upstreamShape, codec.shape);
 

@@ -1,0 +1,82 @@
+// Takes Relay's host key out of an answer written to the caller in pieces (a passed-through
+// stream or body, a translated stream): an upstream may quote the key in an error event mid-stream
+// or in a 200 that carries an error, and the key may be split between two reads. Each occurrence
+// is replaced by a mask of the same length, so a Content-Length already sent still holds; a piece
+// without the key, and not ending in its first bytes, goes on as the same Buffer.
+import { REDACTED, spellings } from './upstream-error.ts';
+
+/**
+ * Shorter keys are placeholders ("EMPTY", "ollama"), not secrets, and masking their text out of
+ * answers would corrupt them; longer ones are not sent as such (a service account document).
+ */
+const MIN_KEY_BYTES = 16;
+const MAX_KEY_BYTES = 1024;
+
+export class CredentialScrubber {
+  private readonly needles: Buffer[];
+  private readonly masks: Buffer[];
+  /** Bytes any spelling of the key holds: a piece ending in another byte holds nothing back. */
+  private readonly keyBytes = new Uint8Array(256);
+  /** The end of the last piece that may begin the key, held until the next piece says. */
+  private carry: Buffer | null = null;
+
+  private constructor(credential: string) {
+    this.needles = spellings(credential).map((s) => Buffer.from(s, 'utf8'));
+    this.masks = this.needles.map((n) => Buffer.from(n.length >= REDACTED.length ? REDACTED.padEnd(n.length, '*') : '*'.repeat(n.length)));
+    for (const needle of this.needles) for (const byte of needle) this.keyBytes[byte] = 1;
+  }
+
+  /** A scrubber for `credential`, or null when there is nothing to take out (see MIN_KEY_BYTES). */
+  static of(credential: string | null): CredentialScrubber | null {
+    if (credential === null) return null;
+    const bytes = Buffer.byteLength(credential);
+    return bytes >= MIN_KEY_BYTES && bytes <= MAX_KEY_BYTES && !/\s/.test(credential) ? new CredentialScrubber(credential) : null;
+  }
+
+  /** What of `chunk` may be sent now (a key's first bytes at its end wait for the next piece). */
+  push(chunk: Buffer): Buffer {
+    let data = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+    this.carry = null;
+    let copied = false;
+    for (let i = 0; i < this.needles.length; i++) {
+      const needle = this.needles[i]!;
+      for (let at = data.indexOf(needle); at !== -1; at = data.indexOf(needle, at + needle.length)) {
+        // Copied before the first change: the upstream's buffer may still be read (the usage tap).
+        if (!copied) {
+          data = Buffer.from(data);
+          copied = true;
+        }
+        this.masks[i]!.copy(data, at);
+      }
+    }
+    const held = this.heldBack(data);
+    if (held === 0) return data;
+    this.carry = Buffer.from(data.subarray(data.length - held));
+    return data.subarray(0, data.length - held);
+  }
+
+  /** The answer is over: what was held back (the start of a key that never came whole). */
+  end(): Buffer {
+    const rest = this.carry ?? EMPTY;
+    this.carry = null;
+    return rest;
+  }
+
+  /** How many bytes at the end of `data` could be the first bytes of a spelling of the key. */
+  private heldBack(data: Buffer): number {
+    const length = data.length;
+    if (length === 0 || this.keyBytes[data[length - 1]!] === 0) return 0;
+    let longest = 0;
+    for (const needle of this.needles) {
+      // Where the key could begin: its first byte, within its length minus one of the end.
+      for (let at = data.indexOf(needle[0]!, Math.max(0, length - needle.length + 1)); at !== -1; at = data.indexOf(needle[0]!, at + 1)) {
+        const tail = length - at;
+        if (tail > longest && data.compare(needle, 0, tail, at, length) === 0) longest = tail;
+        if (tail <= longest) break;
+      }
+    }
+    return longest;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);

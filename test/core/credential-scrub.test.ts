@@ -1,0 +1,50 @@
+// CredentialScrubber: the key is masked wherever the pieces of an answer split it, the masked
+// answer keeps its length, pieces without the key pass as they came, and placeholder keys are
+// left alone.
+import t from 'tap';
+import { CredentialScrubber } from '../../core/pipeline/credential-scrub.ts';
+
+const KEY = 'sk-proj-Abc/def+0123456789xyz';
+const ESCAPED = KEY.replaceAll('/', '\\/');
+const MASK = '[redacted host key]'.padEnd(KEY.length, '*');
+const MASK_ESCAPED = '[redacted host key]'.padEnd(ESCAPED.length, '*');
+const TEXT = `data: {"error":{"message":"key ${KEY} refused","again":"${ESCAPED}"}}\n\ndata: sk-proj tail ${KEY}`;
+const WANTED = `data: {"error":{"message":"key ${MASK} refused","again":"${MASK_ESCAPED}"}}\n\ndata: sk-proj tail ${MASK}`;
+
+function run(pieces: Buffer[]): string {
+  const scrubber = CredentialScrubber.of(KEY)!;
+  const out = pieces.map((p) => scrubber.push(p));
+  out.push(scrubber.end());
+  return Buffer.concat(out).toString('utf8');
+}
+
+t.test('every split of the answer in two and three pieces gives the same masked answer', async (t) => {
+  const bytes = Buffer.from(TEXT);
+  let wrong = 0;
+  for (let i = 0; i <= bytes.length; i++) {
+    if (run([bytes.subarray(0, i), bytes.subarray(i)]) !== WANTED) wrong++;
+    for (let j = i; j <= bytes.length; j += 7) {
+      if (run([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)]) !== WANTED) wrong++;
+    }
+  }
+  t.equal(wrong, 0, 'no split lets the key through or loses a byte');
+  t.equal(Buffer.byteLength(WANTED), bytes.length, 'the masked answer is as long as the original');
+});
+
+t.test('a piece without the key goes on as it came; the start of a key waits for the next piece', async (t) => {
+  const scrubber = CredentialScrubber.of(KEY)!;
+  const plain = Buffer.from('data: {"text":"hello"}\n\n');
+  t.equal(scrubber.push(plain), plain, 'the same Buffer');
+  t.equal(scrubber.push(Buffer.from('x sk-pr')).toString(), 'x ', 'sk-pr could begin the key');
+  t.equal(scrubber.push(Buffer.from('oj is not it\n')).toString(), 'sk-proj is not it\n', 'and was not');
+  t.equal(scrubber.push(Buffer.from('ends in sk')).toString(), 'ends in ');
+  t.equal(scrubber.end().toString(), 'sk', 'what was held goes out at the end');
+});
+
+t.test('placeholder keys and documents are not scrubbed from answers', async (t) => {
+  t.equal(CredentialScrubber.of('EMPTY'), null);
+  t.equal(CredentialScrubber.of('ollama'), null);
+  t.equal(CredentialScrubber.of('{"type": "service_account", "private_key": "..."}'), null);
+  t.equal(CredentialScrubber.of(null), null);
+  t.not(CredentialScrubber.of(KEY), null);
+});
