@@ -3,6 +3,7 @@
 // unchanged. Usage is read from a tap on the bytes, never by holding the response.
 import { RelayError, codeForUpstreamStatus } from '../errors.ts';
 import { filterForwardHeaders, withoutAccountHeaders } from '../http/headers.ts';
+import { contentCoding } from '../http/content-encoding.ts';
 import { RouteCall } from '../http/inference-route.ts';
 import { setTopLevelMembers } from '../http/inference-body.ts';
 import type { InboundCodec, Route, UpstreamResponse, UsageRequest } from '../hooks.ts';
@@ -188,8 +189,9 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   const writer = attempt.writer;
   writer.commit(res.status, res.headers, false);
   attempt.record.status = res.status;
-  // The bytes go out as they came, unless frames the client did not ask for must be hidden.
-  const filter = usage ? new SseFrameFilter((event, data) => usage.clientFrame(event, data)) : null;
+  // The bytes go out as they came, unless frames the client did not ask for must be hidden (not in
+  // a compressed stream, which Relay did not ask for and cannot edit without corrupting it).
+  const filter = usage && contentCoding(res.headers['content-encoding']) === null ? new SseFrameFilter((event, data) => usage.clientFrame(event, data)) : null;
   const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
   let delivered = false;
   // forward() returns a promise only when the client's socket is full.

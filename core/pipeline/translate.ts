@@ -10,6 +10,7 @@ import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
 import { decodeErrorBody, readErrorBody, redactCredentialText } from './upstream-error.ts';
 import { readUpstreamBody } from '../http/read-body.ts';
+import { contentCoding } from '../http/content-encoding.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import { clientRateLimitHeaders } from './rate-limit-headers.ts';
 import type { TranslationSource } from './translation-source.ts';
@@ -65,6 +66,14 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     await attempt.writer.write(JSON.stringify(rendered.body));
     attempt.writer.end();
     return { kind: 'done' };
+  }
+
+  // Relay asks for no compression (it sends no accept-encoding): a compressed answer is not read, so not inflated either.
+  const coding = contentCoding(res.headers['content-encoding']);
+  if (coding !== null) {
+    res.body.destroy();
+    return attempt.networkFailure(route, new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE',
+      `the upstream's answer is in content-encoding ${JSON.stringify(coding.slice(0, 64))}, which Relay did not ask for and does not translate`));
   }
 
   // What of the answer the client does not get, named by the upstream's decoder and the client's encoder.
