@@ -13,6 +13,7 @@ import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { SseFrameFilter } from './frame-filter.ts';
 import { StreamTap } from './stream-tap.ts';
+import { EventIdleBound } from './stream-idle.ts';
 import { readErrorBody, redactCredential, type RedactedBody } from './upstream-error.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import type { ForwardedCapture } from './forwarded-capture.ts';
@@ -194,6 +195,7 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   const filter = usage && contentCoding(res.headers['content-encoding']) === null ? new SseFrameFilter((event, data) => usage.clientFrame(event, data)) : null;
   const forward = (chunk: Buffer) => writer.write(filter ? filter.push(chunk) : chunk);
   let delivered = false;
+  const idle = new EventIdleBound(route.host.spec.timeoutMs, tap.frames);
   // forward() returns a promise only when the client's socket is full.
   try {
     for (const chunk of hold.held) {
@@ -205,11 +207,14 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
       const full = forward(chunk);
       if (full) await full;
       tap.pass(chunk);
+      idle.check(tap.frames);
     }
     if (filter) await writer.write(filter.end());
     writer.end();
     delivered = true;
   } catch (err) {
+    // Broken off by Relay (only keep-alives): the upstream is hung up on too.
+    res.body.destroy();
     attempt.failAfterCommit(err);
   }
   const tapped = tap.finish();

@@ -12,6 +12,7 @@ import { decodeErrorBody, readErrorBody, redactCredentialText } from './upstream
 import { readUpstreamBody } from '../http/read-body.ts';
 import { contentCoding } from '../http/content-encoding.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
+import { EventIdleBound } from './stream-idle.ts';
 import { clientRateLimitHeaders } from './rate-limit-headers.ts';
 import type { TranslationSource } from './translation-source.ts';
 import { StreamCollector } from '../canonical/stream-collector.ts';
@@ -162,10 +163,15 @@ async function translateStream(
   let held: string | null = null;
   let pending: StreamEvent[] = [];
   let seen: StreamSeen = 'opening';
+  /** Frames read so far (stream-idle.ts tells keep-alive comments from events by it). */
+  let frames = 0;
+  /** An error event came: the client's stream ends with it (read through a call, which the narrowing of `seen` does not follow). */
+  const failed = (): boolean => seen === 'error';
   // Refusal parts before the end are held as opening: an answer that is only a refusal ended by a
   // content filter (Azure adds one naming the categories) is a content-filter stop, not output.
   let refusalParts: Set<number> | null = null;
   const parser = new SseParser((event, data) => {
+    frames++;
     let events: StreamEvent[];
     try {
       events = decoder.decode(event, data);
@@ -248,18 +254,23 @@ async function translateStream(
   const opening = untranslatable(attempt, take);
   const named = source.droppedNames(route, answerDropped);
   writer.commit(200, Object.assign({ 'content-type': encoder.contentType, 'cache-control': 'no-cache' }, limits, source.droppedHeader(route, answerDropped)), false, true);
+  const idle = new EventIdleBound(route.host.spec.timeoutMs, frames);
   try {
     await writer.write(opening);
     writer.flush();
     let streamed = 0;
-    for await (const chunk of resume(hold.iterator, hold.pending)) {
+    // The client's stream ends with an error event: nothing after it is read, however long the upstream stays.
+    if (!failed()) for await (const chunk of resume(hold.iterator, hold.pending)) {
       streamed += chunk.length;
       if (streamed > MAX_ANSWER_BYTES) throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `The upstream's stream passed ${MAX_ANSWER_BYTES} bytes, more than Relay translates.`);
       parser.feed(chunk);
       const full = writer.write(take());
       if (full) await full;
+      if (failed()) break;
+      idle.check(frames);
     }
-    parser.end();
+    if (failed()) body.destroy();
+    else parser.end();
     for (const ev of closing ?? decoder.finish()) {
       if (ev.type === 'end') attempt.record.usage = ev.usage;
       // The decoder's word that the stream ended before its end event.
@@ -274,6 +285,7 @@ async function translateStream(
     droppedTrailer(writer, named, source.droppedNames(route, answerDropped));
     writer.end();
   } catch (err) {
+    body.destroy();
     if (attempt.clientGone || writer.clientGone) {
       attempt.failAfterCommit(err);
     } else {
