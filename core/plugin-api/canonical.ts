@@ -24,4 +24,5 @@ export type { ResponsesState, StoredResponse } from '../responses-state/types.ts
 export { itemIdProblem, responseIdProblem } from '../responses-state/ids.ts';
 export { ledgerOwnership, parsedObject, type LedgerChecks, type NamedId } from '../responses-state/ledger-ownership.ts';
 export { echoedName } from '../echoed-name.ts';
+export { parseFrame } from '../canonical/stream-frame.ts';
 export type { UpstreamErrorReason } from '../errors.ts';

@@ -1,7 +1,8 @@
 // What a misbehaving upstream does to a translated answer, answered by a scripted HTTP server: a
 // value of the wrong type is never Relay's 500, a stream closed before its end event is recorded
-// as broken, an upstream's 429 is not recorded as Relay's own rate limit, and bytes that are not an
-// event stream are a bad answer, not an unreachable upstream.
+// as broken, an upstream's 429 is not recorded as Relay's own rate limit, bytes that are not an
+// event stream are a bad answer, not an unreachable upstream, and a frame that is not JSON ends
+// the stream with an error rather than leaving a hole in the answer.
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -145,6 +146,44 @@ t.test('bytes that are not an event stream are a bad answer (502), not an unreac
     t.match(JSON.parse(res.text), { error: { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', message: /event stream could not be read/ } }, `${what}: named as such`);
     t.equal(record.error_code, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', `${what}: and recorded as such`);
   }
+});
+
+t.test('a frame that is not JSON mid-stream ends the translated stream with an error, not an answer with a hole', async (t) => {
+  const hole = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" LOST';
+  const chatDelta = (text: string): [null, unknown] => [null, { id: 'c', choices: [{ index: 0, delta: { content: text } }] }];
+  const geminiText = (text: string): [null, unknown] => [null, { candidates: [{ content: { role: 'model', parts: [{ text }] } }] }];
+  const cases: Array<[Vendor, keyof typeof CLIENTS, Scripted]> = [
+    ['anthropic', 'chat', sse([messageStart(), textBlock[0]!, textBlock[1]!, ['content_block_delta', hole], ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' AFTER' } }], ...textBlock.slice(2), ...messageEnd])],
+    ['openai-chat', 'messages', sse([chatDelta('Hello'), [null, '{"id":"c","choices":[{"index":0,"delta":{"content":" LOST'], chatDelta(' AFTER'), [null, { id: 'c', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }], [null, '[DONE]']])],
+    ['openai-responses', 'chat', sse([
+      ['response.output_text.delta', { type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: 'Hello' }],
+      ['response.output_text.delta', '{"type":"response.output_text.delta","delta":" LOST'],
+      ['response.output_text.delta', { type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: ' AFTER' }],
+      ['response.completed', { type: 'response.completed', response: { status: 'completed', output: [], usage: { input_tokens: 3, output_tokens: 2 } } }],
+    ])],
+    ['google', 'messages', sse([geminiText('Hello'), [null, '{"candidates":[{"content":{"parts":[{"text":" LOST'], geminiText(' AFTER'), [null, geminiAnswer({})]])],
+  ];
+  for (const [vendor, client, answer] of cases) {
+    const { res, record } = await ask(vendor, client, true, answer);
+    t.equal(res.status, 200, `${vendor} -> ${client}: the stream had begun`);
+    t.match(res.text, /Hello/, `${vendor} -> ${client}: the output before the frame`);
+    t.match(res.text, /the upstream sent a frame Relay could not read/, `${vendor} -> ${client}: an error event says so`);
+    t.notMatch(res.text, /AFTER/, `${vendor} -> ${client}: the stream ends there`);
+    t.equal(record.error_code, 'upstream_stream_error', `${vendor} -> ${client}: recorded as broken`);
+  }
+});
+
+t.test('frames that say nothing (a blank data line, [DONE]) are skipped on every translated stream', async (t) => {
+  const { res, record } = await ask('openai-responses', 'messages', true, sse([
+    [null, ''],
+    ['response.output_text.delta', { type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: 'Hello' }],
+    ['response.completed', { type: 'response.completed', response: { status: 'completed', output: [], usage: { input_tokens: 3, output_tokens: 2 } } }],
+    [null, '[DONE]'],
+  ]));
+  t.equal(res.status, 200);
+  t.match(res.text, /message_stop/, 'the answer ends as it should');
+  t.notMatch(res.text, /could not read/);
+  t.equal(record.error_code, null);
 });
 
 // Last: the key then cools for the upstream's retry-after.

@@ -9,7 +9,7 @@
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { ERROR_CODES, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { emptyUsage, MessagesStreamUsage, type StopReason, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
-import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, parseFrame, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { codeForStreamErrorType } from './errors.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { nameBlockType, stopReasonFromAnthropic } from './messages-response.ts';
@@ -120,12 +120,8 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
       if (ended) return [];
       const plain = plainTextDelta(data);
       if (plain !== null) return textDelta(plain.index, plain.text);
-      let f: Frame;
-      try {
-        f = JSON.parse(data);
-      } catch {
-        return [];
-      }
+      const f = parseFrame<Frame>(data);
+      if (f === null) return [];
       const at = f.index ?? 0;
       switch (f.type) {
         case 'message_start':

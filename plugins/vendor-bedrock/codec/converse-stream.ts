@@ -7,7 +7,7 @@
 //   stream event carries (an image, a citation, ...) are named in `dropped`, once each.
 // Custom tools' input is buffered and sent unwrapped when their block stops.
 import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
-import { customToolNames, emptyUsage, toolArgumentsText, unwrapCustomInput, type CanonicalRequest, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, emptyUsage, parseFrame, toolArgumentsText, unwrapCustomInput, type CanonicalRequest, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { nameBlock, nameDropped, TOOL_INPUT_NAME } from './answer-parts.ts';
 import { BEDROCK_ORIGIN } from './converse-request.ts';
 import { newResponseId } from './converse-response.ts';
@@ -106,12 +106,8 @@ export function converseStreamDecoder(route: Route, request?: CanonicalRequest, 
   return {
     decode(event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
-      let p: ConverseStreamPayload;
-      try {
-        p = JSON.parse(data) as ConverseStreamPayload;
-      } catch {
-        return [];
-      }
+      const p = parseFrame<ConverseStreamPayload>(data);
+      if (p === null) return [];
       switch (event) {
         case 'messageStart':
           return start();

@@ -14,7 +14,7 @@
 // it are ignored, and a body that ends without one is an error. A frame {"error": {...}} is
 // an in-stream error.
 import { ERROR_CODES, type ErrorCode, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
-import { customToolNames, emptyUsage, type CanonicalRequest, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, emptyUsage, parseFrame, type CanonicalRequest, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { codeExecutionText, imageOfDataPart, thoughtText } from './answer-parts.ts';
 import { codeForGeminiError } from './errors.ts';
 import { stopReasonFromGemini } from './finish-reason.ts';
@@ -109,12 +109,8 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest, dro
   return {
     decode(_event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
-      let frame: GeminiResponse;
-      try {
-        frame = JSON.parse(data) as GeminiResponse;
-      } catch {
-        return [];
-      }
+      const frame = parseFrame<GeminiResponse>(data);
+      if (frame === null) return [];
       if (frame.error) {
         return failure(codeForGeminiError(frame.error, frame.error.code ?? 500), frame.error.message ?? 'the upstream reported an error');
       }

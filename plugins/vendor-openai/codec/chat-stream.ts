@@ -8,7 +8,7 @@
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { emptyUsage, setAnswerModel, type StopReason, type StreamEvent, type Usage } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
-import { customToolNames, toolArgumentsText, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, parseFrame, toolArgumentsText, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { chatCitations, reasoningText, stopReasonFromChat } from './chat-response.ts';
 import { nameKind, TOOL_ARGUMENTS_NAME } from './answer-names.ts';
 import { chatContentPieces } from './chat-content.ts';
@@ -90,12 +90,8 @@ export function chatStreamDecoder(route: Route, request?: CanonicalRequest, drop
     decode(_event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
       if (data.trim() === '[DONE]') return end();
-      let chunk: { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown; service_tier?: unknown };
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        return [];
-      }
+      const chunk = parseFrame<{ id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; x_groq?: unknown; error?: unknown; service_tier?: unknown }>(data);
+      if (chunk === null) return [];
       const out: StreamEvent[] = [];
       if (chunk.error !== undefined) {
         ended = true;

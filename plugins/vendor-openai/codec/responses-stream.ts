@@ -8,7 +8,7 @@
 // openai-origin part). A web_search_call item opens as one whole web_search_call part when it is
 // done (its progress events carry nothing else); output_text annotations (url_citation) become
 // citation deltas. Other server tool items are dropped.
-import { emptyUsage, toolArgumentsText, type CanonicalRequest, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
+import { emptyUsage, parseFrame, toolArgumentsText, type CanonicalRequest, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
 import { type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { OPENAI_ORIGIN } from './responses-request.ts';
 import { stopReasonFromResponse } from './responses-response.ts';
@@ -74,12 +74,8 @@ export function responsesStreamDecoder(route: Route, request?: CanonicalRequest,
   return {
     decode(_event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
-      let f: Frame;
-      try {
-        f = JSON.parse(data);
-      } catch {
-        return [];
-      }
+      const f = parseFrame<Frame>(data);
+      if (f === null) return [];
       const item = `o${f.output_index ?? 0}`;
       const content = `${item}c${f.content_index ?? 0}`;
       const text = typeof f.delta === 'string' ? f.delta : '';
