@@ -12,25 +12,52 @@ import { REDACTED, spellings } from './upstream-error.ts';
 const MIN_KEY_BYTES = 16;
 const MAX_KEY_BYTES = 1024;
 
+/** What is searched for and written instead: made once per key, not per answer. */
+interface ScrubPattern {
+  needles: Buffer[];
+  masks: Buffer[];
+  /** Bytes any spelling of the key holds: a piece ending in another byte holds nothing back. */
+  keyBytes: Uint8Array;
+}
+
+/** Patterns by key; the catalog's host keys are few, so the map is only emptied when it grows past this. */
+const MAX_PATTERNS = 256;
+const patterns = new Map<string, ScrubPattern | null>();
+
+/** The key's pattern, or null when there is nothing to take out (see MIN_KEY_BYTES). */
+function patternOf(credential: string): ScrubPattern | null {
+  let pattern = patterns.get(credential);
+  if (pattern !== undefined) return pattern;
+  const bytes = Buffer.byteLength(credential);
+  pattern = bytes >= MIN_KEY_BYTES && bytes <= MAX_KEY_BYTES && !/\s/.test(credential) ? makePattern(credential) : null;
+  if (patterns.size >= MAX_PATTERNS) patterns.clear();
+  patterns.set(credential, pattern);
+  return pattern;
+}
+
+function makePattern(credential: string): ScrubPattern {
+  const needles = spellings(credential).map((s) => Buffer.from(s, 'utf8'));
+  const masks = needles.map((n) => Buffer.from(n.length >= REDACTED.length ? REDACTED.padEnd(n.length, '*') : '*'.repeat(n.length)));
+  const keyBytes = new Uint8Array(256);
+  for (const needle of needles) for (const byte of needle) keyBytes[byte] = 1;
+  return { needles, masks, keyBytes };
+}
+
 export class CredentialScrubber {
   private readonly needles: Buffer[];
   private readonly masks: Buffer[];
-  /** Bytes any spelling of the key holds: a piece ending in another byte holds nothing back. */
-  private readonly keyBytes = new Uint8Array(256);
+  private readonly keyBytes: Uint8Array;
   /** The end of the last piece that may begin the key, held until the next piece says. */
   private carry: Buffer | null = null;
 
-  private constructor(credential: string) {
-    this.needles = spellings(credential).map((s) => Buffer.from(s, 'utf8'));
-    this.masks = this.needles.map((n) => Buffer.from(n.length >= REDACTED.length ? REDACTED.padEnd(n.length, '*') : '*'.repeat(n.length)));
-    for (const needle of this.needles) for (const byte of needle) this.keyBytes[byte] = 1;
+  private constructor(pattern: ScrubPattern) {
+    ({ needles: this.needles, masks: this.masks, keyBytes: this.keyBytes } = pattern);
   }
 
   /** A scrubber for `credential`, or null when there is nothing to take out (see MIN_KEY_BYTES). */
   static of(credential: string | null): CredentialScrubber | null {
-    if (credential === null) return null;
-    const bytes = Buffer.byteLength(credential);
-    return bytes >= MIN_KEY_BYTES && bytes <= MAX_KEY_BYTES && !/\s/.test(credential) ? new CredentialScrubber(credential) : null;
+    const pattern = credential === null ? null : patternOf(credential);
+    return pattern === null ? null : new CredentialScrubber(pattern);
   }
 
   /** What of `chunk` may be sent now (a key's first bytes at its end wait for the next piece). */
