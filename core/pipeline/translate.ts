@@ -86,7 +86,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     } catch (err) {
       if (attempt.clientGone) throw err;
       if (!attempt.isLast) return { kind: 'retry' };
-      throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${(err as Error).message}`);
+      throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${whyUnread(err)}`);
     }
     attempt.reportSuccess(route);
     // A token count is not a generation: nothing to bill (as when count_tokens is passed through).
@@ -111,6 +111,12 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   return translateStream(attempt, route, upstreamShape, codec, source, res.body, limits, answerDropped);
 }
 
+/** Why an answer could not be read, in words: a stack overflow is JSON nested past what Relay walks, not Relay failing. */
+function whyUnread(err: unknown): string {
+  const message = (err as Error)?.message ?? String(err);
+  return err instanceof RangeError && /call stack/i.test(message) ? 'it is nested too deeply to read' : message;
+}
+
 /** A header's one value (content-encoding), or undefined. */
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
@@ -132,7 +138,7 @@ function untranslatable<T>(attempt: Attempt, encode: () => T): T {
     return encode();
   } catch (err) {
     attempt.noteUntranslatable(err);
-    throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's answer could not be translated: ${(err as Error).message}`);
+    throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's answer could not be translated: ${whyUnread(err)}`);
   }
 }
 

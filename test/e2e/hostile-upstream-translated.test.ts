@@ -173,6 +173,24 @@ t.test('a frame that is not JSON mid-stream ends the translated stream with an e
   }
 });
 
+t.test('an answer nested 100,000 deep is a 502 that says so; the process serves the next request', async (t) => {
+  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+  const body = (text: string): Scripted => ({ headers: { 'content-type': 'application/json' }, body: text });
+  const cases: Array<[Vendor, keyof typeof CLIENTS, Scripted]> = [
+    ['anthropic', 'chat', body(`{"id":"msg_1","type":"message","role":"assistant","model":"c","content":[{"type":"tool_use","id":"t","name":"f","input":${deep}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}}`)],
+    ['openai-chat', 'messages', body(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":${deep}}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)],
+    ['google', 'responses', body(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":${deep}}}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2}}`)],
+  ];
+  for (const [vendor, client, answer] of cases) {
+    const { res, record } = await ask(vendor, client, false, answer);
+    t.equal(res.status, 502, `${vendor} -> ${client}`);
+    t.match(res.text, /could not be (read|translated): it is nested too deeply to read/, `${vendor} -> ${client}: says why`);
+    t.equal(record.error_code, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', `${vendor} -> ${client}: recorded as a bad answer`);
+  }
+  const { res } = await ask('google', 'chat', false, json(geminiAnswer({})));
+  t.equal(res.status, 200, 'and the next request is answered');
+});
+
 t.test('frames that say nothing (a blank data line, [DONE]) are skipped on every translated stream', async (t) => {
   const { res, record } = await ask('openai-responses', 'messages', true, sse([
     [null, ''],
