@@ -101,6 +101,14 @@ export class SseParser {
     }
   }
 
+  /**
+   * A frame has begun and not ended (a line still coming, data lines read, an oversized frame being
+   * skipped): a stream's wait between events (pipeline/stream-idle.ts) is not idle then.
+   */
+  get midFrame(): boolean {
+    return this.skipping || this.partialBytes > 0 || this.dataLines > 0;
+  }
+
   /** Flushes a final frame that the upstream did not terminate with a blank line. */
   end(): void {
     if (this.skipping) {

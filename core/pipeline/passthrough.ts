@@ -207,7 +207,7 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
       const full = forward(chunk);
       if (full) await full;
       tap.pass(chunk);
-      idle.check(tap.frames);
+      idle.check(tap.frames, tap.midFrame);
     }
     if (filter) await writer.write(filter.end());
     writer.end();

@@ -13,9 +13,12 @@ export class EventIdleBound {
     this.seen = events;
   }
 
-  /** After each chunk, with the count of events read so far: throws once only comments came for timeoutMs. */
-  check(events: number): void {
-    if (events !== this.seen) {
+  /**
+   * After each chunk, with the count of events read so far and whether a frame is still coming
+   * (a long one arrives in many reads): throws once only comments came for timeoutMs.
+   */
+  check(events: number, midFrame: boolean): void {
+    if (events !== this.seen || midFrame) {
       this.seen = events;
       this.quietSince = null;
       return;

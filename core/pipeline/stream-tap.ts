@@ -23,6 +23,11 @@ export class StreamTap {
     }, { onOversize });
   }
 
+  /** A frame has begun and not ended (SseParser.midFrame). */
+  get midFrame(): boolean {
+    return this.parser.midFrame;
+  }
+
   /** A chunk read while the opening is held; returns what the frames so far showed. */
   hold(chunk: Buffer): Seen {
     this.parser.feed(chunk);

@@ -273,7 +273,7 @@ async function translateStream(
       const full = writer.write(take());
       if (full) await full;
       if (failed()) break;
-      idle.check(frames);
+      idle.check(frames, parser.midFrame);
     }
     if (failed()) body.destroy();
     else parser.end();

@@ -1,9 +1,9 @@
 // An upstream stream that stays open without saying anything: keep-alive comments only, after it
 // began (a proxy whose backend hung), or more of them after its own error event. The host's
 // timeoutMs is between bytes, and comments are bytes; Relay bounds the wait between events by it
-// too, and a translated stream ends with the error the client was sent. Each upstream here would
-// keep its stream open for 8 s and then end it itself: the client's stream ending before that,
-// with the upstream hung up on, is Relay's doing.
+// too (a frame still arriving is not idle), and a translated stream ends with the error the client
+// was sent. Each upstream here would keep its stream open for 8 s and then end it itself: the
+// client's stream ending before that, with the upstream hung up on, is Relay's doing.
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,11 +14,23 @@ import { routeLive, usageRecord } from '../support/relay-client.ts';
 let opening = '';
 /** Whether the last stream was ended by the upstream itself (after 8 s) rather than by Relay. */
 let endedItself = false;
+/** Instead: a whole stream written in 20 slices 100 ms apart (one long frame arriving over 2 s). */
+let sliced: string | null = null;
 const server = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     endedItself = false;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (sliced !== null) {
+      const text = sliced;
+      const size = Math.ceil(text.length / 20);
+      const next = (at: number): void => {
+        if (at >= text.length) return void res.end();
+        res.write(text.slice(at, at + size));
+        setTimeout(() => next(at + size), 100);
+      };
+      return next(0);
+    }
     res.write(opening);
     const ping = setInterval(() => res.write(': keep-alive\n\n'), 100);
     const stop = setTimeout(() => {
@@ -104,4 +116,17 @@ t.test("translated: after the upstream's error event, the client's stream ends, 
   t.match(got.text, /"message":"Overloaded"/, 'the error reached the client');
   t.notOk(got.cut, 'and its stream ended there');
   t.notOk(endedItself, 'Relay hung up on the upstream');
+});
+
+t.test('a long frame arriving over longer than the host timeout is not idle: the stream completes', async (t) => {
+  const long = 'x'.repeat(4_000);
+  sliced = `${CHAT_START}data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: long }, finish_reason: null }] })}\n\n`
+    + `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } })}\n\ndata: [DONE]\n\n`;
+  t.teardown(() => { sliced = null; });
+  const passed = await stream('/vendor-a/v1/chat/completions', openai.relayKey, { ...chat(openai.modelSlug), stream_options: { include_usage: true } });
+  t.equal(passed.text, sliced, 'passed through whole');
+  t.notOk(passed.cut);
+  const translated = await stream('/vendor-b/v1/messages', openai.relayKey, messages(openai.modelSlug));
+  t.match(translated.text, new RegExp(`${long}[\\s\\S]*message_stop`), 'translated whole, to its end');
+  t.notMatch(translated.text, /no event for/);
 });
