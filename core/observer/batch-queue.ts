@@ -7,6 +7,12 @@
 //    and counts it (reason `queue_full`).
 //  - Batches are written in order, one at a time. A failing batch stays at the head and is retried
 //    with exponential backoff (with jitter); items pushed meanwhile wait behind it, within the bound.
+//  - An attempt that gets no answer within `writeTimeoutMs` fails and is retried like any failure.
+//    Its call is not abandoned to a second one: the retry waits for it (one call in flight per
+//    queue, see write-slot.ts), a late success counts the batch written once, a late failure has
+//    it sent again. A call that answers after its batch was dropped counts nothing more.
+//  - Past close()'s deadline, what was held is counted there (`close_deadline`), once: a write
+//    that lands later counts nothing (so a batch counted lost may in fact be stored).
 //  - A batch whose retry budget (`maxAttempts` or `maxRetryMs`) runs out is dropped and counted
 //    (`retries_exhausted`); close() drops what it could not write before its deadline (`close_deadline`).
 //  - A write that throws an error with `retryable: false` drops its batch at once (`rejected`).
@@ -14,6 +20,8 @@
 //    store refused for good): those n are counted as dropped (`rejected`), the rest as written.
 //  - A queue that yields (`yieldWhile`) drops its batch instead of writing or retrying it (`yielded`).
 //  - Every drop reaches onDropped (metrics) and the log, coalesced to one line per `dropLogIntervalMs`.
+
+import { WriteSlot } from './write-slot.ts';
 
 export type DropReason = 'queue_full' | 'retries_exhausted' | 'close_deadline' | 'closed' | 'yielded' | 'rejected';
 
@@ -50,6 +58,11 @@ export interface BatchQueueOptions<T> {
   /** Bound on items held (waiting and in flight). Default 20 000. */
   maxQueued?: number;
   retry?: RetryOptions;
+  /**
+   * Most one write attempt waits for its answer. Default 30 000. Past it the attempt counts as
+   * failed and is retried with backoff; the call itself is waited for before the batch is sent again.
+   */
+  writeTimeoutMs?: number;
   onDropped?: (count: number, reason: DropReason) => void;
   /**
    * While this returns true, a batch due to be written or retried is dropped instead (`yielded`):
@@ -103,6 +116,7 @@ const DEFAULTS = {
   maxRetryMs: 300_000,
   initialBackoffMs: 200,
   maxBackoffMs: 30_000,
+  writeTimeoutMs: 30_000,
   dropLogIntervalMs: 10_000,
 };
 
@@ -125,6 +139,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     maxBackoffMs: options.retry?.maxBackoffMs ?? DEFAULTS.maxBackoffMs,
   };
   const log = options.log ?? noopLog;
+  const slot = new WriteSlot<T, void | BatchWriteResult>(options.write, Math.max(1, options.writeTimeoutMs ?? DEFAULTS.writeTimeoutMs));
   const dropLogIntervalMs = options.dropLogIntervalMs ?? DEFAULTS.dropLogIntervalMs;
 
   // Items in order; the head batch (being written) stays here until it is written or dropped,
@@ -209,7 +224,8 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
       if (deadlinePassed) return;
       const batch = items.slice(0, maxBatchSize);
       await writeWithRetry(batch);
-      // close() may have dropped (and counted) the batch meanwhile.
+      // Past close()'s deadline close() counts and removes what is held, this batch included.
+      if (deadlinePassed) return;
       const held = items.length;
       items = items.slice(batch.length);
       leave(held - items.length);
@@ -222,33 +238,26 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     let attempt = 0;
     let firstFailureAt = 0;
     for (;;) {
+      // Past close()'s deadline the batch is close()'s to count: nothing here counts it again.
+      if (deadlinePassed) return;
       if (options.yieldWhile?.()) {
         backingOff = false;
         drop(batch.length, 'yielded');
         return;
       }
       attempt += 1;
-      const started = performance.now();
+      let written: { result: void | BatchWriteResult; durationMs: number };
       try {
-        const result = await options.write(batch);
-        backingOff = false;
-        const rejected = rejectedCount(result, batch.length);
-        stats.written += batch.length - rejected;
-        try {
-          options.onWritten?.(batch.length - rejected, performance.now() - started);
-        } catch {
-          // ignore metrics errors
-        }
-        drop(rejected, 'rejected');
-        return;
+        written = await slot.attempt(batch);
       } catch (error) {
+        if (deadlinePassed) return;
         if (firstFailureAt === 0) firstFailureAt = Date.now();
         const rejected = (error as { retryable?: unknown } | null)?.retryable === false;
         const exhausted = attempt >= retry.maxAttempts || Date.now() - firstFailureAt >= retry.maxRetryMs;
-        if (rejected || exhausted || deadlinePassed) {
+        if (rejected || exhausted) {
           backingOff = false;
           log.error({ queue: options.name, err: error, attempts: attempt, batch: batch.length }, `log queue ${options.name}: giving up on a batch`);
-          drop(batch.length, deadlinePassed ? 'close_deadline' : rejected ? 'rejected' : 'retries_exhausted');
+          drop(batch.length, rejected ? 'rejected' : 'retries_exhausted');
           return;
         }
         stats.retries += 1;
@@ -262,7 +271,19 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
         const delay = backoff / 2 + Math.random() * (backoff / 2);
         if (attempt === 1) log.warn({ queue: options.name, err: error, batch: batch.length }, `log queue ${options.name}: write failed, retrying`);
         await sleepInterruptibly(delay);
+        continue;
       }
+      if (deadlinePassed) return;
+      backingOff = false;
+      const rejected = rejectedCount(written.result, batch.length);
+      stats.written += batch.length - rejected;
+      try {
+        options.onWritten?.(batch.length - rejected, written.durationMs);
+      } catch {
+        // ignore metrics errors
+      }
+      drop(rejected, 'rejected');
+      return;
     }
   }
 

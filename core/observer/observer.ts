@@ -25,6 +25,8 @@ export interface QueueTuning {
   maxDelayMs?: number;
   maxQueued?: number;
   retry?: RetryOptions;
+  /** Most one write attempt waits for its backend (default 30 000 ms); past it the attempt is retried. */
+  writeTimeoutMs?: number;
 }
 
 export interface ObserverOptions {
