@@ -97,7 +97,7 @@ export async function adminUserSet(options: AdminUserOptions, env: Record<string
       return 0;
     }
   }
-  const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
+  const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir, queryTimeoutMs: config.database.queryTimeoutMs });
   try {
     await migrate(db);
     await upsertAdminUser(db, username, password, role);

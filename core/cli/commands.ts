@@ -82,7 +82,7 @@ export async function runCommand(args: string[], options: CommandOptions): Promi
     case 'migrate': {
       takes(0);
       const { config } = loadConfigFile(options.configFile);
-      const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
+      const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir, queryTimeoutMs: config.database.queryTimeoutMs });
       try {
         const applied = await migrate(db);
         process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
@@ -145,7 +145,7 @@ async function rotateMasterKey(configFile: string, env: Record<string, string | 
   }
   const sealer = new Sealer(parseMasterKey(env.RELAY_MASTER_KEY), parseMasterKey(env.RELAY_MASTER_KEY_PREVIOUS, 'RELAY_MASTER_KEY_PREVIOUS'));
   const { config } = loadConfigFile(configFile, env);
-  const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir });
+  const db = await openDatabase({ url: config.database.url, dataDir: config.dataDir, queryTimeoutMs: config.database.queryTimeoutMs });
   try {
     await migrate(db);
     const result = await resealHostKeys(db, sealer);

@@ -46,6 +46,10 @@ export const RelayConfigSchema = Type.Object({
   database: Type.Object({
     /** Overridden by DATABASE_URL. Unset: embedded PGlite under dataDir. */
     url: Type.Optional(Type.String()),
+    queryTimeoutMs: Type.Integer({
+      minimum: 100, maximum: 3_600_000, default: 30_000,
+      description: 'Most one query on Postgres may take (migrations excepted); past it the query fails and its connection is closed, so a server that stops answering frees the pool. Opening a connection has 5 s.',
+    }),
   }, { additionalProperties: false, default: {} }),
   /** Overridden by RELAY_DATA_DIR. Relative paths are relative to the working directory. */
   dataDir: Type.String({ default: './data' }),

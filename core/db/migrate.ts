@@ -23,6 +23,7 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 
 /** Applies pending migrations; returns the names applied. */
 export async function migrate(db: Database, migrations = listMigrations()): Promise<string[]> {
+  // Unbounded: it waits for another instance's migration, and a migration may rebuild a big table.
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
     await tx.query(`CREATE TABLE IF NOT EXISTS relay_migrations (
@@ -36,5 +37,5 @@ export async function migrate(db: Database, migrations = listMigrations()): Prom
       applied.push(m.name);
     }
     return applied;
-  });
+  }, { unbounded: true });
 }

@@ -10,9 +10,11 @@ export interface OpenDatabaseOptions {
   /** PGlite's data directory parent (the database lives in `<dataDir>/pglite`); null keeps it in memory. */
   dataDir?: string | null;
   log?: Logger;
+  /** Deadline of one Postgres query (migrations excepted); PGlite has none. */
+  queryTimeoutMs?: number;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  if (options.url) return new PostgresDatabase(options.url, options.log);
+  if (options.url) return new PostgresDatabase(options.url, options.log, { queryTimeoutMs: options.queryTimeoutMs });
   return PgliteDatabase.open(options.dataDir ? path.join(options.dataDir, 'pglite') : null);
 }

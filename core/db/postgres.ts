@@ -1,8 +1,12 @@
-// Database over a Postgres server through `pg`: a pool for queries and one dedicated
-// client for LISTEN that reconnects with backoff when the connection is lost.
+// Database over a Postgres server through `pg`: a bounded pool for queries (pg-pool.ts) and one
+// dedicated client for LISTEN that reconnects with backoff when the connection is lost.
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Database, QueryResult, Queryable } from './types.ts';
+import { createPgPool, KEEPALIVE_DELAY_MS, type PgPool } from './pg-pool.ts';
+import type { Database, QueryResult, Queryable, TransactionOptions } from './types.ts';
+
+/** Deadline of one query on the catalog database, by default (config database.queryTimeoutMs). */
+export const QUERY_TIMEOUT_MS = 30_000;
 
 interface Listener {
   channel: string;
@@ -10,51 +14,37 @@ interface Listener {
   onReconnect?: () => void;
 }
 
+export interface PostgresDatabaseOptions {
+  /** Deadline of one query (migrations excepted); past it the query fails and its connection is dropped. */
+  queryTimeoutMs?: number;
+}
+
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
-  private readonly pool: pg.Pool;
+  private readonly pool: PgPool;
   private listenClient: pg.Client | null = null;
   private readonly listeners: Listener[] = [];
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly url: string, private readonly log?: Logger) {
-    this.pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
-    // An idle client that loses its server emits here; without a handler it would crash the process.
-    this.pool.on('error', (err) => this.log?.warn({ err: err.message }, 'postgres pool client error'));
+  constructor(private readonly url: string, private readonly log?: Logger, options: PostgresDatabaseOptions = {}) {
+    this.pool = createPgPool(url, {
+      max: 10, queryTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+      // An idle client that loses its server emits here; without a handler it would crash the process.
+      onIdleError: (err) => this.log?.warn({ err: err.message }, 'postgres pool client error'),
+    });
   }
 
-  async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-    const res = await this.pool.query(sql, params as unknown[]);
-    return { rows: res.rows as T[], affectedRows: res.rowCount ?? undefined };
+  query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+    return this.pool.query<T>(sql, params);
   }
 
-  async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+  exec(sql: string): Promise<void> {
+    return this.pool.exec(sql);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const tx: Queryable = {
-        query: async <R>(sql: string, params?: unknown[]) => {
-          const res = await client.query(sql, params as unknown[]);
-          return { rows: res.rows as R[], affectedRows: res.rowCount ?? undefined };
-        },
-        exec: async (sql: string) => {
-          await client.query(sql);
-        },
-      };
-      const result = await fn(tx);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.pool.transaction(fn, options);
   }
 
   async listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<void> {
@@ -74,7 +64,8 @@ export class PostgresDatabase implements Database {
   }
 
   private async connectListener(isReconnect: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000 });
+    // Keepalive: an idle LISTEN connection to a vanished server would otherwise miss every NOTIFY unnoticed.
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS });
     client.on('notification', (msg) => {
       for (const l of this.listeners) if (l.channel === msg.channel) l.onNotify(msg.payload ?? '');
     });
@@ -132,7 +123,7 @@ export class PostgresDatabase implements Database {
       client.on('error', () => undefined);
       await client.end().catch(() => undefined);
     }
-    await this.pool.end().catch(() => undefined);
+    await this.pool.close().catch(() => undefined);
   }
 }
 

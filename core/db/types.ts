@@ -11,10 +11,18 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+export interface TransactionOptions {
+  /**
+   * Its statements may run past the query deadline: migrations (an index build on a big table, or
+   * a wait for another instance's migration). Its BEGIN keeps the deadline.
+   */
+  unbounded?: boolean;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs `fn` in a transaction; rolls back if it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Subscribes to a NOTIFY channel. `onReconnect` runs after the listening connection was
    * lost and re-established (notifications may have been missed: rebuild what depends on them).

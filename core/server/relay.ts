@@ -108,7 +108,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
   );
   if (!sealer.enabled) log.warn('RELAY_MASTER_KEY is not set: host keys can only read their value from the environment, and budget alert webhook URLs are stored unsealed');
 
-  const db = await openDatabase({ url: config.database.url, dataDir, log });
+  const db = await openDatabase({ url: config.database.url, dataDir, log, queryTimeoutMs: config.database.queryTimeoutMs });
   const closers: Array<() => Promise<void> | void> = [];
   try {
     warnConfigSealedUnderPrevious(config, sealer, log);

@@ -8,6 +8,10 @@ export const LogPostgresOptions = Type.Object({
   url: Type.Optional(Type.String({ description: 'postgres:// URL of a database for usage events; Relay\'s own database when unset.' })),
   table: Type.String({ default: 'relay_usage_events', pattern: '^[a-z_][a-z0-9_]{0,50}$', description: 'Table name (created and migrated by the plugin).' }),
   poolSize: Type.Integer({ minimum: 1, maximum: 50, default: 4, description: 'Connections of the own pool (with url).' }),
+  queryTimeoutMs: Type.Integer({
+    minimum: 100, maximum: 3_600_000, default: 30_000,
+    description: 'Most one query of the own pool (with url) may take, the migration excepted: past it the query fails (a write is retried by the queue) and its connection is closed. Without url, the config\'s database.queryTimeoutMs applies.',
+  }),
   retentionDays: Type.Integer({ minimum: 0, default: 0, description: 'Rows started longer ago are deleted, hourly, in batches, by one instance at a time; 0 keeps everything.' }),
 }, { additionalProperties: false });
 
@@ -23,7 +27,7 @@ export default definePlugin({
   options: LogPostgresOptions,
   backends: () => ({ usage: ['postgres'] }),
   async register(relay, options) {
-    const own = options.url ? poolDatabase(options.url, options.poolSize) : null;
+    const own = options.url ? poolDatabase(options.url, options.poolSize, { queryTimeoutMs: options.queryTimeoutMs }) : null;
     const db = own ?? relay.sql;
     let stopRetention: (() => Promise<void>) | null = null;
     const backend = new PostgresUsageBackend({

@@ -39,6 +39,8 @@ export async function migrate(db: Transactional, table: string): Promise<void> {
   await db.query(`CREATE TABLE IF NOT EXISTS relay_log_postgres_migrations (
     table_name text NOT NULL, version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (table_name, version))`);
+  // Unbounded by the query deadline: it waits for another instance's migration, and an index build
+  // on a big table takes what it takes.
   await db.transaction(async (tx: Queryable) => {
     // Several instances may start at once: one migrates, the others wait and find it done.
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`relay_log_postgres:${table}`]);
@@ -49,5 +51,5 @@ export async function migrate(db: Transactional, table: string): Promise<void> {
       for (const sql of statements) await tx.query(sql);
       await tx.query('INSERT INTO relay_log_postgres_migrations (table_name, version) VALUES ($1, $2)', [table, version]);
     }
-  });
+  }, { unbounded: true });
 }

@@ -1,40 +1,17 @@
 // A connection of the plugin's own (option `url`), when usage events go to another Postgres
-// than Relay's catalog database.
-import pg from 'pg';
-import type { Database, Queryable } from '../../core/plugin-api/log-backends.ts';
+// than Relay's catalog database: the kernel's bounded pool, so a server that accepts connections
+// and never answers fails each query past its deadline and frees the connection it held.
+import { createPgPool, type PgPool } from '../../core/plugin-api/log-backends.ts';
 
-export type PoolDatabase = Pick<Database, 'query' | 'transaction' | 'close'>;
+export type PoolDatabase = PgPool;
 
-export function poolDatabase(url: string, max = 4): PoolDatabase {
-  const pool = new pg.Pool({ connectionString: url, max });
-  // An idle client's error (server restart) must not crash Relay; the next query reconnects.
-  pool.on('error', () => {});
-  const queryable = (client: pg.Pool | pg.PoolClient): Queryable => ({
-    async query<T>(sql: string, params?: unknown[]) {
-      const result = await client.query(sql, params);
-      return { rows: result.rows as T[], affectedRows: result.rowCount ?? undefined };
-    },
-    async exec(sql: string) {
-      await client.query(sql);
-    },
-  });
-  const direct = queryable(pool);
-  return {
-    query: direct.query,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn(queryable(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
-    },
-    close: () => pool.end(),
-  };
+export interface PoolTimeouts {
+  /** Deadline of one query (the migration excepted). Default 30 000. */
+  queryTimeoutMs?: number;
+  /** Deadline of opening a connection or waiting for a free one. Default 5 000. */
+  connectTimeoutMs?: number;
+}
+
+export function poolDatabase(url: string, max = 4, timeouts: PoolTimeouts = {}): PoolDatabase {
+  return createPgPool(url, { max, queryTimeoutMs: timeouts.queryTimeoutMs ?? 30_000, connectTimeoutMs: timeouts.connectTimeoutMs });
 }

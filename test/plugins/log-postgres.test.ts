@@ -61,7 +61,7 @@ t.test('own pool (url option): retried batches do not duplicate; migrations run 
     db: null, log: { error() {} },
     hooks: { addUsageBackend: (b: PostgresUsageBackend) => backends.push(b) },
   };
-  await plugin.register(relay as never, { url: PG_URL, table, poolSize: 2, retentionDays: 0 });
+  await plugin.register(relay as never, { url: PG_URL, table, poolSize: 2, retentionDays: 0, queryTimeoutMs: 30_000 });
   const backend = backends[0];
   t.equal(backend.id, 'postgres');
   const batch = Array.from({ length: 700 }, () => usageEvent());

@@ -1,13 +1,16 @@
 // A TCP proxy in front of a real server (Postgres, Valkey) that can hang as a backend that accepts
 // and never replies: hang() cuts the connections made so far and holds every new one (accepted,
-// its bytes read and kept, nothing ever answered); answer() forwards the connections made after
-// it, while the held ones stay held, as connections a server lost. dropHeld() cuts those (as a
-// restarted server would), close() ends everything.
+// its bytes read and kept, nothing ever answered); stall() holds the connections made so far too
+// (their server goes silent mid-conversation: what either side sends is no longer forwarded) and
+// every new one; answer() forwards the connections made after it, while the held ones stay held,
+// as connections a server lost. dropHeld() cuts those (as a restarted server would), close() ends
+// everything.
 import net from 'node:net';
 
 export interface HangingProxy {
   port: number;
   hang(): void;
+  stall(): void;
   answer(): void;
   /** What clients sent on held connections (to count the commands that were never answered). */
   held(): string;
@@ -24,18 +27,21 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
     socket.on('close', () => sockets.delete(socket)).on('error', () => socket.destroy());
   };
   const forwarded = new Set<net.Socket>();
+  // Each forwarded client connection and its upstream, so stall() can stop forwarding both ways.
+  const pairs = new Map<net.Socket, net.Socket>();
   const heldSockets = new Set<net.Socket>();
+  const hold = (client: net.Socket) => {
+    heldSockets.add(client);
+    client.on('data', (chunk) => { heldBytes.push(chunk); }).on('close', () => heldSockets.delete(client));
+  };
   const server = net.createServer((client) => {
     track(client);
-    if (hanging) {
-      heldSockets.add(client);
-      client.on('data', (chunk) => { heldBytes.push(chunk); }).on('close', () => heldSockets.delete(client));
-      return;
-    }
+    if (hanging) return hold(client);
     const upstream = net.connect(targetPort, targetHost);
     track(upstream);
     forwarded.add(client).add(upstream);
-    const drop = () => { client.destroy(); upstream.destroy(); forwarded.delete(client); forwarded.delete(upstream); };
+    pairs.set(client, upstream);
+    const drop = () => { client.destroy(); upstream.destroy(); forwarded.delete(client); forwarded.delete(upstream); pairs.delete(client); };
     client.on('close', drop);
     upstream.on('close', drop);
     client.pipe(upstream);
@@ -47,6 +53,17 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
     hang() {
       hanging = true;
       for (const socket of forwarded) socket.destroy();
+    },
+    stall() {
+      hanging = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        // The server's late answers are thrown away; the client's bytes are kept, as for held ones.
+        upstream.on('data', () => {});
+        hold(client);
+      }
+      pairs.clear();
     },
     answer() {
       hanging = false;
