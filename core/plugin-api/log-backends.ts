@@ -1,12 +1,13 @@
 // relay-gateway/log-backends: what usage and payload backends share: the read queries they answer,
-// the one batching queue every backend writes through, a Postgres pool bounded in time, cursors,
-// totals and money in micro-units.
+// the one batching queue every backend writes through, a Postgres pool and Valkey client options
+// bounded in time, cursors, totals and money in micro-units.
 // A backend's write throws to have its batch retried (`retryable: false`: dropped, reason
 // `rejected`), or resolves with a BatchWriteResult `{ rejected: n }` when n events of a batch it
 // otherwise stored never can be: the queue counts those n as dropped (`rejected`), the rest written.
 export type * from '../observer/types.ts';
 export type { Database, Queryable, TransactionOptions } from '../db/types.ts';
 export { createPgPool, type PgPool, type PgPoolOptions } from '../db/pg-pool.ts';
+export { valkeyClientOptions } from '../server/valkey-options.ts';
 export { createBatchQueue, type BatchQueue, type BatchQueueOptions, type BatchWriteResult, type DropReason, type RetryOptions, type BatchQueueStats } from '../observer/batch-queue.ts';
 export { encodeCursor, decodeCursor, compareNewestFirst, isAfterCursor, type CursorPosition } from '../observer/cursor.ts';
 export {

@@ -40,6 +40,7 @@ import { registerHealthRoutes } from './health-routes.ts';
 import { startCatalog } from './catalog-start.ts';
 import { checkSelectedBackends } from './backend-check.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
+import { valkeyClientOptions } from './valkey-options.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { registerBudgetMetrics } from '../budgets/budget-metrics.ts';
 import { BudgetGuard } from '../budgets/budget-guard.ts';
@@ -125,7 +126,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     closers.push(registerHeapMetrics(metrics));
     // Loaded only when configured: ioredis adds ~18 MB of RSS (measured) to an instance without Valkey.
     const redis: Redis | null = config.valkey.url
-      ? new (await import('ioredis')).Redis(config.valkey.url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true })
+      ? new (await import('ioredis')).Redis(config.valkey.url, valkeyClientOptions(config.valkey.timeoutMs))
       : null;
     redis?.on('error', (err) => log.warn({ err: err.message }, 'valkey connection error'));
     if (redis) closers.push(async () => { await redis.quit().catch(() => redis.disconnect()); });

@@ -13,6 +13,7 @@ import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import type { Principal } from '../../core/hooks.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import type { Summary, UsageBackend } from '../../core/observer/types.ts';
+import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
 import { startHangingProxy } from '../support/hanging-proxy.ts';
 import { silentLog, testSettings } from '../support/observer-fixtures.ts';
 
@@ -114,7 +115,7 @@ t.test('a reconcile that never answers does not block the next one; its late ans
 t.test('a read of the shared total in Valkey that never answers does not stop the next ones', async (t) => {
   const proxy = await startHangingProxy(6379);
   // The options relay.ts gives its client.
-  const redis = new Redis({ host: '127.0.0.1', port: proxy.port, lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  const redis = new Redis({ host: '127.0.0.1', port: proxy.port, ...valkeyClientOptions() });
   redis.on('error', () => {});
   const prefix = `relay:test-budget-deadline:${process.pid}:${Date.now()}`;
   t.teardown(async () => {

@@ -45,7 +45,7 @@ t.test('the history is capped: the oldest events leave', async (t) => {
   t.teardown(async () => { await dropPrefix(redis, keyPrefix); redis.disconnect(); });
   const backends: ValkeyUsageBackend[] = [];
   await plugin.register({ valkey: () => redis, log: { warn() {} }, hooks: { addUsageBackend: (b: ValkeyUsageBackend) => backends.push(b) } } as never,
-    { keyPrefix, maxEvents: 25, ttlSeconds: 3600 });
+    { keyPrefix, maxEvents: 25, ttlSeconds: 3600, timeoutMs: 5_000 });
   const backend = backends[0];
   const now = Date.now();
   const events = Array.from({ length: 40 }, (_, i) => usageEvent({ started_at: new Date(now - (40 - i) * 1000).toISOString() }));
@@ -63,5 +63,5 @@ t.test('the history is capped: the oldest events leave', async (t) => {
 
 t.test('without a connection the plugin says what is missing', async (t) => {
   t.throws(() => plugin.register({ valkey: () => null, log: { warn() {} }, hooks: { addUsageBackend() {} } } as never,
-    { keyPrefix: 'x', maxEvents: 1, ttlSeconds: 1 }), /valkey\.url/);
+    { keyPrefix: 'x', maxEvents: 1, ttlSeconds: 1, timeoutMs: 5_000 }), /valkey\.url/);
 });
