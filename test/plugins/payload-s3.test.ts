@@ -46,7 +46,7 @@ t.test('credentials: from named environment variables, or sealed; never plaintex
     hooks: { addPayloadBackend: (b: S3PayloadBackend) => backends.push(b) },
   };
   await plugin.register(relay as never, {
-    bucket: s3.bucket, prefix: 'plugin/', region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, checksums: 'WHEN_REQUIRED', concurrency: 2,
+    bucket: s3.bucket, prefix: 'plugin/', region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, checksums: 'WHEN_REQUIRED', concurrency: 2, timeoutMs: 30_000,
     credentials: { sealed: { accessKeyId: Buffer.from('S3RVER').toString('base64'), secretAccessKey: Buffer.from('S3RVER').toString('base64') } },
   });
   const payload = capturedPayload('via-plugin');
