@@ -7,10 +7,13 @@
 import pg from 'pg';
 import type { Queryable, QueryResult, TransactionOptions } from './types.ts';
 
+/** Deadline of one query, by default (config database.queryTimeoutMs, log-postgres's queryTimeoutMs). */
+export const QUERY_TIMEOUT_MS = 30_000;
+
 export interface PgPoolOptions {
   max: number;
-  /** Deadline of one query, from when it is queued on its connection. */
-  queryTimeoutMs: number;
+  /** Deadline of one query, from when it is queued on its connection. Default QUERY_TIMEOUT_MS. */
+  queryTimeoutMs?: number;
   /** Deadline of opening a connection, or of waiting for a free one. Default 5 000. */
   connectTimeoutMs?: number;
   /** Idle connections are closed after this long. Default 30 000. */
@@ -56,7 +59,7 @@ export function createPgPool(url: string, options: PgPoolOptions): PgPool {
     keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
   });
   pool.on('error', options.onIdleError ?? (() => {}));
-  const deadline = options.queryTimeoutMs;
+  const deadline = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
   return {
     ...queryable(pool, deadline),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, txOptions?: TransactionOptions): Promise<T> {

@@ -5,9 +5,6 @@ import type { Logger } from 'pino';
 import { createPgPool, KEEPALIVE_DELAY_MS, type PgPool } from './pg-pool.ts';
 import type { Database, QueryResult, Queryable, TransactionOptions } from './types.ts';
 
-/** Deadline of one query on the catalog database, by default (config database.queryTimeoutMs). */
-export const QUERY_TIMEOUT_MS = 30_000;
-
 interface Listener {
   channel: string;
   onNotify: (payload: string) => void;
@@ -29,7 +26,7 @@ export class PostgresDatabase implements Database {
 
   constructor(private readonly url: string, private readonly log?: Logger, options: PostgresDatabaseOptions = {}) {
     this.pool = createPgPool(url, {
-      max: 10, queryTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+      max: 10, queryTimeoutMs: options.queryTimeoutMs,
       // An idle client that loses its server emits here; without a handler it would crash the process.
       onIdleError: (err) => this.log?.warn({ err: err.message }, 'postgres pool client error'),
     });

@@ -6,12 +6,12 @@ import { createPgPool, type PgPool } from '../../core/plugin-api/log-backends.ts
 export type PoolDatabase = PgPool;
 
 export interface PoolTimeouts {
-  /** Deadline of one query (the migration excepted). Default 30 000. */
+  /** Deadline of one query (the migration excepted). Default the kernel's, 30 000. */
   queryTimeoutMs?: number;
   /** Deadline of opening a connection or waiting for a free one. Default 5 000. */
   connectTimeoutMs?: number;
 }
 
 export function poolDatabase(url: string, max = 4, timeouts: PoolTimeouts = {}): PoolDatabase {
-  return createPgPool(url, { max, queryTimeoutMs: timeouts.queryTimeoutMs ?? 30_000, connectTimeoutMs: timeouts.connectTimeoutMs });
+  return createPgPool(url, { max, ...timeouts });
 }

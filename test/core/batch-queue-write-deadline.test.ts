@@ -8,6 +8,7 @@ import { createBatchQueue, type DropReason } from '../../core/observer/batch-que
 import { createObserver } from '../../core/observer/observer.ts';
 import type { UsageEvent } from '../../core/hooks.ts';
 import { silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
+import { settlesWithin } from '../support/settles-within.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,16 +34,8 @@ function heldSink<T>(held = Infinity) {
   };
 }
 
-/** Resolves true when `p` settles within `ms`, false otherwise: tells a hang from an answer. */
-async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => { timer = setTimeout(resolve, ms, false); });
-  try {
-    return await Promise.race([p.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** True when `p` settles within `ms` (a bound on a hang, not a speed figure). */
+const within = async (p: Promise<unknown>, ms: number) => (await settlesWithin(p, ms)) !== 'pending';
 
 t.test('a write that never settles: its attempts fail past the deadline, the batch is dropped and counted once, settled() resolves', async (t) => {
   const sink = heldSink<number>();
