@@ -46,11 +46,12 @@ export function toRelayError(err: unknown): RelayError {
 }
 
 // Connection-level failures of pg: refused or reset sockets, Postgres shutting down
-// (SQLSTATE class 08 and 57P0x), a pool that cannot hand out a connection in time.
+// (SQLSTATE class 08 and 57P0x), a pool that cannot hand out a connection in time, a query
+// past its deadline (a server that stopped answering: database.queryTimeoutMs).
 function isDatabaseUnavailable(e: FastifyLikeError | undefined): boolean {
   if (!e) return false;
   const code = e.code ?? '';
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   if (/^08/.test(code) || /^57P0/.test(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(e.message ?? '');
 }
