@@ -12,6 +12,10 @@ export interface InferenceBody {
   readonly modelSpan: ValueSpan;
   /** Where each top-level member Relay reads lies, when present (passthrough sets them in place). */
   readonly spans: ReadonlyMap<string, ValueSpan>;
+  /** Bit k set when some string in the body is READ_TEXTS[k] as written. */
+  readonly seenTexts: number;
+  /** Whether some string holds a \u escape of a letter or `_` (a read text may be spelled so). */
+  readonly escapedLetter: boolean;
 }
 
 const MODEL = 0;
@@ -24,11 +28,26 @@ const STREAM = 1;
  * authorized by one value and served by another (a parser that keeps the first key).
  */
 const READ_MEMBERS = ['model', 'stream', 'stream_options', 'service_tier', 'speed', 'background', 'store', 'previous_response_id', 'input', 'tools', 'container'];
-const members = new TopLevelMembers(READ_MEMBERS);
+/**
+ * Texts looked for in every string of the body, at any depth, in the same scan: what names
+ * upstream state checked against its owner (a Messages `file_id`, a Responses `item_reference`),
+ * so that an agent's turn naming none is not searched again.
+ */
+const READ_TEXTS = ['file_id', 'item_reference'];
+const members = new TopLevelMembers(READ_MEMBERS, READ_TEXTS);
 
 /** Whether `name` is a member read from the bytes (InferenceBody.spans knows where it lies, if present). */
 export function isReadMember(name: string): boolean {
   return READ_MEMBERS.includes(name);
+}
+
+/**
+ * Whether some string in the body, a key or a value at any depth, may be `text`: false only for a
+ * read text the scan met nowhere, as written or spelled with escaped letters.
+ */
+export function mayHoldText(read: InferenceBody, text: string): boolean {
+  const k = READ_TEXTS.indexOf(text);
+  return k < 0 || read.escapedLetter || (read.seenTexts & (1 << k)) !== 0;
 }
 
 /** application/json, with or without parameters. */
@@ -56,7 +75,7 @@ export function readInferenceBody(raw: Buffer): InferenceBody {
   if (stream === undefined) throw new RelayError('RELAY_ERR_BAD_REQUEST', "'stream' must be a boolean", { field: '/stream' });
   const spans = new Map<string, ValueSpan>();
   READ_MEMBERS.forEach((name, i) => { if (scanned.spans[i]) spans.set(name, scanned.spans[i]!); });
-  return { model, stream: stream === true, modelSpan, spans };
+  return { model, stream: stream === true, modelSpan, spans, seenTexts: scanned.seen, escapedLetter: scanned.escapedLetter };
 }
 
 /**

@@ -8,7 +8,7 @@ import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
 import type { Attribution, InferenceCall, RelayContext } from '../plugins/context.ts';
 import { unroutedError } from '../server/unrouted.ts';
-import { isReadMember, parseInferenceJson, readInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
+import { isReadMember, mayHoldText, parseInferenceJson, readInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface InferenceRouteOptions {
   url: string;
@@ -95,6 +95,10 @@ export class RouteCall implements InferenceCall {
     const span = this.read.spans.get(name);
     // The scan accepted the whole body as JSON, so each member's bytes parse on their own.
     return span ? JSON.parse(this.body.toString('utf8', span.start, span.end)) : undefined;
+  }
+
+  mayHold(text: string): boolean {
+    return mayHoldText(this.read, text);
   }
 
   memberBytes(name: string): Buffer | undefined {

@@ -15,7 +15,6 @@ export { WEB_SEARCH_HISTORY_NAME, WEB_SEARCH_TOOL_NAME, functionTools, webSearch
 export { presentParameters } from '../canonical/dropped-parameters.ts';
 export { holdsEnvelope } from '../canonical/envelope-mark.ts';
 export { holdsEscapedLetter } from '../canonical/escaped-letters.ts';
-export { includesAnchored } from '../canonical/anchored-search.ts';
 export {
   usageFromMessages, usageOfMessagesAnswer, usageToMessages, MessagesStreamUsage, messagesStreamInspector, type MessagesUsageObject, type MessagesAnswer,
 } from '../canonical/messages-usage.ts';

@@ -56,6 +56,12 @@ export interface InferenceCall {
    * `member`) is found by parsing the body, and comes back as its JSON.
    */
   memberBytes(name: string): Buffer | undefined;
+  /**
+   * Whether some string in the body, a key or a value at any depth, may be `text`, known from the
+   * scan every body gets: false only when it certainly is not. The scan looks for `file_id` and
+   * `item_reference`; any other text is answered true (look in the body yourself).
+   */
+  mayHold(text: string): boolean;
   model: string;
   stream: boolean;
   /** Query string to forward to a passthrough upstream, e.g. `?beta=true`. */

@@ -5,9 +5,12 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { TopLevelMembers, type ValueSpan } from '../../core/http/json-scan-wasm/wasm-scanner.ts';
+import { holdsEscapedLetter } from '../../core/canonical/escaped-letters.ts';
 
 const KEYS = ['model', 'stream', 'é'];
-const members = new TopLevelMembers(KEYS);
+/** Texts looked for in every string: one at the longest a slot holds, and one a single letter long. */
+const WATCHED = ['file_id', 'item_reference', 'abcdefghijklmnop', 'x'];
+const members = new TopLevelMembers(KEYS, WATCHED);
 /** The spans, as the tests below read them (the last of a key written twice, as JSON.parse keeps). */
 const scanner = { scan: (body: Buffer): Array<ValueSpan | null> | null => members.scan(body)?.spans ?? null };
 const SCANNERS = [['WebAssembly', scanner]] as const;
@@ -44,9 +47,9 @@ const { json } = fc.letrec<{ json: Json }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     fc.constantFrom(null, true, false),
     fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -0, 1e21, 1.5e-7)),
-    fc.oneof(fc.string(), fc.constantFrom('model', 'stream', 'é', 'a"b', 'a\\b', '\u0000\u001f', '\ud800', '😀')),
+    fc.oneof(fc.string(), fc.constantFrom('model', 'stream', 'é', 'a"b', 'a\\b', '\u0000\u001f', '\ud800', '😀', ...WATCHED, 'file_ids', 'item_referencE')),
     fc.array(tie('json'), { maxLength: 4 }),
-    fc.array(fc.tuple(fc.oneof(fc.constantFrom(...KEYS, 'messages'), fc.string({ maxLength: 4 })), tie('json')), { maxLength: 5 })
+    fc.array(fc.tuple(fc.oneof(fc.constantFrom(...KEYS, 'messages', ...WATCHED), fc.string({ maxLength: 4 })), tie('json')), { maxLength: 5 })
       .map((members) => Object.fromEntries(members) as Json),
   ),
 }));
@@ -248,4 +251,53 @@ t.test('the WebAssembly scanner', async (t) => {
     t.equal(own.scan(Buffer.from(`{"model":"a"${'x'.repeat(1000)}`)), null, 'a body that is not JSON after one that was');
   });
 
+});
+
+/** Every string JSON.parse reads from `value`, keys and values, at any depth. */
+function stringsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (typeof value === 'string') out.add(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out);
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      out.add(k);
+      stringsIn(v, out);
+    }
+  }
+  return out;
+}
+
+t.test('watched texts: seen in any string at any depth, or an escaped letter said', async (t) => {
+  // Sound: a text JSON.parse reads anywhere is seen, or the body holds an escaped letter (which
+  // could spell it). Exact: seen only when the body holds the text as a whole string, written
+  // plainly; the escaped letter only when the body holds one.
+  const watchedAgree = (bytes: Buffer): boolean => {
+    const scan = members.scan(bytes);
+    const parsed = parsedObject(bytes);
+    if (scan === null || parsed === null) return true;
+    const strings = stringsIn(parsed);
+    return WATCHED.every((text, k) => {
+      const seen = (scan.seen & (1 << k)) !== 0;
+      if (strings.has(text) && !seen && !scan.escapedLetter) return false;
+      return !seen || bytes.includes(`"${text}"`);
+    }) && scan.escapedLetter === (scan.escapedLetter && holdsEscapedLetter(bytes));
+  };
+  fc.assert(fc.property(objects, (bytes) => watchedAgree(bytes)), { numRuns: 3000 });
+
+  const seen = (text: string) => {
+    const scan = members.scan(Buffer.from(text))!;
+    return WATCHED.filter((_, k) => (scan.seen & (1 << k)) !== 0);
+  };
+  t.same(seen('{"model":"m","messages":[{"content":[{"source":{"type":"file","file_id":"f_1"}}]}]}'), ['file_id'], 'a key five levels deep');
+  t.same(seen('{"input":[{"type":"item_reference","id":"msg_1"}]}'), ['item_reference'], 'a value');
+  t.same(seen('{"a":"abcdefghijklmnop","b":"x"}'), ['abcdefghijklmnop', 'x'], 'sixteen letters, and one');
+  t.same(seen('{"a":"file_ids","b":"file_i","item_referencex":1,"c":"abcdefghijklmnopq","d":"xx","e":"Item_reference"}'), [], 'longer, shorter, or another case: not seen');
+  t.same(seen('{"a":"a file_id b"}'), [], 'inside a longer string: not seen');
+  t.same(seen('{"model":"m"}'), [], 'the next scan starts with nothing seen');
+  t.equal(members.scan(Buffer.from('{"a":"fil\\u0065_id"}'))!.escapedLetter, true, 'an escaped e');
+  t.equal(members.scan(Buffer.from('{"a":"item\\u005Freference"}'))!.escapedLetter, true, 'an escaped _, upper-case hex');
+  t.equal(members.scan(Buffer.from('{"a":"caf\\u00e9 \\u003cb\\u003e \\u4e2d \\\\u0041"}'))!.escapedLetter, false, 'an accent, Go\'s HTML escapes, CJK, an escaped backslash before u0041');
+  t.equal(members.scan(Buffer.from('{"model":"m"}'))!.escapedLetter, false, 'the next scan starts with no escape');
+  t.throws(() => new TopLevelMembers([], ['file-id']), /cannot be watched/, 'a text with a character other than a letter or _');
+  t.throws(() => new TopLevelMembers([], ['abcdefghijklmnopq']), /cannot be watched/, 'seventeen letters');
+  t.throws(() => new TopLevelMembers([], ['a', 'b', 'c', 'd', 'e']), /at most 4/, 'five texts');
 });

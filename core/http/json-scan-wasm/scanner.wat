@@ -9,6 +9,11 @@
 ;;
 ;; For each member of the outermost object it calls $member with the key's span (from its opening
 ;; quote to just past its closing one) and the value's span (its first byte to just past its last).
+;;
+;; It also notes, for the whole body, whether any string (a key or a value, at any depth) is one of
+;; up to four watched texts of at most sixteen bytes (set by $watch; bit k of $seen for text k), and
+;; whether any string holds a \u escape of a character from U+0040 to U+007F ($escapedLetter): a
+;; watched text so written is not compared, so the caller reads such a body in full.
 (module
   (import "scan" "member" (func $member (param i32 i32 i32 i32)))
   (memory (export "memory") 16)
@@ -19,6 +24,61 @@
   (global $keyStart (mut i32) (i32.const 0))
   (global $keyEnd (mut i32) (i32.const 0))
   (global $valueStart (mut i32) (i32.const 0))
+
+  ;; Watched texts: each one's bytes and a mask of its length, zero past it; bit L of $lengths is
+  ;; set when some text is L bytes long, so most strings are passed by one test.
+  (global $lengths (mut i32) (i32.const 0))
+  (global $text0 (mut v128) (v128.const i64x2 0 0))
+  (global $text1 (mut v128) (v128.const i64x2 0 0))
+  (global $text2 (mut v128) (v128.const i64x2 0 0))
+  (global $text3 (mut v128) (v128.const i64x2 0 0))
+  (global $mask0 (mut v128) (v128.const i64x2 0 0))
+  (global $mask1 (mut v128) (v128.const i64x2 0 0))
+  (global $mask2 (mut v128) (v128.const i64x2 0 0))
+  (global $mask3 (mut v128) (v128.const i64x2 0 0))
+  (global $len0 (mut i32) (i32.const 0))
+  (global $len1 (mut i32) (i32.const 0))
+  (global $len2 (mut i32) (i32.const 0))
+  (global $len3 (mut i32) (i32.const 0))
+  (global $seen (export "seen") (mut i32) (i32.const 0))
+  (global $escapedLetter (export "escapedLetter") (mut i32) (i32.const 0))
+
+  ;; Watches text $slot (0-3): $len bytes (1-16), given as four little-endian words.
+  (func (export "watch") (param $slot i32) (param $len i32) (param $a i32) (param $b i32) (param $c i32) (param $d i32)
+    (local $text v128)
+    (local $mask v128)
+    (local.set $text
+      (i32x4.replace_lane 3
+        (i32x4.replace_lane 2
+          (i32x4.replace_lane 1 (i32x4.splat (local.get $a)) (local.get $b))
+          (local.get $c))
+        (local.get $d)))
+    ;; byte i of the mask is 0xff when i < $len
+    (local.set $mask
+      (i8x16.lt_u (v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15) (i8x16.splat (local.get $len))))
+    (global.set $lengths (i32.or (global.get $lengths) (i32.shl (i32.const 1) (local.get $len))))
+    (if (i32.eq (local.get $slot) (i32.const 0)) (then (global.set $text0 (local.get $text)) (global.set $mask0 (local.get $mask)) (global.set $len0 (local.get $len))))
+    (if (i32.eq (local.get $slot) (i32.const 1)) (then (global.set $text1 (local.get $text)) (global.set $mask1 (local.get $mask)) (global.set $len1 (local.get $len))))
+    (if (i32.eq (local.get $slot) (i32.const 2)) (then (global.set $text2 (local.get $text)) (global.set $mask2 (local.get $mask)) (global.set $len2 (local.get $len))))
+    (if (i32.eq (local.get $slot) (i32.const 3)) (then (global.set $text3 (local.get $text)) (global.set $mask3 (local.get $mask)) (global.set $len3 (local.get $len)))))
+
+  ;; 1 when $bytes, masked, are the text.
+  (func $is (param $bytes v128) (param $text v128) (param $mask v128) (result i32)
+    (i8x16.all_true (i8x16.eq (v128.and (local.get $bytes) (local.get $mask)) (local.get $text))))
+
+  ;; A string's content is the $len bytes at $from: sets the bit of each watched text it is.
+  (func $note (param $from i32) (param $len i32)
+    (local $bytes v128)
+    ;; past the body lie its sixteen zero bytes and the stack, so sixteen bytes can always be read
+    (local.set $bytes (v128.load align=1 (local.get $from)))
+    (if (i32.eq (local.get $len) (global.get $len0))
+      (then (if (call $is (local.get $bytes) (global.get $text0) (global.get $mask0)) (then (global.set $seen (i32.or (global.get $seen) (i32.const 1)))))))
+    (if (i32.eq (local.get $len) (global.get $len1))
+      (then (if (call $is (local.get $bytes) (global.get $text1) (global.get $mask1)) (then (global.set $seen (i32.or (global.get $seen) (i32.const 2)))))))
+    (if (i32.eq (local.get $len) (global.get $len2))
+      (then (if (call $is (local.get $bytes) (global.get $text2) (global.get $mask2)) (then (global.set $seen (i32.or (global.get $seen) (i32.const 4)))))))
+    (if (i32.eq (local.get $len) (global.get $len3))
+      (then (if (call $is (local.get $bytes) (global.get $text3) (global.get $mask3)) (then (global.set $seen (i32.or (global.get $seen) (i32.const 8))))))))
 
   (func $isSpace (param $c i32) (result i32)
     (i32.or
@@ -50,6 +110,9 @@
     (local $v v128)
     (local $c i32)
     (local $e i32)
+    (local $from i32)
+    (local $len i32)
+    (local.set $from (local.get $i))
     (local.set $base (local.get $i))
     (loop $block
       ;; Sixteen bytes a turn: where each is `"`, `\` or below 0x20 (unsigned, so bytes past 0x7f
@@ -72,7 +135,12 @@
         ;; The zeros after the body stop every run that reaches them.
         (if (i32.ge_u (local.get $i) (global.get $n)) (then (return (i32.const -1))))
         (local.set $c (i32.load8_u (local.get $i)))
-        (if (i32.eq (local.get $c) (i32.const 0x22)) (then (return (i32.add (local.get $i) (i32.const 1)))))
+        (if (i32.eq (local.get $c) (i32.const 0x22))
+          (then
+            (local.set $len (i32.sub (local.get $i) (local.get $from)))
+            (if (i32.and (global.get $lengths) (i32.shl (i32.const 1) (local.get $len)))
+              (then (call $note (local.get $from) (local.get $len))))
+            (return (i32.add (local.get $i) (i32.const 1)))))
         ;; a control character
         (if (i32.ne (local.get $c) (i32.const 0x5c)) (then (return (i32.const -1))))
         (local.set $e (i32.load8_u offset=1 (local.get $i)))
@@ -84,6 +152,11 @@
                       (i32.and (call $isHex (i32.load8_u offset=2 (local.get $i))) (call $isHex (i32.load8_u offset=3 (local.get $i))))
                       (i32.and (call $isHex (i32.load8_u offset=4 (local.get $i))) (call $isHex (i32.load8_u offset=5 (local.get $i))))))
                 (then (return (i32.const -1))))
+              ;; \u0040 to \u007f: the first two digits 0, the third 4 to 7
+              (if (i32.and
+                    (i32.eq (i32.load16_u offset=2 (local.get $i)) (i32.const 0x3030))
+                    (i32.lt_u (i32.sub (i32.load8_u offset=4 (local.get $i)) (i32.const 0x34)) (i32.const 4)))
+                (then (global.set $escapedLetter (i32.const 1))))
               (local.set $i (i32.add (local.get $i) (i32.const 6)))
               (br $escaped)))
           ;; " \ / b f n r t
@@ -169,6 +242,8 @@
     (local $inObject i32)
     (global.set $n (local.get $n))
     (global.set $pending (i32.const 0))
+    (global.set $seen (i32.const 0))
+    (global.set $escapedLetter (i32.const 0))
     (v128.store align=1 (local.get $n) (v128.const i64x2 0 0))
     (local.set $stack (i32.add (local.get $n) (i32.const 16)))
     (local.set $i (call $skipSpace (i32.const 0)))

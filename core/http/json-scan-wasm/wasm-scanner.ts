@@ -21,7 +21,15 @@ export interface MemberScan {
   spans: Array<ValueSpan | null>;
   /** A wanted key written more than once (JSON.parse would keep the last; an upstream may keep the first). */
   duplicate: string | null;
+  /** Bit k set when some string, a key or a value at any depth, is watched text k as written. */
+  seen: number;
+  /** Whether some string holds a \u escape of a character from U+0040 to U+007F (a letter, `_`). */
+  escapedLetter: boolean;
 }
+
+/** Up to this many texts of at most sixteen bytes are watched for (scanner.wat's slots). */
+const WATCH_SLOTS = 4;
+const WATCH_BYTES = 16;
 
 // The few WebAssembly APIs used here, typed by hand: @types/node 20 types none.
 type WasmModule = object;
@@ -31,7 +39,10 @@ interface WasmApi {
 }
 interface ScannerExports {
   readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  readonly seen: { readonly value: number };
+  readonly escapedLetter: { readonly value: number };
   scan(n: number): number;
+  watch(slot: number, length: number, a: number, b: number, c: number, d: number): void;
 }
 
 let compiled: WasmModule | undefined;
@@ -46,7 +57,8 @@ function scannerModule(): WasmModule {
 }
 
 /**
- * Scans bodies for the values of `keys` in the outermost object. Not re-entrant (a scan is
+ * Scans bodies for the values of `keys` in the outermost object, and for strings anywhere that are
+ * one of `watched` (up to four, of 1 to 16 ASCII letters or `_`). Not re-entrant (a scan is
  * synchronous), so one per caller that scans.
  */
 export class TopLevelMembers {
@@ -54,9 +66,16 @@ export class TopLevelMembers {
   private exports!: ScannerExports;
   /** The module's memory as a Buffer; remade when the memory grows (its old ArrayBuffer is detached). */
   private bytes!: Buffer;
-  private current: MemberScan = { spans: [], duplicate: null };
+  private current: MemberScan = { spans: [], duplicate: null, seen: 0, escapedLetter: false };
 
-  constructor(private readonly keys: readonly string[]) {
+  constructor(private readonly keys: readonly string[], private readonly watched: readonly string[] = []) {
+    if (watched.length > WATCH_SLOTS) throw new Error(`at most ${WATCH_SLOTS} texts can be watched`);
+    for (const text of watched) {
+      // Letters and `_` only: escapedLetter covers every other spelling of such a text.
+      if (!/^[A-Za-z_]+$/.test(text) || text.length > WATCH_BYTES) {
+        throw new Error(`'${text}' cannot be watched: 1 to ${WATCH_BYTES} ASCII letters or '_'`);
+      }
+    }
     this.wanted = keys.map((k) => Buffer.from(JSON.stringify(k)));
     this.instantiate();
   }
@@ -67,9 +86,11 @@ export class TopLevelMembers {
     // The body, sixteen zero bytes, then a stack of up to one byte per body byte (scanner.wat).
     this.reserve(2 * n + 32);
     body.copy(this.bytes, 0);
-    const result: MemberScan = { spans: this.keys.map(() => null), duplicate: null };
+    const result: MemberScan = { spans: this.keys.map(() => null), duplicate: null, seen: 0, escapedLetter: false };
     this.current = result;
     const ok = this.exports.scan(n) === 1;
+    result.seen = this.exports.seen.value;
+    result.escapedLetter = this.exports.escapedLetter.value === 1;
     if (this.bytes.length > KEPT_MEMORY_BYTES) this.instantiate();
     return ok ? result : null;
   }
@@ -101,6 +122,11 @@ export class TopLevelMembers {
     const instance = new wasm.Instance(scannerModule(), { scan: { member: this.onMember } });
     this.exports = instance.exports as unknown as ScannerExports;
     this.bytes = Buffer.from(this.exports.memory.buffer);
+    this.watched.forEach((text, slot) => {
+      const words = Buffer.alloc(WATCH_BYTES);
+      words.write(text, 'latin1');
+      this.exports.watch(slot, text.length, words.readInt32LE(0), words.readInt32LE(4), words.readInt32LE(8), words.readInt32LE(12));
+    });
   }
 
   private reserve(size: number): void {

@@ -7,9 +7,8 @@ import { echoedName, holdsEscapedLetter, ledgerOwnership, type ForwardedOwnershi
 import { containerIdReader, responsesIdReader } from './forwarded-answer-ids.ts';
 import { itemContainer, runsInContainer, toolContainer } from './containers.ts';
 
-type Request = Pick<InferenceCall, 'member' | 'memberBytes' | 'body'>;
+type Request = Pick<InferenceCall, 'member' | 'memberBytes' | 'mayHold'>;
 
-const ITEM_REFERENCE = Buffer.from('item_reference');
 /** Every tool that names or runs a container holds this (a string's text spelling it is escaped: `\"container`). */
 const CONTAINER = Buffer.from('"container');
 
@@ -21,16 +20,15 @@ interface Named extends NamedId {
  * previous_response_id, the ids of item_reference input items, and the containers the tools name
  * (and the input items, when a tool runs code); empty without a parse when the bytes name none.
  * `tools` is parsed only when its bytes hold `"container` (a code_interpreter tool always does; it
- * is looked for in `tools` alone, ~40 KB of an agent's turn), `input` only when the body holds
- * `item_reference` or when a tool runs code; either when the body holds an escaped letter.
+ * is looked for in `tools` alone, ~40 KB of an agent's turn) or an escaped letter, `input` only
+ * when the body's scan met an `item_reference` string (or an escaped letter) or a tool runs code.
  */
 export function namedIds(request: Request): Named[] {
   const named: Named[] = [];
   const previous = request.member('previous_response_id');
   if (typeof previous === 'string' && previous !== '') named.push({ id: previous, field: 'previous_response_id', kind: 'response' });
-  const escaped = holdsEscapedLetter(request.body);
   const toolBytes = request.memberBytes('tools');
-  const tools = toolBytes !== undefined && (escaped || toolBytes.includes(CONTAINER)) ? request.member('tools') : undefined;
+  const tools = toolBytes !== undefined && (toolBytes.includes(CONTAINER) || holdsEscapedLetter(toolBytes)) ? request.member('tools') : undefined;
   let runsCode = false;
   if (Array.isArray(tools)) {
     tools.forEach((tool: unknown, i) => {
@@ -39,8 +37,7 @@ export function namedIds(request: Request): Named[] {
       if (container) named.push({ id: container.id, field: `/tools/${i}${container.at}`, kind: 'container' });
     });
   }
-  const references = escaped || request.body.includes(ITEM_REFERENCE);
-  const input = references || runsCode ? request.member('input') : undefined;
+  const input = request.mayHold('item_reference') || runsCode ? request.member('input') : undefined;
   if (Array.isArray(input)) {
     input.forEach((item: unknown, i) => {
       const ref = item as { type?: unknown; id?: unknown } | null;

@@ -5,16 +5,11 @@
 // ledger passed-through Responses answers use (core/responses-state/forwarded-owners.ts) and
 // refuses another owner's with a 404 in Anthropic's error shape.
 import { RelayError, type InferenceCall } from '../../../core/plugin-api.ts';
-import { echoedName, holdsEscapedLetter, includesAnchored, ledgerOwnership, type ForwardedOwnership, type NamedId, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import { echoedName, ledgerOwnership, type ForwardedOwnership, type NamedId, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
 import { messagesIdReader } from './forwarded-answer-ids.ts';
 import { fileIdsIn } from './file-ids.ts';
 
-type Request = Pick<InferenceCall, 'member' | 'body'>;
-
-/** A file is named under this key (a string's text spelling it is escaped: `\"file_id\"`). */
-const FILE_ID = Buffer.from('"file_id"');
-/** `_id"` of `"file_id"`: `_` is rarer in an agent's turn than `"` (see includesAnchored). */
-const FILE_ID_ANCHOR = { offset: 5, length: 4 };
+type Request = Pick<InferenceCall, 'member' | 'mayHold'>;
 
 interface Named extends NamedId {
   kind: 'container' | 'file';
@@ -33,13 +28,13 @@ export function namedContainer(request: Pick<InferenceCall, 'member'>): Named | 
 }
 
 /**
- * The container and the file ids the request names; `messages` is parsed only when the bytes hold
- * `"file_id"` or an escaped letter (no agent's turn does: they are forwarded without a parse).
+ * The container and the file ids the request names; `messages` is parsed only when the body's scan
+ * met a `file_id` string or an escaped letter (no agent's turn does: they are forwarded without a parse).
  */
 export function namedIds(request: Request): Named[] {
   const container = namedContainer(request);
   const named: Named[] = container ? [container] : [];
-  if (!includesAnchored(request.body, FILE_ID, FILE_ID_ANCHOR.offset, FILE_ID_ANCHOR.length) && !holdsEscapedLetter(request.body)) return named;
+  if (!request.mayHold('file_id')) return named;
   for (const file of fileIdsIn(request.member('messages'), '/messages')) named.push({ ...file, kind: 'file' });
   return named;
 }
