@@ -49,7 +49,7 @@ export const HostSpec = Type.Object({
     description: 'Base URL of the upstream, e.g. https://api.openai.com/v1: http or https, with a host, without user:password@ (credentials are host keys), query or fragment (endpoint paths are appended to it).',
   }),
   enabled: Type.Boolean({ default: true }),
-  timeoutMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 600_000, description: 'Bound on waiting for response headers (a wait for a free connection included), between body bytes, and between a stream\'s events (keep-alive comments alone do not hold a stream open past it).' }),
+  timeoutMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 600_000, description: 'Bound on waiting for response headers (a wait for a free connection included), between body bytes, and between a stream\'s events (keep-alive comments and ping events alone do not hold a stream open past it).' }),
   maxConnections: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536, description: "Connections to this host's origin at most; requests past it wait (within timeoutMs). Default: the config's upstream.maxConnectionsPerOrigin." })),
   http2: Type.Optional(Type.Boolean({ description: 'Offer HTTP/2 to this host (over TLS, by ALPN); HTTP/1.1 when it does not take it.' })),
   options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {

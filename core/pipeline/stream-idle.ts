@@ -1,6 +1,7 @@
 // The host's timeoutMs bounds the wait between a stream's events, not only between its bytes: an
-// upstream (often a proxy whose backend hung) that sends nothing but keep-alive comments would
-// otherwise hold the caller's stream open for as long as it keeps sending them.
+// upstream (often a proxy whose backend hung) that sends nothing but keep-alive comments, or
+// events named `ping` (Anthropic's keep-alive), would otherwise hold the caller's stream open for
+// as long as it keeps sending them. The callers leave pings out of the count of events.
 import { RelayError } from '../errors.ts';
 
 export class EventIdleBound {
@@ -15,7 +16,7 @@ export class EventIdleBound {
 
   /**
    * After each chunk, with the count of events read so far and whether a frame is still coming
-   * (a long one arrives in many reads): throws once only comments came for timeoutMs.
+   * (a long one arrives in many reads): throws once only keep-alives came for timeoutMs.
    */
   check(events: number, midFrame: boolean): void {
     if (events !== this.seen || midFrame) {
@@ -27,7 +28,7 @@ export class EventIdleBound {
     const now = Date.now();
     if (this.quietSince === null) this.quietSince = now;
     else if (now - this.quietSince >= this.timeoutMs) {
-      throw new RelayError('RELAY_ERR_UPSTREAM_TIMEOUT', `The upstream sent no event for ${this.timeoutMs} ms (the host's timeoutMs), only keep-alive comments.`);
+      throw new RelayError('RELAY_ERR_UPSTREAM_TIMEOUT', `The upstream sent no event for ${this.timeoutMs} ms (the host's timeoutMs), only keep-alives.`);
     }
   }
 }

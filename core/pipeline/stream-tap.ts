@@ -9,14 +9,14 @@ export type Seen = StreamSeen;
 export class StreamTap {
   /** What the frames so far showed: output or an error, once either came. */
   seen: Seen = 'opening';
-  /** Frames read so far (stream-idle.ts tells keep-alive comments from events by it). */
+  /** Frames read so far, ping events left out (stream-idle.ts tells keep-alives from events by it). */
   frames = 0;
   private readonly parser: SseParser;
 
   /** `onFrame` sees each frame too (forwarded-capture.ts), so a stream is parsed once. */
   constructor(private readonly inspector: StreamInspector, onOversize: (limit: number) => void, onFrame?: (event: string | undefined, data: string) => void) {
     this.parser = new SseParser((event, data) => {
-      this.frames++;
+      if (event !== 'ping') this.frames++;
       const kind = inspector.inspect(event, data);
       if (this.seen === 'opening' || kind === 'error') this.seen = kind === 'opening' ? this.seen : kind;
       onFrame?.(event, data);

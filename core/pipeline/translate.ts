@@ -169,7 +169,7 @@ async function translateStream(
   let held: string | null = null;
   let pending: StreamEvent[] = [];
   let seen: StreamSeen = 'opening';
-  /** Frames read so far (stream-idle.ts tells keep-alive comments from events by it). */
+  /** Frames read so far, ping events left out (stream-idle.ts tells keep-alives from events by it). */
   let frames = 0;
   /** An error event came: the client's stream ends with it (read through a call, which the narrowing of `seen` does not follow). */
   const failed = (): boolean => seen === 'error';
@@ -177,7 +177,7 @@ async function translateStream(
   // content filter (Azure adds one naming the categories) is a content-filter stop, not output.
   let refusalParts: Set<number> | null = null;
   const parser = new SseParser((event, data) => {
-    frames++;
+    if (event !== 'ping') frames++;
     let events: StreamEvent[];
     try {
       events = decoder.decode(event, data);

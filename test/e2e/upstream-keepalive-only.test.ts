@@ -1,5 +1,6 @@
-// An upstream stream that stays open without saying anything: keep-alive comments only, after it
-// began (a proxy whose backend hung), or more of them after its own error event. The host's
+// An upstream stream that stays open without saying anything: keep-alive comments or Anthropic's
+// `ping` events only, after it began (a proxy whose backend hung), or more of them after its own
+// error event. The host's
 // timeoutMs is between bytes, and comments are bytes; Relay bounds the wait between events by it
 // too (a frame still arriving is not idle), and a translated stream ends with the error the client
 // was sent. Each upstream here would keep its stream open for 8 s and then end it itself: the
@@ -10,8 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { routeLive, usageRecord } from '../support/relay-client.ts';
 
-/** What the upstream writes first; then a comment every 100 ms until Relay hangs up, or 8 s pass. */
+/** What the upstream writes first; then `keepAlive` every 100 ms until Relay hangs up, or 8 s pass. */
 let opening = '';
+const COMMENT = ': keep-alive\n\n';
+const PING = 'event: ping\ndata: {"type": "ping"}\n\n';
+let keepAlive = COMMENT;
 /** Whether the last stream was ended by the upstream itself (after 8 s) rather than by Relay. */
 let endedItself = false;
 /** Instead: a whole stream written in 20 slices 100 ms apart (one long frame arriving over 2 s). */
@@ -32,7 +36,7 @@ const server = http.createServer((req, res) => {
       return next(0);
     }
     res.write(opening);
-    const ping = setInterval(() => res.write(': keep-alive\n\n'), 100);
+    const ping = setInterval(() => res.write(keepAlive), 100);
     const stop = setTimeout(() => {
       endedItself = true;
       res.end();
@@ -91,7 +95,7 @@ t.test('translated: keep-alives only, past the host timeout, end the stream with
     const got = await stream(path, route.relayKey, body(route.modelSlug));
     t.equal(got.status, 200, what);
     t.match(got.text, /Hel/, `${what}: the output before it`);
-    t.match(got.text, /The upstream sent no event for 1000 ms \(the host's timeoutMs\), only keep-alive comments\./, `${what}: an error event says why`);
+    t.match(got.text, /The upstream sent no event for 1000 ms \(the host's timeoutMs\), only keep-alives\./, `${what}: an error event says why`);
     t.notOk(endedItself, `${what}: Relay hung up on the upstream`);
     const record = await usageRecord(relay, got.requestId);
     t.equal(record.error_code, 'upstream_stream_error', `${what}: recorded as broken`);
@@ -129,4 +133,24 @@ t.test('a long frame arriving over longer than the host timeout is not idle: the
   const translated = await stream('/vendor-b/v1/messages', openai.relayKey, messages(openai.modelSlug));
   t.match(translated.text, new RegExp(`${long}[\\s\\S]*message_stop`), 'translated whole, to its end');
   t.notMatch(translated.text, /no event for/);
+});
+
+t.test("Anthropic's ping events are keep-alives too: only pings past the host timeout end the stream", async (t) => {
+  keepAlive = PING;
+  t.teardown(() => { keepAlive = COMMENT; });
+  opening = MESSAGES_START;
+  const translated = await stream('/vendor-a/v1/chat/completions', anthropic.relayKey, chat(anthropic.modelSlug));
+  t.equal(translated.status, 200);
+  t.match(translated.text, /Hel/, 'translated: the output before them');
+  t.match(translated.text, /The upstream sent no event for 1000 ms \(the host's timeoutMs\), only keep-alives\./, 'translated: an error event says why');
+  t.notOk(endedItself, 'translated: Relay hung up on the upstream');
+  t.equal((await usageRecord(relay, translated.requestId)).error_code, 'upstream_stream_error', 'translated: recorded as broken');
+
+  const passed = await stream('/vendor-b/v1/messages', anthropic.relayKey, messages(anthropic.modelSlug));
+  t.equal(passed.status, 200);
+  t.ok(passed.text.startsWith(MESSAGES_START), 'passed through: the client got what came');
+  t.match(passed.text, /event: ping/, 'and the pings, as they came');
+  t.ok(passed.cut, 'then its stream was cut');
+  t.notOk(endedItself, 'passed through: Relay hung up on the upstream');
+  t.equal((await usageRecord(relay, passed.requestId)).error_code, 'upstream_stream_error', 'passed through: recorded as broken');
 });
