@@ -57,7 +57,7 @@ export function rejectInvalid(request: FastifyRequest): void {
   if (!error) return;
   const issues = error.validation ?? [];
   const first = issues[0];
-  const field = first?.instancePath?.replace(/^\//, '') || String(first?.params?.missingProperty ?? first?.params?.additionalProperty ?? 'query');
+  const field = echoedName(first?.instancePath?.replace(/^\//, '') || String(first?.params?.missingProperty ?? first?.params?.additionalProperty ?? 'query'));
   const allowed = allowedValues(issues, first?.instancePath);
   // "must be equal to constant" names no constant: say which values are accepted instead.
   const message = allowed.length > 0 ? `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : first?.message ?? error.message;

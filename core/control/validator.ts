@@ -10,6 +10,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 import '../http/formats.ts';
 import { mostPreciseError } from '../http/validate.ts';
 
@@ -64,7 +65,8 @@ export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schem
     const value = isText ? convertText(schema, integers, data) : data;
     if (check.Check(value)) return { value };
     const error = firstError(check, value);
-    const pointer = `${prefix}${error?.path || '/'}`;
+    // The path holds the caller's keys: echoed bounded, as any caller's name.
+    const pointer = echoedName(`${prefix}${error?.path || '/'}`);
     return { error: new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: ${error ? describe(error) : 'is invalid'}`, { field: pointer }) };
   };
 };
@@ -115,7 +117,8 @@ function pointerOf(node: Pending | null, last?: string): string {
   return `/${parts.reverse().join('/')}`;
 }
 
-function badString(pointer: string, problem: string): RelayError {
+function badString(path: string, problem: string): RelayError {
+  const pointer = echoedName(path);
   return new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: contains ${problem}, which is not accepted in text`, { field: pointer });
 }
 

@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { RelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 // Registers the uuid and date-time formats the schemas use before any check runs.
 import './formats.ts';
 
@@ -80,7 +81,8 @@ export function firstProblem(schema: TSchema, value: unknown, prefix = ''): { po
 export function validateBody<T>(schema: TSchema, value: unknown, prefix = ''): T {
   const problem = firstProblem(schema, value, prefix);
   if (problem) {
-    throw new RelayError('RELAY_ERR_BAD_REQUEST', `${problem.pointer}: ${problem.message}`, { field: problem.pointer });
+    const pointer = echoedName(problem.pointer); // it holds the caller's keys
+    throw new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: ${problem.message}`, { field: pointer });
   }
   return value as T;
 }

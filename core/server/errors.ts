@@ -1,5 +1,6 @@
 // Maps anything thrown inside a route to a RelayError, so no user error becomes a 500.
 import { RelayError, isRelayError } from '../errors.ts';
+import { echoedName } from '../echoed-name.ts';
 
 interface FastifyLikeError extends Error {
   code?: string;
@@ -29,7 +30,8 @@ export function toRelayError(err: unknown): RelayError {
     const v = e.validation[0];
     const where = e.validationContext ?? 'body';
     const extra = v.params && typeof v.params.additionalProperty === 'string' ? `/${v.params.additionalProperty}` : '';
-    const pointer = `${where === 'body' ? '' : `${where}:`}${v.instancePath ?? ''}${extra}` || '/';
+    // A key the caller wrote is part of the pointer: echoed bounded, as any caller's name.
+    const pointer = echoedName(`${where === 'body' ? '' : `${where}:`}${v.instancePath ?? ''}${extra}` || '/');
     const message = extra ? 'unknown field' : (v.message ?? 'is invalid');
     return new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: ${message}`, { field: pointer });
   }

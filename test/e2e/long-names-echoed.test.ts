@@ -61,3 +61,22 @@ t.test('an unknown item_reference id is echoed bounded', async (t) => {
   t.match(message, /100004 characters/);
 });
 
+
+t.test('an admin request with a 100 KB unknown field name: a 400 naming it bounded', async (t) => {
+  const name = `f${'k'.repeat(100_000)}`;
+  const res = await relay.api('POST', '/api/providers', { name: 'p-long-field', [name]: 1 });
+  t.equal(res.status, 400);
+  const error = (res.body as { error: { message: string; field?: string } }).error;
+  t.ok(error.message.length < 400, `the message is bounded (${error.message.length} characters)`);
+  t.match(error.message, /unknown field/, 'it says what is wrong');
+  t.match(error.message, /100002 characters/, "and the pointer's full length");
+  t.ok((error.field ?? '').length < 300, 'the field is bounded too');
+});
+
+t.test('a log query with an 8 KB unknown parameter name (within the head limit): a 400 naming it bounded', async (t) => {
+  const name = `q${'k'.repeat(8_000)}`;
+  const res = await relay.api('GET', `/api/logs?${name}=1`);
+  t.equal(res.status, 400);
+  const error = (res.body as { error: { message: string } }).error;
+  t.ok(error.message.length < 400, `the message is bounded (${error.message.length} characters)`);
+});
