@@ -38,17 +38,27 @@ export function wrapCustomInput(raw: string): string {
   return JSON.stringify({ [CUSTOM_INPUT_PARAMETER]: raw });
 }
 
-/** The function's arguments (JSON text or an already parsed object) -> the raw text. */
+/**
+ * The function's arguments (JSON text or an already parsed object) -> the raw text. No input
+ * (absent, null, '', an empty object or its JSON) is the empty text: a custom tool's input is free
+ * text, and every path, the OpenAI ones reading `custom.input` as it is included, agrees on ''.
+ */
 export function unwrapCustomInput(args: unknown): string {
   let parsed: unknown = args;
   if (typeof args === 'string') {
     try {
       parsed = JSON.parse(args);
     } catch {
-      return args; // not JSON: the model answered with raw text already
+      return args; // not JSON ('' included): the model answered with raw text already
     }
   }
-  const value = (parsed as Record<string, unknown> | null)?.[CUSTOM_INPUT_PARAMETER];
+  if (isNoInput(parsed)) return '';
+  const value = (parsed as Record<string, unknown>)[CUSTOM_INPUT_PARAMETER];
   if (typeof value === 'string') return value;
-  return typeof args === 'string' ? args : JSON.stringify(args ?? {});
+  return typeof args === 'string' ? args : JSON.stringify(args);
+}
+
+function isNoInput(parsed: unknown): boolean {
+  if (parsed === undefined || parsed === null) return true;
+  return typeof parsed === 'object' && !Array.isArray(parsed) && Object.keys(parsed).length === 0;
 }

@@ -5,7 +5,8 @@
 // - usage.input_tokens counts every prompt token, cached or not (OpenAI's meaning);
 //   cache_read_tokens and cache_write_tokens are the parts of it served from or written
 //   to a prompt cache. output_tokens includes reasoning_tokens.
-// - tool_call.arguments is a string: JSON text for function tools, free text for custom tools.
+// - tool_call.arguments is a string: JSON text for function tools, free text for custom tools
+//   ('' for a custom call without input, from every upstream).
 // - reasoning parts carry `origin` (the vendor adapter id that produced them); signed or
 //   encrypted reasoning is sent back only to an upstream of the same origin. So do web search
 //   calls (`raw`: the vendor's own blocks or item, which only it can read back).
@@ -64,7 +65,7 @@ export const ToolCallPart = Type.Object({
   type: Type.Literal('tool_call'),
   id: Type.String(),
   name: Type.String(),
-  /** JSON text for function tools, free text for custom tools. */
+  /** JSON text for function tools, free text for custom tools ('' when a custom call has no input). */
   arguments: Type.String(),
   /** `custom` for freeform tools (Responses custom tools such as apply_patch). */
   tool_kind: Type.Optional(Type.Union([Type.Literal('function'), Type.Literal('custom')])),

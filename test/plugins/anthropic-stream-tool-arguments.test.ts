@@ -36,5 +36,5 @@ t.test('calls with arguments, and custom tools, are left as they are', async (t)
   const custom = { model: 'm', messages: [], tools: [{ type: 'custom', name: 'apply_patch' }] } as unknown as CanonicalRequest;
   // A custom tool's input is buffered and unwrapped at its stop (unwrapCustomInput): nothing is added to it.
   t.same(argumentsOf([start, toolStart(0, 'apply_patch'), json(0, '{"input":"*** Begin Patch"}'), stop(0), ...end], custom), ['*** Begin Patch']);
-  t.same(argumentsOf([start, toolStart(0, 'apply_patch'), stop(0), ...end], custom), ['{}'], 'an empty custom input unwraps as before, once');
+  t.same(argumentsOf([start, toolStart(0, 'apply_patch'), stop(0), ...end], custom), [''], 'an empty custom input is the empty text, as on every path');
 });

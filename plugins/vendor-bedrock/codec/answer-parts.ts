@@ -13,7 +13,7 @@ export const CONVERSE_RESPONSE_DROPPED = {
   'citationsContent': 'its cited text mapped to a text part; the citations (a place in a document of the request, not a URL) named `citations`',
   'citation deltas in streamed answers': 'named `citations` (the cited text arrives as text deltas)',
   'toolUse deltas whose input is not a string': 'an object sent as its JSON text; another value named `toolUse.input`',
-  'toolUse inputs in answers that are not an object': 'a string taken as the arguments text as it is (never encoded again); another value named `toolUse.input` and read as no input (the arguments `{}`), for a custom tool as for a function',
+  'toolUse inputs in answers that are not an object': 'a string taken as the arguments text as it is (never encoded again); another value named `toolUse.input` and read as no input (the arguments `{}` of a function, the empty text of a custom tool)',
   'document, video and guardContent blocks, and block kinds Relay does not know': 'named by their Converse key (`document`, `video`, `guardContent`, ...)',
 } as const;
 

@@ -19,8 +19,8 @@ export function newResponseId(): string {
  */
 export function argumentsOf(name: string, input: unknown, custom: ReadonlySet<string>, dropped: string[]): { arguments: string; tool_kind: 'function' | 'custom' } {
   const text = toolArgumentsText(input, dropped, TOOL_INPUT_NAME);
-  // No input unwraps as the stream's empty buffer does (converse-stream.ts): as {}.
-  if (custom.has(name)) return { arguments: unwrapCustomInput(text === '' ? {} : text), tool_kind: 'custom' };
+  // No input ('' here, an empty buffer streamed) unwraps to '' on both: a custom input is free text.
+  if (custom.has(name)) return { arguments: unwrapCustomInput(text), tool_kind: 'custom' };
   return { arguments: text || '{}', tool_kind: 'function' };
 }
 
