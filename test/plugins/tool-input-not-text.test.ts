@@ -1,13 +1,17 @@
 // A tool call's input that is neither text, an object nor absent (a number, a boolean), from a
-// Bedrock Converse or OpenAI(-compatible) upstream, whole or streamed, function or custom tool:
-// every decoder reads it through toolArgumentsText (relay-gateway/canonical), names it in
-// x-relay-dropped and treats the call as one without input. A Converse custom tool's input in a
+// Bedrock Converse, OpenAI(-compatible), Anthropic Messages or Gemini upstream, whole or streamed,
+// function or custom tool: every decoder reads it through toolArgumentsText
+// (relay-gateway/canonical), names it in x-relay-dropped and treats the call as one without input.
+// Anthropic and Gemini passed 42 on as the text "42", unnamed (test/e2e/tool-input-not-object
+// does the same over HTTP). A Converse custom tool's input in a
 // whole answer went to unwrapCustomInput as it was: 42 came through as the text "42", unnamed,
 // while the same streamed was named. null is no input, named nowhere.
 import t from 'tap';
 import type { Route } from '../../core/plugin-api.ts';
 import type { CanonicalRequest, ContentPart, StreamEvent } from '../../core/plugin-api/canonical.ts';
+import * as anthropic from '../../plugins/vendor-anthropic/codec/index.ts';
 import * as bedrock from '../../plugins/vendor-bedrock/codec/index.ts';
+import { decodeGeminiResponse, geminiStreamDecoder } from '../../plugins/vendor-google/codec/index.ts';
 import * as openai from '../../plugins/vendor-openai/codec/index.ts';
 import { fakeRoute } from '../support/fake-route.ts';
 import { collect } from '../translation/harness.ts';
@@ -118,6 +122,58 @@ const PATHS: Record<string, { kinds: Kind[]; name: string; read: (kind: Kind, in
     },
   },
 };
+
+/** An Anthropic answer's tool_use, and the same streamed: `input` given at the block's start, or as its one partial_json. */
+const claudeAnswer = (kind: Kind, input: unknown) => ({
+  id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', stop_reason: 'tool_use', usage: { input_tokens: 1, output_tokens: 1 },
+  content: [{ type: 'tool_use', id: 'toolu_1', name: nameFor(kind), input }],
+});
+function claudeStreamed(kind: Kind, start: unknown, partial: unknown): Read {
+  const dropped: string[] = [];
+  const decoder = anthropic.streamDecoder('anthropic.messages', route(), requestFor(kind), dropped);
+  return readOf(streamed((e, d) => decoder.decode(e, d), [
+    ['message_start', { type: 'message_start', message: { ...claudeAnswer(kind, {}), content: [], stop_reason: null } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: nameFor(kind), input: start } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: partial } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 1 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ], () => decoder.finish()), dropped);
+}
+const geminiAnswer = (kind: Kind, args: unknown) => ({
+  candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: nameFor(kind), args } }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
+});
+
+Object.assign(PATHS, {
+  'Anthropic Messages, whole answer': {
+    kinds: ['function', 'custom'], name: 'tool_use.input',
+    read: (kind: Kind, input: unknown) => {
+      const dropped: string[] = [];
+      return readOf(anthropic.decodeResponse('anthropic.messages', claudeAnswer(kind, input), route(), requestFor(kind), dropped).content, dropped);
+    },
+  },
+  'Anthropic Messages, streamed (the input given at the block start)': {
+    kinds: ['function', 'custom'], name: 'tool_use.input', read: (kind: Kind, input: unknown) => claudeStreamed(kind, input, ''),
+  },
+  'Anthropic Messages, streamed (the input given as partial_json)': {
+    kinds: ['function', 'custom'], name: 'tool_use.input', read: (kind: Kind, input: unknown) => claudeStreamed(kind, {}, input),
+  },
+  'Gemini, whole answer': {
+    kinds: ['function', 'custom'], name: 'functionCall.args',
+    read: (kind: Kind, input: unknown) => {
+      const dropped: string[] = [];
+      return readOf(decodeGeminiResponse(geminiAnswer(kind, input), route(), requestFor(kind), dropped).content, dropped);
+    },
+  },
+  'Gemini, streamed (a functionCall arrives whole)': {
+    kinds: ['function', 'custom'], name: 'functionCall.args',
+    read: (kind: Kind, input: unknown) => {
+      const dropped: string[] = [];
+      const decoder = geminiStreamDecoder(route(), requestFor(kind), dropped);
+      return readOf(streamed((e, d) => decoder.decode(e, d), [[undefined, geminiAnswer(kind, input)]], () => decoder.finish()), dropped);
+    },
+  },
+} satisfies typeof PATHS);
 
 function responsesItem(kind: Kind, input: unknown): Record<string, unknown> {
   return kind === 'custom'

@@ -399,6 +399,7 @@ const anthropicFrames = (content: Array<Record<string, unknown>>): Array<[string
     ['content_block_start', { type: 'content_block_start', index, content_block: block.type === 'text' ? { type: 'text', text: '' } : block }],
     ...(block.type === 'text' ? [['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } }] as [string, unknown]] : []),
     ...((block.citations as unknown[] | undefined) ?? []).map((citation): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'citations_delta', citation } }]),
+    ...((block.partial_json as unknown[] | undefined) ?? []).map((partial_json): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }]),
     ['content_block_stop', { type: 'content_block_stop', index }],
   ]),
   ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }],
@@ -415,6 +416,14 @@ const otherServerBlocks = [
 ];
 const otherServerNames = ['server_tool_use', 'web_fetch_tool_result', 'code_execution_tool_result', 'mcp_tool_use', 'hologram'];
 const keepsText = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Fetched.';
+/** Tool calls whose input is text, an array and a number: the first two kept as they are, the last read as none. */
+const oddToolUses = [
+  { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: '{"q":"x"}' },
+  { type: 'tool_use', id: 'toolu_2', name: 'lookup', input: ['a'] },
+  { type: 'tool_use', id: 'toolu_3', name: 'lookup', input: 7 },
+];
+const keepsOddToolUses = (none: string) => (c: ContentPart[]) => c.length === 3 && c.every((p) => p.type === 'tool_call')
+  && c.map((p) => (p.type === 'tool_call' ? p.arguments : '')).join(' ') === `{"q":"x"} ["a"] ${none}`;
 const citedBlue = [{ type: 'text', text: 'Blue.', citations: [{ type: 'char_location', cited_text: 'blue', document_index: 0, start_char_index: 0, end_char_index: 4 }] }];
 const keepsBlue = (c: ContentPart[]) => c.length === 1 && c[0]?.type === 'text' && c[0].text === 'Blue.';
 
@@ -535,6 +544,11 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
       'the same in streamed answers': { parts: otherServerBlocks, stream: true, expect: { named: otherServerNames, keeps: keepsText } },
       'document citations of text (char, page and content block locations)': { parts: citedBlue, expect: { named: ['citations'], keeps: keepsBlue } },
       'document citations in streamed answers (citations_delta)': { parts: citedBlue, stream: true, expect: { named: ['citations'], keeps: keepsBlue } },
+      'tool_use inputs that are not an object': { parts: oddToolUses, expect: { named: ['tool_use.input'], keeps: keepsOddToolUses('{}') } },
+      'the same in streamed answers (the input of content_block_start, a partial_json that is not a string)': {
+        parts: [...oddToolUses, { type: 'tool_use', id: 'toolu_4', name: 'lookup', input: {}, partial_json: [{ q: 'x' }, 7] }], stream: true,
+        expect: { named: ['tool_use.input'], keeps: (c) => keepsOddToolUses('{}')(c.slice(0, 3)) && c[3]?.type === 'tool_call' && c[3].arguments === '{"q":"x"}' },
+      },
     },
   },
   GEMINI_RESPONSE_DROPPED: {
@@ -559,6 +573,10 @@ const DECODERS: Record<string, { table: Record<string, string>; decode: (c: Deco
       'executableCode and codeExecutionResult': {
         parts: [{ executableCode: { language: 'PYTHON', code: 'print(6*7)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '42\n' } }],
         expect: { mapped: (c) => c.length === 2 && c[0]?.type === 'text' && c[0].text === '```python\nprint(6*7)\n```' && c[1]?.type === 'text' && c[1].text === '```output\n42\n```' },
+      },
+      'functionCall args that are not an object, whole or streamed': {
+        parts: [{ functionCall: { name: 'lookup', args: '{"q":"x"}' } }, { functionCall: { name: 'lookup', args: ['a'] } }, { functionCall: { name: 'lookup', args: 7 } }],
+        expect: { named: ['functionCall.args'], keeps: keepsOddToolUses('{}') },
       },
       'executableCode and codeExecutionResult in thoughts': {
         parts: [{ thought: true, executableCode: { language: 'PYTHON', code: 'print(1)' } }, { thought: true, codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }], stream: true,

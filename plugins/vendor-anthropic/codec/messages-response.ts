@@ -2,7 +2,7 @@
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { RelayError, type Route } from '../../../core/plugin-api.ts';
 import { emptyUsage, usageOfMessagesAnswer, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
-import { customToolNames, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, toolArgumentsText, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { citationFromAnthropic, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
 
@@ -26,7 +26,12 @@ export const ANTHROPIC_RESPONSE_DROPPED = {
   'the same in streamed answers': 'named by their block type, once each (in the header, or an x-relay-dropped trailer once the stream has begun)',
   'document citations of text (char, page and content block locations)': 'named `citations`: a canonical citation is a URL (the text cited stays in the answer)',
   'document citations in streamed answers (citations_delta)': 'named `citations`, as whole',
+  'tool_use inputs that are not an object': 'a string taken as the arguments text as it is (never encoded again), an array as its JSON; another value (a number, a boolean) named `tool_use.input` and read as no input (the arguments `{}` of a function, the empty text of a custom tool)',
+  'the same in streamed answers (the input of content_block_start, a partial_json that is not a string)': 'read the same way: a string or an array kept, another value named `tool_use.input` and read as no input',
 } as const;
+
+/** The name of a tool_use input (or streamed partial_json) that is neither text, an object nor absent. */
+export const TOOL_INPUT_NAME = 'tool_use.input';
 
 /** Names a block type the decoders have no canonical part for, once. */
 export function nameBlockType(type: unknown, dropped: string[]): void {
@@ -46,9 +51,11 @@ export function partOfBlock(b: ContentBlock, customTools: ReadonlySet<string>, d
     }
     case 'tool_use': {
       const name = String(b.name ?? '');
+      // Read as Bedrock and OpenAI read theirs: 42 is named, not passed on as the text "42".
+      const args = toolArgumentsText(b.input, dropped, TOOL_INPUT_NAME);
       return customTools.has(name)
-        ? { type: 'tool_call', id: String(b.id ?? ''), name, arguments: unwrapCustomInput(b.input), tool_kind: 'custom' }
-        : { type: 'tool_call', id: String(b.id ?? ''), name, arguments: JSON.stringify(b.input ?? {}), tool_kind: 'function' };
+        ? { type: 'tool_call', id: String(b.id ?? ''), name, arguments: unwrapCustomInput(args), tool_kind: 'custom' }
+        : { type: 'tool_call', id: String(b.id ?? ''), name, arguments: args || '{}', tool_kind: 'function' };
     }
     case 'thinking':
       return {

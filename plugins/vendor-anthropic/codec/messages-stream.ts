@@ -9,10 +9,10 @@
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { ERROR_CODES, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { emptyUsage, MessagesStreamUsage, type StopReason, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
-import { customToolNames, parseFrame, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
+import { customToolNames, parseFrame, toolArgumentsText, unwrapCustomInput } from '../../../core/plugin-api/canonical.ts';
 import { codeForStreamErrorType } from './errors.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
-import { nameBlockType, stopReasonFromAnthropic } from './messages-response.ts';
+import { nameBlockType, stopReasonFromAnthropic, TOOL_INPUT_NAME } from './messages-response.ts';
 import { plainTextDelta } from './text-delta.ts';
 import { citationFromAnthropic, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
 import type { WebSearchCallPart } from '../../../core/plugin-api/canonical.ts';
@@ -140,7 +140,9 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
             const isCustom = custom.has(name);
             blocks.set(at, { index, kind: 'tool', customBuffer: isCustom ? '' : null, sentArguments: false });
             out.push({ type: 'part_start', index, part: { type: 'tool_call', id: b.id ?? '', name, tool_kind: isCustom ? 'custom' : 'function' } });
-            const initial = b.input !== null && typeof b.input === 'object' && Object.keys(b.input).length > 0 ? JSON.stringify(b.input) : '';
+            // Anthropic opens a call with input {} and streams its JSON after it; any other start is read as a whole answer's input.
+            const given = toolArgumentsText(b.input, dropped, TOOL_INPUT_NAME);
+            const initial = given === '{}' ? '' : given;
             if (initial !== '') {
               if (isCustom) blocks.get(at)!.customBuffer = initial;
               else {
@@ -175,13 +177,16 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
           if (search && d.type === 'input_json_delta' && typeof d.partial_json === 'string') search.json += d.partial_json;
           if (!block) return [];
           if (d.type === 'text_delta' && typeof d.text === 'string') return textDelta(at, d.text);
-          if (d.type === 'input_json_delta' && typeof d.partial_json === 'string' && d.partial_json !== '') {
+          if (d.type === 'input_json_delta') {
+            // A piece that is not text is read as Bedrock's and OpenAI's are: an object as its JSON, 42 named.
+            const piece = toolArgumentsText(d.partial_json, dropped, TOOL_INPUT_NAME);
+            if (piece === '') return [];
             if (block.customBuffer !== null) {
-              block.customBuffer += d.partial_json;
+              block.customBuffer += piece;
               return [];
             }
             block.sentArguments = true;
-            return [{ type: 'delta', index: block.index, delta: { type: 'arguments', text: d.partial_json } }];
+            return [{ type: 'delta', index: block.index, delta: { type: 'arguments', text: piece } }];
           }
           if (d.type === 'thinking_delta' && typeof d.thinking === 'string' && d.thinking !== '') return [{ type: 'delta', index: block.index, delta: { type: 'reasoning', text: d.thinking } }];
           if (d.type === 'signature_delta' && typeof d.signature === 'string' && d.signature !== '') return [{ type: 'delta', index: block.index, delta: { type: 'signature', signature: d.signature } }];

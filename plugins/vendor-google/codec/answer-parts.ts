@@ -15,6 +15,7 @@ export const GEMINI_RESPONSE_DROPPED = {
   'images in thoughts (an image model\'s interim drafts)': 'a reasoning part carries text only: named `reasoning.image`',
   'executableCode and codeExecutionResult': 'mapped to text: the code as a fenced block, then its output as another (a failed run says so first)',
   'executableCode and codeExecutionResult in thoughts': 'mapped to reasoning text, the same fenced blocks',
+  'functionCall args that are not an object, whole or streamed': 'a string taken as the arguments text as it is (never encoded again), an array as its JSON; another value (a number, a boolean) named `functionCall.args` and read as no input (the arguments `{}` of a function, the empty text of a custom tool); see tool-arguments.ts',
 } as const;
 
 /** The image a data part holds, or null (its name pushed onto `dropped` when it holds something else). */

@@ -39,7 +39,7 @@ export function partsOfGeminiPart(part: GeminiPart, customTools: ReadonlySet<str
   if (typeof part.text === 'string' && part.text !== '') out.push({ type: 'text', text: part.text });
   if (part.functionCall) {
     const name = part.functionCall.name ?? '';
-    out.push({ type: 'tool_call', id: part.functionCall.id || newToolCallId(), name, ...argumentsOf(name, part.functionCall.args, customTools) });
+    out.push({ type: 'tool_call', id: part.functionCall.id || newToolCallId(), name, ...argumentsOf(name, part.functionCall.args, customTools, dropped) });
   }
   const image = imageOfDataPart(part, dropped);
   if (image) out.push(image);

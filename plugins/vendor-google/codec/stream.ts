@@ -81,7 +81,7 @@ export function geminiStreamDecoder(route: Route, request: CanonicalRequest, dro
       out.push(...close());
       sawToolCall = true;
       const name = part.functionCall.name ?? '';
-      const { arguments: args, tool_kind } = argumentsOf(name, part.functionCall.args, custom);
+      const { arguments: args, tool_kind } = argumentsOf(name, part.functionCall.args, custom, dropped);
       const index = next++;
       out.push({ type: 'part_start', index, part: { type: 'tool_call', id: part.functionCall.id || newToolCallId(), name, tool_kind } });
       if (args !== '') out.push({ type: 'delta', index, delta: { type: 'arguments', text: args } });
