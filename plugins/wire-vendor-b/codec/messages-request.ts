@@ -32,7 +32,8 @@ const ImageBlock = Type.Object({
   ]),
 });
 const ToolUseBlock = Type.Object({
-  type: Type.Literal('tool_use'), id: Type.String(), name: Type.String({ minLength: 1 }), input: Type.Unknown(),
+  // An object, as Anthropic requires: 42 or a string would reach the upstream as arguments "42" (wire-vendor-a refuses non-text arguments alike).
+  type: Type.Literal('tool_use'), id: Type.String(), name: Type.String({ minLength: 1 }), input: Type.Record(Type.String(), Type.Unknown()),
 });
 const ToolResultBlock = Type.Object({
   type: Type.Literal('tool_result'),
@@ -166,7 +167,7 @@ function block(raw: Static<typeof Typed>, pointer: string, model: string): Conte
       return documentPart(validateBody<Static<typeof DocumentBlock>>(DocumentBlock, raw, pointer), model, pointer);
     case 'tool_use': {
       const b = validateBody<Static<typeof ToolUseBlock>>(ToolUseBlock, raw, pointer);
-      return { type: 'tool_call', id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}), tool_kind: 'function' };
+      return { type: 'tool_call', id: b.id, name: b.name, arguments: JSON.stringify(b.input), tool_kind: 'function' };
     }
     case 'tool_result': {
       const b = validateBody<Static<typeof ToolResultBlock>>(ToolResultBlock, raw, pointer);
