@@ -4,23 +4,12 @@
 // Should a call for a tool the client declared custom still arrive as a function call
 // (e.g. an adapter without that rule), it is unwrapped here, so the client always gets
 // its custom tool call back with the raw input text.
-import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
+import { unwrapCustomInput, type CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
+
+export { unwrapCustomInput };
 
 export function customToolNames(request: CanonicalRequest): ReadonlySet<string> {
   return new Set((request.tools ?? []).filter((t) => t.type === 'custom').map((t) => t.name));
-}
-
-/** `{"input":"..."}` -> the raw text; anything else is returned unchanged. */
-export function unwrapCustomInput(args: string): string {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    if (parsed !== null && typeof parsed === 'object' && typeof (parsed as { input?: unknown }).input === 'string') {
-      return (parsed as { input: string }).input;
-    }
-  } catch {
-    // not JSON: already raw text
-  }
-  return args;
 }
 
 /** A call's client-facing kind and input, given the request's custom tools. */
