@@ -60,7 +60,7 @@ export const RelayConfigSchema = Type.Object({
     commandTimeoutMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
     timeoutMs: Type.Integer({
       minimum: 100, maximum: 600_000, default: 5_000,
-      description: "Deadline of every other Valkey command (key health, budgets' shared spend, alert claims, binding latencies, log-valkey on Relay's connection): past it the command fails as if Valkey were down, and a connection silent that long while commands wait is closed and opened again.",
+      description: "Deadline of every other Valkey command (key health, budgets' shared spend, alert claims, binding latencies, log-valkey on Relay's connection): past it the command fails as if Valkey were down, and a connection silent that long while commands wait is closed and opened again. Key health's subscriber, which sends no commands, is pinged this often and its connection replaced when a ping gets no answer within it.",
     }),
     /** After 3 failures in a row rate limits skip Valkey for this long, then probe it again. */
     breakerOpenMs: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),

@@ -16,6 +16,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
+import { VALKEY_TIMEOUT_MS } from '../server/valkey-options.ts';
+import { ValkeySubscription } from '../server/valkey-subscription.ts';
 import type { HostKey } from '../catalog/kinds.ts';
 import { DEFAULT_BREAKER, FailureRuns, type BreakerSettings } from './failure-runs.ts';
 
@@ -78,46 +80,59 @@ export class KeyHealth {
   private claims = 0;
   private readonly breaker: BreakerSettings;
   private readonly redis: Redis | null;
-  private subscriber: Redis | null = null;
+  private subscription: ValkeySubscription | null = null;
   private readonly log: Logger;
   private readonly instance = Math.random().toString(36).slice(2);
 
-  constructor(options: { redis: Redis | null; log: Logger; breaker?: BreakerSettings }) {
+  /** valkeyTimeoutMs (config valkey.timeoutMs): how often the subscriber is pinged, and its deadline. */
+  constructor(options: { redis: Redis | null; log: Logger; breaker?: BreakerSettings; valkeyTimeoutMs?: number }) {
     this.redis = options.redis;
     this.log = options.log;
     this.breaker = options.breaker ?? DEFAULT_BREAKER;
     this.runs = { key: new FailureRuns(this.breaker), host: new FailureRuns(this.breaker) };
-    if (this.redis) this.subscribe(this.redis);
+    if (this.redis) {
+      this.subscription = new ValkeySubscription({
+        redis: this.redis, channel: CHANNEL, timeoutMs: options.valkeyTimeoutMs ?? VALKEY_TIMEOUT_MS, what: 'key health', log: this.log,
+        onMessage: (message) => this.received(message),
+        // Marks published while the subscriber was deaf are in the store (until they expire).
+        onResubscribed: () => this.reload(),
+      });
+    }
   }
 
   /**
-   * Loads the marks other instances stored in Valkey, so an instance that starts (or reconnects)
-   * after a key was marked knows it too. Called once at start-up; a failure only means starting
-   * with nothing marked, as without Valkey.
+   * Loads the marks other instances stored in Valkey, so an instance that starts after a key was
+   * marked knows it too. Called once at start-up; a failure only means starting with nothing
+   * marked, as without Valkey.
    */
   async loadShared(): Promise<void> {
-    if (!this.redis) return;
     try {
-      const keys: string[] = [];
-      let cursor = '0';
-      do {
-        const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${STORE_ROOT}*`, 'COUNT', 500);
-        cursor = next;
-        keys.push(...batch);
-      } while (cursor !== '0' && keys.length < 100_000);
-      if (keys.length === 0) return;
-      const values = await this.redis.mget(...keys);
-      const now = Date.now();
-      keys.forEach((key, i) => {
-        const value = values[i];
-        const scope: Scope | null = key.startsWith(STORE_PREFIX.key) ? 'key' : key.startsWith(STORE_PREFIX.host) ? 'host' : null;
-        if (!value || !scope) return;
-        const mark = JSON.parse(value) as Mark;
-        if (mark.until > now) this.marks[scope].set(key.slice(STORE_PREFIX[scope].length), mark);
-      });
+      await this.reload();
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'could not load shared key health');
     }
+  }
+
+  /** Takes the marks stored in Valkey (those not expired); rejects when Valkey does not answer. */
+  private async reload(): Promise<void> {
+    if (!this.redis) return;
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${STORE_ROOT}*`, 'COUNT', 500);
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== '0' && keys.length < 100_000);
+    if (keys.length === 0) return;
+    const values = await this.redis.mget(...keys);
+    const now = Date.now();
+    keys.forEach((key, i) => {
+      const value = values[i];
+      const scope: Scope | null = key.startsWith(STORE_PREFIX.key) ? 'key' : key.startsWith(STORE_PREFIX.host) ? 'host' : null;
+      if (!value || !scope) return;
+      const mark = JSON.parse(value) as Mark;
+      if (mark.until > now) this.marks[scope].set(key.slice(STORE_PREFIX[scope].length), mark);
+    });
   }
 
   /** True when the key may be tried now: enabled, not cooling or invalid, its own and its host's circuits not open. */
@@ -232,9 +247,9 @@ export class KeyHealth {
   }
 
   async close(): Promise<void> {
-    const sub = this.subscriber;
-    this.subscriber = null;
-    if (sub) await sub.quit().catch(() => sub.disconnect());
+    const subscription = this.subscription;
+    this.subscription = null;
+    await subscription?.close();
   }
 
   /** A 5xx, timeout or refused connection: opens the circuit after a run of them, or reopens a half-open one. */
@@ -289,22 +304,17 @@ export class KeyHealth {
     });
   }
 
-  private subscribe(redis: Redis): void {
-    const sub = redis.duplicate();
-    this.subscriber = sub;
-    sub.on('error', (err) => this.log.debug({ err: err.message }, 'key health subscriber error'));
-    sub.on('message', (_channel: string, message: string) => {
-      try {
-        const { from, scope = 'key', id, mark } = JSON.parse(message) as { from: string; scope?: Scope; id: string; mark: Mark | null };
-        if (from === this.instance || (scope !== 'key' && scope !== 'host')) return;
-        this.probes[scope].delete(id);
-        if (mark) this.marks[scope].set(id, mark);
-        else this.marks[scope].delete(id);
-      } catch {
-        /* a malformed message from another version: ignore */
-      }
-    });
-    sub.subscribe(CHANNEL).catch((err: Error) => this.log.warn({ err: err.message }, 'could not subscribe to key health'));
+  /** A mark another instance published. */
+  private received(message: string): void {
+    try {
+      const { from, scope = 'key', id, mark } = JSON.parse(message) as { from: string; scope?: Scope; id: string; mark: Mark | null };
+      if (from === this.instance || (scope !== 'key' && scope !== 'host')) return;
+      this.probes[scope].delete(id);
+      if (mark) this.marks[scope].set(id, mark);
+      else this.marks[scope].delete(id);
+    } catch {
+      /* a malformed message from another version: ignore */
+    }
   }
 }
 

@@ -133,7 +133,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
 
     const observer = createObserver({ settings, log, metrics });
     const hooks = new Hooks(observer);
-    const health = new KeyHealth({ redis, log, breaker: config.health.circuitBreaker });
+    const health = new KeyHealth({ redis, log, breaker: config.health.circuitBreaker, valkeyTimeoutMs: config.valkey.timeoutMs });
     await health.loadShared();
     closers.push(() => health.close());
     const rateLimiter = createRateLimiter({ redis, log, metrics, valkeyCommandTimeoutMs: config.valkey.commandTimeoutMs, valkeyBreakerOpenMs: config.valkey.breakerOpenMs });
