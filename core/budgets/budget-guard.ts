@@ -118,6 +118,9 @@ interface Counter {
   reading: boolean;
 }
 
+/** The step of a reconcile: the usage log's read, then (shared counters) the raise of Valkey's total to it. */
+type ReconcileStep = 'usage log' | 'valkey';
+
 const maxSpend = (a: Spend, b: Spend): Spend => ({ micros: Math.max(a.micros, b.micros), tokens: Math.max(a.tokens, b.tokens) });
 const ZERO: Spend = { micros: 0, tokens: 0 };
 
@@ -225,8 +228,13 @@ export class BudgetGuard {
     const s = budget.spec.scope ?? {};
     const filter: UsageFilter = { from: new Date(c.startMs), ...(s.relayKeyId ? { relayKeyId: s.relayKeyId } : {}), ...(s.policyId ? { policyId: s.policyId } : {}), ...(s.modelId ? { modelId: s.modelId } : {}) };
     const fromLog = this.options.readSpend(filter);
+    // Which step a failure or the deadline caught, for the log line.
+    let step: ReconcileStep = 'usage log';
     const read = c.shared
-      ? fromLog.then((spend) => this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 }))
+      ? fromLog.then((spend) => {
+        step = 'valkey';
+        return this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 });
+      })
       : fromLog;
     // Past its deadline the read counts as failed and the race drops its late answer.
     c.reconciled = withDeadline(read, this.readTimeoutMs).then((spend) => {
@@ -240,13 +248,18 @@ export class BudgetGuard {
       c.held = null;
       c.known = true;
       c.reconcileAt = now + this.reconcileMs;
-    }, (err: unknown) => this.readFailed(budget, c, now, err)).finally(() => { c.reconciling = false; c.reconciled = null; });
+    }, (err: unknown) => this.readFailed(budget, c, now, err, step)).finally(() => { c.reconciling = false; c.reconciled = null; });
   }
 
-  /** A read of the usage log that failed or timed out: a known spend stays counted, an unknown one stays unknown (and is read again soon). */
-  private readFailed(budget: Budget, c: Counter, startedAt: number, err: unknown): void {
+  /**
+   * A reconcile that failed or timed out, reading the usage log or raising the shared total in
+   * Valkey to its figure: a known spend stays counted, an unknown one stays unknown (and is read
+   * again soon).
+   */
+  private readFailed(budget: Budget, c: Counter, startedAt: number, err: unknown, step: ReconcileStep): void {
     const timedOut = err instanceof ReadTimedOut;
-    const what = timedOut ? `reading a budget's spend from the usage log did not answer within ${err.timeoutMs} ms` : 'reading a budget\'s spend from the usage log failed';
+    const doing = step === 'valkey' ? 'raising a budget\'s shared spend in Valkey to the usage log\'s figure' : 'reading a budget\'s spend from the usage log';
+    const what = timedOut ? `${doing} did not answer within ${err.timeoutMs} ms` : `${doing} failed`;
     const fields = timedOut ? { budget: budget.metadata.slug, timeoutMs: err.timeoutMs } : { err, budget: budget.metadata.slug };
     const cannotSay = err instanceof RelayError && err.code === 'RELAY_ERR_QUERY_UNSUPPORTED';
     if (c.known || cannotSay) {
