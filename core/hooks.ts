@@ -13,6 +13,7 @@ import type { Host, HostKey, Model, ModelBinding, Policy, Provider, RelayKey } f
 import type { RelayErrorBody } from './errors.ts';
 import type { UpstreamClient } from './http/upstream-client.ts';
 import type { InferenceCall } from './plugins/context.ts';
+import type { HostKeyMask } from './pipeline/credential-scrub.ts';
 
 /**
  * A wire shape. Built-in ids: openai.chat, openai.responses, openai.embeddings,
@@ -309,16 +310,20 @@ export interface ExpandedRequest {
 export interface ConversationState {
   /** Resolves the request's references for this principal; throws RelayError (404, 413, 400). */
   expand(json: Record<string, unknown>, principal: Principal): Promise<ExpandedRequest>;
-  /** Keeps a translated answer; resolves once it is written (the pipeline waits, briefly, before the answer's last byte). */
-  remember(expanded: ExpandedRequest, response: CanonicalResponse, ctx: EncodeContext, principal: Principal): Promise<void>;
+  /**
+   * Keeps a translated answer; resolves once it is written (the pipeline waits, briefly, before the
+   * answer's last byte). `keepOut`: the host key the answer was signed with, masked out of what is
+   * kept as it was out of what the caller got (ResponsesState.save takes it); null for none.
+   */
+  remember(expanded: ExpandedRequest, response: CanonicalResponse, ctx: EncodeContext, principal: Principal, keepOut: HostKeyMask | null): Promise<void>;
   /**
    * Passthrough of a model that may fail over to another vendor: what Relay keeps of the forwarded
    * request (null: nothing, e.g. it continues a conversation only the upstream knows), and a body
    * to forward instead when it references responses only Relay knows.
    */
   forward?(json: Record<string, unknown>, principal: Principal): Promise<ForwardPlan | null>;
-  /** Keeps a forwarded answer (the upstream's own response object); returns at once. */
-  rememberForwarded?(plan: ForwardPlan, response: unknown, principal: Principal): void;
+  /** Keeps a forwarded answer (the upstream's own response object), without `keepOut` as remember does; returns at once. */
+  rememberForwarded?(plan: ForwardPlan, response: unknown, principal: Principal, keepOut: HostKeyMask | null): void;
 }
 
 /**

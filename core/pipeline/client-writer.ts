@@ -1,7 +1,7 @@
 // Writes a committed response to the client: head once, then chunks with backpressure.
 import type { ServerResponse } from 'node:http';
 import { connectionListed } from '../http/headers.ts';
-import { CredentialScrubber } from './credential-scrub.ts';
+import { CredentialScrubber, HostKeyMask } from './credential-scrub.ts';
 
 // Upstream headers never copied to the client: hop-by-hop ones (and those the upstream's
 // Connection header names), ones Node sets itself, x-request-id and x-relay-* (Relay's own to
@@ -28,6 +28,8 @@ export class ClientWriter {
   fastMode: 'standard' | null = null;
   /** Takes the answering route's host key out of what is written (credential-scrub.ts); null for none. */
   private scrubber: CredentialScrubber | null = null;
+  /** The host key kept out (keepOut), for what Relay keeps of the answer (keyMask). */
+  private keptOut: string | null = null;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -70,7 +72,14 @@ export class ClientWriter {
 
   /** The host key the answer is to Relay's (null: the caller's own credential, or none): never written to the caller. */
   keepOut(credential: string | null): void {
-    if (!this.committed) this.scrubber = CredentialScrubber.of(credential);
+    if (this.committed) return;
+    this.scrubber = CredentialScrubber.of(credential);
+    this.keptOut = credential;
+  }
+
+  /** What masks the same key out of what Relay keeps of the answer (a stored response); null for none. */
+  get keyMask(): HostKeyMask | null {
+    return HostKeyMask.of(this.keptOut);
   }
 
   /** Sends the head now if no body byte went yet (a stream whose first frame is still to come). */

@@ -2,7 +2,8 @@
 // stream or body, a translated stream): an upstream may quote the key in an error event mid-stream
 // or in a 200 that carries an error, and the key may be split between two reads. Each occurrence
 // is replaced by a mask of the same length, so a Content-Length already sent still holds; a piece
-// without the key, and not ending in its first bytes, goes on as the same Buffer.
+// without the key, and not ending in its first bytes, goes on as the same Buffer. HostKeyMask
+// takes it out of whole texts Relay keeps of an answer (a stored Responses object), the same way.
 import { REDACTED, spellings } from './upstream-error.ts';
 
 /**
@@ -18,6 +19,10 @@ interface ScrubPattern {
   masks: Buffer[];
   /** Bytes any spelling of the key holds: a piece ending in another byte holds nothing back. */
   keyBytes: Uint8Array;
+  /** The spellings and their masks as strings, for whole texts (HostKeyMask); made when first asked. */
+  texts?: { plain: string[]; json: string[]; masks: string[] };
+  /** The key's HostKeyMask, made once. */
+  mask?: HostKeyMask;
 }
 
 /** Patterns by key; the catalog's host keys are few, so the map is only emptied when it grows past this. */
@@ -107,3 +112,48 @@ export class CredentialScrubber {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * Masks the key out of a whole text Relay keeps of an answer (a stored Responses object): the same
+ * spellings and the same masks as CredentialScrubber, so what is kept reads as what the caller got.
+ * The key stays inside (a plugin handed one never holds the key itself, to log or to echo).
+ */
+export class HostKeyMask {
+  readonly #pattern: ScrubPattern;
+
+  private constructor(pattern: ScrubPattern) {
+    this.#pattern = pattern;
+  }
+
+  /** The mask for `credential`, or null when there is nothing to take out (see MIN_KEY_BYTES). */
+  static of(credential: string | null): HostKeyMask | null {
+    const pattern = credential === null ? null : patternOf(credential);
+    return pattern === null ? null : pattern.mask ??= new HostKeyMask(pattern);
+  }
+
+  /** JSON text as JSON.stringify writes it, the key masked in every string and member name; the same string when it has none. */
+  json(text: string): string {
+    const texts = textsOf(this.#pattern);
+    return masked(text, texts.json, texts.masks);
+  }
+
+  /** A plain string (an id taken from the answer), the key masked; the same string when it has none. */
+  text(value: string): string {
+    const texts = textsOf(this.#pattern);
+    return masked(value, texts.plain, texts.masks);
+  }
+}
+
+function textsOf(pattern: ScrubPattern): NonNullable<ScrubPattern['texts']> {
+  if (pattern.texts) return pattern.texts;
+  const plain = pattern.needles.map((n) => n.toString('utf8'));
+  // JSON.stringify escapes character by character: a string holding the key holds this spelling of it.
+  const json = plain.map((s) => JSON.stringify(s).slice(1, -1));
+  return pattern.texts = { plain, json, masks: pattern.masks.map((m) => m.toString('utf8')) };
+}
+
+function masked(text: string, needles: string[], masks: string[]): string {
+  let out = text;
+  for (let i = 0; i < needles.length; i++) if (out.includes(needles[i]!)) out = out.split(needles[i]!).join(masks[i]!);
+  return out;
+}

@@ -10,6 +10,7 @@ import type { VendorAdapter } from '../hooks.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 import type { RequestLog } from './request-log.ts';
 import type { UsageCopy } from './usage-copy.ts';
+import type { HostKeyMask } from './credential-scrub.ts';
 import { parsedObject } from '../responses-state/ledger-ownership.ts';
 
 /** Whether a model (or its fallbacks) has bindings both on the call's shape and on another one. */
@@ -102,10 +103,11 @@ export class ForwardedCapture {
 
   /**
    * Once the answer was sent (`delivered`: to its last byte): records its ids as the caller's and
-   * keeps its copy (both written in the background). A non-streamed answer is read from its copy
-   * (`copy`, the one kept for usage, when the keep's own copy has none).
+   * keeps its copy (both written in the background), without the host key the caller's copy was
+   * masked of (`keepOut`: read from the upstream's bytes, the copy still holds it). A non-streamed
+   * answer is read from its copy (`copy`, the one kept for usage, when the keep's own copy has none).
    */
-  finish(stream: boolean, status: number, delivered: boolean, copy: UsageCopy | null = null): void {
+  finish(stream: boolean, status: number, delivered: boolean, keepOut: HostKeyMask | null, copy: UsageCopy | null = null): void {
     if (status < 200 || status >= 300) return;
     let response: unknown = this.completed;
     if (!stream) {
@@ -118,9 +120,10 @@ export class ForwardedCapture {
       else if (delivered && this.reader && copy && !copy.whole) this.log.warn({ status }, 'passed-through answer\'s owner not recorded: the answer is too large to read its ids from');
       response = this.plan ? parse() : null;
     }
-    // Every id the client saw is the caller's, however the stream ended (it may name them later).
-    if (this.ids.size > 0) this.codec.ownership!.claim([...this.ids], this.principal);
-    if (this.plan && delivered && status === 200 && isObject(response)) this.codec.state!.rememberForwarded!(this.plan, response, this.principal);
+    // Every id the client saw is the caller's, however the stream ended (it may name them later):
+    // as it saw them, the key masked (the ledger is not sealed, and holds no host key in the clear).
+    if (this.ids.size > 0) this.codec.ownership!.claim(keepOut ? [...this.ids].map((id) => keepOut.text(id)) : [...this.ids], this.principal);
+    if (this.plan && delivered && status === 200 && isObject(response)) this.codec.state!.rememberForwarded!(this.plan, response, this.principal, keepOut);
   }
 }
 

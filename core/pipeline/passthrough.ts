@@ -170,7 +170,7 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
     attempt.failAfterCommit(err);
     return { kind: 'done' };
   }
-  forwarded?.finish(false, res.status, true, copy);
+  forwarded?.finish(false, res.status, true, writer.keyMask, copy);
   if (route && copy) {
     attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
     if (attempt.record.usage === null && !copy.whole) attempt.noteUnreadUsage(route, `its usage was in neither the first ${HEAD_BYTES} nor the last ${TAIL_BYTES} bytes of an answer over ${WHOLE_COPY_BYTES}`);
@@ -219,7 +219,7 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   }
   const tapped = tap.finish();
   // After the last byte, from the frames the tap parsed.
-  forwarded?.finish(true, res.status, delivered);
+  forwarded?.finish(true, res.status, delivered, writer.keyMask);
   // An in-stream error after output: the client got it as the upstream sent it; the record says so.
   if (tapped.error) attempt.record.errorCode ??= 'upstream_stream_error';
   attempt.record.usage = tapped.usage;

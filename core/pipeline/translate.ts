@@ -95,14 +95,14 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     ctx.dropped = answerDropped;
     // Kept before the answer's last byte: a follow-up on any instance finds it (translation-source.ts).
     if (attempt.call.stream) {
-      if (source.keepsAnswer) await source.remember(response, ctx);
+      if (source.keepsAnswer) await source.remember(response, ctx, attempt.writer.keyMask);
       return streamEvents(attempt, codec, ctx, responseToEvents(response, answerDropped), limits, () => source.droppedHeader(route, answerDropped));
     }
     // Encoded before the head: what the client's shape has no place for is named in it.
     const text = untranslatable(attempt, () => JSON.stringify(codec.encodeResponse(response, ctx)));
     attempt.record.status = 200;
     attempt.writer.commit(200, Object.assign({}, JSON_HEADERS, limits, source.droppedHeader(route, answerDropped)), false, true);
-    if (source.keepsAnswer) await source.remember(response, ctx);
+    if (source.keepsAnswer) await source.remember(response, ctx, attempt.writer.keyMask);
     await attempt.writer.write(text);
     attempt.writer.end();
     return { kind: 'done' };
@@ -286,7 +286,7 @@ async function translateStream(
     const open = take();
     if (open !== '') await writer.write(open);
     const collected = collector?.response();
-    if (collected) await source.remember(collected, ctx);
+    if (collected) await source.remember(collected, ctx, writer.keyMask);
     await writer.write(takeAll() + encoder.finish());
     droppedTrailer(writer, named, source.droppedNames(route, answerDropped));
     writer.end();

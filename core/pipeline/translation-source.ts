@@ -2,6 +2,7 @@
 // and the client's own JSON, for codecs that restore what canonical cannot carry.
 import type { CanonicalRequest, CanonicalResponse } from '../canonical/types.ts';
 import type { EncodeContext, ExpandedRequest, InboundCodec, Principal, Route } from '../hooks.ts';
+import type { HostKeyMask } from './credential-scrub.ts';
 import type { InferenceCall } from '../plugins/context.ts';
 import { functionTools, webSearchTool } from '../canonical/web-search.ts';
 
@@ -84,10 +85,11 @@ export class TranslationSource {
    * Keeps the answer of a stateful shape; call before its last byte is sent. Resolves once it is
    * written, or after REMEMBER_WAIT_MS (the write goes on): a follow-up sent to any instance of a
    * deployment as soon as the answer completed finds it (same-instance lookups also wait for pending writes).
+   * `keepOut` masks the answering route's host key out of what is kept (ClientWriter.keyMask).
    */
-  async remember(response: CanonicalResponse, ctx: EncodeContext): Promise<void> {
+  async remember(response: CanonicalResponse, ctx: EncodeContext, keepOut: HostKeyMask | null): Promise<void> {
     if (!this.expanded?.stored || !this.codec.state) return;
-    const written = this.codec.state.remember(this.expanded, response, ctx, this.principal);
+    const written = this.codec.state.remember(this.expanded, response, ctx, this.principal, keepOut);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, REMEMBER_WAIT_MS); });
     try {

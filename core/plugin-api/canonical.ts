@@ -20,6 +20,7 @@ export {
 } from '../canonical/messages-usage.ts';
 export type { ConversationState, ExpandedRequest, ForwardPlan, ForwardedOwnership, ForwardedIdReader } from '../hooks.ts';
 export type { ResponsesState, StoredResponse } from '../responses-state/types.ts';
+export type { HostKeyMask } from '../pipeline/credential-scrub.ts';
 export { itemIdProblem, responseIdProblem } from '../responses-state/ids.ts';
 export { ledgerOwnership, parsedObject, type LedgerChecks, type NamedId } from '../responses-state/ledger-ownership.ts';
 export { echoedName } from '../echoed-name.ts';

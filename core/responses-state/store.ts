@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import type { Principal } from '../hooks.ts';
+import type { HostKeyMask } from '../pipeline/credential-scrub.ts';
 import { RelayError } from '../errors.ts';
 import type { ResponsesState, StoredResponse } from './types.ts';
 import { indexedItemId as itemKey, responseIdProblem } from './ids.ts';
@@ -48,14 +49,22 @@ export class ResponsesStateStore implements ResponsesState {
     return this.options.scope === 'policy' ? `policy:${principal.policy.metadata.id}` : `key:${principal.relayKey.metadata.id}`;
   }
 
-  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[]): Promise<void> {
+  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[], keepOut: HostKeyMask | null): Promise<void> {
     if (!this.options.enabled) return Promise.resolve();
+    let json = JSON.stringify(stored);
+    // Masked in the text as written: one search of it, and every string and member name is covered.
+    const masked = keepOut ? keepOut.json(json) : json;
+    if (masked !== json) {
+      json = masked;
+      // Ids too (a forwarded answer's are the upstream's): kept under what the caller got, and never logged with the key.
+      id = keepOut!.text(id);
+      ownItemIds = ownItemIds.map((item) => keepOut!.text(item));
+    }
     const problem = responseIdProblem(id);
     if (problem) {
       this.log.warn({ responseId: id.slice(0, 64), reason: problem }, 'response not stored: its id cannot be a response id');
       return Promise.resolve();
     }
-    const json = JSON.stringify(stored);
     const size = Buffer.byteLength(json);
     if (size > this.options.maxBytes) {
       this.log.warn({ responseId: id, sizeBytes: size, maxBytes: this.options.maxBytes }, 'response not stored: its conversation exceeds responsesState.maxBytes');

@@ -1,6 +1,7 @@
 // What Relay keeps of a Responses request it translated, so previous_response_id and
 // item_reference resolve on every vendor (issue 44). The plugin-facing side of the store.
 import type { Principal } from '../hooks.ts';
+import type { HostKeyMask } from '../pipeline/credential-scrub.ts';
 
 export interface StoredResponse {
   /** The Responses object as the client got it (its `output` items carry ids). */
@@ -26,8 +27,10 @@ export interface ResponsesState {
    * Keeps a response; resolves once it is written (never rejects: a failed write is logged). The
    * pipeline waits for it, briefly, before an answer's last byte, so a follow-up sent to any
    * instance finds it; a lookup that misses while writes are pending waits for them first.
+   * `keepOut`: the host key of the route that answered; the upstream may have quoted it, and what is
+   * kept is served again (GET, previous_response_id), so it is masked as in the caller's copy.
    */
-  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[]): Promise<void>;
+  save(owner: string, id: string, stored: StoredResponse, ownItemIds: string[], keepOut: HostKeyMask | null): Promise<void>;
   /** The owner's stored response, or null (unknown, expired, or another owner's). */
   get(owner: string, id: string): Promise<StoredResponse | null>;
   /** An item the owner's stored responses added (input or output), or null. */

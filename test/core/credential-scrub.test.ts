@@ -1,8 +1,8 @@
 // CredentialScrubber: the key is masked wherever the pieces of an answer split it, the masked
 // answer keeps its length, pieces without the key pass as they came, and placeholder keys are
-// left alone.
+// left alone. HostKeyMask does the same to whole texts Relay keeps (JSON as JSON.stringify writes it).
 import t from 'tap';
-import { CredentialScrubber } from '../../core/pipeline/credential-scrub.ts';
+import { CredentialScrubber, HostKeyMask } from '../../core/pipeline/credential-scrub.ts';
 
 const KEY = 'sk-proj-Abc/def+0123456789xyz';
 const ESCAPED = KEY.replaceAll('/', '\\/');
@@ -47,4 +47,18 @@ t.test('placeholder keys and documents are not scrubbed from answers', async (t)
   t.equal(CredentialScrubber.of('{"type": "service_account", "private_key": "..."}'), null);
   t.equal(CredentialScrubber.of(null), null);
   t.not(CredentialScrubber.of(KEY), null);
+});
+
+t.test('HostKeyMask: the key out of stored JSON and ids, with the masks the caller\'s copy gets', async (t) => {
+  const mask = HostKeyMask.of(KEY)!;
+  // A string that holds the key "\\/"-escaped (as the upstream's JSON had it) is written with its backslash escaped.
+  const stored = JSON.stringify({ text: `key ${KEY}`, again: ESCAPED, [KEY]: 1 });
+  const masked = mask.json(stored);
+  t.same(JSON.parse(masked), { text: `key ${MASK}`, again: MASK_ESCAPED, [MASK]: 1 }, 'in strings and member names, in both spellings');
+  t.equal(mask.text(`resp_${KEY}`), `resp_${MASK}`, 'an id');
+  const plain = JSON.stringify({ text: 'hello' });
+  t.equal(mask.json(plain), plain, 'a text without the key is the same');
+  t.equal(HostKeyMask.of(KEY), mask, 'made once per key');
+  t.equal(HostKeyMask.of('ollama'), null, 'a placeholder key: nothing to mask');
+  t.equal(HostKeyMask.of(null), null);
 });

@@ -24,13 +24,13 @@ const stored = (text: string): StoredResponse => ({
 });
 
 t.test('a lookup right after save finds the response (the write is waited for), sealed at rest', async (t) => {
-  store.save('key:a', 'resp_one', stored('one'), ['msg_one_in0', 'msg_one_0']);
+  store.save('key:a', 'resp_one', stored('one'), ['msg_one_in0', 'msg_one_0'], null);
   const got = await store.get('key:a', 'resp_one');
   t.same(got, stored('one'));
   const row = (await db.query<{ payload: string }>('SELECT payload FROM responses_state WHERE id = $1', ['resp_one'])).rows[0];
   t.match(row.payload, /^v1\./);
   t.notMatch(row.payload, /question/);
-  store.save('key:a', 'resp_two', stored('two'), ['msg_two_0']);
+  store.save('key:a', 'resp_two', stored('two'), ['msg_two_0'], null);
   t.same(await store.findItem('key:a', 'msg_two_0'), (stored('two').response.output as unknown[])[0], 'an output item, right after save');
 });
 
@@ -45,8 +45,8 @@ t.test('another owner sees nothing and deletes nothing', async (t) => {
 });
 
 t.test('a repeated id keeps its first owner and content', async (t) => {
-  store.save('key:a', 'resp_same', stored('first'), []);
-  store.save('key:b', 'resp_same', stored('second'), []);
+  store.save('key:a', 'resp_same', stored('first'), [], null);
+  store.save('key:b', 'resp_same', stored('second'), [], null);
   await store.flush();
   t.same((await store.get('key:a', 'resp_same'))?.response.id, 'resp_first');
   t.equal(await store.get('key:b', 'resp_same'), null);
@@ -57,7 +57,7 @@ t.test('an item id that carries conversation content (another vendor\'s search) 
   const short = `ws_relay1.${Buffer.from('{"o":"anthropic","r":{"query":"salary of my boss"}}').toString('base64url')}`;
   const long = `ws_relay1.${'A'.repeat(600)}`;
   const search = (id: string) => ({ id, type: 'web_search_call', status: 'completed', action: { type: 'search' } });
-  store.save('key:a', 'resp_ws', { ...stored('ws'), response: { id: 'resp_ws', object: 'response', output: [search(short), search(long)] } }, [short, long]);
+  store.save('key:a', 'resp_ws', { ...stored('ws'), response: { id: 'resp_ws', object: 'response', output: [search(short), search(long)] } }, [short, long], null);
   await store.flush();
   t.same(await store.findItem('key:a', short), search(short), 'found by its id');
   t.same(await store.findItem('key:a', long), search(long));
@@ -69,13 +69,13 @@ t.test('an item id that carries conversation content (another vendor\'s search) 
 t.test('a conversation over maxBytes is not kept', async (t) => {
   const big = stored('big');
   big.items[0].content = 'x'.repeat(5000);
-  store.save('key:a', 'resp_big', big, []);
+  store.save('key:a', 'resp_big', big, [], null);
   await store.flush();
   t.equal(await store.get('key:a', 'resp_big'), null);
 });
 
 t.test('expired responses are invisible, then swept', async (t) => {
-  store.save('key:a', 'resp_old', stored('old'), ['msg_old_0']);
+  store.save('key:a', 'resp_old', stored('old'), ['msg_old_0'], null);
   await store.flush();
   await db.query("UPDATE responses_state SET expires_at = now() - interval '1 second' WHERE id = 'resp_old'");
   t.equal(await store.get('key:a', 'resp_old'), null);
@@ -97,7 +97,7 @@ t.test('scope policy: every key of the policy shares; a payload sealed under a l
 
 t.test('without a master key the payload is kept unsealed (a startup warning says so)', async (t) => {
   const plain = new ResponsesStateStore(db, new Sealer(null), log, options);
-  plain.save('key:c', 'resp_plain', stored('plain'), []);
+  plain.save('key:c', 'resp_plain', stored('plain'), [], null);
   t.same(await plain.get('key:c', 'resp_plain'), stored('plain'));
   await plain.close();
 });

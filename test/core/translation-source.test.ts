@@ -53,7 +53,7 @@ t.test('a stateful codec expands the request before it is decoded, and keeps the
   t.equal(source.inbound, json, 'the client\'s own JSON is what responses echo');
   t.equal(source.encodeContext('r', 'm').stored, true);
   t.equal(source.keepsAnswer, true);
-  source.remember({ id: 'x' } as never, source.encodeContext('r', 'm'));
+  source.remember({ id: 'x' } as never, source.encodeContext('r', 'm'), null);
   t.same(kept, [{ id: 'x' }]);
 });
 

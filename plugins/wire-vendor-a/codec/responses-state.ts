@@ -2,7 +2,9 @@
 // resolved from Relay's store into the conversation before translation, and the answer is kept
 // after it, so a conversation continues on any vendor. Visible only to its owner (a relay key).
 import { RelayError, validateBody } from '../../../core/plugin-api.ts';
-import { echoedName, itemIdProblem, responseIdProblem, type ConversationState, type ExpandedRequest, type ForwardPlan, type ResponsesState } from '../../../core/plugin-api/canonical.ts';
+import {
+  echoedName, itemIdProblem, responseIdProblem, type ConversationState, type ExpandedRequest, type ForwardPlan, type HostKeyMask, type ResponsesState,
+} from '../../../core/plugin-api/canonical.ts';
 import { ResponsesInput } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { checkStore } from './store-flag.ts';
@@ -114,8 +116,8 @@ export function responsesConversationState(state: ResponsesState): ConversationS
       return { json: expanded, stored, extra };
     },
 
-    remember(expanded, response, ctx, principal): Promise<void> {
-      return keep(state, expanded, encodeResponsesResponse(response, ctx) as Item, 'relay', principal);
+    remember(expanded, response, ctx, principal, keepOut): Promise<void> {
+      return keep(state, expanded, encodeResponsesResponse(response, ctx) as Item, 'relay', principal, keepOut);
     },
 
     async forward(json, principal): Promise<ForwardPlan | null> {
@@ -153,18 +155,20 @@ export function responsesConversationState(state: ResponsesState): ConversationS
       return { expanded, substitute: relayOwn ? expandedJson : null, maxAnswerBytes: state.maxBytes };
     },
 
-    rememberForwarded(plan, response, principal): void {
+    rememberForwarded(plan, response, principal, keepOut): void {
       if (!isObject(response) || typeof response.id !== 'string' || response.object !== 'response') return;
-      void keep(state, plan.expanded, response, 'forwarded', principal);
+      void keep(state, plan.expanded, response, 'forwarded', principal, keepOut);
     },
   };
 }
 
-/** Stores a response object with its conversation; input items get ids where they had none. */
-function keep(state: ResponsesState, expanded: ExpandedRequest, object: Item, origin: 'relay' | 'forwarded', principal: Parameters<ResponsesState['ownerOf']>[0]): Promise<void> {
+/** Stores a response object with its conversation (without the host key, `keepOut`); input items get ids where they had none. */
+function keep(
+  state: ResponsesState, expanded: ExpandedRequest, object: Item, origin: 'relay' | 'forwarded', principal: Parameters<ResponsesState['ownerOf']>[0], keepOut: HostKeyMask | null,
+): Promise<void> {
   const id = object.id as string;
   const { inputFrom } = (expanded.extra ?? { inputFrom: 0 }) as Bookkeeping;
   const items = withIds(ownItems(expanded.json.input), inputFrom, id);
   const ownIds = [...items.slice(inputFrom), ...outputOf(object)].map((item) => item.id).filter((v): v is string => typeof v === 'string');
-  return state.save(state.ownerOf(principal), id, { response: object, items, inputFrom, origin }, ownIds);
+  return state.save(state.ownerOf(principal), id, { response: object, items, inputFrom, origin }, ownIds, keepOut);
 }
