@@ -441,7 +441,7 @@ const FRAMING = 'is set by Relay\'s HTTP client or is hop-by-hop, and would brea
 const RESERVED_HOST_HEADERS = new Map<string, string>([
   ...[...CREDENTIAL_HEADERS].map((name): [string, string] => [name, 'carries a credential: store it as a host key, which is encrypted and which Relay sends itself']),
   ['content-type', 'is set by Relay (application/json)'],
-  ['accept-encoding', 'is left out by Relay so that the upstream answers uncompressed and usage can be read'],
+  ['accept-encoding', 'is set by Relay (identity) so that the upstream answers uncompressed and usage can be read'],
   ...['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'expect']
     .map((name): [string, string] => [name, FRAMING]),
 ]);

@@ -38,8 +38,8 @@ export function connectionListed(headers: Record<string, string | string[] | und
 
 /**
  * The client's headers minus hop-by-hop ones (those a `Connection` header names included),
- * credentials and Relay's own `x-gw-*` headers. accept-encoding is dropped so the upstream answers
- * uncompressed and the usage tap can read it.
+ * credentials and Relay's own `x-gw-*` headers. The client's accept-encoding is dropped: Relay asks
+ * for identity itself (passthrough.ts), so that the usage tap and the host-key scrubber can read the answer.
  */
 export function filterForwardHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const listed = connectionListed(headers);

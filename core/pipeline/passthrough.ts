@@ -49,6 +49,8 @@ export async function passthrough(
 ): Promise<AttemptResult> {
   const { call, request } = attempt;
   const headers = filterForwardHeaders(request.headers);
+  // Said, not left out: without accept-encoding any coding is acceptable (RFC 9110 12.5.3).
+  headers['accept-encoding'] = 'identity';
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   // Without it a streamed Chat Completion reports no tokens, and the usage record would be 0.
   const usage = call.stream ? route.adapter.usageRequest?.(call.shape, call) ?? null : null;
@@ -69,6 +71,15 @@ export async function passthrough(
   attempt.writer.dropped = names.length > 0 ? names.join(', ') : null;
   // An upstream may quote Relay's key mid-answer (an error event, a 200 that is an error).
   attempt.writer.keepOut(route.hostKey === null ? null : credential);
+  // Compressed bytes hide the key from the scrubber (and usage from the tap): refused before the first byte.
+  if (res.status < 400 && route.hostKey !== null && credential !== null) {
+    const coding = contentCoding(res.headers['content-encoding']);
+    if (coding !== null) {
+      res.body.destroy();
+      return attempt.networkFailure(route, new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE',
+        `the upstream's answer is in content-encoding ${JSON.stringify(coding.slice(0, 64))}, which Relay did not ask for (it asks for identity) and cannot check for its host key`));
+    }
+  }
 
   if (res.status >= 400) {
     const verdict = attempt.retry.verdict(res.status);

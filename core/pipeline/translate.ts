@@ -69,7 +69,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     return { kind: 'done' };
   }
 
-  // Relay asks for no compression (it sends no accept-encoding): a compressed answer is not read, so not inflated either.
+  // Relay asks for identity (translatedRequest): a compressed answer is not read, so not inflated either.
   const coding = contentCoding(res.headers['content-encoding']);
   if (coding !== null) {
     res.body.destroy();
@@ -150,7 +150,7 @@ function translatedRequest(attempt: Attempt, route: Route, upstreamShape: string
   if (source.request.reasoning !== undefined && route.model?.spec.reasoning === false) dropped.push('reasoning');
   const body = JSON.stringify(route.adapter.encodeRequest(upstreamShape, source.routed(route, stream), route, dropped));
   source.noteUpstreamDropped(route, dropped);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity' };
   if (route.hostKey === null && attempt.principal.passthroughCredential) Object.assign(headers, attempt.principal.passthroughCredential);
   return attempt.upstreamRequest({ route, shape: upstreamShape, body, headers, credential, stream });
 }
