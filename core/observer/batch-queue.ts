@@ -7,12 +7,15 @@
 //    and counts it (reason `queue_full`).
 //  - Batches are written in order, one at a time. A failing batch stays at the head and is retried
 //    with exponential backoff (with jitter); items pushed meanwhile wait behind it, within the bound.
-//  - An attempt that gets no answer within `writeTimeoutMs` fails and is retried like any failure.
-//    Its call is not abandoned to a second one: the retry waits for it (one call in flight per
-//    queue, see write-slot.ts), a late success counts the batch written once, a late failure has
-//    it sent again. A call that answers after its batch was dropped counts nothing more.
-//  - Past close()'s deadline, what was held is counted there (`close_deadline`), once: a write
-//    that lands later counts nothing (so a batch counted lost may in fact be stored).
+//  - An attempt that gets no answer within `writeTimeoutMs` fails and is retried like any failure,
+//    and the signal its write was given is aborted. Its call is not abandoned to a second one: the
+//    retry waits for it (one call in flight per queue, see write-slot.ts); a backend that honours
+//    the signal ends the call at once (failed), so the retry sends the batch again without delay;
+//    a late success counts the batch written once, a late failure has it sent again. A call that
+//    answers after its batch was dropped counts nothing more.
+//  - Past close()'s deadline, what was held is counted there (`close_deadline`), once, and the
+//    signal of a write still running is aborted: a write that lands later counts nothing (so a
+//    batch counted lost may in fact be stored).
 //  - A batch whose retry budget (`maxAttempts` or `maxRetryMs`) runs out is dropped and counted
 //    (`retries_exhausted`); close() drops what it could not write before its deadline (`close_deadline`).
 //  - A write that throws an error with `retryable: false` drops its batch at once (`rejected`).
@@ -28,6 +31,17 @@ export type DropReason = 'queue_full' | 'retries_exhausted' | 'close_deadline' |
 /** What a write may resolve with: how many items of its batch it left out for good (counted as `rejected`). */
 export interface BatchWriteResult {
   rejected?: number;
+}
+
+/** What each write call is given. */
+export interface BatchWriteOptions {
+  /**
+   * Aborted when the queue stops waiting for the call: at the write deadline (`writeTimeoutMs`;
+   * the reason is a WriteTimedOut) and when close() ends with the call still running (past its
+   * deadline, or a batch already given up; a WriteAbandoned). A write that honours it ends its call
+   * promptly, rejecting, so the retry need not wait for a hung call; one that ignores it is waited for.
+   */
+  signal: AbortSignal;
 }
 
 export interface BatchQueueLog {
@@ -50,7 +64,7 @@ export interface BatchQueueOptions<T> {
   /** Names the queue in logs and metrics, e.g. `usage:postgres`. */
   name: string;
   /** Resolves when the batch is stored; with `{ rejected }` when some items of it never will be. */
-  write: (batch: T[]) => Promise<void | BatchWriteResult>;
+  write: (batch: T[], options: BatchWriteOptions) => Promise<void | BatchWriteResult>;
   /** Items per write. Default 500. */
   maxBatchSize?: number;
   /** Longest an item waits for a batch to fill. Default 1000 ms. */
@@ -60,7 +74,8 @@ export interface BatchQueueOptions<T> {
   retry?: RetryOptions;
   /**
    * Most one write attempt waits for its answer. Default 30 000. Past it the attempt counts as
-   * failed and is retried with backoff; the call itself is waited for before the batch is sent again.
+   * failed and is retried with backoff, and the call's signal is aborted; the call itself is waited
+   * for (ended at once by a write that honours the signal) before the batch is sent again.
    */
   writeTimeoutMs?: number;
   onDropped?: (count: number, reason: DropReason) => void;
@@ -356,6 +371,8 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
       await Promise.race([drained, deadlineReached]);
       if (deadline) clearTimeout(deadline);
       deadlinePassed = true;
+      // Nothing waits for a call still running now (past the deadline, or of a batch given up).
+      slot.abort();
       drop(items.length, 'close_deadline');
       leave(items.length);
       items = [];

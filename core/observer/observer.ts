@@ -8,7 +8,7 @@
 import type { Registry } from 'prom-client';
 import type { CapturedPayload, Recorder, UsageEvent } from '../hooks.ts';
 import type { Settings } from '../settings/types.ts';
-import { createBatchQueue, type BatchQueue, type BatchQueueLog, type BatchQueueStats, type BatchWriteResult, type RetryOptions } from './batch-queue.ts';
+import { createBatchQueue, type BatchQueue, type BatchQueueLog, type BatchQueueStats, type BatchWriteOptions, type BatchWriteResult, type RetryOptions } from './batch-queue.ts';
 import { createObserverMetrics, type BackendKind } from './metrics.ts';
 import type { PayloadBackend, UsageBackend } from './types.ts';
 
@@ -104,7 +104,7 @@ export function createObserver(options: ObserverOptions): Observer {
     return false;
   };
 
-  function makeQueue<T>(kind: BackendKind, id: string, write: (batch: T[]) => Promise<void | BatchWriteResult>): BatchQueue<T> {
+  function makeQueue<T>(kind: BackendKind, id: string, write: (batch: T[], options: BatchWriteOptions) => Promise<void | BatchWriteResult>): BatchQueue<T> {
     return createBatchQueue<T>({
       name: `${kind}:${id}`,
       write,
@@ -118,9 +118,9 @@ export function createObserver(options: ObserverOptions): Observer {
     });
   }
 
-  function addLane<B extends { id: string; write(batch: never[]): Promise<void | BatchWriteResult> }>(kind: BackendKind, lanes: Map<string, Lane<B>>, backend: B): void {
+  function addLane<B extends { id: string; write(batch: never[], options?: BatchWriteOptions): Promise<void | BatchWriteResult> }>(kind: BackendKind, lanes: Map<string, Lane<B>>, backend: B): void {
     if (lanes.has(backend.id)) throw new Error(`a ${kind} backend with id ${JSON.stringify(backend.id)} is already registered`);
-    const queue = makeQueue<never>(kind, backend.id, (batch) => backend.write(batch));
+    const queue = makeQueue<never>(kind, backend.id, (batch, options) => backend.write(batch, options));
     lanes.set(backend.id, { backend, queue: queue as BatchQueue<unknown>, recorded: 0 });
   }
 

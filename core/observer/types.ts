@@ -2,7 +2,7 @@
 // answers the read queries of /api/logs and /api/usage/*; a payload backend stores
 // captured bodies by request id. Both are fed in batches by the shared queue.
 import type { CapturedPayload, UsageEvent } from '../hooks.ts';
-import type { BatchWriteResult } from './batch-queue.ts';
+import type { BatchWriteOptions, BatchWriteResult } from './batch-queue.ts';
 
 /** One comparison on the HTTP status; a filter holds one or two (`4xx` is >= 400 and < 500). */
 export interface StatusFilter {
@@ -104,8 +104,13 @@ export interface SessionSummary {
 export interface UsageBackend {
   /** The setting value that selects it: file, postgres, clickhouse, valkey, or an in-house id. */
   id: string;
-  /** Stores a batch; throw to have it retried, or resolve with `{ rejected: n }` when n events of it can never be stored (they are counted as dropped). */
-  write(events: UsageEvent[]): Promise<void | BatchWriteResult>;
+  /**
+   * Stores a batch; throw to have it retried, or resolve with `{ rejected: n }` when n events of it
+   * can never be stored (they are counted as dropped). The queue always passes `options`: its
+   * `signal` is aborted at the write deadline and at shutdown, and a write that honours it ends
+   * its call then (rejecting) so the retry need not wait for a hung call. Optional to honour.
+   */
+  write(events: UsageEvent[], options?: BatchWriteOptions): Promise<void | BatchWriteResult>;
   /** Read side; a backend that cannot answer leaves these out and Relay says so with a 400. */
   list?(query: ListQuery): Promise<ListPage>;
   get?(requestId: string): Promise<UsageEvent | null>;
@@ -120,7 +125,7 @@ export interface PayloadBackend {
   /** file, s3, clickhouse, or an in-house id. */
   id: string;
   /** As UsageBackend.write. */
-  write(payloads: CapturedPayload[]): Promise<void | BatchWriteResult>;
+  write(payloads: CapturedPayload[], options?: BatchWriteOptions): Promise<void | BatchWriteResult>;
   get?(requestId: string): Promise<CapturedPayload | null>;
   close?(): Promise<void>;
 }

@@ -4,11 +4,12 @@
 // A backend's write throws to have its batch retried (`retryable: false`: dropped, reason
 // `rejected`), or resolves with a BatchWriteResult `{ rejected: n }` when n events of a batch it
 // otherwise stored never can be: the queue counts those n as dropped (`rejected`), the rest written.
+// Each write is given BatchWriteOptions: a signal aborted when the queue stops waiting for it.
 export type * from '../observer/types.ts';
 export type { Database, Queryable, TransactionOptions } from '../db/types.ts';
 export { createPgPool, type PgPool, type PgPoolOptions } from '../db/pg-pool.ts';
 export { valkeyClientOptions } from '../server/valkey-options.ts';
-export { createBatchQueue, type BatchQueue, type BatchQueueOptions, type BatchWriteResult, type DropReason, type RetryOptions, type BatchQueueStats } from '../observer/batch-queue.ts';
+export { createBatchQueue, type BatchQueue, type BatchQueueOptions, type BatchWriteOptions, type BatchWriteResult, type DropReason, type RetryOptions, type BatchQueueStats } from '../observer/batch-queue.ts';
 export { encodeCursor, decodeCursor, compareNewestFirst, isAfterCursor, type CursorPosition } from '../observer/cursor.ts';
 export {
   emptyTotals, addToTotals, matchesFilter, matchesStatus, pageOfEvents, groupKey, bucketStartMs,
