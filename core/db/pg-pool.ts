@@ -3,9 +3,11 @@
 // query_timeout; a client whose query timed out is dropped, not returned to the pool), and TCP
 // keepalive so a peer that vanished is noticed. A transaction may opt out of the query deadline
 // (`unbounded`: migrations wait for another instance's and may build an index on a big table);
-// its BEGIN keeps it, so a silent server still fails it.
+// its BEGIN keeps it, so a silent server still fails it. A query given an AbortSignal ends at its
+// abort (pg-abortable.ts).
 import pg from 'pg';
-import type { Queryable, QueryResult, TransactionOptions } from './types.ts';
+import { abortableQuery } from './pg-abortable.ts';
+import type { QueryOptions, Queryable, QueryResult, TransactionOptions } from './types.ts';
 
 /** Deadline of one query, by default (config database.queryTimeoutMs, log-postgres's queryTimeoutMs). */
 export const QUERY_TIMEOUT_MS = 30_000;
@@ -24,6 +26,8 @@ export interface PgPoolOptions {
 
 /** The pool as the Database interface's query side. */
 export interface PgPool extends Queryable {
+  /** As Queryable.query; with a signal, on a connection of its own that an abort closes (pg-abortable.ts). */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>>;
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
@@ -60,8 +64,14 @@ export function createPgPool(url: string, options: PgPoolOptions): PgPool {
   });
   pool.on('error', options.onIdleError ?? (() => {}));
   const deadline = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+  const plain = queryable(pool, deadline);
   return {
-    ...queryable(pool, deadline),
+    ...plain,
+    async query<T>(sql: string, params?: unknown[], queryOptions?: QueryOptions): Promise<QueryResult<T>> {
+      if (!queryOptions?.signal) return plain.query<T>(sql, params);
+      const res = await abortableQuery(pool, timed(sql, params, deadline), queryOptions.signal);
+      return { rows: res.rows as T[], affectedRows: res.rowCount ?? undefined };
+    },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, txOptions?: TransactionOptions): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, QueryResult, Queryable } from './types.ts';
+import type { Database, QueryOptions, QueryResult, Queryable } from './types.ts';
 
 // Postgres's memory inside PGlite's WebAssembly memory, which never shrinks: whatever Postgres
 // touches once stays resident for the life of the process. Relay's catalog is a few MB, so the
@@ -42,7 +42,9 @@ export class PgliteDatabase implements Database {
     return new PgliteDatabase(await PGlite.create({ ...(dataDir ? { dataDir } : {}), startParams: START_PARAMS }));
   }
 
-  async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+  async query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>> {
+    // In-process: no connection to hang on, and a running query cannot be stopped.
+    options?.signal?.throwIfAborted();
     const res = await this.db.query<T>(sql, params as unknown[]);
     return { rows: res.rows, affectedRows: res.affectedRows };
   }

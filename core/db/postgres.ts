@@ -3,7 +3,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { createPgPool, KEEPALIVE_DELAY_MS, type PgPool } from './pg-pool.ts';
-import type { Database, QueryResult, Queryable, TransactionOptions } from './types.ts';
+import type { Database, QueryOptions, QueryResult, Queryable, TransactionOptions } from './types.ts';
 
 interface Listener {
   channel: string;
@@ -32,8 +32,8 @@ export class PostgresDatabase implements Database {
     });
   }
 
-  query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-    return this.pool.query<T>(sql, params);
+  query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>> {
+    return this.pool.query<T>(sql, params, options);
   }
 
   exec(sql: string): Promise<void> {

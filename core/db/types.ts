@@ -19,8 +19,20 @@ export interface TransactionOptions {
   unbounded?: boolean;
 }
 
+export interface QueryOptions {
+  /**
+   * Ends the query when aborted, rejecting with the signal's reason. On Postgres the query runs on
+   * a connection of its own, closed on abort: a query on the wire cannot be withdrawn otherwise
+   * (a cancel request needs an answer from the same server), and the server rolls back what it had
+   * not committed once it notices. PGlite runs in-process and is only checked before the query.
+   */
+  signal?: AbortSignal;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
+  /** As Queryable.query; a query outside a transaction may be given a signal that ends it. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>>;
   /** Runs `fn` in a transaction; rolls back if it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**

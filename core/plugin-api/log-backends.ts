@@ -6,7 +6,7 @@
 // otherwise stored never can be: the queue counts those n as dropped (`rejected`), the rest written.
 // Each write is given BatchWriteOptions: a signal aborted when the queue stops waiting for it.
 export type * from '../observer/types.ts';
-export type { Database, Queryable, TransactionOptions } from '../db/types.ts';
+export type { Database, QueryOptions, Queryable, TransactionOptions } from '../db/types.ts';
 export { createPgPool, type PgPool, type PgPoolOptions } from '../db/pg-pool.ts';
 export { valkeyClientOptions } from '../server/valkey-options.ts';
 export { createBatchQueue, type BatchQueue, type BatchQueueOptions, type BatchWriteOptions, type BatchWriteResult, type DropReason, type RetryOptions, type BatchQueueStats } from '../observer/batch-queue.ts';
@@ -19,3 +19,4 @@ export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from '../observer/mon
 export { SessionsBuilder, sessionsOfEvents, sortSessions, cacheHitRatio } from '../observer/sessions.ts';
 export { SESSION_EXTRAS, sessionIdOf } from '../observer/session-id.ts';
 export { usageEventFromRow } from '../observer/usage-row.ts';
+export { untilAborted } from '../observer/until-aborted.ts';

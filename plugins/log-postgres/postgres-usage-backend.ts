@@ -1,5 +1,5 @@
 // Usage events in a Postgres (or PGlite) table: batched inserts, reads in SQL.
-import { cacheHitRatio, decodeCursor, type BatchWriteResult, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
+import { cacheHitRatio, decodeCursor, type BatchWriteOptions, type BatchWriteResult, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals, untilAborted } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { COLUMN_LIST, RECORD_DEFINITION, rowToEvent } from './columns.ts';
 import { migrate } from './migrations.ts';
@@ -65,26 +65,30 @@ export class PostgresUsageBackend implements UsageBackend {
     return this.init();
   }
 
-  async write(events: UsageEvent[]): Promise<BatchWriteResult | undefined> {
-    await this.ready;
+  /** An abort of `signal` closes the connection of the insert in flight (Database.query), so the call ends at once. */
+  async write(events: UsageEvent[], options?: BatchWriteOptions): Promise<BatchWriteResult | undefined> {
+    const signal = options?.signal;
+    // The migration is shared with reads and later writes: an abort stops this call's wait, not it.
+    await untilAborted(this.ready, signal);
     try {
-      await this.insert(events);
+      await this.insert(events, signal);
       return undefined;
     } catch (err) {
       if (!isDataError(err)) throw err;
       // A value the table cannot hold fails the whole statement: one row at a time finds it, and
       // the rest of the batch is kept instead of being retried with it until the queue gives up.
-      return { rejected: await this.insertEach(events) };
+      return { rejected: await this.insertEach(events, signal) };
     }
   }
 
   /** One statement per batch: the rows travel as one JSON parameter, so a batch of any size stays under Postgres's parameter limit. Retried batches do not duplicate (request_id is the key). */
-  private async insert(events: UsageEvent[]): Promise<void> {
+  private async insert(events: UsageEvent[], signal?: AbortSignal): Promise<void> {
     await this.db.query(
       `INSERT INTO ${this.table} (${COLUMN_LIST})
        SELECT ${COLUMN_LIST} FROM jsonb_to_recordset($1::jsonb) AS x(${RECORD_DEFINITION})
        ON CONFLICT (request_id) DO NOTHING`,
       [JSON.stringify(events)],
+      signal ? { signal } : undefined,
     );
   }
 
@@ -94,12 +98,12 @@ export class PostgresUsageBackend implements UsageBackend {
    * queue retries the batch (the rows already in are skipped then). When no event fits, rejects as
    * not retryable: the queue drops the batch at once and counts it.
    */
-  private async insertEach(events: UsageEvent[]): Promise<number> {
+  private async insertEach(events: UsageEvent[], signal?: AbortSignal): Promise<number> {
     let lastDataError: unknown = null;
     let written = 0;
     for (const event of events) {
       try {
-        await this.insert([event]);
+        await this.insert([event], signal);
         written += 1;
       } catch (err) {
         if (!isDataError(err)) throw err;

@@ -62,6 +62,8 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
         // The server's late answers are thrown away; the client's bytes are kept, as for held ones.
         upstream.on('data', () => {});
         hold(client);
+        // unpipe() paused the client's side: its bytes are read (and kept) only once resumed.
+        client.resume();
       }
       pairs.clear();
     },
