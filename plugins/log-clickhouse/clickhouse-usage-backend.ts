@@ -1,6 +1,6 @@
 // Usage events in ClickHouse: JSONEachRow batch inserts, reads in SQL.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { cacheHitRatio, usageEventFromRow, decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals } from '../../core/plugin-api/log-backends.ts';
+import { cacheHitRatio, usageEventFromRow, decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals, type BatchWriteOptions, untilAborted } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { EVENT_COLUMNS, GROUP_EXPRESSIONS, SESSION_ID_SQL, TOTALS_SQL, whereOf } from './query.ts';
 import { usageTableAdditions, usageTableDdl } from './schema.ts';
@@ -57,10 +57,21 @@ export class ClickHouseUsageBackend implements UsageBackend {
     return result.json<Row>();
   }
 
-  async write(events: UsageEvent[]): Promise<void> {
-    await this.init();
-    // A retried batch is the same block, which the table's deduplication window drops.
-    await this.client.insert({ table: this.table, values: events, format: 'JSONEachRow', clickhouse_settings: { date_time_input_format: 'best_effort' } });
+  /** An abort of `signal` destroys the insert's HTTP request (the client's abort_signal), so the call ends at once. */
+  async write(events: UsageEvent[], options?: BatchWriteOptions): Promise<void> {
+    const signal = options?.signal;
+    // The table's creation is shared with reads: an abort stops this call's wait, not it.
+    await untilAborted(this.init(), signal);
+    // The client reads only an abort that comes after the call: one that came before is read here.
+    signal?.throwIfAborted();
+    try {
+      // A retried batch is the same block, which the table's deduplication window drops.
+      await this.client.insert({
+        table: this.table, values: events, format: 'JSONEachRow', clickhouse_settings: { date_time_input_format: 'best_effort' }, abort_signal: signal,
+      });
+    } catch (err) {
+      throw signal?.aborted ? signal.reason : err;
+    }
   }
 
   async list(query: ListQuery): Promise<ListPage> {

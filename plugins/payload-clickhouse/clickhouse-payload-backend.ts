@@ -2,6 +2,7 @@
 // month, bodies compressed with ZSTD.
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { CapturedPayload, PayloadBackend } from '../../core/plugin-api.ts';
+import { type BatchWriteOptions, untilAborted } from '../../core/plugin-api/log-backends.ts';
 
 export interface ClickHousePayloadBackendOptions {
   client: ClickHouseClient;
@@ -41,11 +42,20 @@ export class ClickHousePayloadBackend implements PayloadBackend {
     return this.created;
   }
 
-  async write(payloads: CapturedPayload[]): Promise<void> {
-    await this.init();
-    await this.options.client.insert({
-      table: this.options.table, values: payloads, format: 'JSONEachRow', clickhouse_settings: { date_time_input_format: 'best_effort' },
-    });
+  /** An abort of `signal` destroys the insert's HTTP request (the client's abort_signal), so the call ends at once. */
+  async write(payloads: CapturedPayload[], options?: BatchWriteOptions): Promise<void> {
+    const signal = options?.signal;
+    // The table's creation is shared with reads: an abort stops this call's wait, not it.
+    await untilAborted(this.init(), signal);
+    // The client reads only an abort that comes after the call: one that came before is read here.
+    signal?.throwIfAborted();
+    try {
+      await this.options.client.insert({
+        table: this.options.table, values: payloads, format: 'JSONEachRow', clickhouse_settings: { date_time_input_format: 'best_effort' }, abort_signal: signal,
+      });
+    } catch (err) {
+      throw signal?.aborted ? signal.reason : err;
+    }
   }
 
   async get(requestId: string): Promise<CapturedPayload | null> {
