@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { CapturedPayload, PayloadBackend } from '../../core/plugin-api.ts';
+import type { BatchWriteOptions } from '../../core/plugin-api/log-backends.ts';
 
 export interface S3PayloadBackendOptions {
   client: S3Client;
@@ -43,21 +44,21 @@ export class S3PayloadBackend implements PayloadBackend {
     return `${this.options.prefix}requests/${encodeURIComponent(requestId)}.json`;
   }
 
-  private async putBlob(body: string): Promise<{ sha256: string; bytes: number }> {
+  private async putBlob(body: string, signal: AbortSignal | undefined): Promise<{ sha256: string; bytes: number }> {
     const bytes = Buffer.from(body, 'utf8');
     const hash = sha256(bytes);
     if (!this.recentBlobs.has(hash)) {
       await this.options.client.send(new PutObjectCommand({
         Bucket: this.options.bucket, Key: this.blobKey(hash), Body: bytes, ContentType: 'application/octet-stream',
-      }));
+      }), { abortSignal: signal });
       if (this.recentBlobs.size >= RECENT_BLOBS) this.recentBlobs.clear();
       this.recentBlobs.add(hash);
     }
     return { sha256: hash, bytes: bytes.length };
   }
 
-  private async writeOne(payload: CapturedPayload): Promise<void> {
-    const [request, response] = await Promise.all([this.putBlob(payload.request_body), this.putBlob(payload.response_body)]);
+  private async writeOne(payload: CapturedPayload, signal: AbortSignal | undefined): Promise<void> {
+    const [request, response] = await Promise.all([this.putBlob(payload.request_body, signal), this.putBlob(payload.response_body, signal)]);
     const index: PayloadIndex = {
       request_id: payload.request_id,
       captured_at: payload.captured_at,
@@ -71,15 +72,24 @@ export class S3PayloadBackend implements PayloadBackend {
     // The index goes last: a reader that finds it finds its blobs.
     await this.options.client.send(new PutObjectCommand({
       Bucket: this.options.bucket, Key: this.indexKey(payload.request_id), Body: JSON.stringify(index), ContentType: 'application/json',
-    }));
+    }), { abortSignal: signal });
   }
 
-  async write(payloads: CapturedPayload[]): Promise<void> {
+  /** An abort of `signal` destroys the requests in flight (the SDK's abortSignal) and starts no more, so the call ends at once. */
+  async write(payloads: CapturedPayload[], options?: BatchWriteOptions): Promise<void> {
+    const signal = options?.signal;
     let next = 0;
     const worker = async () => {
-      while (next < payloads.length) await this.writeOne(payloads[next++]);
+      while (next < payloads.length) {
+        signal?.throwIfAborted();
+        await this.writeOne(payloads[next++], signal);
+      }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, payloads.length) }, worker));
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.options.concurrency, payloads.length) }, worker));
+    } catch (err) {
+      throw signal?.aborted ? signal.reason : err;
+    }
   }
 
   private async getText(key: string): Promise<string | null> {
