@@ -2,7 +2,7 @@
 // request ids scored by start time, capped to the newest `maxEvents`. Reads load the part of the
 // history inside the query's window and answer in memory.
 import type { Redis } from 'ioredis';
-import { pageOfEvents, sessionsOfEvents, summarizeEvents, timeseriesOfEvents, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageFilter } from '../../core/plugin-api/log-backends.ts';
+import { pageOfEvents, sessionsOfEvents, summarizeEvents, timeseriesOfEvents, untilAborted, type BatchWriteOptions, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageFilter } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 
 export interface ValkeyUsageBackendOptions {
@@ -30,7 +30,23 @@ export class ValkeyUsageBackend implements UsageBackend {
     return `${this.options.keyPrefix}event:${requestId}`;
   }
 
-  async write(events: UsageEvent[]): Promise<void> {
+  /**
+   * An abort of `signal` ends the call at once and closes the connection (to open it again):
+   * ioredis cannot withdraw a command it sent, and a silent connection would hold the retry's.
+   */
+  async write(events: UsageEvent[], options?: BatchWriteOptions): Promise<void> {
+    const signal = options?.signal;
+    signal?.throwIfAborted();
+    const onAbort = () => this.redis.disconnect(true);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.store(events, signal);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async store(events: UsageEvent[], signal: AbortSignal | undefined): Promise<void> {
     const tx = this.redis.multi();
     for (const event of events) {
       tx.set(this.eventKey(event.request_id), JSON.stringify(event), 'EX', this.options.ttlSeconds);
@@ -38,11 +54,12 @@ export class ValkeyUsageBackend implements UsageBackend {
     }
     tx.zremrangebyscore(this.indexKey, '-inf', `(${Date.now() - this.options.ttlSeconds * 1000}`);
     tx.zcard(this.indexKey);
-    const results = await tx.exec();
+    // Commands of an aborted call left on the connection are sent again once it reconnects (harmless: a SET and a ZADD of the same event).
+    const results = await untilAborted(tx.exec(), signal);
     if (!results) throw new Error('valkey transaction was aborted');
     for (const [err] of results) if (err) throw err;
     const size = Number(results[results.length - 1][1]);
-    if (size > this.options.maxEvents) await this.trim(size - this.options.maxEvents);
+    if (size > this.options.maxEvents) await untilAborted(this.trim(size - this.options.maxEvents), signal);
   }
 
   /** Drops the oldest `count` events beyond the cap. */
