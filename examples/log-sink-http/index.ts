@@ -3,6 +3,7 @@
 // with backoff and the accounting of anything it cannot deliver; this file only says how to
 // write one batch. Select it at run time with PUT /api/settings/usage-logging {"backend":"http"}.
 import { definePlugin, Type, type UsageBackend, type UsageEvent } from 'relay-gateway';
+import type { BatchWriteOptions } from 'relay-gateway/log-backends';
 
 export default definePlugin({
   name: 'log-sink-http',
@@ -18,12 +19,15 @@ export default definePlugin({
   register(relay, options) {
     const backend: UsageBackend = {
       id: options.id,
-      async write(events: UsageEvent[]) {
+      // `signal` is the queue's: aborted when it stops waiting for this call (its write deadline,
+      // shutdown). Handed to fetch, it ends a post the endpoint never answers, so the retry goes out.
+      async write(events: UsageEvent[], write?: BatchWriteOptions) {
+        const timeout = AbortSignal.timeout(options.timeoutMs);
         const res = await fetch(options.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...options.headers },
           body: JSON.stringify({ events }),
-          signal: AbortSignal.timeout(options.timeoutMs),
+          signal: write ? AbortSignal.any([write.signal, timeout]) : timeout,
         });
         // Throwing makes the shared queue retry this batch with backoff.
         if (!res.ok) throw new Error(`log sink answered ${res.status}`);
