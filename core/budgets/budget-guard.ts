@@ -1,15 +1,15 @@
 // Budget enforcement on this instance: what each budget has spent in its current window, checked
 // (synchronously, no I/O) before a request is sent, and added to when a request finishes.
 //
-// A budget's spend is `base + local`: base is read from the usage log (the selected usage
-// backend's summary over the window and the budget's scope), local is what this instance's
-// requests added since. The base is re-read when a budget is first seen, when its window resets,
-// and every RECONCILE_MS, so spend written by other instances sharing the usage log (log-postgres,
-// log-clickhouse) counts within that delay. A reconcile takes what was counted here before it
-// began as in the log, so readSpend answers only once the usage events recorded until then are
-// written (spend-from-log.ts): spend still queued for the log is not lost. Requests finishing while
-// the base is read may be counted twice until the next reconcile: the error is on the side of
-// refusing early.
+// A budget's spend is `base + earlier + local`: base is read from the usage log (the selected usage
+// backend's summary over the window and the budget's scope), earlier and local are what this
+// instance's requests added since, before and after the read under way began. The base is re-read
+// when a budget is first seen, when its window resets, and every RECONCILE_MS, so spend written by
+// other instances sharing the usage log (log-postgres, log-clickhouse) counts within that delay. A
+// reconcile takes `earlier` as in the log, so readSpend answers only once the usage events recorded
+// until then are written (spend-from-log.ts): spend still queued for the log is not lost. Requests
+// finishing while the base is read may be counted twice until the next reconcile: the error is on
+// the side of refusing early.
 //
 // A budget's spend is unknown, not 0, until its first read answers (at start-up, warm(); for a
 // budget new to this instance; a window that just reset starts known, at 0): the pipeline waits for it, bounded
@@ -17,15 +17,22 @@
 // what a budget counts keeps the spend counted so far until the new read answers.
 //
 // Every read has a deadline (readTimeoutMs): one past it counts as failed, and its late answer is
-// dropped. A first read that fails or times out leaves the spend unknown (refusing budgets keep
-// refusing with the 503) and the next request reads again, UNKNOWN_RETRY_MS later at the soonest;
-// a reconcile that fails or times out keeps the spend counted so far until the next reconcile. A
-// backend that answers it cannot say (no summary, RELAY_ERR_QUERY_UNSUPPORTED) counts this
-// instance's requests only: asking again would not change its answer.
+// dropped. A first read whose usage log fails or times out leaves the spend unknown (refusing
+// budgets keep refusing with the 503) and the next request reads again, UNKNOWN_RETRY_MS later at
+// the soonest; a reconcile that fails or times out keeps the spend counted so far until the next
+// reconcile. A backend that answers it cannot say (no summary, RELAY_ERR_QUERY_UNSUPPORTED) counts
+// this instance's requests only: asking again would not change its answer.
 //
 // With Valkey (options.shared), calendar and lifetime budgets count in one shared total instead:
 // each instance adds its requests atomically when they end and re-reads the total every
-// SHARED_READ_MS, so instances see each other's spend within that delay.
+// SHARED_READ_MS, so instances see each other's spend within that delay. base is then the shared
+// total, merged by max (a calendar window's spend only grows), and earlier + local this instance's
+// spend it may not count yet: increments not acknowledged, or failed (those stay counted here, the
+// others learn them from the usage log). A reconcile raises the shared total to the usage log's
+// figure, which counts `earlier`: base becomes the larger of the raised total and base + earlier.
+// When the raise fails or gets no answer once the log has answered, the log's figure is merged the
+// same way, as without Valkey (a first read's spend is known: no 503), and the next reconcile raises
+// the shared total again.
 //
 // Over-spend bound: a request is admitted while spend < limit and counted when it ends, so with N
 // requests in flight a budget can end at most N requests' cost past its limit (N counts every
@@ -102,7 +109,14 @@ interface Counter {
   startMs: number;
   resetsAtMs: number | null;
   base: Spend;
+  /** This instance's spend that base does not count, recorded before the read under way (or the last one) began: its answer counts it. */
+  earlier: Spend;
+  /** This instance's spend that base does not count, recorded since. */
   local: Spend;
+  /** Counts the reconciles begun: an increment sent to Valkey remembers it, to know where it is counted when acknowledged. */
+  generation: number;
+  /** Increments sent before this generation are counted in base (a read that counted them answered). */
+  foldedGeneration: number;
   /** False until a read answers: its spend is unknown, not 0. */
   known: boolean;
   /** The spend of the counter it replaced (an edit changed what counts), counted until its first read answers. */
@@ -112,16 +126,15 @@ interface Counter {
   reconciling: boolean;
   /** The reconcile under way, for a reader that would rather wait for it than see a stale figure. */
   reconciled: Promise<void> | null;
-  /** Counted in the shared store: base is the shared total, local what was sent and not yet acknowledged. */
+  /** Counted in the shared store: base is the shared total, merged by max, and earlier + local what it may lack. */
   shared: boolean;
   readAt: number;
   reading: boolean;
 }
 
-/** The step of a reconcile: the usage log's read, then (shared counters) the raise of Valkey's total to it. */
-type ReconcileStep = 'usage log' | 'valkey';
-
 const maxSpend = (a: Spend, b: Spend): Spend => ({ micros: Math.max(a.micros, b.micros), tokens: Math.max(a.tokens, b.tokens) });
+const plus = (a: Spend, b: Spend): Spend => ({ micros: a.micros + b.micros, tokens: a.tokens + b.tokens });
+const minus = (a: Spend, b: Spend): Spend => ({ micros: a.micros - b.micros, tokens: a.tokens - b.tokens });
 const ZERO: Spend = { micros: 0, tokens: 0 };
 
 /** Resolves when the promise does or after ms, whichever comes first (a slow usage backend must not hang a caller). */
@@ -197,7 +210,7 @@ export class BudgetGuard {
       // A window that just began has spent (next to) nothing: no request waits for its first read.
       const windowReset = c !== undefined && c.counts === counts;
       c = {
-        counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { ...ZERO }, local: { ...ZERO }, known: held !== null || windowReset, held,
+        counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { ...ZERO }, earlier: { ...ZERO }, local: { ...ZERO }, generation: 0, foldedGeneration: 0, known: held !== null || windowReset, held,
         reconcileAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
       };
       this.counters.set(budget.metadata.id, c);
@@ -224,53 +237,86 @@ export class BudgetGuard {
 
   private reconcile(budget: Budget, c: Counter, now: number): void {
     c.reconciling = true;
-    const counted = { ...c.local };
+    // What this instance counted until now is in the log's answer (readSpend waits until it is written).
+    c.earlier = plus(c.earlier, c.local);
+    c.local = { ...ZERO };
+    c.generation++;
     const s = budget.spec.scope ?? {};
     const filter: UsageFilter = { from: new Date(c.startMs), ...(s.relayKeyId ? { relayKeyId: s.relayKeyId } : {}), ...(s.policyId ? { policyId: s.policyId } : {}), ...(s.modelId ? { modelId: s.modelId } : {}) };
     const fromLog = this.options.readSpend(filter);
-    // Which step a failure or the deadline caught, for the log line.
-    let step: ReconcileStep = 'usage log';
+    // The usage log's answer, once it came: a shared counter still has it when Valkey then fails.
+    let logged: { spend: Spend | null } | null = null;
     const read = c.shared
       ? fromLog.then((spend) => {
-        step = 'valkey';
+        logged = { spend };
         return this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 });
       })
       : fromLog;
     // Past its deadline the read counts as failed and the race drops its late answer.
     c.reconciled = withDeadline(read, this.readTimeoutMs).then((spend) => {
-      if (this.counters.get(budget.metadata.id) !== c) return; // the window reset meanwhile
-      if (spend && c.shared) {
-        c.base = maxSpend(c.base, spend);
-      } else if (spend) {
-        c.base = spend;
-        c.local = { micros: c.local.micros - counted.micros, tokens: c.local.tokens - counted.tokens };
-      }
-      c.held = null;
-      c.known = true;
-      c.reconcileAt = now + this.reconcileMs;
-    }, (err: unknown) => this.readFailed(budget, c, now, err, step)).finally(() => { c.reconciling = false; c.reconciled = null; });
+      // A shared total raised to no figure of the log's does not count `earlier`: merged as a shared read is.
+      this.took(budget, c, now, spend, logged?.spend !== null);
+    }, (err: unknown) => {
+      if (logged) this.raiseFailed(budget, c, now, err, logged.spend);
+      else this.readFailed(budget, c, now, err);
+    }).finally(() => { c.reconciling = false; c.reconciled = null; });
   }
 
   /**
-   * A reconcile that failed or timed out, reading the usage log or raising the shared total in
-   * Valkey to its figure: a known spend stays counted, an unknown one stays unknown (and is read
-   * again soon).
+   * A reconcile that answered: spend is the usage log's figure, or a shared counter's total raised
+   * to it (or the log's figure alone, when the raise failed); null when no backend can say.
+   * `countsEarlier` when it counts this instance's spend recorded before the read began.
    */
-  private readFailed(budget: Budget, c: Counter, startedAt: number, err: unknown, step: ReconcileStep): void {
-    const timedOut = err instanceof ReadTimedOut;
-    const doing = step === 'valkey' ? 'raising a budget\'s shared spend in Valkey to the usage log\'s figure' : 'reading a budget\'s spend from the usage log';
-    const what = timedOut ? `${doing} did not answer within ${err.timeoutMs} ms` : `${doing} failed`;
-    const fields = timedOut ? { budget: budget.metadata.slug, timeoutMs: err.timeoutMs } : { err, budget: budget.metadata.slug };
+  private took(budget: Budget, c: Counter, startedAt: number, spend: Spend | null, countsEarlier: boolean): void {
+    if (this.counters.get(budget.metadata.id) !== c) return; // the window reset meanwhile
+    if (spend && !countsEarlier) {
+      c.base = maxSpend(c.base, spend);
+    } else if (spend) {
+      // A rolling window's spend can drop (older spend leaves it); a shared counter's calendar window's only grows.
+      c.base = c.shared ? maxSpend(plus(c.base, c.earlier), spend) : spend;
+      c.earlier = { ...ZERO };
+      c.foldedGeneration = c.generation;
+    }
+    c.held = null;
+    c.known = true;
+    c.reconcileAt = startedAt + this.reconcileMs;
+  }
+
+  /**
+   * A shared counter's reconcile whose usage log answered and whose raise of the shared total in
+   * Valkey to its figure failed or timed out: the log's figure counts as it would without Valkey
+   * (a first read's spend is known, not a 503), and the next reconcile raises the shared total again.
+   */
+  private raiseFailed(budget: Budget, c: Counter, startedAt: number, err: unknown, spend: Spend | null): void {
+    const counting = spend ? 'counting the usage log\'s figure and this instance\'s requests; the next reconcile raises the shared total again' : 'counting this instance\'s requests only';
+    this.warnReconcile(budget, err, 'raising a budget\'s shared spend in Valkey to the usage log\'s figure', counting);
+    this.took(budget, c, startedAt, spend, true);
+  }
+
+  /**
+   * A reconcile whose read of the usage log failed or timed out: a known spend stays counted, an
+   * unknown one stays unknown (and is read again soon).
+   */
+  private readFailed(budget: Budget, c: Counter, startedAt: number, err: unknown): void {
+    const doing = 'reading a budget\'s spend from the usage log';
     const cannotSay = err instanceof RelayError && err.code === 'RELAY_ERR_QUERY_UNSUPPORTED';
     if (c.known || cannotSay) {
-      this.options.log.warn(fields, `${what}; counting this instance's requests only`);
+      this.warnReconcile(budget, err, doing, 'counting this instance\'s requests only');
       c.known = true;
       c.reconcileAt = startedAt + this.reconcileMs;
       return;
     }
     // Fail closed: nothing is known of the window's spend, which may already be past the limit.
-    this.options.log.warn(fields, `${what}; its spend stays unknown (a refusing budget answers 503) until a read answers`);
+    this.warnReconcile(budget, err, doing, 'its spend stays unknown (a refusing budget answers 503) until the usage log answers');
     c.reconcileAt = this.now() + UNKNOWN_RETRY_MS;
+  }
+
+  /** Warns that a step of a budget's reconcile failed or missed its deadline, and what is counted meanwhile. */
+  private warnReconcile(budget: Budget, err: unknown, doing: string, counting: string): void {
+    const timedOut = err instanceof ReadTimedOut;
+    const what = timedOut ? `${doing} did not answer within ${err.timeoutMs} ms` : `${doing} failed`;
+    const fields = timedOut ? { budget: budget.metadata.slug, timeoutMs: err.timeoutMs } : { err, budget: budget.metadata.slug };
+    this.options.log.warn(fields, `${what}; ${counting}`);
   }
 
   private get reconcileMs(): number {
@@ -384,8 +430,7 @@ export class BudgetGuard {
       const counted = event.cost !== null && event.currency === budget.spec.currency;
       if (!counted && budget.spec.limitAmount !== undefined) this.warnUncounted(budget, event);
       const delta = { micros: counted ? toMicros(event.cost!) : 0, tokens };
-      counter.local.tokens += delta.tokens;
-      counter.local.micros += delta.micros;
+      counter.local = plus(counter.local, delta);
       if (counter.shared) this.addShared(budget, counter, delta);
       else this.options.onCounted?.(budget, this.statusOf(budget, counter));
     }
@@ -404,23 +449,29 @@ export class BudgetGuard {
 
   /** Sends a request's spend to the shared store; until acknowledged it counts here. */
   private addShared(budget: Budget, c: Counter, delta: Spend): void {
+    const generation = c.generation;
     this.options.shared!.add(budget.metadata.id, c.startMs, c.resetsAtMs, delta).then((total) => {
-      c.local = { micros: c.local.micros - delta.micros, tokens: c.local.tokens - delta.tokens };
-      c.base = maxSpend(c.base, total);
+      if (generation < c.foldedGeneration) {
+        c.base = maxSpend(c.base, total); // a read already counted it in base
+      } else {
+        if (generation < c.generation) c.earlier = minus(c.earlier, delta);
+        else c.local = minus(c.local, delta);
+        // A total below base + delta (a Valkey that lost what it had) must not lose it.
+        c.base = maxSpend(plus(c.base, delta), total);
+      }
       // The shared total, every instance's spend included: the figure alerts go by.
       if (this.counters.get(budget.metadata.id) === c) this.options.onCounted?.(budget, this.statusOf(budget, c));
     }, (err: unknown) => {
       this.options.onCounted?.(budget, this.statusOf(budget, c));
-      // Kept in local: this instance still counts it, the others learn it from the usage log.
+      // Kept where it is counted: this instance counts it until a reconcile reads it in the usage log, the others learn it from there.
       this.options.log.warn({ err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
     });
   }
 }
 
-/** What a counter has spent: the usage log's figure, this instance's since, and a replaced counter's until read. */
+/** What a counter has spent: the usage log's (or shared) figure, this instance's since, and a replaced counter's until read. */
 function spentBy(c: Counter): Spend {
-  const held = c.held ?? ZERO;
-  return { micros: c.base.micros + c.local.micros + held.micros, tokens: c.base.tokens + c.local.tokens + held.tokens };
+  return plus(plus(c.base, c.earlier), plus(c.local, c.held ?? ZERO));
 }
 
 /** Whole seconds until a reset, at least 1; null without one. */

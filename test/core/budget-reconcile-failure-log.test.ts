@@ -91,6 +91,8 @@ async function reconciling(t: Test, options: { pgUrl: string; redis: Redis; prox
 const valkeyStep = "raising a budget's shared spend in Valkey to the usage log's figure";
 const logStep = "reading a budget's spend from the usage log";
 const counting = "; counting this instance's requests only";
+// A Valkey step that fails once the log answered keeps the log's figure.
+const countingLog = "; counting the usage log's figure and this instance's requests; the next reconcile raises the shared total again";
 
 t.test('the usage log read fails: the line names the usage log', async (t) => {
   const { table, reconcile, guard, budget } = await reconciling(t, { pgUrl: usageDb.url, redis: direct });
@@ -120,7 +122,7 @@ t.test('the Valkey update fails (the usage log answered): the line names Valkey,
   // A real Valkey error: the shared total's key now holds a string, so raising it is a WRONGTYPE.
   await direct.set(sharedKey, 'not a hash');
   const warned = await reconcile();
-  t.same(warned.map((l) => l.msg), [`${valkeyStep} failed${counting}`], 'one line, naming the Valkey update');
+  t.same(warned.map((l) => l.msg), [`${valkeyStep} failed${countingLog}`], 'one line, naming the Valkey update');
   t.equal(guard.status(budget).spentAmount, 0.25, 'the spend counted so far stands');
 });
 
@@ -136,6 +138,6 @@ t.test('the Valkey update gets no answer (the usage log answered): the line name
   const { reconcile } = await reconciling(t, { pgUrl: usageDb.url, redis });
   proxy.stall();
   const warned = await reconcile();
-  t.same(warned.map((l) => l.msg), [`${valkeyStep} did not answer within ${READ_TIMEOUT_MS} ms${counting}`], 'one line, naming the Valkey update');
+  t.same(warned.map((l) => l.msg), [`${valkeyStep} did not answer within ${READ_TIMEOUT_MS} ms${countingLog}`], 'one line, naming the Valkey update');
   t.equal(warned[0]?.timeoutMs, READ_TIMEOUT_MS, 'and the deadline it missed');
 });
