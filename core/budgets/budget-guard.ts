@@ -21,7 +21,8 @@
 // budgets keep refusing with the 503) and the next request reads again, UNKNOWN_RETRY_MS later at
 // the soonest; a reconcile that fails or times out keeps the spend counted so far until the next
 // reconcile. A backend that answers it cannot say (no summary, RELAY_ERR_QUERY_UNSUPPORTED) counts
-// this instance's requests only: asking again would not change its answer.
+// this instance's requests only: asking again would not change its answer. Failures are warned
+// about per budget and read at most once a minute while they repeat (read-warnings.ts).
 //
 // With Valkey (options.shared), calendar and lifetime budgets count in one shared total instead:
 // each instance adds its requests atomically when they end and re-reads the total every
@@ -45,6 +46,7 @@ import type { Principal, UsageEvent } from '../hooks.ts';
 import { fromMicros, toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
 import { ReadTimedOut, withDeadline } from './read-deadline.ts';
+import { ReadWarnings, type ReadWarningsLog } from './read-warnings.ts';
 import type { SharedSpend } from './valkey-spend.ts';
 import { windowAt } from './window.ts';
 import { unpricedBinding, type UnpricedBinding } from './unpriced.ts';
@@ -88,7 +90,7 @@ export interface BudgetGuardOptions {
   snapshot: () => CatalogSnapshot;
   /** Spend in the usage log over a window and scope, this instance's events recorded before the call included; null when no backend can say. */
   readSpend: (filter: UsageFilter) => Promise<Spend | null>;
-  log: { warn(obj: object, msg: string): void };
+  log: ReadWarningsLog;
   now?: () => number;
   reconcileMs?: number;
   /** Deadline of one read of the usage log or of the shared total (READ_TIMEOUT_MS by default). */
@@ -182,9 +184,12 @@ export class BudgetGuard {
   private listed: { version: number; budgets: Budget[] } = { version: -1, budgets: [] };
   /** Budget and model pairs already warned about (warnUncounted). */
   private readonly warnedUncounted = new Set<string>();
+  /** Warnings of failed reads, rate-limited per budget and read. */
+  private readonly warnings: ReadWarnings;
 
   constructor(private readonly options: BudgetGuardOptions) {
     this.now = options.now ?? Date.now;
+    this.warnings = new ReadWarnings(options.log);
   }
 
   /** Enabled budgets of the current snapshot (recomputed when the catalog changes). */
@@ -194,7 +199,11 @@ export class BudgetGuard {
       const all = [...snapshot.byKind('budgets').values()] as unknown as Budget[];
       this.listed = { version: snapshot.version, budgets: all.filter((b) => b.spec.enabled !== false) };
       // A deleted budget's counter goes with it.
-      for (const id of this.counters.keys()) if (!snapshot.byKind('budgets').has(id)) this.counters.delete(id);
+      for (const id of this.counters.keys()) {
+        if (snapshot.byKind('budgets').has(id)) continue;
+        this.counters.delete(id);
+        this.warnings.forget(`${id}:`);
+      }
     }
     return this.listed.budgets;
   }
@@ -224,11 +233,13 @@ export class BudgetGuard {
 
   private readShared(budget: Budget, c: Counter, now: number): void {
     c.reading = true;
+    const key = `${budget.metadata.id}:shared`;
     withDeadline(this.options.shared!.read(budget.metadata.id, c.startMs), this.readTimeoutMs).then((total) => {
       c.base = maxSpend(c.base, total);
+      this.warnings.answered(key, { budget: budget.metadata.slug }, 'reading a budget\'s shared spend from Valkey answers again');
     }, (err: unknown) => {
-      if (err instanceof ReadTimedOut) this.options.log.warn({ budget: budget.metadata.slug, timeoutMs: err.timeoutMs }, `reading a budget's shared spend from Valkey did not answer within ${err.timeoutMs} ms`);
-      else this.options.log.warn({ err, budget: budget.metadata.slug }, 'reading a budget\'s shared spend from Valkey failed');
+      if (err instanceof ReadTimedOut) this.warnings.failed(key, now, { budget: budget.metadata.slug, timeoutMs: err.timeoutMs }, `reading a budget's shared spend from Valkey did not answer within ${err.timeoutMs} ms`);
+      else this.warnings.failed(key, now, { err, budget: budget.metadata.slug }, 'reading a budget\'s shared spend from Valkey failed');
     }).finally(() => {
       c.readAt = now;
       c.reading = false;
@@ -254,6 +265,10 @@ export class BudgetGuard {
       : fromLog;
     // Past its deadline the read counts as failed and the race drops its late answer.
     c.reconciled = withDeadline(read, this.readTimeoutMs).then((spend) => {
+      const answered = c.shared
+        ? 'reading a budget\'s spend from the usage log and raising its shared total in Valkey answer again'
+        : 'reading a budget\'s spend from the usage log answers again';
+      this.warnings.answered(`${budget.metadata.id}:reconcile`, { budget: budget.metadata.slug }, answered);
       // A shared total raised to no figure of the log's does not count `earlier`: merged as a shared read is.
       this.took(budget, c, now, spend, logged?.spend !== null);
     }, (err: unknown) => {
@@ -289,7 +304,7 @@ export class BudgetGuard {
    */
   private raiseFailed(budget: Budget, c: Counter, startedAt: number, err: unknown, spend: Spend | null): void {
     const counting = spend ? 'counting the usage log\'s figure and this instance\'s requests; the next reconcile raises the shared total again' : 'counting this instance\'s requests only';
-    this.warnReconcile(budget, err, 'raising a budget\'s shared spend in Valkey to the usage log\'s figure', counting);
+    this.warnReconcile(budget, startedAt, err, 'raising a budget\'s shared spend in Valkey to the usage log\'s figure', counting);
     this.took(budget, c, startedAt, spend, true);
   }
 
@@ -301,22 +316,22 @@ export class BudgetGuard {
     const doing = 'reading a budget\'s spend from the usage log';
     const cannotSay = err instanceof RelayError && err.code === 'RELAY_ERR_QUERY_UNSUPPORTED';
     if (c.known || cannotSay) {
-      this.warnReconcile(budget, err, doing, 'counting this instance\'s requests only');
+      this.warnReconcile(budget, startedAt, err, doing, 'counting this instance\'s requests only');
       c.known = true;
       c.reconcileAt = startedAt + this.reconcileMs;
       return;
     }
     // Fail closed: nothing is known of the window's spend, which may already be past the limit.
-    this.warnReconcile(budget, err, doing, 'its spend stays unknown (a refusing budget answers 503) until the usage log answers');
+    this.warnReconcile(budget, startedAt, err, doing, 'its spend stays unknown (a refusing budget answers 503) until the usage log answers');
     c.reconcileAt = this.now() + UNKNOWN_RETRY_MS;
   }
 
-  /** Warns that a step of a budget's reconcile failed or missed its deadline, and what is counted meanwhile. */
-  private warnReconcile(budget: Budget, err: unknown, doing: string, counting: string): void {
+  /** Warns (rate-limited) that a step of a budget's reconcile failed or missed its deadline, and what is counted meanwhile. */
+  private warnReconcile(budget: Budget, startedAt: number, err: unknown, doing: string, counting: string): void {
     const timedOut = err instanceof ReadTimedOut;
     const what = timedOut ? `${doing} did not answer within ${err.timeoutMs} ms` : `${doing} failed`;
     const fields = timedOut ? { budget: budget.metadata.slug, timeoutMs: err.timeoutMs } : { err, budget: budget.metadata.slug };
-    this.options.log.warn(fields, `${what}; ${counting}`);
+    this.warnings.failed(`${budget.metadata.id}:reconcile`, startedAt, fields, `${what}; ${counting}`);
   }
 
   private get reconcileMs(): number {

@@ -4,7 +4,8 @@
 // (their server goes silent mid-conversation: what either side sends is no longer forwarded) and
 // every new one; answer() forwards the connections made after it, while the held ones stay held,
 // as connections a server lost. dropHeld() cuts those (as a restarted server would), close() ends
-// everything.
+// everything. refuse() is a server that is down: every connection cut, new ones refused
+// (ECONNREFUSED) until reopen() listens on the same port again.
 import net from 'node:net';
 
 export interface HangingProxy {
@@ -15,6 +16,8 @@ export interface HangingProxy {
   /** What clients sent on held connections (to count the commands that were never answered). */
   held(): string;
   dropHeld(): void;
+  refuse(): Promise<void>;
+  reopen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,8 +51,9 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
     upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
   return {
-    port: (server.address() as net.AddressInfo).port,
+    port,
     hang() {
       hanging = true;
       for (const socket of forwarded) socket.destroy();
@@ -74,9 +78,17 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
     dropHeld() {
       for (const socket of heldSockets) socket.destroy();
     },
-    async close() {
+    async refuse() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    async reopen() {
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      // Already closed by refuse(): nothing more to wait for.
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
