@@ -6,8 +6,7 @@ import t from 'tap';
 import pg from 'pg';
 import { openDatabase } from '../../core/db/open.ts';
 import { migrate } from '../../core/db/migrate.ts';
-import { createTestDatabase } from '../../core/testing.ts';
-import { startHangingProxy } from '../support/hanging-proxy.ts';
+import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
 import { settlesWithin } from '../support/settles-within.ts';
 
 const QUERY_TIMEOUT_MS = 300;
@@ -15,18 +14,10 @@ const BOUND_MS = 10_000;
 /** core/db/migrate.ts's advisory lock. */
 const MIGRATION_LOCK_ID = 4_242_001;
 
-const testDb = await createTestDatabase();
-const proxy = await startHangingProxy(5432);
-const viaProxy = new URL(testDb.url);
-viaProxy.port = String(proxy.port);
-t.teardown(async () => {
-  proxy.dropHeld();
-  await proxy.close();
-  await testDb.drop();
-});
+const { directUrl, url: viaProxy, proxy } = await postgresBehindProxy(t);
 
 t.test('a silent server: queries and transactions fail past the deadline, and work again once it answers', async (t) => {
-  const db = await openDatabase({ url: viaProxy.toString(), queryTimeoutMs: QUERY_TIMEOUT_MS });
+  const db = await openDatabase({ url: viaProxy, queryTimeoutMs: QUERY_TIMEOUT_MS });
   t.teardown(async () => { proxy.dropHeld(); await db.close(); });
   t.same((await db.query<{ n: number }>('SELECT 1 AS n')).rows, [{ n: 1 }]);
   // Two connections open and idle, so the transaction below runs on one the server left silent.
@@ -43,9 +34,9 @@ t.test('a silent server: queries and transactions fail past the deadline, and wo
 });
 
 t.test('migrations wait past the query deadline for another instance\'s migration', async (t) => {
-  const db = await openDatabase({ url: testDb.url, queryTimeoutMs: QUERY_TIMEOUT_MS });
+  const db = await openDatabase({ url: directUrl, queryTimeoutMs: QUERY_TIMEOUT_MS });
   t.teardown(() => db.close());
-  const other = new pg.Client({ connectionString: testDb.url });
+  const other = new pg.Client({ connectionString: directUrl });
   await other.connect();
   t.teardown(() => other.end());
   await other.query('BEGIN');

@@ -4,8 +4,7 @@
 // server answers. PGlite, in-process, refuses a query whose signal is already aborted.
 import t from 'tap';
 import { openDatabase } from '../../core/db/open.ts';
-import { createTestDatabase } from '../../core/testing.ts';
-import { startHangingProxy } from '../support/hanging-proxy.ts';
+import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
 import { settlesWithin } from '../support/settles-within.ts';
 
 /** The query deadline: far beyond the test, so only the abort can end a query. */
@@ -13,19 +12,11 @@ const QUERY_TIMEOUT_MS = 600_000;
 /** A bound on a hang, not a speed figure. */
 const BOUND_MS = 10_000;
 
-const testDb = await createTestDatabase();
-const proxy = await startHangingProxy(5432);
-const viaProxy = new URL(testDb.url);
-viaProxy.port = String(proxy.port);
-t.teardown(async () => {
-  proxy.dropHeld();
-  await proxy.close();
-  await testDb.drop();
-});
+const { directUrl, url: viaProxy, proxy } = await postgresBehindProxy(t);
 
 t.test('Postgres gone silent: an aborted query ends with the signal\'s reason, its connection leaves the pool, and the next query reconnects', async (t) => {
   proxy.answer();
-  const db = await openDatabase({ url: viaProxy.toString(), queryTimeoutMs: QUERY_TIMEOUT_MS });
+  const db = await openDatabase({ url: viaProxy, queryTimeoutMs: QUERY_TIMEOUT_MS });
   t.teardown(async () => { proxy.dropHeld(); await db.close(); });
   const controller = new AbortController();
   t.same((await db.query<{ n: number }>('SELECT 1 AS n', [], { signal: controller.signal })).rows, [{ n: 1 }], 'a query with a signal answers as any');
@@ -48,7 +39,7 @@ t.test('Postgres gone silent: an aborted query ends with the signal\'s reason, i
 
 t.test('a signal aborted before the query: refused at once, on Postgres and on PGlite', async (t) => {
   const aborted = AbortSignal.abort(new Error('too late'));
-  const pgDb = await openDatabase({ url: testDb.url });
+  const pgDb = await openDatabase({ url: directUrl });
   t.teardown(() => pgDb.close());
   await t.rejects(pgDb.query('SELECT 1', [], { signal: aborted }), { message: 'too late' }, 'Postgres');
   const lite = await openDatabase({});

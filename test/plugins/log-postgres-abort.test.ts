@@ -7,10 +7,9 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { createBatchQueue } from '../../core/observer/batch-queue.ts';
 import type { UsageEvent } from '../../core/hooks.ts';
-import { createTestDatabase } from '../../core/testing.ts';
 import { poolDatabase } from '../../plugins/log-postgres/pool-database.ts';
 import { PostgresUsageBackend } from '../../plugins/log-postgres/postgres-usage-backend.ts';
-import { startHangingProxy } from '../support/hanging-proxy.ts';
+import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
 import { usageEvent } from '../support/observer-fixtures.ts';
 import { settlesWithin } from '../support/settles-within.ts';
 
@@ -21,25 +20,8 @@ const WRITE_TIMEOUT_MS = 500;
 /** A bound on a hang, not a speed figure. */
 const BOUND_MS = 10_000;
 
-const testDb = await createTestDatabase();
-const proxy = await startHangingProxy(5432);
-const viaProxy = new URL(testDb.url);
-viaProxy.port = String(proxy.port);
-t.teardown(async () => {
-  proxy.dropHeld();
-  await proxy.close();
-  await testDb.drop();
-});
+const { directUrl, url: viaProxy, proxy, storedIds } = await postgresBehindProxy(t);
 
-async function storedIds(table: string): Promise<string[]> {
-  const direct = new pg.Client({ connectionString: testDb.url });
-  await direct.connect();
-  try {
-    return (await direct.query<{ request_id: string }>(`SELECT request_id FROM ${table} ORDER BY request_id`)).rows.map((r) => r.request_id);
-  } finally {
-    await direct.end();
-  }
-}
 
 /** Polls `check` every 10 ms for up to BOUND_MS. */
 async function until(check: () => boolean): Promise<void> {
@@ -48,7 +30,7 @@ async function until(check: () => boolean): Promise<void> {
 
 async function setUp(t: Test) {
   proxy.answer();
-  const db = poolDatabase(viaProxy.toString(), 2, POOL_TIMEOUTS);
+  const db = poolDatabase(viaProxy, 2, POOL_TIMEOUTS);
   t.teardown(async () => { proxy.dropHeld(); await db.close().catch(() => {}); });
   const table = `usage_abort_${randomBytes(4).toString('hex')}`;
   const backend = new PostgresUsageBackend({ db, table });

@@ -6,10 +6,9 @@
 import t from 'tap';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase } from '../../core/testing.ts';
 import { poolDatabase } from '../../plugins/log-postgres/pool-database.ts';
 import { PostgresUsageBackend } from '../../plugins/log-postgres/postgres-usage-backend.ts';
-import { startHangingProxy } from '../support/hanging-proxy.ts';
+import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
 import { usageEvent } from '../support/observer-fixtures.ts';
 import { settlesWithin } from '../support/settles-within.ts';
 
@@ -17,29 +16,12 @@ import { settlesWithin } from '../support/settles-within.ts';
 const TIMEOUTS = { queryTimeoutMs: 300, connectTimeoutMs: 300 };
 const BOUND_MS = 10_000;
 
-const testDb = await createTestDatabase();
-const proxy = await startHangingProxy(5432);
-const viaProxy = new URL(testDb.url);
-viaProxy.port = String(proxy.port);
-t.teardown(async () => {
-  proxy.dropHeld();
-  await proxy.close();
-  await testDb.drop();
-});
+const { directUrl, url: viaProxy, proxy, storedIds } = await postgresBehindProxy(t);
 
-async function storedIds(table: string): Promise<string[]> {
-  const direct = new pg.Client({ connectionString: testDb.url });
-  await direct.connect();
-  try {
-    return (await direct.query<{ request_id: string }>(`SELECT request_id FROM ${table} ORDER BY request_id`)).rows.map((r) => r.request_id);
-  } finally {
-    await direct.end();
-  }
-}
 
 t.test('a server that goes silent mid-conversation: writes fail past the query deadline, and the next write after it answers goes through', async (t) => {
   proxy.answer();
-  const db = poolDatabase(viaProxy.toString(), 2, TIMEOUTS);
+  const db = poolDatabase(viaProxy, 2, TIMEOUTS);
   // Held connections first: without deadlines the pool's end() would wait for them.
   t.teardown(async () => { proxy.dropHeld(); await db.close(); });
   const table = `usage_hang_${randomBytes(4).toString('hex')}`;
@@ -62,7 +44,7 @@ t.test('a server that goes silent mid-conversation: writes fail past the query d
 
 t.test('a server that accepts a connection and never answers it: a write fails within the connect deadline, then reconnects', async (t) => {
   proxy.hang();
-  const db = poolDatabase(viaProxy.toString(), 2, TIMEOUTS);
+  const db = poolDatabase(viaProxy, 2, TIMEOUTS);
   // Held connections first: without deadlines the pool's end() would wait for them.
   t.teardown(async () => { proxy.dropHeld(); await db.close(); });
   const table = `usage_hang_${randomBytes(4).toString('hex')}`;
@@ -77,12 +59,12 @@ t.test('a server that accepts a connection and never answers it: a write fails w
 t.test('a migration waits past the query deadline (another instance holds the migration lock)', async (t) => {
   proxy.answer();
   const table = `usage_hang_${randomBytes(4).toString('hex')}`;
-  const other = new pg.Client({ connectionString: testDb.url });
+  const other = new pg.Client({ connectionString: directUrl });
   await other.connect();
   t.teardown(() => other.end());
   await other.query('BEGIN');
   await other.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`relay_log_postgres:${table}`]);
-  const db = poolDatabase(testDb.url, 2, TIMEOUTS);
+  const db = poolDatabase(directUrl, 2, TIMEOUTS);
   t.teardown(() => db.close());
   const migrated = new PostgresUsageBackend({ db, table }).init();
   // Several query deadlines, then the other instance's migration ends.
