@@ -126,3 +126,27 @@ for (const [path, p] of Object.entries(PATHS)) {
     });
   }
 }
+
+// A start input that is not {} followed by input_json_delta pieces: Anthropic's SDK reads the
+// pieces alone (an empty one alone is {}), and the start's input only when none comes. Relay sent
+// the start's input and the pieces concatenated: two JSON documents, arguments no client parses.
+t.test('Anthropic Messages, streamed: a start input then pieces, read as Anthropic\'s SDK reads it', async (t) => {
+  const OLD: Record<Kind, unknown> = { function: { q: 'old' }, custom: { input: 'old patch' } };
+  const NEW: Record<Kind, { pieces: string[]; text: string }> = {
+    function: { pieces: ['{"q":', '"new"}'], text: '{"q":"new"}' },
+    custom: { pieces: ['{"input":', '"new patch"}'], text: 'new patch' },
+  };
+  for (const kind of ['function', 'custom'] as const) {
+    const cases: Array<[string, string[], string]> = [
+      ['the pieces', NEW[kind].pieces, NEW[kind].text],
+      ['no piece', [], kind === 'custom' ? 'old patch' : '{"q":"old"}'],
+      ['one empty piece', [''], NONE[kind]],
+    ];
+    for (const [label, pieces, expected] of cases) {
+      anthropicUp.enqueueStream({ frames: claudeFrames(kind, OLD[kind], pieces) });
+      const got = await generate('anthropic', kind, true);
+      t.equal(got.status, 200, `${kind}, ${label}: answered`);
+      t.equal(got.arguments, expected, `${kind}, ${label}: arguments ${JSON.stringify(expected)}`);
+    }
+  }
+});

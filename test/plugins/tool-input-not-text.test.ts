@@ -128,13 +128,14 @@ const claudeAnswer = (kind: Kind, input: unknown) => ({
   id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', stop_reason: 'tool_use', usage: { input_tokens: 1, output_tokens: 1 },
   content: [{ type: 'tool_use', id: 'toolu_1', name: nameFor(kind), input }],
 });
-function claudeStreamed(kind: Kind, start: unknown, partial: unknown): Read {
+/** The call streamed: `start` as the block's input, then `partials` as its input_json_delta pieces. */
+function claudeStreamed(kind: Kind, start: unknown, partials: unknown[]): Read {
   const dropped: string[] = [];
   const decoder = anthropic.streamDecoder('anthropic.messages', route(), requestFor(kind), dropped);
   return readOf(streamed((e, d) => decoder.decode(e, d), [
     ['message_start', { type: 'message_start', message: { ...claudeAnswer(kind, {}), content: [], stop_reason: null } }],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: nameFor(kind), input: start } }],
-    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: partial } }],
+    ...partials.map((partial_json): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json } }]),
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
     ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 1 } }],
     ['message_stop', { type: 'message_stop' }],
@@ -153,10 +154,10 @@ Object.assign(PATHS, {
     },
   },
   'Anthropic Messages, streamed (the input given at the block start)': {
-    kinds: ['function', 'custom'], name: 'tool_use.input', read: (kind: Kind, input: unknown) => claudeStreamed(kind, input, ''),
+    kinds: ['function', 'custom'], name: 'tool_use.input', read: (kind: Kind, input: unknown) => claudeStreamed(kind, input, []), // any piece, even '', replaces the start's input
   },
   'Anthropic Messages, streamed (the input given as partial_json)': {
-    kinds: ['function', 'custom'], name: 'tool_use.input', read: (kind: Kind, input: unknown) => claudeStreamed(kind, {}, input),
+    kinds: ['function', 'custom'], name: 'tool_use.input', read: (kind: Kind, input: unknown) => claudeStreamed(kind, {}, [input]),
   },
   'Gemini, whole answer': {
     kinds: ['function', 'custom'], name: 'functionCall.args',

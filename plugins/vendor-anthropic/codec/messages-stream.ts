@@ -6,6 +6,7 @@
 // web_search_call part (one left without a result, as at pause_turn, opens at the end); message_delta
 // carries the stop reason and the cumulative usage; message_stop -> end; `error` -> error.
 // A tool_use of a custom tool is buffered and, when it stops, emitted as the raw input text.
+// A non-empty input at a block's start stands only if no input_json_delta follows (the SDK's reading).
 import type { CanonicalRequest } from '../../../core/plugin-api/canonical.ts';
 import { ERROR_CODES, type Route, type StreamDecoder } from '../../../core/plugin-api.ts';
 import { emptyUsage, MessagesStreamUsage, type StopReason, type StreamEvent } from '../../../core/plugin-api/canonical.ts';
@@ -33,14 +34,16 @@ interface Block {
   customBuffer: string | null;
   /** A function call's arguments were sent (at least one non-empty piece). */
   sentArguments: boolean;
+  /** A non-empty input given at content_block_start: it stands only if no input_json_delta follows. */
+  heldInput: string | null;
 }
 
 export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, dropped: string[] = []): StreamDecoder {
   const custom = customToolNames(request);
   const usage = new MessagesStreamUsage();
   const blocks = new Map<number, Block>();
-  /** Web searches whose server_tool_use block is open, by Anthropic index: its input JSON so far. */
-  const searchInputs = new Map<number, { use: Record<string, unknown>; json: string }>();
+  /** Web searches whose server_tool_use block is open, by Anthropic index: its input JSON so far (null before any delta). */
+  const searchInputs = new Map<number, { use: Record<string, unknown>; json: string | null }>();
   /** Web searches waiting for their result, by server_tool_use id. */
   const searches = new Map<string, WebSearchCallPart>();
   let started = false;
@@ -61,6 +64,13 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
     if (!block) return [];
     blocks.delete(anthropicIndex);
     const out: StreamEvent[] = [];
+    if (block.heldInput !== null) {
+      if (block.customBuffer !== null) block.customBuffer = block.heldInput;
+      else {
+        block.sentArguments = true;
+        out.push({ type: 'delta', index: block.index, delta: { type: 'arguments', text: block.heldInput } });
+      }
+    }
     // A call with no arguments streams `input: {}` and at most an empty partial_json: its
     // arguments are "{}", as in the non-streamed answer (JSON.parse("") fails in every client).
     if (block.kind === 'tool' && block.customBuffer === null && !block.sentArguments) {
@@ -87,9 +97,10 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
     const open = searchInputs.get(anthropicIndex);
     if (!open) return;
     searchInputs.delete(anthropicIndex);
-    let input: unknown = open.use.input ?? {};
+    // As for tool_use: the start's input stands only if no input_json_delta came.
+    let input: unknown = open.json === null ? open.use.input ?? {} : {};
     try {
-      if (open.json !== '') input = JSON.parse(open.json);
+      if (open.json !== null && open.json !== '') input = JSON.parse(open.json);
     } catch {
       // a partial input: the search is kept without its query
     }
@@ -133,31 +144,25 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
           const b = f.content_block ?? {};
           const index = next;
           if (b.type === 'text') {
-            blocks.set(at, { index, kind: 'text', customBuffer: null, sentArguments: false });
+            blocks.set(at, { index, kind: 'text', customBuffer: null, sentArguments: false, heldInput: null });
             out.push({ type: 'part_start', index, part: { type: 'text' } });
           } else if (b.type === 'tool_use') {
             const name = b.name ?? '';
             const isCustom = custom.has(name);
-            blocks.set(at, { index, kind: 'tool', customBuffer: isCustom ? '' : null, sentArguments: false });
-            out.push({ type: 'part_start', index, part: { type: 'tool_call', id: b.id ?? '', name, tool_kind: isCustom ? 'custom' : 'function' } });
-            // Anthropic opens a call with input {} and streams its JSON after it; any other start is read as a whole answer's input.
+            // Anthropic opens a call with input {} and streams its JSON after it; another start input is held
+            // until the block stops, and replaced by the deltas if any come (as Anthropic's SDK reads it).
             const given = toolArgumentsText(b.input, dropped, TOOL_INPUT_NAME);
-            const initial = given === '{}' ? '' : given;
-            if (initial !== '') {
-              if (isCustom) blocks.get(at)!.customBuffer = initial;
-              else {
-                blocks.get(at)!.sentArguments = true;
-                out.push({ type: 'delta', index, delta: { type: 'arguments', text: initial } });
-              }
-            }
+            const held = given === '{}' || given === '' ? null : given;
+            blocks.set(at, { index, kind: 'tool', customBuffer: isCustom ? '' : null, sentArguments: false, heldInput: held });
+            out.push({ type: 'part_start', index, part: { type: 'tool_call', id: b.id ?? '', name, tool_kind: isCustom ? 'custom' : 'function' } });
           } else if (b.type === 'thinking') {
-            blocks.set(at, { index, kind: 'reasoning', customBuffer: null, sentArguments: false });
+            blocks.set(at, { index, kind: 'reasoning', customBuffer: null, sentArguments: false, heldInput: null });
             out.push({ type: 'part_start', index, part: { type: 'reasoning', origin: ANTHROPIC_ORIGIN } });
           } else if (b.type === 'redacted_thinking') {
-            blocks.set(at, { index, kind: 'reasoning', customBuffer: null, sentArguments: false });
+            blocks.set(at, { index, kind: 'reasoning', customBuffer: null, sentArguments: false, heldInput: null });
             out.push({ type: 'part_start', index, part: { type: 'reasoning', origin: ANTHROPIC_ORIGIN, ...(typeof b.data === 'string' ? { encrypted: b.data } : {}) } });
           } else if (isWebSearchUse(b)) {
-            searchInputs.set(at, { use: b as Record<string, unknown>, json: '' });
+            searchInputs.set(at, { use: b as Record<string, unknown>, json: null });
             return out;
           } else if (b.type === 'web_search_tool_result' && searches.has(b.tool_use_id ?? '')) {
             const use = searches.get(b.tool_use_id ?? '')!;
@@ -174,10 +179,11 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
           const block = blocks.get(at);
           const d = f.delta ?? {};
           const search = searchInputs.get(at);
-          if (search && d.type === 'input_json_delta' && typeof d.partial_json === 'string') search.json += d.partial_json;
+          if (search && d.type === 'input_json_delta') search.json = (search.json ?? '') + (typeof d.partial_json === 'string' ? d.partial_json : '');
           if (!block) return [];
           if (d.type === 'text_delta' && typeof d.text === 'string') return textDelta(at, d.text);
           if (d.type === 'input_json_delta') {
+            block.heldInput = null; // the SDK's input is then the parse of the deltas alone ('' is {})
             // A piece that is not text is read as Bedrock's and OpenAI's are: an object as its JSON, 42 named.
             const piece = toolArgumentsText(d.partial_json, dropped, TOOL_INPUT_NAME);
             if (piece === '') return [];
