@@ -1,6 +1,6 @@
 // relay-gateway/log-backends: what usage and payload backends share: the read queries they answer,
 // the one batching queue every backend writes through, a Postgres pool and Valkey client options
-// bounded in time, cursors, totals and money in micro-units.
+// bounded in time, the ClickHouse client's log option (into pino), cursors, totals and money in micro-units.
 // A backend's write throws to have its batch retried (`retryable: false`: dropped, reason
 // `rejected`), or resolves with a BatchWriteResult `{ rejected: n }` when n events of a batch it
 // otherwise stored never can be: the queue counts those n as dropped (`rejected`), the rest written.
@@ -20,3 +20,4 @@ export { SessionsBuilder, sessionsOfEvents, sortSessions, cacheHitRatio } from '
 export { SESSION_EXTRAS, sessionIdOf } from '../observer/session-id.ts';
 export { usageEventFromRow } from '../observer/usage-row.ts';
 export { untilAborted } from '../observer/until-aborted.ts';
+export { clickHouseClientLog } from '../observer/clickhouse-client-log.ts';

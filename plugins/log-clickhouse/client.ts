@@ -1,6 +1,9 @@
 // The ClickHouse client from the plugin's options. The password comes from an environment
-// variable named in the options, never from the config file itself.
+// variable named in the options, never from the config file itself. The client logs to the
+// plugin's pino logger (clickHouseClientLog), not to the console.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { Logger } from 'pino';
+import { clickHouseClientLog } from '../../core/plugin-api/log-backends.ts';
 
 export interface ClickHouseConnectionOptions {
   url: string;
@@ -19,7 +22,7 @@ export const CHDB_INSTALL_HINT = 'log-clickhouse: options.embedded runs ClickHou
 const CHDB_CONNECTION_MODULE = 'chdb/connection';
 
 /** An in-process ClickHouse engine (the `chdb` package) behind the same client API. */
-async function embeddedClient(dataPath: string): Promise<ClickHouseClient> {
+async function embeddedClient(dataPath: string, log: Logger): Promise<ClickHouseClient> {
   let createChdbConnection: (o: { path: string }) => unknown;
   try {
     // Loaded only here, on first use of embedded mode: nothing else in Relay needs it.
@@ -29,14 +32,14 @@ async function embeddedClient(dataPath: string): Promise<ClickHouseClient> {
     throw new Error(CHDB_INSTALL_HINT);
   }
   const connection = createChdbConnection({ path: dataPath });
-  return createClient({ connection, clickhouse_settings: { date_time_input_format: 'best_effort' } } as Parameters<typeof createClient>[0]);
+  return createClient({ connection, clickhouse_settings: { date_time_input_format: 'best_effort' }, log: clickHouseClientLog(log) } as Parameters<typeof createClient>[0]);
 }
 
-export async function openClickHouse(options: ClickHouseConnectionOptions): Promise<ClickHouseClient> {
-  return options.embedded ? embeddedClient(options.embedded.path) : clickHouseClient(options);
+export async function openClickHouse(options: ClickHouseConnectionOptions, log: Logger): Promise<ClickHouseClient> {
+  return options.embedded ? embeddedClient(options.embedded.path, log) : clickHouseClient(options, log);
 }
 
-export function clickHouseClient(options: ClickHouseConnectionOptions): ClickHouseClient {
+export function clickHouseClient(options: ClickHouseConnectionOptions, log: Logger): ClickHouseClient {
   const password = options.passwordEnv ? process.env[options.passwordEnv] : undefined;
   if (options.passwordEnv && password === undefined) {
     throw new Error(`log-clickhouse: environment variable ${options.passwordEnv} (passwordEnv) is not set`);
@@ -48,5 +51,6 @@ export function clickHouseClient(options: ClickHouseConnectionOptions): ClickHou
     database: options.database,
     request_timeout: 30_000,
     clickhouse_settings: { date_time_input_format: 'best_effort' },
+    log: clickHouseClientLog(log),
   });
 }

@@ -26,7 +26,7 @@ export default definePlugin({
     const embedded = options.embedded && {
       path: options.embedded.path === ':memory:' ? ':memory:' : path.resolve(relay.dataDir, options.embedded.path),
     };
-    const client = await openClickHouse({ ...options, embedded });
+    const client = await openClickHouse({ ...options, embedded }, relay.log);
     const backend = new ClickHouseUsageBackend({ client, table: options.table, ttlDays: options.ttlDays, ownsClient: true });
     try {
       await backend.init();

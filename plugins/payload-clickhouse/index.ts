@@ -19,7 +19,7 @@ export default definePlugin({
   options: PayloadClickHouseOptions,
   backends: () => ({ payload: ['clickhouse'] }),
   async register(relay, options) {
-    const backend = new ClickHousePayloadBackend({ client: clickHouseClient(options), table: options.table, ttlDays: options.ttlDays, ownsClient: true });
+    const backend = new ClickHousePayloadBackend({ client: clickHouseClient(options, relay.log), table: options.table, ttlDays: options.ttlDays, ownsClient: true });
     try {
       await backend.init();
     } catch (err) {
