@@ -84,15 +84,18 @@ export class KeyHealth {
   private readonly log: Logger;
   private readonly instance = Math.random().toString(36).slice(2);
 
-  /** valkeyTimeoutMs (config valkey.timeoutMs): how often the subscriber is pinged, and its deadline. */
-  constructor(options: { redis: Redis | null; log: Logger; breaker?: BreakerSettings; valkeyTimeoutMs?: number }) {
+  /**
+   * valkeyTimeoutMs (config valkey.timeoutMs): how often the subscriber is pinged, and its deadline;
+   * subscriberMaxBackoffMs: the longest wait between two replacements of a silent subscriber (30 s).
+   */
+  constructor(options: { redis: Redis | null; log: Logger; breaker?: BreakerSettings; valkeyTimeoutMs?: number; subscriberMaxBackoffMs?: number }) {
     this.redis = options.redis;
     this.log = options.log;
     this.breaker = options.breaker ?? DEFAULT_BREAKER;
     this.runs = { key: new FailureRuns(this.breaker), host: new FailureRuns(this.breaker) };
     if (this.redis) {
       this.subscription = new ValkeySubscription({
-        redis: this.redis, channel: CHANNEL, timeoutMs: options.valkeyTimeoutMs ?? VALKEY_TIMEOUT_MS, what: 'key health', log: this.log,
+        redis: this.redis, channel: CHANNEL, timeoutMs: options.valkeyTimeoutMs ?? VALKEY_TIMEOUT_MS, maxBackoffMs: options.subscriberMaxBackoffMs, what: 'key health', log: this.log,
         onMessage: (message) => this.received(message),
         // Marks published while the subscriber was deaf are in the store (until they expire).
         onResubscribed: () => this.reload(),

@@ -5,7 +5,8 @@
 // every new one; answer() forwards the connections made after it, while the held ones stay held,
 // as connections a server lost. dropHeld() cuts those (as a restarted server would), close() ends
 // everything. refuse() is a server that is down: every connection cut, new ones refused
-// (ECONNREFUSED) until reopen() listens on the same port again.
+// (ECONNREFUSED) until reopen() listens on the same port again. accepted() and clients() say when
+// clients connected and how many connections are still open (a client that retries, one that left).
 import net from 'node:net';
 
 export interface HangingProxy {
@@ -15,6 +16,10 @@ export interface HangingProxy {
   answer(): void;
   /** What clients sent on held connections (to count the commands that were never answered). */
   held(): string;
+  /** When each client connection was accepted (Date.now()), held or forwarded, in order. */
+  accepted(): number[];
+  /** Client connections still open. */
+  clients(): number;
   dropHeld(): void;
   refuse(): Promise<void>;
   reopen(): Promise<void>;
@@ -33,11 +38,16 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
   // Each forwarded client connection and its upstream, so stall() can stop forwarding both ways.
   const pairs = new Map<net.Socket, net.Socket>();
   const heldSockets = new Set<net.Socket>();
+  const acceptedAt: number[] = [];
+  const clientSockets = new Set<net.Socket>();
   const hold = (client: net.Socket) => {
     heldSockets.add(client);
     client.on('data', (chunk) => { heldBytes.push(chunk); }).on('close', () => heldSockets.delete(client));
   };
   const server = net.createServer((client) => {
+    acceptedAt.push(Date.now());
+    clientSockets.add(client);
+    client.on('close', () => clientSockets.delete(client));
     track(client);
     if (hanging) return hold(client);
     const upstream = net.connect(targetPort, targetHost);
@@ -75,6 +85,8 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
       hanging = false;
     },
     held: () => Buffer.concat(heldBytes).toString('latin1'),
+    accepted: () => [...acceptedAt],
+    clients: () => clientSockets.size,
     dropHeld() {
       for (const socket of heldSockets) socket.destroy();
     },
