@@ -83,6 +83,10 @@ export class KeyHealth {
   private subscription: ValkeySubscription | null = null;
   private readonly log: Logger;
   private readonly instance = Math.random().toString(36).slice(2);
+  /** Marks Valkey's store does not hold: reportUnusable's (never shared), setMark's until their write is confirmed. */
+  private readonly unshared = new WeakSet<Mark>();
+  /** Marks changed while a read of the store is under way, one set per read: the read may predate the change. */
+  private readonly reads = new Set<Set<string>>();
 
   /**
    * valkeyTimeoutMs (config valkey.timeoutMs): how often the subscriber is pinged, and its deadline;
@@ -97,7 +101,7 @@ export class KeyHealth {
       this.subscription = new ValkeySubscription({
         redis: this.redis, channel: CHANNEL, timeoutMs: options.valkeyTimeoutMs ?? VALKEY_TIMEOUT_MS, maxBackoffMs: options.subscriberMaxBackoffMs, what: 'key health', log: this.log,
         onMessage: (message) => this.received(message),
-        // Marks published while the subscriber was deaf are in the store (until they expire).
+        // Marks published or cleared while the subscriber was deaf: the store says which are left.
         onResubscribed: () => this.reload(),
       });
     }
@@ -116,26 +120,50 @@ export class KeyHealth {
     }
   }
 
-  /** Takes the marks stored in Valkey (those not expired); rejects when Valkey does not answer. */
+  /**
+   * Makes the marks those stored in Valkey: takes the stored ones (not expired), and drops those
+   * the store no longer holds (cleared by another instance). Rejects when Valkey does not answer.
+   * The subscriber is subscribed before it is called, so a change published during the read is
+   * heard: a mark changed meanwhile (heard, or set here) is left as it is, the read may predate it.
+   */
   private async reload(): Promise<void> {
     if (!this.redis) return;
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${STORE_ROOT}*`, 'COUNT', 500);
-      cursor = next;
-      keys.push(...batch);
-    } while (cursor !== '0' && keys.length < 100_000);
-    if (keys.length === 0) return;
-    const values = await this.redis.mget(...keys);
-    const now = Date.now();
-    keys.forEach((key, i) => {
-      const value = values[i];
-      const scope: Scope | null = key.startsWith(STORE_PREFIX.key) ? 'key' : key.startsWith(STORE_PREFIX.host) ? 'host' : null;
-      if (!value || !scope) return;
-      const mark = JSON.parse(value) as Mark;
-      if (mark.until > now) this.marks[scope].set(key.slice(STORE_PREFIX[scope].length), mark);
-    });
+    const changed = new Set<string>();
+    this.reads.add(changed);
+    try {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${STORE_ROOT}*`, 'COUNT', 500);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== '0' && keys.length < 100_000);
+      const values = keys.length > 0 ? await this.redis.mget(...keys) : [];
+      const stored: Record<Scope, Map<string, Mark>> = { key: new Map(), host: new Map() };
+      keys.forEach((key, i) => {
+        const value = values[i];
+        const scope: Scope | null = key.startsWith(STORE_PREFIX.key) ? 'key' : key.startsWith(STORE_PREFIX.host) ? 'host' : null;
+        if (value && scope) stored[scope].set(key.slice(STORE_PREFIX[scope].length), JSON.parse(value) as Mark);
+      });
+      const now = Date.now();
+      for (const scope of ['key', 'host'] as const) {
+        for (const [id, mark] of stored[scope]) {
+          if (mark.until > now && !changed.has(`${scope}:${id}`)) this.marks[scope].set(id, mark);
+        }
+        // A store listed in part (cursor not back to 0) cannot say what is missing from it.
+        if (cursor !== '0') continue;
+        for (const [id, mark] of this.marks[scope]) {
+          // Missing before its end: cleared elsewhere (past its end it expired there; its probe decides here).
+          // One set here that never reached the store is kept, not republished: others used the key since, and may have cleared it.
+          if (mark.until > now && !stored[scope].has(id) && !this.unshared.has(mark) && !changed.has(`${scope}:${id}`)) {
+            this.marks[scope].delete(id);
+            this.probes[scope].delete(id);
+          }
+        }
+      }
+    } finally {
+      this.reads.delete(changed);
+    }
   }
 
   /** True when the key may be tried now: enabled, not cooling or invalid, its own and its host's circuits not open. */
@@ -196,11 +224,13 @@ export class KeyHealth {
     this.runs.host.clear(hostId);
     if (this.marks.key.delete(id)) {
       this.probes.key.delete(id);
+      this.changed('key', id);
       this.broadcast('key', id, null);
     }
     // The host answered: its circuit closes, whichever of its keys was used.
     if (this.marks.host.delete(hostId)) {
       this.probes.host.delete(hostId);
+      this.changed('host', hostId);
       this.broadcast('host', hostId, null);
     }
   }
@@ -228,7 +258,10 @@ export class KeyHealth {
    * the key's health, so it is not shared: other instances keep using the key.
    */
   reportUnusable(key: HostKey, reason: string): void {
-    this.marks.key.set(key.metadata.id, { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures: 1, keyVersion: key.metadata.updatedAt });
+    const mark: Mark = { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures: 1, keyVersion: key.metadata.updatedAt };
+    this.marks.key.set(key.metadata.id, mark);
+    this.unshared.add(mark);
+    this.changed('key', key.metadata.id);
   }
 
   /** Every host key of the snapshot with its state (for the admin API and dashboard). */
@@ -279,6 +312,7 @@ export class KeyHealth {
     if (!mark) return true;
     if (key && mark.state === 'invalid' && mark.keyVersion !== key.metadata.updatedAt) {
       this.marks[scope].delete(id); // the operator edited it
+      this.changed(scope, id);
       return true;
     }
     if (now < mark.until) return false;
@@ -292,7 +326,14 @@ export class KeyHealth {
 
   private setMark(scope: Scope, id: string, mark: Mark): void {
     this.marks[scope].set(id, mark);
+    this.unshared.add(mark);
+    this.changed(scope, id);
     this.broadcast(scope, id, mark);
+  }
+
+  /** A read of the store under way must leave this mark as it is now. */
+  private changed(scope: Scope, id: string): void {
+    for (const changed of this.reads) changed.add(`${scope}:${id}`);
   }
 
   /** Tells the running instances (pub/sub) and stores the mark for those that start later. */
@@ -300,7 +341,7 @@ export class KeyHealth {
     if (!this.redis) return;
     const key = `${STORE_PREFIX[scope]}${id}`;
     const store = mark
-      ? this.redis.set(key, JSON.stringify(mark), 'PX', Math.max(1, mark.until - Date.now()))
+      ? this.redis.set(key, JSON.stringify(mark), 'PX', Math.max(1, mark.until - Date.now())).then(() => this.unshared.delete(mark))
       : this.redis.del(key);
     Promise.all([store, this.redis.publish(CHANNEL, JSON.stringify({ from: this.instance, scope, id, mark }))]).catch((err: Error) => {
       this.log.debug({ err: err.message }, 'could not share key health');
@@ -313,6 +354,7 @@ export class KeyHealth {
       const { from, scope = 'key', id, mark } = JSON.parse(message) as { from: string; scope?: Scope; id: string; mark: Mark | null };
       if (from === this.instance || (scope !== 'key' && scope !== 'host')) return;
       this.probes[scope].delete(id);
+      this.changed(scope, id);
       if (mark) this.marks[scope].set(id, mark);
       else this.marks[scope].delete(id);
     } catch {

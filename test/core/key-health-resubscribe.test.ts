@@ -1,7 +1,9 @@
 // Key health's subscriber, while Valkey stays black-holed (the proxy in front of the real Redis holds
 // every connection, answering nothing): its replacements come further and further apart, up to a
 // cap, instead of one every 2 x timeoutMs for good; once Valkey answers again it is logged once and
-// heard again. close() during a wait between replacements leaves no timer that reconnects, and no socket.
+// heard again. What it missed meanwhile is reconciled with Valkey's store, clears included: a mark
+// another instance cleared is dropped here, a mark this instance set that never reached the store is
+// kept. close() during a wait between replacements leaves no timer that reconnects, and no socket.
 import t from 'tap';
 import pino from 'pino';
 import { Redis } from 'ioredis';
@@ -26,7 +28,9 @@ const proxy = await startHangingProxy(6379);
 const { lines, log } = capture();
 // This instance talks to Valkey through the proxy; the other one directly.
 const viaProxy = new Redis({ host: '127.0.0.1', port: proxy.port, ...valkeyClientOptions(TIMEOUT_MS) });
-viaProxy.on('error', () => {});
+let gaveUp = 0;
+// ioredis gives up the commands it was to send again once it reconnected (a write that failed for good).
+viaProxy.on('error', (err: Error) => { if (err.message.includes('max retries per request')) gaveUp++; });
 const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions(1_000) });
 const listening = new KeyHealth({ redis: viaProxy, log, valkeyTimeoutMs: TIMEOUT_MS, subscriberMaxBackoffMs: CAP_MS });
 const marking = new KeyHealth({ redis: direct, log: pino({ level: 'silent' }) });
@@ -52,6 +56,7 @@ function rateLimit(on: KeyHealth, key: HostKey): HostKey {
   on.reportFailure(key, 'rate_limit', 60_000, 'test: rate limited');
   return key;
 }
+const stored = async (key: HostKey) => (await direct.exists(`relay:key-health:mark:${key.metadata.id}`)) === 1;
 
 /** Marks keys elsewhere until one reaches this instance (each is given `each` ms); true if one did. */
 async function heard(each: number): Promise<boolean> {
@@ -63,6 +68,17 @@ async function heard(each: number): Promise<boolean> {
 
 const warned = (from: Line[]) => from.filter((l) => l.level === 40 && l.msg.startsWith('key health subscriber did not answer'));
 const back = (from: Line[]) => from.filter((l) => l.level === 30 && l.msg.startsWith('key health subscriber answers again'));
+
+/** Black-holes the proxy and waits for the warning; then gives Valkey back and waits for the info line. */
+async function deaf(during: () => Promise<void>): Promise<void> {
+  const warnedBefore = warned(lines).length;
+  const backBefore = back(lines).length;
+  proxy.stall();
+  await eventually(() => warned(lines).length > warnedBefore, BOUND_MS, 20).catch(() => undefined);
+  await during();
+  proxy.answer();
+  await eventually(() => back(lines).length > backBefore, BOUND_MS, 20).catch(() => undefined);
+}
 
 t.test('a mark published elsewhere reaches the instance', async (t) => {
   t.ok(await heard(2_000), 'heard while Valkey answers');
@@ -92,6 +108,37 @@ t.test('while Valkey is black-holed, the subscriber is replaced less and less of
   await new Promise((resolve) => setTimeout(resolve, 5 * TIMEOUT_MS));
   t.equal(back(lines).length, backBefore + 1, 'its return is logged once');
   t.equal(warned(lines).length, warnedBefore + 1, 'and not warned about again');
+});
+
+t.test('once the subscriber is back, marks cleared elsewhere while it was deaf are gone here; its own unstored one stays', async (t) => {
+  const clearedThere = rateLimit(marking, newKey());
+  const ownClearedThere = rateLimit(listening, newKey());
+  const kept = rateLimit(marking, newKey());
+  await eventually(async () => !listening.isAvailable(clearedThere) && !listening.isAvailable(kept)
+    && await stored(ownClearedThere) && !marking.isAvailable(ownClearedThere), BOUND_MS, 20).catch(() => undefined);
+  t.ok(!listening.isAvailable(clearedThere) && !listening.isAvailable(kept) && !marking.isAvailable(ownClearedThere), 'the marks are known to both instances');
+  let ownUnstored: HostKey | null = null;
+  await deaf(async () => {
+    // The other instance's requests succeed: it clears both marks (deleted from the store and published).
+    marking.reportSuccess(clearedThere);
+    marking.reportSuccess(ownClearedThere);
+    await eventually(async () => !await stored(clearedThere) && !await stored(ownClearedThere), BOUND_MS, 20).catch(() => undefined);
+    // This instance marks a key while Valkey does not answer it, its connection closed for that (a
+    // command past its deadline; one sent on a ready connection would be sent again once it answers):
+    // the write is given up, the mark never reaches the store.
+    await viaProxy.ping().catch(() => undefined);
+    await eventually(() => viaProxy.status !== 'ready', BOUND_MS, 5).catch(() => undefined);
+    const gaveUpBefore = gaveUp;
+    ownUnstored = rateLimit(listening, newKey());
+    await eventually(() => gaveUp > gaveUpBefore, BOUND_MS, 20).catch(() => undefined);
+    t.ok(!listening.isAvailable(clearedThere), 'the clear was not heard while deaf');
+  });
+  t.equal(back(lines).length > 0, true, 'the subscriber answers again');
+  t.ok(listening.isAvailable(clearedThere), 'a mark the other instance cleared meanwhile is gone');
+  t.ok(listening.isAvailable(ownClearedThere), 'and so is one this instance had stored, cleared there meanwhile');
+  t.notOk(listening.isAvailable(ownUnstored!), 'a mark this instance set while deaf, never stored, is kept');
+  t.notOk(await stored(ownUnstored!), '(it never reached the store)');
+  t.notOk(listening.isAvailable(kept), 'a mark still in the store is kept');
 });
 
 t.test('close() while waiting between two replacements stops them, and leaves no connection', async (t) => {
