@@ -336,7 +336,7 @@ export interface ForwardedOwnership {
    * Refuses (a 404 RelayError in the shape's words; nothing is forwarded) a request naming an id
    * recorded as another owner's. Null at once when it names none: such a request costs no query.
    */
-  check(request: Pick<InferenceCall, 'member' | 'memberBytes' | 'mayHold' | 'body'>, principal: Principal): Promise<void> | null;
+  check(request: Pick<InferenceCall, 'member' | 'memberBytes' | 'mayHold' | 'mayHoldReasoningById' | 'body'>, principal: Principal): Promise<void> | null;
   /** What of this request's answer is recorded (store: false keeps less), or null: nothing (the store is off). */
   reader(request: Pick<InferenceCall, 'member'>): ForwardedIdReader | null;
   /** Records the ids as the principal's; returns at once (written in the background). */

@@ -16,6 +16,8 @@ export interface InferenceBody {
   readonly seenTexts: number;
   /** Whether some string holds a \u escape of a letter or `_` (a read text may be spelled so). */
   readonly escapedLetter: boolean;
+  /** Whether some object may be a reasoning item naming its id without encrypted content, as written (MemberScan). */
+  readonly reasoningById: boolean;
 }
 
 const MODEL = 0;
@@ -50,6 +52,15 @@ export function mayHoldText(read: InferenceBody, text: string): boolean {
   return k < 0 || read.escapedLetter || (read.seenTexts & (1 << k)) !== 0;
 }
 
+/**
+ * Whether some object in the body, at any depth, may be a reasoning item naming a stored item by id
+ * alone (`"type":"reasoning"`, a non-empty string `id`, no non-empty string `encrypted_content`):
+ * false only when the scan met none, as written, and no escaped letter that could spell one.
+ */
+export function mayHoldReasoningById(read: InferenceBody): boolean {
+  return read.reasoningById || read.escapedLetter;
+}
+
 /** application/json, with or without parameters. */
 export function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && /^application\/json\s*(;|$)/i.test(value);
@@ -75,7 +86,7 @@ export function readInferenceBody(raw: Buffer): InferenceBody {
   if (stream === undefined) throw new RelayError('RELAY_ERR_BAD_REQUEST', "'stream' must be a boolean", { field: '/stream' });
   const spans = new Map<string, ValueSpan>();
   READ_MEMBERS.forEach((name, i) => { if (scanned.spans[i]) spans.set(name, scanned.spans[i]!); });
-  return { model, stream: stream === true, modelSpan, spans, seenTexts: scanned.seen, escapedLetter: scanned.escapedLetter };
+  return { model, stream: stream === true, modelSpan, spans, seenTexts: scanned.seen, escapedLetter: scanned.escapedLetter, reasoningById: scanned.reasoningById };
 }
 
 /**

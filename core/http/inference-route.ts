@@ -8,7 +8,7 @@ import { RelayError } from '../errors.ts';
 import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
 import type { Attribution, InferenceCall, RelayContext } from '../plugins/context.ts';
 import { unroutedError } from '../server/unrouted.ts';
-import { isReadMember, mayHoldText, parseInferenceJson, readInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
+import { isReadMember, mayHoldReasoningById, mayHoldText, parseInferenceJson, readInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
 
 export interface InferenceRouteOptions {
   url: string;
@@ -99,6 +99,10 @@ export class RouteCall implements InferenceCall {
 
   mayHold(text: string): boolean {
     return mayHoldText(this.read, text);
+  }
+
+  mayHoldReasoningById(): boolean {
+    return mayHoldReasoningById(this.read);
   }
 
   memberBytes(name: string): Buffer | undefined {

@@ -62,6 +62,12 @@ export interface InferenceCall {
    * `item_reference`; any other text is answered true (look in the body yourself).
    */
   mayHold(text: string): boolean;
+  /**
+   * Whether some object in the body, at any depth, may be a Responses reasoning item that names a
+   * stored item by id alone (type `reasoning`, a non-empty string `id`, no non-empty string
+   * `encrypted_content`), known from the same scan: false only when it certainly holds none.
+   */
+  mayHoldReasoningById(): boolean;
   model: string;
   stream: boolean;
   /** Query string to forward to a passthrough upstream, e.g. `?beta=true`. */

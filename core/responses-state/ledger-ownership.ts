@@ -14,7 +14,7 @@ export interface NamedId {
 
 export interface LedgerChecks<N extends NamedId> {
   /** The ids the request names; empty, without a parse, when its bytes name none. */
-  named(request: Pick<InferenceCall, 'member' | 'memberBytes' | 'mayHold' | 'body'>): N[];
+  named(request: Pick<InferenceCall, 'member' | 'memberBytes' | 'mayHold' | 'mayHoldReasoningById' | 'body'>): N[];
   /** The 404 for an id another owner holds, in the shape's words. */
   refusal(named: N): RelayError;
   /** What of the request's answer is recorded (null: nothing). */

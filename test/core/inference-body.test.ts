@@ -2,7 +2,7 @@
 // reads them, and a 400 naming what is wrong for anything else, a key Relay reads written twice
 // included (it would be authorized as one value and served as another).
 import t from 'tap';
-import { parseJsonBody, readInferenceBody } from '../../core/http/inference-body.ts';
+import { mayHoldReasoningById, parseJsonBody, readInferenceBody } from '../../core/http/inference-body.ts';
 import { claudeCodeBody, codexBody } from '../bench/agent-bodies.ts';
 
 const read = (text: string) => readInferenceBody(Buffer.from(text));
@@ -32,6 +32,12 @@ t.test('agent-sized bodies', async (t) => {
     t.equal(body.model, (JSON.parse(raw.toString()) as { model: string }).model);
     t.equal(body.stream, true);
   }
+  // Codex's reasoning items carry encrypted_content: its turn's `input` (~400 KB) is not parsed for them.
+  const codex = codexBody(400_000);
+  t.equal((JSON.parse(codex.toString()) as { input: Array<{ type: string }> }).input.filter((i) => i.type === 'reasoning').length > 50, true, 'a Codex turn holds reasoning items');
+  t.equal(mayHoldReasoningById(readInferenceBody(codex)), false, 'none named by id alone');
+  const bare = Buffer.from(codex.toString().replace(/"encrypted_content":"[^"]*"/, '"summary_text":""'));
+  t.equal(mayHoldReasoningById(readInferenceBody(bare)), true, 'one without its encrypted content is');
 });
 
 t.test('what is refused, with the code and the member named', async (t) => {

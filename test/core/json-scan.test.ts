@@ -65,14 +65,15 @@ function random(seed: number): () => number {
   };
 }
 
-function writeJson(value: Json, rnd: () => number): string {
+/** `escapes`: the share of characters written as \u escapes; `twice`: of objects with a key written twice. */
+function writeJson(value: Json, rnd: () => number, { escapes = 0.2, twice = 0.2 } = {}): string {
   const ws = () => (rnd() < 0.7 ? '' : [' ', '\n', '\r\n', '\t', '  '][Math.floor(rnd() * 5)]!);
   const str = (s: string) => {
     let out = '"';
     for (const ch of s) {
       const code = ch.codePointAt(0)!;
       const plain = JSON.stringify(ch).slice(1, -1);
-      if (rnd() < 0.2 && code < 0x10000) {
+      if (rnd() < escapes && code < 0x10000) {
         const hex = code.toString(16).padStart(4, '0');
         out += `\\u${rnd() < 0.5 ? hex : hex.toUpperCase()}`;
       }
@@ -91,7 +92,7 @@ function writeJson(value: Json, rnd: () => number): string {
     if (Array.isArray(v)) return `[${ws()}${v.map((x) => write(x)).join(`${ws()},${ws()}`)}${ws()}]`;
     const members = Object.entries(v).map(([k, x]) => `${str(k)}${ws()}:${ws()}${write(x)}`);
     // Sometimes a key twice: JSON.parse keeps the last.
-    if (members.length > 0 && rnd() < 0.2) members.push(members[0]!.replace(/:.*/s, `:${ws()}${write(null)}`));
+    if (members.length > 0 && rnd() < twice) members.push(members[0]!.replace(/:.*/s, `:${ws()}${write(null)}`));
     return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
   };
   return ws() + write(value) + ws();
@@ -300,4 +301,76 @@ t.test('watched texts: seen in any string at any depth, or an escaped letter sai
   t.throws(() => new TopLevelMembers([], ['file-id']), /cannot be watched/, 'a text with a character other than a letter or _');
   t.throws(() => new TopLevelMembers([], ['abcdefghijklmnopq']), /cannot be watched/, 'seventeen letters');
   t.throws(() => new TopLevelMembers([], ['a', 'b', 'c', 'd', 'e']), /at most 4/, 'five texts');
+});
+
+/** Whether JSON.parse reads, at any depth, a reasoning item naming its id without encrypted content. */
+function namesReasoningById(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(namesReasoningById);
+  if (value === null || typeof value !== 'object') return false;
+  const o = value as Record<string, unknown>;
+  if (o.type === 'reasoning' && typeof o.id === 'string' && o.id !== '' && !(typeof o.encrypted_content === 'string' && o.encrypted_content !== '')) return true;
+  return Object.values(o).some(namesReasoningById);
+}
+
+t.test('reasoning items named by id alone: noted wherever JSON.parse reads one, or an escaped letter said', async (t) => {
+  // Items of `type`, `id` and maybe `encrypted_content` members (sometimes another value, or a key
+  // twice), in any order, nested at any depth, written with few or no escapes.
+  const MEMBER = fc.oneof(fc.constantFrom<Json>('reasoning', 'rs_1', '', 'gAAAA', null, 5, ['x'], { id: 'rs_2', type: 'reasoning' }), json);
+  const item = fc.tuple(
+    fc.constantFrom<Json>('reasoning', 'reasoning', 'message', 'reasoninG'),
+    fc.oneof(fc.constantFrom<Json>('rs_1', ''), MEMBER),
+    fc.option(fc.oneof(fc.constantFrom<Json>('gAAAA', ''), MEMBER), { nil: undefined }),
+    fc.array(fc.tuple(fc.constantFrom('type', 'id', 'encrypted_content', 'summary', 'x'), MEMBER), { maxLength: 3 }),
+    fc.nat(2),
+  ).map(([type, id, encrypted, more, depth]) => ({ members: [['type', type], ['id', id], ...(encrypted === undefined ? [] : [['encrypted_content', encrypted]]), ...more] as Array<[string, Json]>, depth }));
+  const bodies = fc.tuple(fc.array(item, { minLength: 1, maxLength: 4 }), fc.integer(), fc.constantFrom(0, 0, 0.03, 0.2), fc.boolean()).map(([items, seed, escapes, once]) => {
+    const rnd = random(seed);
+    const options = { escapes, twice: once ? 0 : 0.2 };
+    const texts = items.map(({ members, depth }) => {
+      const kept = once ? [...new Map(members).entries()] : members;
+      kept.sort(() => rnd() - 0.5);
+      let text = `{${kept.map(([k, v]) => `${writeJson(k, rnd, options)}:${writeJson(v, rnd, options)}`).join(',')}}`;
+      for (let d = 0; d < depth; d++) text = rnd() < 0.5 ? `[${text}]` : `{"content":${text}}`;
+      return text;
+    });
+    // Exact: no escape and no key twice, so the scan reads each item as JSON.parse does.
+    return { bytes: Buffer.from(`{"model":"m","input":[${texts.join(',')}]}`), exact: escapes === 0 && once };
+  });
+  let named = 0;
+  let exact = 0;
+  fc.assert(fc.property(bodies, ({ bytes, exact: plain }) => {
+    const scan = members.scan(bytes);
+    const parsed = parsedObject(bytes);
+    const expected = namesReasoningById(parsed);
+    if (scan === null) return parsed === null; // a key `":"` written twice is cut at its colon
+    if (expected) named++;
+    if (plain) exact++;
+    // Sound: one JSON.parse reads is noted (or an escape could spell one); exact when nothing could.
+    if (expected && !scan.reasoningById && !scan.escapedLetter) return false;
+    return !plain || scan.reasoningById === expected;
+  }), { numRuns: 3000 });
+  t.ok(named > 300 && exact > 300, `${named} of 3000 bodies name one, ${exact} are compared exactly`);
+
+  const noted = (text: string) => members.scan(Buffer.from(text))!.reasoningById;
+  for (const [text, expected, why] of [
+    ['{"input":[{"type":"reasoning","id":"rs_1","summary":[]}]}', true, 'an id alone'],
+    ['{"input":[{"encrypted_content":"gAAA","summary":[{"type":"summary_text","text":"x"}],"id":"rs_1","type":"reasoning"}]}', false, 'with encrypted content, in any order'],
+    ['{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":""}]}', true, 'an empty encrypted_content'],
+    ['{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":null}]}', true, 'a null one'],
+    ['{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":["x"]}]}', true, 'an array'],
+    ['{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":{"a":"x"}}]}', true, 'an object holding a string'],
+    ['{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":"x","encrypted_content":""}]}', true, 'encrypted_content twice, the last empty'],
+    ['{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":"","encrypted_content":"x"}]}', true, 'twice, the first empty (a parser may keep it)'],
+    ['{"input":[{"id":"rs_1","x":[{"encrypted_content":"e"}],"type":"reasoning"}]}', true, 'encrypted content of a nested object is not the item\'s'],
+    ['{"input":[{"type":"reasoning","x":{"id":"rs_1"}}]}', false, 'an id of a nested object is not the item\'s'],
+    ['{"input":[{"type":"reasoning","id":""}]}', false, 'an empty id'],
+    ['{"input":[{"type":"reasoning","id":5}]}', false, 'an id that is not a string'],
+    ['{"input":[{"type":["reasoning"],"id":"rs_1"},{"type":"x","a":["reasoning"],"id":"rs_1"}]}', false, '"reasoning" not as the type'],
+    ['{"a":{"b":[[{"type":"reasoning","id":"rs_1"}]]}}', true, 'at any depth'],
+    ['{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":"e"}],"more":[{"type":"reasoning","id":"rs_2"}]}', true, 'one of two'],
+    ['{"model":"m"}', false, 'the next scan starts with none noted'],
+  ] as const) {
+    t.equal(noted(text), expected, why);
+  }
+  t.equal(members.scan(Buffer.from('{"input":[{"type":"reasonin\\u0067","id":"rs_1"}]}'))!.escapedLetter, true, 'an escaped spelling is said');
 });

@@ -7,7 +7,7 @@ import type { InferenceCall } from '../../core/plugins/context.ts';
 import { TranslationSource } from '../../core/pipeline/translation-source.ts';
 
 const json = { model: 'client-model', input: 'hello', stream: true };
-const call = { shape: 'openai.responses', body: Buffer.from(JSON.stringify(json)), json: () => json, member: (name: string) => (json as Record<string, unknown>)[name], memberBytes: () => undefined, mayHold: () => true, model: 'client-model', stream: true } as InferenceCall;
+const call = { shape: 'openai.responses', body: Buffer.from(JSON.stringify(json)), json: () => json, member: (name: string) => (json as Record<string, unknown>)[name], memberBytes: () => undefined, mayHold: () => true, mayHoldReasoningById: () => true, model: 'client-model', stream: true } as InferenceCall;
 let decoded = 0;
 const codec = {
   decodeRequest: (body: unknown): CanonicalRequest => {

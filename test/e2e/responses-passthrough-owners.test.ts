@@ -1,9 +1,12 @@
 // Who may name a passed-through Responses answer: OpenAI keeps it under the host's shared key, so
-// Relay records its owner (migration 006) and refuses another relay key's previous_response_id or
-// item_reference to it with the translated path's 404, before anything reaches the upstream.
+// Relay records its owner (migration 006) and refuses another relay key's previous_response_id,
+// item_reference or reasoning item naming it by id alone with the translated path's 404, before
+// anything reaches the upstream.
+import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { startRelay, seedRoute, DEFAULT_TEST_PLUGINS, type TestRelay } from '../../core/testing.ts';
-import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { openai, sseFrame, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { codexBody } from '../bench/agent-bodies.ts';
 import { viaRelay, type Answer } from '../support/relay-client.ts';
 import { keyOfOtherPolicy, keyOfSamePolicy, ownerOf } from '../support/owned-ids.ts';
 
@@ -121,6 +124,70 @@ t.test('relay-key scope: another key cannot name an answer, its owner can', asyn
     t.equal(twice.status, 400);
     t.match(JSON.parse(twice.text).error.message, /'previous_response_id' appears more than once/);
   });
+});
+
+/** Answers a request asking for reasoning as a reasoning model does: a reasoning item (a new rs_ id), then the text. */
+function reasons(up: FakeUpstream): void {
+  up.script((req) => {
+    if (req.pathname !== '/v1/responses' || typeof req.json?.reasoning !== 'object') return undefined;
+    const reasoning = { id: `rs_${randomBytes(16).toString('hex')}`, type: 'reasoning', summary: [] };
+    const o = { model: String(req.json.model), text: `thought in ${reasoning.id}` };
+    const full = openai.response(o);
+    if (req.json.stream !== true) return { body: { ...full, output: [reasoning, ...(full.output as object[])] } };
+    const frames = openai.responseEvents(o);
+    // after response.created and response.in_progress, as OpenAI streams a reasoning model's first item
+    const item = (type: string) => sseFrame({ event: type, data: { type, output_index: 0, item: reasoning } });
+    return { frames: [...frames.slice(0, 2), item('response.output_item.added'), item('response.output_item.done'), ...frames.slice(2)] };
+  });
+}
+
+t.test('a reasoning item naming its id without encrypted content: OpenAI reads the stored item, so it is its owner\'s', async (t) => {
+  const { relay, up, a, b, model } = await setup(t);
+  reasons(up);
+  const bare = (id: string) => ({ type: 'reasoning', id, summary: [] });
+  const next = { type: 'message', role: 'user', content: 'Go on.' };
+
+  for (const stream of [false, true]) {
+    t.test(stream ? 'made by a streamed answer' : 'made by a JSON answer', async (t) => {
+      const made = await send(relay, a, { model, input: 'Think about the code word.', reasoning: { effort: 'high' }, ...(stream ? { stream: true } : {}) });
+      t.equal(made.status, 200);
+      const rs = idsOf(made).items[0]!;
+      t.match(rs, /^rs_/);
+      t.match(await ownerOf(relay, rs), /^key:/, 'the reasoning item is recorded as A\'s');
+
+      const before = up.requests.length;
+      const named = await send(relay, b, { model, input: [bare(rs), next] });
+      t.equal(named.status, 404);
+      t.match(JSON.parse(named.text), { error: { code: 'RELAY_ERR_ITEM_NOT_FOUND', type: 'not_found_error', param: '/input/0', message: `Item with id '${rs}' not found (input item 0 is a reasoning item with its id and no encrypted_content).` } });
+      const empty = await send(relay, b, { model, input: [next, { ...bare(rs), encrypted_content: '' }] });
+      t.equal(empty.status, 404, 'an empty encrypted_content is none');
+      t.match(JSON.parse(empty.text), { error: { param: '/input/1' } });
+      const unstored = await send(relay, b, { model, store: false, input: [bare(rs), next] });
+      t.equal(unstored.status, 404, 'store: false too (OpenAI still looks the id up)');
+      // The same item to OpenAI, spelled with escaped letters.
+      const escapedType = await send(relay, b, `{"model":"${model}","input":[{"type":"reasonin\\u0067","id":"${rs}","summary":[]}]}`);
+      t.equal(escapedType.status, 404, 'an escaped "reasoning"');
+      const escapedId = await send(relay, b, `{"model":"${model}","input":[{"type":"reasoning","\\u0069d":"${rs}","summary":[]}]}`);
+      t.equal(escapedId.status, 404, 'an escaped "id"');
+      // A Codex-sized turn whose reasoning items all carry encrypted content, but one.
+      const turn = JSON.parse(codexBody(60_000, model).toString()) as Json;
+      turn.input.push(bare(rs));
+      const agent = await send(relay, b, turn, '/agent-a/v1/responses');
+      t.equal(agent.status, 404, 'one bare item among an agent turn\'s encrypted ones');
+      t.match(agent.text, `"param":"/input/${turn.input.length - 1}"`, 'naming the item');
+      t.equal(up.requests.length, before, 'nothing reached the upstream');
+
+      const encrypted = await send(relay, b, { model, input: [{ ...bare(rs), encrypted_content: 'gAAAAB-key-B-s-own-encrypted-reasoning' }, next] });
+      t.equal(encrypted.status, 200, 'with encrypted content OpenAI reads that, not the stored item');
+      t.equal(up.lastRequest()!.json.input[0].id, rs, 'forwarded as sent');
+      const own = await send(relay, a, { model, input: [bare(rs), next] });
+      t.equal(own.status, 200, 'the owner names its own');
+      t.equal(up.lastRequest()!.json.input[0].id, rs);
+      const unknown = await send(relay, b, { model, input: [bare('rs_never_recorded'), next] });
+      t.equal(unknown.status, 200, 'an id Relay never recorded is forwarded, as an item_reference to one is');
+      t.equal(up.lastRequest()!.json.input[0].id, 'rs_never_recorded');
+    });
+  }
 });
 
 t.test('policy scope: keys of one policy share their answers, another policy\'s key does not', async (t) => {

@@ -14,6 +14,15 @@
 ;; up to four watched texts of at most sixteen bytes (set by $watch; bit k of $seen for text k), and
 ;; whether any string holds a \u escape of a character from U+0040 to U+007F ($escapedLetter): a
 ;; watched text so written is not compared, so the caller reads such a body in full.
+;;
+;; And it notes whether some object, at any depth, may be a Responses reasoning item that names a
+;; stored item by its id alone ($reasoningById): a member `"type":"reasoning"` and an `"id"` that is
+;; a non-empty string, without exactly one `"encrypted_content"` member, a non-empty string. Keys
+;; and "reasoning" are compared as written (an escaped spelling sets $escapedLetter); a key written
+;; twice counts each time, so the note holds whichever of the two a parser keeps. Each open
+;; object's notes are bits of its stack byte (above the kind's two). The key last read stays in
+;; $keyKind past its value: a string it reaches later is an array's element, noted in the array's
+;; byte, which nothing reads.
 (module
   (import "scan" "member" (func $member (param i32 i32 i32 i32)))
   (memory (export "memory") 16)
@@ -42,6 +51,9 @@
   (global $len3 (mut i32) (i32.const 0))
   (global $seen (export "seen") (mut i32) (i32.const 0))
   (global $escapedLetter (export "escapedLetter") (mut i32) (i32.const 0))
+  (global $reasoningById (export "reasoningById") (mut i32) (i32.const 0))
+  ;; The key just read, when its value is noted: 1 "type", 2 "id", 3 "encrypted_content", 0 any other.
+  (global $keyKind (mut i32) (i32.const 0))
 
   ;; Watches text $slot (0-3): $len bytes (1-16), given as four little-endian words.
   (func (export "watch") (param $slot i32) (param $len i32) (param $a i32) (param $b i32) (param $c i32) (param $d i32)
@@ -79,6 +91,27 @@
       (then (if (call $is (local.get $bytes) (global.get $text2) (global.get $mask2)) (then (global.set $seen (i32.or (global.get $seen) (i32.const 4)))))))
     (if (i32.eq (local.get $len) (global.get $len3))
       (then (if (call $is (local.get $bytes) (global.get $text3) (global.get $mask3)) (then (global.set $seen (i32.or (global.get $seen) (i32.const 8))))))))
+
+  ;; An open object's stack byte: bit 2 a "type" of "reasoning", bit 3 a non-empty "id", bit 4 an
+  ;; "encrypted_content", bit 5 a second one, bit 6 a non-empty string one.
+  (func $mark (param $at i32) (param $bits i32)
+    (i32.store8 (local.get $at) (i32.or (i32.load8_u (local.get $at)) (local.get $bits))))
+
+  ;; A string value of $len bytes at $from, of a member $kind names, in the object whose byte is at $at.
+  (func $noteString (param $at i32) (param $kind i32) (param $from i32) (param $len i32)
+    (if (i32.eq (local.get $kind) (i32.const 1))
+      (then
+        (if (i32.eq (local.get $len) (i32.const 9))
+          (then
+            ;; "reasonin" as a little-endian word, then "g"
+            (if (i32.and
+                  (i64.eq (i64.load align=1 (local.get $from)) (i64.const 0x6e696e6f73616572))
+                  (i32.eq (i32.load8_u offset=8 (local.get $from)) (i32.const 0x67)))
+              (then (call $mark (local.get $at) (i32.const 4))))))
+        (return)))
+    ;; "id" (2) or "encrypted_content" (3), non-empty
+    (if (local.get $len)
+      (then (call $mark (local.get $at) (select (i32.const 8) (i32.const 64) (i32.eq (local.get $kind) (i32.const 2)))))))
 
   (func $isSpace (param $c i32) (result i32)
     (i32.or
@@ -219,9 +252,34 @@
   (func $readKey (param $at i32) (param $depth i32) (result i32)
     (local $end i32)
     (local $j i32)
+    (local $len i32)
     (if (i32.ne (i32.load8_u (local.get $at)) (i32.const 0x22)) (then (return (i32.const -1))))
     (local.set $end (call $skipString (i32.add (local.get $at) (i32.const 1))))
     (if (i32.lt_s (local.get $end) (i32.const 0)) (then (return (i32.const -1))))
+    ;; Which of the keys $reasoningById reads this is, by its length first (little-endian words).
+    (local.set $len (i32.sub (i32.sub (local.get $end) (local.get $at)) (i32.const 2)))
+    (global.set $keyKind (i32.const 0))
+    (if (i32.eq (local.get $len) (i32.const 4))
+      (then
+        (if (i32.eq (i32.load offset=1 align=1 (local.get $at)) (i32.const 0x65707974))
+          (then (global.set $keyKind (i32.const 1))))))
+    (if (i32.eq (local.get $len) (i32.const 2))
+      (then
+        (if (i32.eq (i32.load16_u offset=1 align=1 (local.get $at)) (i32.const 0x6469))
+          (then (global.set $keyKind (i32.const 2))))))
+    (if (i32.eq (local.get $len) (i32.const 17))
+      (then
+        (if (i32.and
+              (i32.and
+                (i64.eq (i64.load offset=1 align=1 (local.get $at)) (i64.const 0x6574707972636e65))
+                (i64.eq (i64.load offset=9 align=1 (local.get $at)) (i64.const 0x6e65746e6f635f64)))
+              (i32.eq (i32.load8_u offset=17 (local.get $at)) (i32.const 0x74)))
+          (then
+            (global.set $keyKind (i32.const 3))
+            ;; the object's byte ($stack is $n + 16): the first "encrypted_content", or a second
+            (local.set $j (i32.add (i32.add (global.get $n) (i32.const 15)) (local.get $depth)))
+            (call $mark (local.get $j)
+              (select (i32.const 32) (i32.const 16) (i32.and (i32.load8_u (local.get $j)) (i32.const 16))))))))
     (local.set $j (call $skipSpace (local.get $end)))
     (if (i32.ne (i32.load8_u (local.get $j)) (i32.const 0x3a)) (then (return (i32.const -1))))
     (local.set $j (call $skipSpace (i32.add (local.get $j) (i32.const 1))))
@@ -240,10 +298,13 @@
     (local $depth i32)
     (local $stack i32)
     (local $inObject i32)
+    (local $j i32)
     (global.set $n (local.get $n))
     (global.set $pending (i32.const 0))
     (global.set $seen (i32.const 0))
     (global.set $escapedLetter (i32.const 0))
+    (global.set $reasoningById (i32.const 0))
+    (global.set $keyKind (i32.const 0))
     (v128.store align=1 (local.get $n) (v128.const i64x2 0 0))
     (local.set $stack (i32.add (local.get $n) (i32.const 16)))
     (local.set $i (call $skipSpace (i32.const 0)))
@@ -271,8 +332,14 @@
             (br $value))) ;; the first member's value, or the array's first value
         (if (i32.eq (local.get $c) (i32.const 0x22))
           (then
-            (local.set $i (call $skipString (i32.add (local.get $i) (i32.const 1))))
-            (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const 0))))
+            (local.set $j (call $skipString (i32.add (local.get $i) (i32.const 1))))
+            (if (i32.lt_s (local.get $j) (i32.const 0)) (then (return (i32.const 0))))
+            ;; a member's value: its object's byte is at $stack + $depth - 1
+            (if (global.get $keyKind)
+              (then
+                (call $noteString (i32.sub (i32.add (local.get $stack) (local.get $depth)) (i32.const 1)) (global.get $keyKind)
+                  (i32.add (local.get $i) (i32.const 1)) (i32.sub (i32.sub (local.get $j) (local.get $i)) (i32.const 2)))))
+            (local.set $i (local.get $j))
             (br $ended)))
         (if (i32.or (i32.eq (local.get $c) (i32.const 0x2d)) (call $isDigit (local.get $c)))
           (then
@@ -310,7 +377,7 @@
         (if (i32.eqz (local.get $depth)) (then (return (i32.eq (local.get $i) (local.get $n)))))
         (local.set $c (i32.load8_u (local.get $i)))
         (local.set $inObject
-          (i32.eq (i32.load8_u (i32.add (local.get $stack) (i32.sub (local.get $depth) (i32.const 1)))) (i32.const 1)))
+          (i32.eq (i32.and (i32.load8_u (i32.add (local.get $stack) (i32.sub (local.get $depth) (i32.const 1)))) (i32.const 3)) (i32.const 1)))
         (if (i32.eq (local.get $c) (i32.const 0x2c))
           (then
             (local.set $i (call $skipSpace (i32.add (local.get $i) (i32.const 1))))
@@ -322,6 +389,14 @@
         ;; `}` closes an object, `]` an array
         (if (i32.ne (local.get $c) (select (i32.const 0x7d) (i32.const 0x5d) (local.get $inObject)))
           (then (return (i32.const 0))))
+        ;; an object closes: a "type" of "reasoning" and an "id", without exactly one non-empty "encrypted_content"
+        (if (local.get $inObject)
+          (then
+            (local.set $c (i32.load8_u (i32.add (local.get $stack) (i32.sub (local.get $depth) (i32.const 1)))))
+            (if (i32.and
+                  (i32.eq (i32.and (local.get $c) (i32.const 12)) (i32.const 12))
+                  (i32.ne (i32.and (local.get $c) (i32.const 112)) (i32.const 80)))
+              (then (global.set $reasoningById (i32.const 1))))))
         (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $close)))

@@ -25,6 +25,12 @@ export interface MemberScan {
   seen: number;
   /** Whether some string holds a \u escape of a character from U+0040 to U+007F (a letter, `_`). */
   escapedLetter: boolean;
+  /**
+   * Whether some object, at any depth, has `"type":"reasoning"` and a non-empty string `"id"` without
+   * exactly one `"encrypted_content"` that is a non-empty string, keys and text as written (an
+   * escaped spelling sets escapedLetter): a Responses reasoning item naming a stored item by id alone.
+   */
+  reasoningById: boolean;
 }
 
 /** Up to this many texts of at most sixteen bytes are watched for (scanner.wat's slots). */
@@ -41,6 +47,7 @@ interface ScannerExports {
   readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   readonly seen: { readonly value: number };
   readonly escapedLetter: { readonly value: number };
+  readonly reasoningById: { readonly value: number };
   scan(n: number): number;
   watch(slot: number, length: number, a: number, b: number, c: number, d: number): void;
 }
@@ -58,7 +65,8 @@ function scannerModule(): WasmModule {
 
 /**
  * Scans bodies for the values of `keys` in the outermost object, and for strings anywhere that are
- * one of `watched` (up to four, of 1 to 16 ASCII letters or `_`). Not re-entrant (a scan is
+ * one of `watched` (up to four, of 1 to 16 ASCII letters or `_`), and for objects that may be a
+ * reasoning item named by id alone (MemberScan.reasoningById). Not re-entrant (a scan is
  * synchronous), so one per caller that scans.
  */
 export class TopLevelMembers {
@@ -66,7 +74,7 @@ export class TopLevelMembers {
   private exports!: ScannerExports;
   /** The module's memory as a Buffer; remade when the memory grows (its old ArrayBuffer is detached). */
   private bytes!: Buffer;
-  private current: MemberScan = { spans: [], duplicate: null, seen: 0, escapedLetter: false };
+  private current: MemberScan = { spans: [], duplicate: null, seen: 0, escapedLetter: false, reasoningById: false };
 
   constructor(private readonly keys: readonly string[], private readonly watched: readonly string[] = []) {
     if (watched.length > WATCH_SLOTS) throw new Error(`at most ${WATCH_SLOTS} texts can be watched`);
@@ -86,11 +94,12 @@ export class TopLevelMembers {
     // The body, sixteen zero bytes, then a stack of up to one byte per body byte (scanner.wat).
     this.reserve(2 * n + 32);
     body.copy(this.bytes, 0);
-    const result: MemberScan = { spans: this.keys.map(() => null), duplicate: null, seen: 0, escapedLetter: false };
+    const result: MemberScan = { spans: this.keys.map(() => null), duplicate: null, seen: 0, escapedLetter: false, reasoningById: false };
     this.current = result;
     const ok = this.exports.scan(n) === 1;
     result.seen = this.exports.seen.value;
     result.escapedLetter = this.exports.escapedLetter.value === 1;
+    result.reasoningById = this.exports.reasoningById.value === 1;
     if (this.bytes.length > KEPT_MEMORY_BYTES) this.instantiate();
     return ok ? result : null;
   }
