@@ -12,6 +12,7 @@ import type { Budget } from '../catalog/kinds.ts';
 import { jsonAlert, slackAlert } from './alert-payload.ts';
 import type { AlertDelivery, AlertFilter, AlertStatus, BudgetAlertStore } from './alert-store.ts';
 import type { BudgetStatus } from './budget-guard.ts';
+import { RepeatWarnings, type RepeatWarningsLog } from './repeat-warnings.ts';
 import type { ValkeyAlertClaims } from './valkey-alert-claims.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { deliverWebhook, webhookTarget, type DeliveryOptions, type DeliveryResult } from './webhook-delivery.ts';
@@ -24,7 +25,7 @@ export const DEFAULT_DELIVERY: DeliveryOptions = { attempts: 5, retryBaseMs: 1_0
 export interface BudgetAlertsOptions {
   store: BudgetAlertStore;
   claims?: ValkeyAlertClaims;
-  log: { warn(obj: object, msg: string): void };
+  log: RepeatWarningsLog;
   delivery?: DeliveryOptions;
   now?: () => number;
   /** Opens webhook URLs stored sealed (webhook-sealing.ts); without it, URLs are read as stored. */
@@ -50,9 +51,14 @@ export class BudgetAlerts {
   private readonly fired = new Map<string, { startMs: number; thresholds: Set<number> }>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly now: () => number;
+  /** Warnings of alerts that could not be recorded (tried again on every request) or claimed, rate-limited per budget. */
+  private readonly recordings: RepeatWarnings;
+  private readonly claimings: RepeatWarnings;
 
   constructor(private readonly options: BudgetAlertsOptions) {
     this.now = options.now ?? Date.now;
+    this.recordings = new RepeatWarnings(options.log, 'alert\'s recording');
+    this.claimings = new RepeatWarnings(options.log, 'alert\'s claim');
   }
 
   /** Called with a budget's status after a request's spend was counted: fires what it crossed (no I/O here). */
@@ -72,7 +78,7 @@ export class BudgetAlerts {
       const run = this.fire(budget, status, threshold, window, now).catch((err: unknown) => {
         // Not recorded: forgotten here, so the next request's spend tries again.
         seen.thresholds.delete(threshold);
-        this.options.log.warn({ err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'a budget alert could not be recorded; it is tried again on the next request');
+        this.recordings.failed(budget.metadata.id, now, { err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'a budget alert could not be recorded; it is tried again on the next request');
       });
       this.inFlight.add(run);
       void run.finally(() => this.inFlight.delete(run));
@@ -115,11 +121,13 @@ export class BudgetAlerts {
     let claimed = false;
     if (claims) {
       try {
-        if (!(await claims.claim(id, window.startMs, threshold, window.endMs, now))) return;
+        const won = await claims.claim(id, window.startMs, threshold, window.endMs, now);
+        this.claimings.answered(id, { budget: budget.metadata.slug }, 'claiming a budget alert in Valkey answers again');
+        if (!won) return;
         claimed = true;
       } catch (err) {
         // Valkey down: the database's unique key still picks one among instances sharing it.
-        this.options.log.warn({ err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'claiming a budget alert in Valkey failed; the database decides alone');
+        this.claimings.failed(id, now, { err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'claiming a budget alert in Valkey failed; the database decides alone');
       }
     }
     const hooks = budget.spec.alertWebhooks ?? [];
@@ -132,6 +140,7 @@ export class BudgetAlerts {
         budgetId: id, windowStart: new Date(window.startMs), threshold, fraction: status.fraction,
         spentAmount: status.spentAmount, spentTokens: status.spentTokens, currency: status.currency, deliveries,
       });
+      this.recordings.answered(id, { budget: budget.metadata.slug }, 'recording a budget alert answers again');
     } catch (err) {
       if (claimed) await claims!.release(id, window.startMs, threshold).catch(() => undefined);
       throw err;

@@ -22,14 +22,14 @@
 // the soonest; a reconcile that fails or times out keeps the spend counted so far until the next
 // reconcile. A backend that answers it cannot say (no summary, RELAY_ERR_QUERY_UNSUPPORTED) counts
 // this instance's requests only: asking again would not change its answer. Failures are warned
-// about per budget and read at most once a minute while they repeat (read-warnings.ts).
+// about per budget and read at most once a minute while they repeat (repeat-warnings.ts).
 //
 // With Valkey (options.shared), calendar and lifetime budgets count in one shared total instead:
 // each instance adds its requests atomically when they end and re-reads the total every
 // SHARED_READ_MS, so instances see each other's spend within that delay. base is then the shared
 // total, merged by max (a calendar window's spend only grows), and earlier + local this instance's
 // spend it may not count yet: increments not acknowledged, or failed (those stay counted here, the
-// others learn them from the usage log). A reconcile raises the shared total to the usage log's
+// others learn them from the usage log; failures are warned about per budget at most once a minute). A reconcile raises the shared total to the usage log's
 // figure, which counts `earlier`: base becomes the larger of the raised total and base + earlier.
 // When the raise fails or gets no answer once the log has answered, the log's figure is merged the
 // same way, as without Valkey (a first read's spend is known: no 503), and the next reconcile raises
@@ -46,7 +46,7 @@ import type { Principal, UsageEvent } from '../hooks.ts';
 import { fromMicros, toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
 import { ReadTimedOut, withDeadline } from './read-deadline.ts';
-import { ReadWarnings, type ReadWarningsLog } from './read-warnings.ts';
+import { RepeatWarnings, type RepeatWarningsLog } from './repeat-warnings.ts';
 import type { SharedSpend } from './valkey-spend.ts';
 import { windowAt } from './window.ts';
 import { unpricedBinding, type UnpricedBinding } from './unpriced.ts';
@@ -90,7 +90,7 @@ export interface BudgetGuardOptions {
   snapshot: () => CatalogSnapshot;
   /** Spend in the usage log over a window and scope, this instance's events recorded before the call included; null when no backend can say. */
   readSpend: (filter: UsageFilter) => Promise<Spend | null>;
-  log: ReadWarningsLog;
+  log: RepeatWarningsLog;
   now?: () => number;
   reconcileMs?: number;
   /** Deadline of one read of the usage log or of the shared total (READ_TIMEOUT_MS by default). */
@@ -185,11 +185,14 @@ export class BudgetGuard {
   /** Budget and model pairs already warned about (warnUncounted). */
   private readonly warnedUncounted = new Set<string>();
   /** Warnings of failed reads, rate-limited per budget and read. */
-  private readonly warnings: ReadWarnings;
+  private readonly warnings: RepeatWarnings;
+  /** Warnings of failed increments of shared totals, rate-limited per budget (one per request otherwise). */
+  private readonly increments: RepeatWarnings;
 
   constructor(private readonly options: BudgetGuardOptions) {
     this.now = options.now ?? Date.now;
-    this.warnings = new ReadWarnings(options.log);
+    this.warnings = new RepeatWarnings(options.log, 'read');
+    this.increments = new RepeatWarnings(options.log, 'increment');
   }
 
   /** Enabled budgets of the current snapshot (recomputed when the catalog changes). */
@@ -203,6 +206,7 @@ export class BudgetGuard {
         if (snapshot.byKind('budgets').has(id)) continue;
         this.counters.delete(id);
         this.warnings.forget(`${id}:`);
+        this.increments.forget(`${id}:`);
       }
     }
     return this.listed.budgets;
@@ -446,7 +450,7 @@ export class BudgetGuard {
       if (!counted && budget.spec.limitAmount !== undefined) this.warnUncounted(budget, event);
       const delta = { micros: counted ? toMicros(event.cost!) : 0, tokens };
       counter.local = plus(counter.local, delta);
-      if (counter.shared) this.addShared(budget, counter, delta);
+      if (counter.shared) this.addShared(budget, counter, delta, now);
       else this.options.onCounted?.(budget, this.statusOf(budget, counter));
     }
   }
@@ -463,7 +467,7 @@ export class BudgetGuard {
   }
 
   /** Sends a request's spend to the shared store; until acknowledged it counts here. */
-  private addShared(budget: Budget, c: Counter, delta: Spend): void {
+  private addShared(budget: Budget, c: Counter, delta: Spend, now: number): void {
     const generation = c.generation;
     this.options.shared!.add(budget.metadata.id, c.startMs, c.resetsAtMs, delta).then((total) => {
       if (generation < c.foldedGeneration) {
@@ -474,12 +478,13 @@ export class BudgetGuard {
         // A total below base + delta (a Valkey that lost what it had) must not lose it.
         c.base = maxSpend(plus(c.base, delta), total);
       }
+      this.increments.answered(`${budget.metadata.id}:add`, { budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey answers again');
       // The shared total, every instance's spend included: the figure alerts go by.
       if (this.counters.get(budget.metadata.id) === c) this.options.onCounted?.(budget, this.statusOf(budget, c));
     }, (err: unknown) => {
       this.options.onCounted?.(budget, this.statusOf(budget, c));
       // Kept where it is counted: this instance counts it until a reconcile reads it in the usage log, the others learn it from there.
-      this.options.log.warn({ err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
+      this.increments.failed(`${budget.metadata.id}:add`, now, { err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
     });
   }
 }

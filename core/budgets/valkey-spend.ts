@@ -34,7 +34,9 @@ export class ValkeySpend implements SharedSpend {
     const multi = this.redis.multi().hincrby(key, 'micros', delta.micros).hincrby(key, 'tokens', delta.tokens);
     if (expiresAtMs !== null) multi.pexpireat(key, expiresAtMs + GRACE_MS);
     const res = await multi.exec();
-    if (!res || res.some(([err]) => err)) throw new Error('valkey: budget increment failed');
+    // Valkey's own reason (WRONGTYPE, ...) in the message: the warning says why, and a different reason warns at once.
+    const refused = res?.find(([err]) => err)?.[0];
+    if (!res || refused) throw new Error(`valkey: budget increment failed${refused ? `: ${refused.message}` : ''}`);
     return { micros: Number(res[0]![1]), tokens: Number(res[1]![1]) };
   }
 

@@ -20,7 +20,7 @@ t.teardown(async () => {
 const store = new BudgetAlertStore(db);
 const DAY = 86_400_000;
 let clock = Date.parse('2026-11-26T12:00:00.000Z');
-const alerter = () => new BudgetAlerts({ store, log: { warn: () => undefined }, delivery: { attempts: 1, retryBaseMs: 10, timeoutMs: 2_000 }, now: () => clock });
+const alerter = () => new BudgetAlerts({ store, log: { warn: () => undefined, info: () => undefined }, delivery: { attempts: 1, retryBaseMs: 10, timeoutMs: 2_000 }, now: () => clock });
 
 const budget = (id: string, window: BudgetSpec['window']): Budget => ({
   metadata: { id, slug: id, displayName: id, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' },
@@ -93,7 +93,7 @@ t.test('Valkey unreachable: the database decides alone, and the alert still fire
   t.teardown(() => down.disconnect());
   const warnings: string[] = [];
   const id = '00000000-0000-4000-8000-00000000d004';
-  const make = () => new BudgetAlerts({ store, claims: new ValkeyAlertClaims(down), log: { warn: (_o, msg) => { warnings.push(msg); } }, delivery: { attempts: 1, retryBaseMs: 10, timeoutMs: 2_000 }, now: () => clock });
+  const make = () => new BudgetAlerts({ store, claims: new ValkeyAlertClaims(down), log: { warn: (_o, msg) => { warnings.push(msg); }, info: () => undefined }, delivery: { attempts: 1, retryBaseMs: 10, timeoutMs: 2_000 }, now: () => clock });
   const [a, b] = [make(), make()];
   a.check(budget(id, 'daily'), status(id, 0.6, '2026-12-10T00:00:00.000Z'));
   b.check(budget(id, 'daily'), status(id, 0.6, '2026-12-10T00:00:00.000Z'));

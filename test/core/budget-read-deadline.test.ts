@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { BudgetGuard, SHARED_READ_MS } from '../../core/budgets/budget-guard.ts';
-import { REPEAT_WARN_MS } from '../../core/budgets/read-warnings.ts';
+import { REPEAT_WARN_MS } from '../../core/budgets/repeat-warnings.ts';
 import { budgetSpendFromLog } from '../../core/budgets/spend-from-log.ts';
 import { ValkeySpend } from '../../core/budgets/valkey-spend.ts';
 import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { BudgetGuard, SHARED_READ_MS } from '../../core/budgets/budget-guard.ts';
-import { REPEAT_WARN_MS } from '../../core/budgets/read-warnings.ts';
+import { REPEAT_WARN_MS } from '../../core/budgets/repeat-warnings.ts';
 import { budgetSpendFromLog } from '../../core/budgets/spend-from-log.ts';
 import { ValkeySpend } from '../../core/budgets/valkey-spend.ts';
 import { windowAt } from '../../core/budgets/window.ts';
