@@ -292,6 +292,7 @@ export class BudgetGuard {
       c.base = maxSpend(c.base, spend);
     } else if (spend) {
       // A rolling window's spend can drop (older spend leaves it); a shared counter's calendar window's only grows.
+      // Over-count kept: a failed increment in `local` that this figure already counts is added again next time; the log may lack it.
       c.base = c.shared ? maxSpend(plus(c.base, c.earlier), spend) : spend;
       c.earlier = { ...ZERO };
       c.foldedGeneration = c.generation;
@@ -484,6 +485,7 @@ export class BudgetGuard {
     }, (err: unknown) => {
       this.options.onCounted?.(budget, this.statusOf(budget, c));
       // Kept where it is counted: this instance counts it until a reconcile reads it in the usage log, the others learn it from there.
+      // Over-count kept: one Valkey applied before its answer was lost counts twice here; dropping it would lose one it did not apply.
       this.increments.failed(`${budget.metadata.id}:add`, now, { err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');
     });
   }

@@ -5,6 +5,7 @@
 // fail open, key health and budgets count locally, alert claims fall back on the database), a
 // connection silent that long while commands wait is closed and opened again (socketTimeout: a
 // silent connection would otherwise be kept for good), and TCP keepalive notices a vanished peer.
+// Commands sent on a connection that closes fail rather than being sent again on the next one.
 import type { RedisOptions } from 'ioredis';
 
 /** Deadline of one Valkey command, by default (config valkey.timeoutMs). */
@@ -16,5 +17,7 @@ export function valkeyClientOptions(timeoutMs: number = VALKEY_TIMEOUT_MS): Redi
   return {
     lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true,
     commandTimeout: timeoutMs, socketTimeout: timeoutMs, keepAlive: VALKEY_KEEPALIVE_MS,
+    // A command its caller was told failed (timed out) must not run later: a budget increment would count twice.
+    autoResendUnfulfilledCommands: false,
   };
 }

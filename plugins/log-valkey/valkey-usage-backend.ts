@@ -54,7 +54,7 @@ export class ValkeyUsageBackend implements UsageBackend {
     }
     tx.zremrangebyscore(this.indexKey, '-inf', `(${Date.now() - this.options.ttlSeconds * 1000}`);
     tx.zcard(this.indexKey);
-    // Commands of an aborted call left on the connection are sent again once it reconnects (harmless: a SET and a ZADD of the same event).
+    // Commands of an aborted call left on the connection are not sent again once it reconnects (valkey-options.ts): the retry writes them.
     const results = await untilAborted(tx.exec(), signal);
     if (!results) throw new Error('valkey transaction was aborted');
     for (const [err] of results) if (err) throw err;

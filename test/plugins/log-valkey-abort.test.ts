@@ -31,7 +31,9 @@ async function valkeyBackend(t: Test): Promise<{ backend: ValkeyUsageBackend; ke
   // As log-valkey opens its own connection (valkeyClientOptions), through the proxy, without the
   // socket timeout: it would end a silent connection by itself, and ioredis never clears its timer
   // once that connection closed (it would keep this process alive).
-  const redis = new Redis(`redis://127.0.0.1:${proxy.port}`, { ...valkeyClientOptions(CONNECTION_TIMEOUT_MS), socketTimeout: undefined });
+  // Its commands left unanswered are dropped when the connection closes, not resent: only their 600 s timers would end them
+  // (keeping this process alive), so this test's client resends them, to settle them once the server answers again.
+  const redis = new Redis(`redis://127.0.0.1:${proxy.port}`, { ...valkeyClientOptions(CONNECTION_TIMEOUT_MS), socketTimeout: undefined, autoResendUnfulfilledCommands: true });
   redis.on('error', () => {});
   const keyPrefix = `relay-test:abort:${randomBytes(4).toString('hex')}:`;
   const backend = new ValkeyUsageBackend({ redis, keyPrefix, maxEvents: 1000, ttlSeconds: 3600 });
