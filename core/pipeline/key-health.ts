@@ -7,7 +7,9 @@
 //                         through, and its success closes the circuit, its failure reopens it
 //   healthy -> invalid    when the upstream answered 401/403; until an operator edits the key
 //                         (its updatedAt changes) or a trial request after PROBE_AFTER_MS succeeds
-//   healthy -> invalid    on this instance only, when its value cannot be had here (reportUnusable)
+//   healthy -> invalid    on this instance only, when its value cannot be had here (reportUnusable);
+//                         until it ends, it outranks the shared marks: one may make it last longer,
+//                         none cuts it short or clears it (the value still cannot be had here)
 //   disabled              spec.enabled is false (operator)
 // A 4xx the caller's body causes (400, 404, 413, 422) says nothing about the key and is not counted.
 // Kept in memory per instance (the hot path reads a Map); marks are shared through Valkey pub/sub
@@ -83,8 +85,12 @@ export class KeyHealth {
   private subscription: ValkeySubscription | null = null;
   private readonly log: Logger;
   private readonly instance = Math.random().toString(36).slice(2);
-  /** Marks Valkey's store does not hold: reportUnusable's (never shared), setMark's until their write is confirmed. */
+  /** Shared marks Valkey's store does not hold (setMark's until their write is confirmed). */
   private readonly unshared = new WeakSet<Mark>();
+  /** reportUnusable's marks, by key id (never shared): while one is in force, marks.key holds it, or it lengthened by the shared mark. */
+  private readonly unusable = new Map<string, Mark>();
+  /** The key's shared mark while its reportUnusable mark is in force (what the store and the other instances hold). */
+  private readonly sharedBehind = new Map<string, Mark>();
   /** Marks changed while a read of the store is under way, one set per read: the read may predate the change. */
   private readonly reads = new Set<Set<string>>();
 
@@ -148,15 +154,17 @@ export class KeyHealth {
       const now = Date.now();
       for (const scope of ['key', 'host'] as const) {
         for (const [id, mark] of stored[scope]) {
-          if (mark.until > now && !changed.has(`${scope}:${id}`)) this.marks[scope].set(id, mark);
+          if (mark.until > now && !changed.has(`${scope}:${id}`)) this.putShared(scope, id, mark);
         }
         // A store listed in part (cursor not back to 0) cannot say what is missing from it.
         if (cursor !== '0') continue;
-        for (const [id, mark] of this.marks[scope]) {
+        for (const [id, seen] of this.marks[scope]) {
+          // Behind a reportUnusable mark, only the shared one is the store's to drop.
+          const mark = scope === 'key' && this.unusable.has(id) ? this.sharedBehind.get(id) : seen;
           // Missing before its end: cleared elsewhere (past its end it expired there; its probe decides here).
           // One set here that never reached the store is kept, not republished: others used the key since, and may have cleared it.
-          if (mark.until > now && !stored[scope].has(id) && !this.unshared.has(mark) && !changed.has(`${scope}:${id}`)) {
-            this.marks[scope].delete(id);
+          if (mark && mark.until > now && !stored[scope].has(id) && !this.unshared.has(mark) && !changed.has(`${scope}:${id}`)) {
+            this.putShared(scope, id, null);
             this.probes[scope].delete(id);
           }
         }
@@ -225,6 +233,12 @@ export class KeyHealth {
     if (this.marks.key.delete(id)) {
       this.probes.key.delete(id);
       this.changed('key', id);
+      // Only a success with the version a reportUnusable mark is about says its value can be had here after all.
+      if (this.unusable.size > 0 && this.unusable.get(id)?.keyVersion === key.metadata.updatedAt) {
+        this.unusable.delete(id);
+        this.sharedBehind.delete(id);
+      }
+      this.putShared('key', id, null);
       this.broadcast('key', id, null);
     }
     // The host answered: its circuit closes, whichever of its keys was used.
@@ -258,10 +272,12 @@ export class KeyHealth {
    * the key's health, so it is not shared: other instances keep using the key.
    */
   reportUnusable(key: HostKey, reason: string): void {
+    const id = key.metadata.id;
     const mark: Mark = { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures: 1, keyVersion: key.metadata.updatedAt };
-    this.marks.key.set(key.metadata.id, mark);
-    this.unshared.add(mark);
-    this.changed('key', key.metadata.id);
+    const shared = this.unusable.has(id) ? this.sharedBehind.get(id) : this.marks.key.get(id);
+    this.unusable.set(id, mark);
+    this.putShared('key', id, shared ?? null);
+    this.changed('key', id);
   }
 
   /** Every host key of the snapshot with its state (for the admin API and dashboard). */
@@ -311,8 +327,17 @@ export class KeyHealth {
     const mark = this.marks[scope].get(id);
     if (!mark) return true;
     if (key && mark.state === 'invalid' && mark.keyVersion !== key.metadata.updatedAt) {
-      this.marks[scope].delete(id); // the operator edited it
       this.changed(scope, id);
+      // The operator edited it. A reportUnusable mark gives way to the shared one it was in front of (judged in turn).
+      if (this.unusable.size > 0 && this.unusable.delete(id)) {
+        const shared = this.sharedBehind.get(id);
+        this.sharedBehind.delete(id);
+        if (shared) {
+          this.marks[scope].set(id, shared);
+          return this.passable(scope, id, key, now);
+        }
+      }
+      this.marks[scope].delete(id);
       return true;
     }
     if (now < mark.until) return false;
@@ -325,10 +350,32 @@ export class KeyHealth {
   }
 
   private setMark(scope: Scope, id: string, mark: Mark): void {
-    this.marks[scope].set(id, mark);
+    this.putShared(scope, id, mark);
     this.unshared.add(mark);
     this.changed(scope, id);
     this.broadcast(scope, id, mark);
+  }
+
+  /**
+   * Sets (null: clears) the shared mark. A key's reportUnusable mark in force stays what is seen,
+   * lengthened to the shared mark's end when that is later: this instance still cannot have its value.
+   */
+  private putShared(scope: Scope, id: string, shared: Mark | null): void {
+    // No lookup while this instance holds no reportUnusable mark (the usual case).
+    const own = scope === 'key' && this.unusable.size > 0 ? this.unusable.get(id) : undefined;
+    if (own && own.until > Date.now()) {
+      if (shared) this.sharedBehind.set(id, shared);
+      else this.sharedBehind.delete(id);
+      this.marks.key.set(id, shared && shared.until > own.until ? { ...own, until: shared.until } : own);
+      return;
+    }
+    if (own) {
+      // Past its end a request tries the key again, and marks it anew if its value still cannot be had.
+      this.unusable.delete(id);
+      this.sharedBehind.delete(id);
+    }
+    if (shared) this.marks[scope].set(id, shared);
+    else this.marks[scope].delete(id);
   }
 
   /** A read of the store under way must leave this mark as it is now. */
@@ -355,8 +402,7 @@ export class KeyHealth {
       if (from === this.instance || (scope !== 'key' && scope !== 'host')) return;
       this.probes[scope].delete(id);
       this.changed(scope, id);
-      if (mark) this.marks[scope].set(id, mark);
-      else this.marks[scope].delete(id);
+      this.putShared(scope, id, mark);
     } catch {
       /* a malformed message from another version: ignore */
     }
