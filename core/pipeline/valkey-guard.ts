@@ -1,6 +1,7 @@
 // Keeps a Valkey outage off the hot path: every command gets a short deadline, a client that
-// is not connected fails at once (ioredis would queue the command through its reconnects,
-// 1.4-3.3 s measured), and a circuit breaker skips Valkey altogether for a while after
+// is not connected fails at once (a client with an offline queue would queue the command through
+// its reconnects, 1.4-3.3 s measured; Relay's have none, valkey-options.ts: ioredis refuses it
+// while connecting too), and a circuit breaker skips Valkey altogether for a while after
 // consecutive failures; after that pause a PING in the background (half-open) finds out whether
 // it is back, so no request waits on a probe.
 // The caller decides what a failure means (rate limits fail open).
@@ -51,7 +52,7 @@ export class ValkeyGuard {
       if (Date.now() >= this.openUntil && !this.probing) this.probe();
       return this.refuse('breaker-open');
     }
-    // Lost and reconnecting: fail now. While first connecting, the deadline bounds the wait.
+    // Lost and reconnecting: fail now. While connecting, ioredis refuses it or the deadline bounds the wait.
     if (LOST.has(this.redis.status)) return this.fail('not-connected');
     try {
       const result = await this.withinDeadline(command(this.redis));

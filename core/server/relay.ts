@@ -40,7 +40,7 @@ import { registerHealthRoutes } from './health-routes.ts';
 import { startCatalog } from './catalog-start.ts';
 import { checkSelectedBackends } from './backend-check.ts';
 import { LOG_REDACT_PATHS } from './redact.ts';
-import { valkeyClientOptions } from './valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from './valkey-options.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { registerBudgetMetrics } from '../budgets/budget-metrics.ts';
 import { BudgetGuard } from '../budgets/budget-guard.ts';
@@ -130,6 +130,8 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       : null;
     redis?.on('error', (err) => log.warn({ err: err.message }, 'valkey connection error'));
     if (redis) closers.push(async () => { await redis.quit().catch(() => redis.disconnect()); });
+    // Commands fail at once until it is connected (no offline queue): start-up's first ones wait for it.
+    if (redis) await waitForValkey(redis, config.valkey.timeoutMs);
 
     const observer = createObserver({ settings, log, metrics });
     const hooks = new Hooks(observer);

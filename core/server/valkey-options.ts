@@ -5,8 +5,13 @@
 // fail open, key health and budgets count locally, alert claims fall back on the database), a
 // connection silent that long while commands wait is closed and opened again (socketTimeout: a
 // silent connection would otherwise be kept for good), and TCP keepalive notices a vanished peer.
-// Commands sent on a connection that closes fail rather than being sent again on the next one.
-import type { RedisOptions } from 'ioredis';
+// A command Relay was told failed must not be applied later: ioredis's commandTimeout rejects it but
+// leaves it queued (measured against Redis behind a black-holing proxy: INCR, SET, MULTI each applied after):
+// - autoResendUnfulfilledCommands off: one written on a connection since closed was sent again on the next (even 6 reconnects later);
+// - enableOfflineQueue off: one issued while (re)connecting was sent once ready (unless maxRetriesPerRequest's flush came first);
+// - so a command sent while not connected fails at once, and start-up waits for the first connection (waitForValkey).
+// One already written still reaches a Valkey that was only slow: no option withdraws it.
+import type { Redis, RedisOptions } from 'ioredis';
 
 /** Deadline of one Valkey command, by default (config valkey.timeoutMs). */
 export const VALKEY_TIMEOUT_MS = 5_000;
@@ -15,9 +20,25 @@ export const VALKEY_KEEPALIVE_MS = 10_000;
 
 export function valkeyClientOptions(timeoutMs: number = VALKEY_TIMEOUT_MS): RedisOptions {
   return {
-    lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true,
+    lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: false, autoResendUnfulfilledCommands: false,
     commandTimeout: timeoutMs, socketTimeout: timeoutMs, keepAlive: VALKEY_KEEPALIVE_MS,
-    // A command its caller was told failed (timed out) must not run later: a budget increment would count twice.
-    autoResendUnfulfilledCommands: false,
   };
+}
+
+/**
+ * Resolves once a new connection is ready, has failed once (Valkey down: closed) or answered
+ * nothing for timeoutMs; never rejects. Without the offline queue a command sent before it fails
+ * at once, so start-up waits here before its first commands (the shared key-health marks).
+ */
+export async function waitForValkey(redis: Redis, timeoutMs: number = VALKEY_TIMEOUT_MS): Promise<void> {
+  if (redis.status === 'ready' || redis.status === 'end') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done).off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done).once('close', done);
+  });
 }

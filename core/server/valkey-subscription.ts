@@ -77,7 +77,8 @@ export class ValkeySubscription {
   private open(): Redis {
     const { redis, channel, what, log } = this.options;
     // No reconnection of its own: every lost connection goes through check() (backoff, reload of what was missed).
-    const sub = redis.duplicate({ retryStrategy: () => null });
+    // Its SUBSCRIBE and PINGs wait for the connection (offline queue): sent late, they change nothing.
+    const sub = redis.duplicate({ retryStrategy: () => null, enableOfflineQueue: true });
     sub.on('error', (err: Error) => log.debug({ err: err.message }, `${what} subscriber error`));
     sub.on('message', (from: string, message: string) => { if (from === channel) this.options.onMessage(message); });
     // A failure here is seen by the next check (not subscribed) and warned about there, once.

@@ -54,7 +54,7 @@ export class ValkeyUsageBackend implements UsageBackend {
     }
     tx.zremrangebyscore(this.indexKey, '-inf', `(${Date.now() - this.options.ttlSeconds * 1000}`);
     tx.zcard(this.indexKey);
-    // Commands of an aborted call left on the connection are not sent again once it reconnects (valkey-options.ts): the retry writes them.
+    // Commands of an aborted call are not sent again on the next connection (valkey-options.ts); the queue's retry writes them (a SET and a ZADD of the same event: harmless).
     const results = await untilAborted(tx.exec(), signal);
     if (!results) throw new Error('valkey transaction was aborted');
     for (const [err] of results) if (err) throw err;

@@ -20,7 +20,7 @@ import type { Budget } from '../../core/catalog/kinds.ts';
 import type { Principal } from '../../core/hooks.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import { createTestDatabase, eventually } from '../../core/testing.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { poolDatabase } from '../../plugins/log-postgres/pool-database.ts';
 import { PostgresUsageBackend } from '../../plugins/log-postgres/postgres-usage-backend.ts';
 import { startHangingProxy } from '../support/hanging-proxy.ts';
@@ -127,6 +127,7 @@ t.test('Valkey gets no answer on the first read: the usage log\'s figure counts 
     redis.disconnect();
     await proxy.close();
   });
+  await waitForValkey(redis);
   await redis.ping();
   const under = await firstRead(t, { limit: 1, redis, before: async () => { proxy.stall(); } });
   const over = await firstRead(t, { limit: 0.2, redis });

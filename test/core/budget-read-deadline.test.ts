@@ -14,7 +14,7 @@ import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import type { Principal } from '../../core/hooks.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import type { Summary, UsageBackend } from '../../core/observer/types.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { startHangingProxy } from '../support/hanging-proxy.ts';
 import { silentLog, testSettings } from '../support/observer-fixtures.ts';
 
@@ -126,8 +126,10 @@ t.test('a read of the shared total in Valkey that never answers does not stop th
     if (keys.length > 0) await direct.del(...keys);
     await direct.quit();
     redis.disconnect();
+    proxy.dropHeld();
     await proxy.close();
   });
+  await waitForValkey(redis);
   let now = Date.now();
   // Real round trips to Valkey through the proxy: room for a loaded machine (other test files run beside this one).
   const sharedTimeoutMs = 1_000;
@@ -137,7 +139,9 @@ t.test('a read of the shared total in Valkey that never answers does not stop th
   backend.asked[0]?.(0.25);
   t.equal((await first).spentAmount, 0.25, 'read from the log and raised in Valkey');
 
-  proxy.hang();
+  // Silent mid-conversation: the reads are sent and never answered (a connection being opened
+  // again would refuse them at once, valkey-options.ts).
+  proxy.stall();
   const sharedTimeouts = () => warned.filter((w) => w.msg.includes(`shared spend from Valkey did not answer within ${sharedTimeoutMs} ms`));
   /** Moves the clock on by ms, then starts shared reads (each once the last is over) until n timeouts were logged; how many were. */
   const logged = async (n: number, ms: number) => {

@@ -8,15 +8,20 @@ import { Redis } from 'ioredis';
 import { createBatchQueue } from '../../core/observer/batch-queue.ts';
 import type { UsageEvent } from '../../core/hooks.ts';
 import { valkeyClientOptions } from '../../core/plugin-api/log-backends.ts';
+import { waitForValkey } from '../../core/server/valkey-options.ts';
 import { ValkeyUsageBackend } from '../../plugins/log-valkey/valkey-usage-backend.ts';
 import { startHangingProxy } from '../support/hanging-proxy.ts';
 import { usageEvent } from '../support/observer-fixtures.ts';
 import { settlesWithin } from '../support/settles-within.ts';
 
-/** The connection's own command deadline: far beyond the test, so only the abort can end a call. */
-const CONNECTION_TIMEOUT_MS = 600_000;
 /** A bound on a hang, not a speed figure. */
 const BOUND_MS = 10_000;
+/**
+ * The connection's own command deadline: beyond the test's bounds, so only the abort can end a call.
+ * The aborted call's commands are not sent again on the new connection (valkey-options.ts): they
+ * settle only at this deadline, and keep the process alive until then.
+ */
+const CONNECTION_TIMEOUT_MS = 2 * BOUND_MS;
 
 const proxy = await startHangingProxy(6379);
 const direct = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
@@ -33,13 +38,11 @@ async function valkeyBackend(t: Test): Promise<{ backend: ValkeyUsageBackend; ke
   // once that connection closed (it would keep this process alive).
   // Its commands left unanswered are dropped when the connection closes, not resent: only their 600 s timers would end them
   // (keeping this process alive), so this test's client resends them, to settle them once the server answers again.
-  const redis = new Redis(`redis://127.0.0.1:${proxy.port}`, { ...valkeyClientOptions(CONNECTION_TIMEOUT_MS), socketTimeout: undefined, autoResendUnfulfilledCommands: true });
+  const redis = new Redis(`redis://127.0.0.1:${proxy.port}`, { ...valkeyClientOptions(CONNECTION_TIMEOUT_MS), socketTimeout: undefined });
   redis.on('error', () => {});
   const keyPrefix = `relay-test:abort:${randomBytes(4).toString('hex')}:`;
   const backend = new ValkeyUsageBackend({ redis, keyPrefix, maxEvents: 1000, ttlSeconds: 3600 });
   t.teardown(async () => {
-    // Back to a server that answers: the commands of an aborted call, sent again once the
-    // connection is open again, settle (their 600 s timers would keep the process alive).
     proxy.answer();
     proxy.dropHeld();
     await settlesWithin(redis.quit(), BOUND_MS);
@@ -47,6 +50,7 @@ async function valkeyBackend(t: Test): Promise<{ backend: ValkeyUsageBackend; ke
     const keys = await direct.keys(`${keyPrefix}*`);
     if (keys.length > 0) await direct.del(...keys);
   });
+  await waitForValkey(redis, BOUND_MS);
   await backend.write([usageEvent()]);
   return { backend, keyPrefix };
 }
