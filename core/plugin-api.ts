@@ -13,7 +13,7 @@ export type {
   InboundCodec, StreamEncoder, EncodeContext, RenderedError, UsageEvent, CapturedPayload, Recorder,
 } from './hooks.ts';
 export type { UsageBackend, PayloadBackend } from './observer/types.ts';
-export { RelayError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
+export { RelayError, StartupError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
 export { sendToHost, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';
 export { readUpstreamBody } from './http/read-body.ts';
 export type { UpstreamClient } from './http/upstream-client.ts';

@@ -3,6 +3,7 @@
 // plugin's pino logger (clickHouseClientLog), not to the console.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from 'pino';
+import { StartupError } from '../../core/plugin-api.ts';
 import { clickHouseClientLog } from '../../core/plugin-api/log-backends.ts';
 
 export interface ClickHouseConnectionOptions {
@@ -42,7 +43,7 @@ export async function openClickHouse(options: ClickHouseConnectionOptions, log: 
 export function clickHouseClient(options: ClickHouseConnectionOptions, log: Logger): ClickHouseClient {
   const password = options.passwordEnv ? process.env[options.passwordEnv] : undefined;
   if (options.passwordEnv && password === undefined) {
-    throw new Error(`log-clickhouse: environment variable ${options.passwordEnv} (passwordEnv) is not set`);
+    throw new StartupError(`log-clickhouse: environment variable ${options.passwordEnv} (passwordEnv) is not set`);
   }
   return createClient({
     url: options.url,

@@ -2,6 +2,7 @@
 // The client logs to the plugin's pino logger (clickHouseClientLog), not to the console.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from 'pino';
+import { StartupError } from '../../core/plugin-api.ts';
 import { clickHouseClientLog } from '../../core/plugin-api/log-backends.ts';
 
 export interface ClickHouseConnectionOptions {
@@ -14,7 +15,7 @@ export interface ClickHouseConnectionOptions {
 export function clickHouseClient(options: ClickHouseConnectionOptions, log: Logger): ClickHouseClient {
   const password = options.passwordEnv ? process.env[options.passwordEnv] : undefined;
   if (options.passwordEnv && password === undefined) {
-    throw new Error(`payload-clickhouse: environment variable ${options.passwordEnv} (passwordEnv) is not set`);
+    throw new StartupError(`payload-clickhouse: environment variable ${options.passwordEnv} (passwordEnv) is not set`);
   }
   return createClient({ url: options.url, username: options.username, password, database: options.database, request_timeout: 30_000, log: clickHouseClientLog(log) });
 }

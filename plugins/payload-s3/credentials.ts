@@ -1,6 +1,6 @@
 // Where the S3 credentials come from: the environment (the SDK's default chain, or variables
 // named in the options) or sealed values opened with RELAY_MASTER_KEY. Never plaintext in config.
-import { Type, type Static } from '../../core/plugin-api.ts';
+import { StartupError, Type, type Static } from '../../core/plugin-api.ts';
 
 export const CredentialsOption = Type.Union([
   Type.Object({
@@ -28,7 +28,7 @@ export interface S3Credentials {
 
 function fromEnv(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`payload-s3: environment variable ${name} is not set`);
+  if (!value) throw new StartupError(`payload-s3: environment variable ${name} is not set`);
   return value;
 }
 

@@ -3,7 +3,7 @@
 // no stack trace, even with DATABASE_URL set (open pool and LISTEN handles once kept it alive).
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,5 +92,29 @@ t.test('a database that answers but refuses Relay: exits 1 naming it (no snapsho
   t.equal(run.signal, null, 'exited by itself');
   t.equal(run.code, 1);
   t.match(run.stderr, 'relay: the database at 127.0.0.1:5432 refused Relay: database "relay_no_such_database" does not exist');
+  oneLineNoStack(t, run);
+});
+
+t.test('a plugin option naming an unset environment variable: exits 1 naming it, no stack', { timeout: 120_000 }, async (t) => {
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  // What examples/config/scaled.yaml does without CLICKHOUSE_PASSWORD: log-clickhouse reads its
+  // password from the variable its passwordEnv names, at start, before reaching ClickHouse.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-startup-config-'));
+  const config = path.join(dir, 'relay.yaml');
+  writeFileSync(config, [
+    'server: { port: 8080, controlPort: 8081 }',
+    'plugins:',
+    '  - use: auth-bearer',
+    '  - use: log-file',
+    '  - use: log-clickhouse',
+    `    options: { url: "http://127.0.0.1:${await freePort()}", passwordEnv: RELAY_TEST_CLICKHOUSE_PASSWORD_UNSET }`,
+    '',
+  ].join('\n'));
+  const run = await start({ RELAY_CONFIG: config, DATABASE_URL: database.url, RELAY_PORT: String(await freePort()), RELAY_CONTROL_PORT: String(await freePort()) }, 60_000);
+  t.equal(run.signal, null, 'exited by itself');
+  t.equal(run.code, 1);
+  t.match(run.stderr, 'relay: log-clickhouse: environment variable RELAY_TEST_CLICKHOUSE_PASSWORD_UNSET (passwordEnv) is not set');
+  t.notMatch(run.stderr, /unexpected error/, 'an operator\'s mistake, not reported as a bug');
   oneLineNoStack(t, run);
 });
