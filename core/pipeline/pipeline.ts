@@ -341,7 +341,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
             if ('error' in resolved) {
               health.reportUnusable(route.hostKey, resolved.error);
               requestLog.warn({ hostKey: route.hostKey.metadata.slug, reason: resolved.error }, 'host key unusable');
-              if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`.`);
+              if (attempt.isLast) throw new RelayError('RELAY_ERR_NO_HEALTHY_KEY', `No usable host key for the model \`${call.model}\`: host key \`${route.hostKey.metadata.slug}\` of host \`${route.host.metadata.slug}\` cannot be used (Relay's log says why).`);
               inferenceMetrics.failover('host_key_unusable');
               upstreamTries.add({ model: servedSlug, host: route.host.metadata.slug, outcome: 'host_key_unusable' });
               attempt.lastFailure = 'auth';

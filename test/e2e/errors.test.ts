@@ -214,6 +214,26 @@ t.test('404: no usable host key (none, every one disabled, or a host-tier policy
   }
 });
 
+t.test('503: the only host key cannot be used here (its variable is not set), naming the key and its host', async (t) => {
+  const s = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: `err-${++seq}`, hostKeys: [] });
+  const created = await relay.api<{ metadata: { id: string } }>('POST', '/api/host-keys', {
+    metadata: { displayName: 'from-env' }, spec: { hostId: s.hostId, valueFrom: { kind: 'env', env: 'ERRORS_TEST_HOST_KEY_NOT_SET' } },
+  });
+  t.equal(created.status, 201, 'the API takes a key whose variable this instance lacks (another instance may have it)');
+  await settled(relay, (snap) => snap.hostKeys.has(created.body.metadata.id));
+  const host = (await relay.api<{ metadata: { slug: string } }>('GET', `/api/hosts/${s.hostId}`)).body.metadata.slug;
+  const got = await viaRelay(relay, PATHS['vendor-a'], s.relayKey, bodyFor('vendor-a', s.modelSlug));
+  const message = expectError(t, 'vendor-a', got, 503, 'RELAY_ERR_NO_HEALTHY_KEY', [s.relayKey]);
+  t.match(message, s.modelSlug, 'names the model');
+  t.match(message, 'host key `from-env`', 'names the host key');
+  t.match(message, `host \`${host}\``, 'and its host');
+  t.notMatch(message, 'ERRORS_TEST_HOST_KEY_NOT_SET', 'not the variable: the caller is not the operator');
+  const health = await relay.api<{ items: Array<{ hostKeyId: string; state: string; reason?: string }> }>('GET', '/api/host-keys/health');
+  const item = health.body.items.find((i) => i.hostKeyId === created.body.metadata.id);
+  t.equal(item?.state, 'invalid', 'the health API marks it');
+  t.match(item?.reason, 'environment variable ERRORS_TEST_HOST_KEY_NOT_SET is not set', 'and says why, for the operator');
+});
+
 t.test('413: a body over server.bodyLimitBytes', async (t) => {
   for (const shape of SHAPES) {
     const body = { ...bodyFor(shape, main.modelSlug), padding: 'x'.repeat(BODY_LIMIT) };
