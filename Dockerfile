@@ -36,7 +36,7 @@ RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache cl
 # --- runtime -----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 # Both ports on the container's interfaces: what reaches them is what `-p` publishes (8081 only to
-# a private network; see the README's "Ports").
+# a private network; see the README's "What to expose").
 ENV NODE_ENV=production \
     RELAY_CONFIG=/etc/relay/relay.yaml \
     RELAY_DATA_DIR=/var/lib/relay \
