@@ -33,12 +33,13 @@ export class FilePayloadBackend implements PayloadBackend {
     await this.checkReserve(payloads);
     await Promise.all(payloads.map(async (payload) => {
       const dayDir = path.join(this.dir, payload.captured_at.slice(0, 10));
-      await mkdir(dayDir, { recursive: true });
+      await mkdir(dayDir, { recursive: true, mode: 0o700 });
       const file = path.join(dayDir, fileNameOf(payload.request_id));
-      // Written whole, then renamed: a reader never sees half a file.
+      // Written whole, then renamed: a reader never sees half a file. Prompts and answers: for
+      // Relay's user only (0600, folders 0700), as the local catalog snapshot.
       const temp = `${file}.${process.pid}.tmp`;
       try {
-        await writeFile(temp, JSON.stringify(payload));
+        await writeFile(temp, JSON.stringify(payload), { mode: 0o600 });
         await rename(temp, file);
       } catch (err) {
         // A failed write (a full disk) must not leave its partial file taking space.
@@ -56,7 +57,7 @@ export class FilePayloadBackend implements PayloadBackend {
   private async checkReserve(payloads: CapturedPayload[]): Promise<void> {
     const reserve = this.options.minFreeBytes ?? 0;
     if (reserve <= 0 || payloads.length === 0) return;
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const { bavail, bsize } = await statfs(this.dir);
     const free = bavail * bsize;
     let needed = 0;
