@@ -63,3 +63,22 @@ t.test('the default config file is valid', async (t) => {
   const { config } = loadConfigFile(new URL('../../config/relay.yaml', import.meta.url).pathname, {});
   t.ok(config.plugins.length > 0);
 });
+
+t.test('the default config file reads the variables the README\'s table lists', async (t) => {
+  const file = new URL('../../config/relay.yaml', import.meta.url).pathname;
+  const { config } = loadConfigFile(file, {
+    RELAY_TRUST_PROXY: 'true', RELAY_SECURE_COOKIES: 'true', RELAY_USAGE_BACKEND: 'postgres', RELAY_DRAIN_TIMEOUT_MS: '5000',
+    RELAY_LOG_RETENTION_DAYS: '7', RELAY_PAYLOAD_RETENTION_DAYS: '3',
+  });
+  t.equal(config.server.trustProxy, true, 'RELAY_TRUST_PROXY');
+  t.equal(config.admin.secureCookies, true, 'RELAY_SECURE_COOKIES');
+  t.equal(config.usageLogging.backend, 'postgres', 'RELAY_USAGE_BACKEND');
+  t.equal(config.server.drainTimeoutMs, 5000, 'RELAY_DRAIN_TIMEOUT_MS');
+  const options = (name: string) => config.plugins.find((p) => p.use === name)?.options as { retentionDays?: unknown } | undefined;
+  t.equal(Number(options('log-file')?.retentionDays), 7, "RELAY_LOG_RETENTION_DAYS (text: the plugin's schema coerces it)");
+  t.equal(Number(options('payload-file')?.retentionDays), 3, 'RELAY_PAYLOAD_RETENTION_DAYS');
+  const unset = loadConfigFile(file, {}).config;
+  t.equal(unset.server.trustProxy, false, 'unset: off');
+  t.equal(unset.admin.secureCookies, false, 'unset: off');
+  t.equal(unset.usageLogging.backend, 'file', 'unset: file');
+});
