@@ -16,7 +16,7 @@ import { CatalogSync } from '../catalog/sync.ts';
 import { SettingsStore } from '../settings/store.ts';
 import { initialSettings } from '../settings/initial.ts';
 import { SECURITY_SCHEMES } from '../control/route-security.ts';
-import { HostKeyEnvironment } from '../crypto/host-key-env.ts';
+import { HostKeyEnvironment, envNamesInPluginOptions } from '../crypto/host-key-env.ts';
 import { Sealer, parseMasterKey } from '../crypto/sealing.ts';
 import { warnConfigSealedUnderPrevious } from '../crypto/rekey.ts';
 import { Hooks } from '../plugins/registry.ts';
@@ -139,7 +139,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     await health.loadShared();
     closers.push(() => health.close());
     const rateLimiter = createRateLimiter({ redis, log, metrics, valkeyCommandTimeoutMs: config.valkey.commandTimeoutMs, valkeyBreakerOpenMs: config.valkey.breakerOpenMs });
-    const hostKeyEnv = new HostKeyEnvironment(env, loaded.envNames);
+    const hostKeyEnv = new HostKeyEnvironment(env, [...loaded.envNames, ...envNamesInPluginOptions(config.plugins)]);
     const upstream = new UpstreamClient({
       maxConnectionsPerOrigin: config.upstream.maxConnectionsPerOrigin,
       connectTimeoutMs: config.upstream.connectTimeoutMs,
