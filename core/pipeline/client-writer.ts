@@ -14,6 +14,8 @@ const SKIP = new Set([
 ]);
 /** Relay's own headers: an upstream's are not passed on, so one can never pose as Relay's. */
 const RELAY_PREFIX = 'x-relay-';
+/** Which vendor account answered: the host key's, the operator's to know, not every caller's (proxy mode: the caller's own, kept). */
+const ACCOUNT = new Set(['openai-organization', 'openai-project', 'anthropic-organization-id']);
 
 export class ClientWriter {
   private committed = false;
@@ -48,8 +50,8 @@ export class ClientWriter {
   }
 
   /**
-   * Sends status and headers. Upstream headers pass, minus hop-by-hop and x-relay-*; Relay's own
-   * are added. `relayMade`: the headers are Relay's (a translated answer's), x-relay-* included.
+   * Sends status and headers. Upstream headers pass, minus hop-by-hop and x-relay-* (and the
+   * vendor account's ids when the answer is to Relay's host key); Relay's own are added. `relayMade`: the headers are Relay's (a translated answer's), x-relay-* included.
    */
   commit(status: number, upstreamHeaders: Record<string, string | string[] | undefined>, keepLength: boolean, relayMade = false): void {
     if (this.committed) return;
@@ -59,6 +61,7 @@ export class ClientWriter {
     for (const name in upstreamHeaders) {
       const value = upstreamHeaders[name];
       if (value === undefined || SKIP.has(name) || listed?.has(name) || (!keepLength && name === 'content-length') || (!relayMade && name.startsWith(RELAY_PREFIX))) continue;
+      if (this.keptOut !== null && ACCOUNT.has(name)) continue;
       headers[name] = value;
     }
     headers['x-request-id'] = this.requestId;
