@@ -24,13 +24,15 @@ import { migrate } from '../../core/db/migrate.ts';
 import { openDatabase } from '../../core/db/open.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import { eventually } from '../../core/testing.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { startHangingProxy } from '../support/hanging-proxy.ts';
 import { silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
 
 const BOUND_MS = 30_000;
 
 const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions() });
+// Relay's clients have no offline queue: a command before the connection is up fails at once.
+await waitForValkey(direct);
 const prefix = `relay:test-repeat-warnings:${process.pid}:${randomBytes(4).toString('hex')}`;
 t.teardown(async () => {
   const keys = await direct.keys(`${prefix}:*`);

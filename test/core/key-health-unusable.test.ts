@@ -10,7 +10,7 @@ import type { HostKey } from '../../core/catalog/kinds.ts';
 import type { CatalogSnapshot } from '../../core/catalog/snapshot.ts';
 import { eventually } from '../../core/testing.ts';
 import { KeyHealth } from '../../core/pipeline/key-health.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 
 const BOUND_MS = 10_000;
 const VERSION = '2026-01-01T00:00:00.000Z';
@@ -20,6 +20,8 @@ const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions
 const here = new KeyHealth({ redis: direct, log: pino({ level: 'silent' }) });
 const other = direct.duplicate();
 const there = new KeyHealth({ redis: other, log: pino({ level: 'silent' }) });
+// Relay's clients have no offline queue: a command before the connection is up fails at once.
+await Promise.all([waitForValkey(direct), waitForValkey(other)]);
 const marked: string[] = [];
 t.teardown(async () => {
   await here.close();
@@ -41,8 +43,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What `here` has heard from `there` so far: `there` marks another key after, and one channel keeps the order. */
 async function heard(): Promise<void> {
   const sentinel = newKey();
-  there.reportFailure(sentinel, 'rate_limit', 60_000, 'test: sentinel');
-  await eventually(() => !here.isAvailable(sentinel), BOUND_MS, 10);
+  // Published again until heard: the first may go before `here`'s subscriber has subscribed.
+  await eventually(() => {
+    if (!here.isAvailable(sentinel)) return true;
+    there.reportFailure(sentinel, 'rate_limit', 60_000, 'test: sentinel');
+    return false;
+  }, BOUND_MS, 50);
 }
 /** The key's state as the admin API shows it on `here`. */
 function shown(key: HostKey): { state: string; reason?: string; until?: number } {
