@@ -33,7 +33,9 @@
 // figure, which counts `earlier`: base becomes the larger of the raised total and base + earlier.
 // When the raise fails or gets no answer once the log has answered, the log's figure is merged the
 // same way, as without Valkey (a first read's spend is known: no 503), and the next reconcile raises
-// the shared total again.
+// the shared total again. Each version of what a budget counts (scope, window, time zone, currency)
+// has its own shared total (valkey-spend.ts): an edit of them counts the new scope's spend, read
+// from the usage log, not the old scope's total.
 //
 // Over-spend bound: a request is admitted while spend < limit and counted when it ends, so with N
 // requests in flight a budget can end at most N requests' cost past its limit (N counts every
@@ -47,7 +49,7 @@ import { fromMicros, toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
 import { ReadTimedOut, withDeadline } from './read-deadline.ts';
 import { RepeatWarnings, type RepeatWarningsLog } from './repeat-warnings.ts';
-import type { SharedSpend } from './valkey-spend.ts';
+import { sharedTotalId, type SharedSpend } from './valkey-spend.ts';
 import { windowAt } from './window.ts';
 import { unpricedBinding, type UnpricedBinding } from './unpriced.ts';
 
@@ -130,6 +132,10 @@ interface Counter {
   reconciled: Promise<void> | null;
   /** Counted in the shared store: base is the shared total, merged by max, and earlier + local what it may lack. */
   shared: boolean;
+  /** The shared total it counts in (sharedTotalId: the budget and a digest of `counts`). */
+  total: string;
+  /** The budget's total from before the digest (a rolling upgrade's older instances add there), when it counted the same as this one. */
+  legacy: string | undefined;
   readAt: number;
   reading: boolean;
 }
@@ -154,7 +160,22 @@ const scopeMatches = (spec: BudgetSpec, relayKeyId: string | null, policyId: str
   return true;
 };
 
-const whatCounts = (spec: BudgetSpec): string => JSON.stringify([spec.scope ?? {}, spec.window, spec.timezone, spec.currency]);
+/**
+ * What a budget's spend counts: a change starts a new counter, and a new shared total in Valkey.
+ * Field by field, so that the order of a stored spec's keys does not matter.
+ */
+export const whatCounts = (spec: BudgetSpec): string => {
+  const s = spec.scope ?? {};
+  return JSON.stringify([s.relayKeyId ?? null, s.policyId ?? null, s.modelId ?? null,
+    typeof spec.window === 'object' ? { rollingDays: spec.window.rollingDays } : spec.window, spec.timezone, spec.currency]);
+};
+
+/**
+ * Whether the budget was edited since the window began (any edit: the catalog keeps no record of
+ * which fields changed): if not, a total from before the digest counted what this version counts.
+ */
+const unchangedSince = (budget: Budget, startMs: number): boolean =>
+  Date.parse(budget.metadata.updatedAt) <= Math.max(startMs, Date.parse(budget.metadata.createdAt));
 
 /** Budget and model pairs remembered as warned about at most (then warned about again). */
 const MAX_WARNED = 10_000;
@@ -222,9 +243,13 @@ export class BudgetGuard {
       const held = c && c.counts !== counts && c.known ? spentBy(c) : null;
       // A window that just began has spent (next to) nothing: no request waits for its first read.
       const windowReset = c !== undefined && c.counts === counts;
+      const shared = this.options.shared !== undefined && !rolling;
       c = {
         counts, startMs: w.startMs, resetsAtMs: w.resetsAtMs, base: { ...ZERO }, earlier: { ...ZERO }, local: { ...ZERO }, generation: 0, foldedGeneration: 0, known: held !== null || windowReset, held,
-        reconcileAt: 0, reconciling: false, reconciled: null, shared: this.options.shared !== undefined && !rolling, readAt: now, reading: false,
+        reconcileAt: 0, reconciling: false, reconciled: null, shared, readAt: now, reading: false,
+        // Once per version and window, not per request.
+        total: shared ? sharedTotalId(budget.metadata.id, counts) : '',
+        legacy: shared && unchangedSince(budget, w.startMs) ? budget.metadata.id : undefined,
       };
       this.counters.set(budget.metadata.id, c);
     } else if (rolling) {
@@ -238,7 +263,7 @@ export class BudgetGuard {
   private readShared(budget: Budget, c: Counter, now: number): void {
     c.reading = true;
     const key = `${budget.metadata.id}:shared`;
-    withDeadline(this.options.shared!.read(budget.metadata.id, c.startMs), this.readTimeoutMs).then((total) => {
+    withDeadline(this.options.shared!.read(c.total, c.startMs), this.readTimeoutMs).then((total) => {
       c.base = maxSpend(c.base, total);
       this.warnings.answered(key, { budget: budget.metadata.slug }, 'reading a budget\'s shared spend from Valkey answers again');
     }, (err: unknown) => {
@@ -264,7 +289,7 @@ export class BudgetGuard {
     const read = c.shared
       ? fromLog.then((spend) => {
         logged = { spend };
-        return this.options.shared!.raise(budget.metadata.id, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 });
+        return this.options.shared!.raise(c.total, c.startMs, c.resetsAtMs, spend ?? { micros: 0, tokens: 0 }, c.legacy);
       })
       : fromLog;
     // Past its deadline the read counts as failed and the race drops its late answer.
@@ -470,7 +495,7 @@ export class BudgetGuard {
   /** Sends a request's spend to the shared store; until acknowledged it counts here. */
   private addShared(budget: Budget, c: Counter, delta: Spend, now: number): void {
     const generation = c.generation;
-    this.options.shared!.add(budget.metadata.id, c.startMs, c.resetsAtMs, delta).then((total) => {
+    this.options.shared!.add(c.total, c.startMs, c.resetsAtMs, delta).then((total) => {
       if (generation < c.foldedGeneration) {
         c.base = maxSpend(c.base, total); // a read already counted it in base
       } else {

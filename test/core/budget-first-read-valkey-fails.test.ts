@@ -11,9 +11,9 @@ import pino from 'pino';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { BudgetGuard } from '../../core/budgets/budget-guard.ts';
+import { BudgetGuard, whatCounts } from '../../core/budgets/budget-guard.ts';
 import { budgetSpendFromLog } from '../../core/budgets/spend-from-log.ts';
-import { ValkeySpend } from '../../core/budgets/valkey-spend.ts';
+import { sharedSpendKey, sharedTotalId, ValkeySpend } from '../../core/budgets/valkey-spend.ts';
 import { windowAt } from '../../core/budgets/window.ts';
 import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import type { Budget } from '../../core/catalog/kinds.ts';
@@ -77,7 +77,7 @@ async function firstRead(t: Test, options: { limit: number; redis: Redis; before
   const lines: Line[] = [];
   const log = pino({ level: 'warn' }, { write: (line: string) => { lines.push(JSON.parse(line) as Line); } });
   let now = Date.now();
-  const sharedKey = `${prefix}:${id}:${windowAt(budget.spec, now).startMs}`;
+  const sharedKey = sharedSpendKey(prefix, sharedTotalId(id, whatCounts(budget.spec)), windowAt(budget.spec, now).startMs);
   await options.before?.({ sharedKey, table });
   let counted = 0;
   const guard = new BudgetGuard({

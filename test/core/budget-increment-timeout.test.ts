@@ -7,9 +7,9 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { BudgetGuard, SHARED_READ_MS } from '../../core/budgets/budget-guard.ts';
+import { BudgetGuard, SHARED_READ_MS, whatCounts } from '../../core/budgets/budget-guard.ts';
 import { budgetSpendFromLog } from '../../core/budgets/spend-from-log.ts';
-import { ValkeySpend } from '../../core/budgets/valkey-spend.ts';
+import { sharedSpendKey, sharedTotalId, ValkeySpend } from '../../core/budgets/valkey-spend.ts';
 import { windowAt } from '../../core/budgets/window.ts';
 import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import type { Budget } from '../../core/catalog/kinds.ts';
@@ -60,7 +60,7 @@ t.test('an increment that timed out is not sent again once Valkey answers: count
     log: silentLog, shared: new ValkeySpend(redis, prefix), onCounted: () => { settled++; },
   });
   await guard.freshStatus(budget);
-  const sharedKey = `${prefix}:${id}:${windowAt(budget.spec, now).startMs}`;
+  const sharedKey = sharedSpendKey(prefix, sharedTotalId(id, whatCounts(budget.spec)), windowAt(budget.spec, now).startMs);
   const spend = async () => {
     const until = settled + 1;
     guard.record(usageEvent({ relay_key_id: `key-${id}`, cost: 0.1 }));

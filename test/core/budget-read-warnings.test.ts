@@ -9,10 +9,10 @@ import pino from 'pino';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { BudgetGuard, SHARED_READ_MS } from '../../core/budgets/budget-guard.ts';
+import { BudgetGuard, SHARED_READ_MS, whatCounts } from '../../core/budgets/budget-guard.ts';
 import { REPEAT_WARN_MS } from '../../core/budgets/repeat-warnings.ts';
 import { budgetSpendFromLog } from '../../core/budgets/spend-from-log.ts';
-import { ValkeySpend } from '../../core/budgets/valkey-spend.ts';
+import { sharedSpendKey, sharedTotalId, ValkeySpend } from '../../core/budgets/valkey-spend.ts';
 import { windowAt } from '../../core/budgets/window.ts';
 import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import type { Budget } from '../../core/catalog/kinds.ts';
@@ -117,7 +117,7 @@ t.test('a shared total that Valkey fails to read (WRONGTYPE) for a few seconds: 
   const now = () => Date.now() + skipped;
   const { guard, budget, warned, told } = await budgetOver(t, { pgUrl: usageDb.url, now, shared: new ValkeySpend(direct, prefix) });
   t.equal((await guard.freshStatus(budget)).spentAmount, 0.25, 'the first read answered');
-  const sharedKey = `${prefix}:${budget.metadata.id}:${windowAt(budget.spec, now()).startMs}`;
+  const sharedKey = sharedSpendKey(prefix, sharedTotalId(budget.metadata.id, whatCounts(budget.spec)), windowAt(budget.spec, now()).startMs);
   await eventually(async () => await direct.exists(sharedKey) === 1, BOUND_MS, 20);
   await direct.set(sharedKey, 'not a hash');
 

@@ -12,11 +12,11 @@ import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { BudgetAlertStore } from '../../core/budgets/alert-store.ts';
 import { BudgetAlerts } from '../../core/budgets/budget-alerts.ts';
-import { BudgetGuard, type BudgetStatus } from '../../core/budgets/budget-guard.ts';
+import { BudgetGuard, type BudgetStatus, whatCounts } from '../../core/budgets/budget-guard.ts';
 import { REPEAT_WARN_MS } from '../../core/budgets/repeat-warnings.ts';
 import { budgetSpendFromLog } from '../../core/budgets/spend-from-log.ts';
 import { ValkeyAlertClaims } from '../../core/budgets/valkey-alert-claims.ts';
-import { ValkeySpend } from '../../core/budgets/valkey-spend.ts';
+import { sharedSpendKey, sharedTotalId, ValkeySpend } from '../../core/budgets/valkey-spend.ts';
 import { windowAt } from '../../core/budgets/window.ts';
 import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import type { Budget } from '../../core/catalog/kinds.ts';
@@ -71,7 +71,7 @@ async function sharedBudget(t: Test, now: () => number) {
     shared: new ValkeySpend(direct, prefix), onCounted: () => { settled++; },
   });
   await guard.freshStatus(budget);
-  const sharedKey = `${prefix}:${id}:${windowAt(budget.spec, now()).startMs}`;
+  const sharedKey = sharedSpendKey(prefix, sharedTotalId(id, whatCounts(budget.spec)), windowAt(budget.spec, now()).startMs);
   /** Records `n` requests of $0.10 and waits until Valkey answered or failed each increment. */
   const spend = async (n: number) => {
     const until = settled + n;
