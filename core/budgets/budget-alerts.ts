@@ -8,6 +8,12 @@
 //
 // A rolling window has no fixed start: its alerts count in fixed periods of its length (from the
 // Unix epoch), so each fraction alerts at most once per period. A lifetime budget alerts once.
+//
+// An alert that could not be claimed in the database is forgotten, so the next request's spend
+// fires it again. Once its row exists, no later request fires it: recording its webhooks' outcome
+// is retried here (the deliveries' attempts and backoff), and if it still fails the warning says
+// the record stays "fired" and carries the outcome.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Budget } from '../catalog/kinds.ts';
 import { jsonAlert, slackAlert } from './alert-payload.ts';
 import type { AlertDelivery, AlertFilter, AlertStatus, BudgetAlertStore } from './alert-store.ts';
@@ -51,7 +57,7 @@ export class BudgetAlerts {
   private readonly fired = new Map<string, { startMs: number; thresholds: Set<number> }>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly now: () => number;
-  /** Warnings of alerts that could not be recorded (tried again on every request) or claimed, rate-limited per budget. */
+  /** Warnings of alerts whose row could not be inserted (tried again on every request) or claimed, rate-limited per budget. */
   private readonly recordings: RepeatWarnings;
   private readonly claimings: RepeatWarnings;
 
@@ -160,6 +166,33 @@ export class BudgetAlerts {
       }
     }));
     const outcome: AlertStatus = deliveries.every((d) => d.status === 'delivered') ? 'delivered' : 'failed';
-    await store.finish(rowId, outcome, deliveries);
+    await this.finish(budget, rowId, threshold, outcome, deliveries);
+  }
+
+  /**
+   * Records the deliveries' outcome in the alert's row, retried with their backoff: the row exists,
+   * so no later request would fire the alert (and record it) again.
+   */
+  private async finish(budget: Budget, rowId: string, threshold: number, outcome: AlertStatus, deliveries: AlertDelivery[]): Promise<void> {
+    const { attempts, retryBaseMs } = this.options.delivery ?? DEFAULT_DELIVERY;
+    const most = Math.max(1, attempts);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.options.store.finish(rowId, outcome, deliveries);
+        if (attempt > 1) this.options.log.info({ budget: budget.metadata.slug, threshold, outcome, attempts: attempt }, `a budget alert's outcome (${outcome}) is recorded, at attempt ${attempt}`);
+        return;
+      } catch (err) {
+        const fields = { err: (err as Error).message, budget: budget.metadata.slug, threshold, outcome };
+        if (attempt >= most) {
+          // Not thrown: the row exists, a later request would not record it either.
+          this.options.log.warn({ ...fields, deliveries: deliveries.map((d) => ({ target: d.target, status: d.status, attempts: d.attempts, lastError: d.lastError })) },
+            `a budget alert's outcome (${outcome}) could not be recorded after ${most} attempts: its record stays "fired" with its webhooks pending and is not tried again; each webhook's outcome is in this line`);
+          return;
+        }
+        const waitMs = retryBaseMs * 2 ** (attempt - 1);
+        this.options.log.warn(fields, `a budget alert's outcome (${outcome}) could not be recorded; tried again in ${waitMs} ms (attempt ${attempt} of ${most})`);
+        await sleep(waitMs);
+      }
+    }
   }
 }
