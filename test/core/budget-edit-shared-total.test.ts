@@ -18,13 +18,15 @@ import type { Budget, BudgetSpec } from '../../core/catalog/kinds.ts';
 import type { CatalogSnapshot } from '../../core/catalog/snapshot.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import { eventually } from '../../core/testing.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
 
 const BOUND_MS = 30_000;
 const CREATED = '2026-01-01T00:00:00.000Z';
 
 const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions() });
+// Relay's clients have no offline queue: a command before the connection is up fails at once.
+await waitForValkey(direct);
 const prefix = `relay:test-budget-edit:${process.pid}:${randomBytes(4).toString('hex')}`;
 t.teardown(async () => {
   const keys = await direct.keys(`${prefix}:*`);

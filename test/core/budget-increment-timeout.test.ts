@@ -15,7 +15,7 @@ import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import type { Budget } from '../../core/catalog/kinds.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import { eventually } from '../../core/testing.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { startHangingProxy } from '../support/hanging-proxy.ts';
 import { silentLog, testSettings, usageEvent } from '../support/observer-fixtures.ts';
 
@@ -24,6 +24,7 @@ const BOUND_MS = 30_000;
 const VALKEY_TIMEOUT_MS = 500;
 
 const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions() });
+await waitForValkey(direct); // no offline queue: a command before the connection is up fails at once
 const prefix = `relay:test-increment-timeout:${process.pid}:${randomBytes(4).toString('hex')}`;
 t.teardown(async () => {
   const keys = await direct.keys(`${prefix}:*`);

@@ -19,7 +19,7 @@ import type { Budget } from '../../core/catalog/kinds.ts';
 import type { Principal } from '../../core/hooks.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import { createTestDatabase, eventually } from '../../core/testing.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { poolDatabase } from '../../plugins/log-postgres/pool-database.ts';
 import { PostgresUsageBackend } from '../../plugins/log-postgres/postgres-usage-backend.ts';
 import { startHangingProxy } from '../support/hanging-proxy.ts';
@@ -31,6 +31,7 @@ const UNKNOWN_RETRY_MS = 1_000;
 
 const usageDb = await createTestDatabase();
 const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions() });
+await waitForValkey(direct); // no offline queue: a command before the connection is up fails at once
 const prefix = `relay:test-read-warnings:${process.pid}:${randomBytes(4).toString('hex')}`;
 t.teardown(async () => {
   const keys = await direct.keys(`${prefix}:*`);

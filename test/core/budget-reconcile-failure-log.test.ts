@@ -16,7 +16,7 @@ import { buildSnapshot, emptyTables } from '../../core/catalog/snapshot.ts';
 import type { Budget } from '../../core/catalog/kinds.ts';
 import { createObserver } from '../../core/observer/observer.ts';
 import { createTestDatabase, eventually } from '../../core/testing.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { poolDatabase } from '../../plugins/log-postgres/pool-database.ts';
 import { PostgresUsageBackend } from '../../plugins/log-postgres/postgres-usage-backend.ts';
 import { startHangingProxy, type HangingProxy } from '../support/hanging-proxy.ts';
@@ -31,6 +31,7 @@ const RECONCILE_MS = 60_000;
 
 const usageDb = await createTestDatabase();
 const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions(BACKEND_TIMEOUT_MS) });
+await waitForValkey(direct); // no offline queue: a command before the connection is up fails at once
 const prefix = `relay:test-reconcile-log:${process.pid}:${randomBytes(4).toString('hex')}`;
 t.teardown(async () => {
   const keys = await direct.keys(`${prefix}:*`);

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import type { HostKey } from '../../core/catalog/kinds.ts';
 import { eventually } from '../../core/testing.ts';
 import { KeyHealth } from '../../core/pipeline/key-health.ts';
-import { valkeyClientOptions } from '../../core/server/valkey-options.ts';
+import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { startHangingProxy } from '../support/hanging-proxy.ts';
 
 // Short so the test is quick; what must happen is waited for far longer (BOUND_MS).
@@ -23,6 +23,7 @@ const log = pino({ level: 'debug' }, { write: (line: string) => { lines.push(JSO
 const viaProxy = new Redis({ host: '127.0.0.1', port: proxy.port, ...valkeyClientOptions(TIMEOUT_MS) });
 viaProxy.on('error', () => {});
 const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions(TIMEOUT_MS) });
+await waitForValkey(direct); // no offline queue: a command before the connection is up fails at once
 const listening = new KeyHealth({ redis: viaProxy, log, valkeyTimeoutMs: TIMEOUT_MS });
 const marking = new KeyHealth({ redis: direct, log: pino({ level: 'silent' }) });
 const marked: string[] = [];
