@@ -7,6 +7,7 @@
 // everything. refuse() is a server that is down: every connection cut, new ones refused
 // (ECONNREFUSED) until reopen() listens on the same port again. accepted() and clients() say when
 // clients connected and how many connections are still open (a client that retries, one that left).
+// delay(ms) is a server that is slow but answers: every answer is forwarded ms late, in order.
 import net from 'node:net';
 
 export interface HangingProxy {
@@ -14,6 +15,8 @@ export interface HangingProxy {
   hang(): void;
   stall(): void;
   answer(): void;
+  /** Answers the server sends from now on forwarded `ms` late (0: at once again), on every connection, order kept. */
+  delay(ms: number): void;
   /** What clients sent on held connections (to count the commands that were never answered). */
   held(): string;
   /** When each client connection was accepted (Date.now()), held or forwarded, in order. */
@@ -40,6 +43,30 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
   const heldSockets = new Set<net.Socket>();
   const acceptedAt: number[] = [];
   const clientSockets = new Set<net.Socket>();
+  let delayMs = 0;
+  // Connections whose answers go through a delaying queue, and how to stop it (stall()).
+  const delayed = new Map<net.Socket, () => void>();
+  const delayAnswers = (client: net.Socket, upstream: net.Socket) => {
+    upstream.unpipe(client);
+    const queue: Array<{ at: number; chunk: Buffer }> = [];
+    let timer: NodeJS.Timeout | undefined;
+    const pump = () => {
+      timer = undefined;
+      const now = Date.now();
+      // First in, first out: an answer never overtakes one delayed longer before it.
+      while (queue.length > 0 && queue[0].at <= now) client.write(queue.shift()!.chunk);
+      if (queue.length > 0) timer = setTimeout(pump, queue[0].at - now);
+    };
+    const onData = (chunk: Buffer) => {
+      queue.push({ at: Date.now() + delayMs, chunk });
+      if (!timer) pump();
+    };
+    const stop = () => { upstream.off('data', onData); clearTimeout(timer); queue.length = 0; delayed.delete(client); };
+    upstream.on('data', onData).on('close', stop);
+    // unpipe() paused it: a 'data' listener alone does not resume it.
+    upstream.resume();
+    delayed.set(client, stop);
+  };
   const hold = (client: net.Socket) => {
     heldSockets.add(client);
     client.on('data', (chunk) => { heldBytes.push(chunk); }).on('close', () => heldSockets.delete(client));
@@ -59,6 +86,7 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
     upstream.on('close', drop);
     client.pipe(upstream);
     upstream.pipe(client);
+    if (delayMs > 0) delayAnswers(client, upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
@@ -73,6 +101,7 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
       for (const [client, upstream] of pairs) {
         client.unpipe(upstream);
         upstream.unpipe(client);
+        delayed.get(client)?.();
         // The server's late answers are thrown away; the client's bytes are kept, as for held ones.
         upstream.on('data', () => {});
         hold(client);
@@ -83,6 +112,10 @@ export async function startHangingProxy(targetPort: number, targetHost = '127.0.
     },
     answer() {
       hanging = false;
+    },
+    delay(ms: number) {
+      delayMs = ms;
+      if (ms > 0) for (const [client, upstream] of pairs) if (!delayed.has(client)) delayAnswers(client, upstream);
     },
     held: () => Buffer.concat(heldBytes).toString('latin1'),
     accepted: () => [...acceptedAt],
