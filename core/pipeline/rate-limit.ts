@@ -2,7 +2,8 @@
 // Each limit applies per relay key: requests per minute and tokens per minute in fixed
 // one-minute windows, and concurrent requests. Counters live in memory, or in Valkey/Redis
 // when configured so that every instance shares them. A Valkey outage fails open and costs
-// a request at most one short command deadline (valkey-guard.ts).
+// a request at most one short command deadline (valkey-guard.ts); a concurrency slot taken by a
+// command the guard gave up on, or one whose give-back could not be sent, is given back off the request path.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Counter, Registry } from 'prom-client';
@@ -86,8 +87,24 @@ if v and v > 0 then
 end
 return 0`;
 
+// A command ioredis refused to write (not connected, no offline queue): it was never sent.
+const NOT_WRITTEN = /Stream isn't writeable/;
+/** Slot give-backs waiting for a connection, at most (beyond that the counter's TTL is the backstop). */
+const MAX_UNSENT_GIVES = 10_000;
+
 class RedisCounters implements Counters {
-  constructor(private readonly guard: ValkeyGuard) {}
+  // Give-backs never sent because Valkey was not connected; sent on its next 'ready'.
+  private unsent: Array<{ key: string; ttlMs: number; until: number }> = [];
+
+  constructor(private readonly guard: ValkeyGuard, private readonly redis: Redis) {
+    redis.on('ready', () => {
+      const now = Date.now();
+      const due = this.unsent;
+      this.unsent = [];
+      // Past its TTL the counter has expired: a give-back then could only free someone else's slot.
+      for (const give of due) if (give.until > now) this.giveBack(give.key, give.ttlMs);
+    });
+  }
 
   async incr(key: string, n: number, ttlMs: number): Promise<number> {
     const res = await this.guard.run((redis) => redis.multi().incrby(key, n).pexpire(key, ttlMs, 'NX').exec());
@@ -99,12 +116,45 @@ class RedisCounters implements Counters {
   }
 
   async takeSlot(key: string, ttlMs: number): Promise<number> {
-    const res = await this.guard.run((redis) => redis.multi().incr(key).pexpire(key, ttlMs).exec());
-    return Number(res?.[0]?.[1] ?? 0);
+    let taking: Promise<[error: Error | null, result: unknown][] | null> | undefined;
+    try {
+      const res = await this.guard.run((redis) => (taking = redis.multi().incr(key).pexpire(key, ttlMs).exec()));
+      return Number(res?.[0]?.[1] ?? 0);
+    } catch (err) {
+      // The guard gave up (the caller fails open, holding no slot) but a slow Valkey may apply the
+      // INCR after all: a slot nobody would give back, so give it back as soon as it is known taken.
+      taking?.then((res) => { if (res?.[0] && !res[0][0]) this.giveBack(key, ttlMs); }, () => undefined);
+      throw err;
+    }
   }
 
   async giveSlot(key: string, ttlMs: number): Promise<void> {
-    await this.guard.run((redis) => redis.eval(GIVE_SLOT, 1, key, String(ttlMs)));
+    let sent = false;
+    try {
+      await this.guard.run((redis) => { sent = true; return redis.eval(GIVE_SLOT, 1, key, String(ttlMs)); });
+    } catch (err) {
+      // Never sent (breaker open, not connected): safe to send later. One sent may have been applied: left to it or the TTL.
+      if (!sent || NOT_WRITTEN.test((err as Error).message)) this.giveBack(key, ttlMs);
+      throw err;
+    }
+  }
+
+  /**
+   * Gives a slot back off the request path: straight to the client (no short deadline, no
+   * breaker: at most one per slot taken, and it lands whenever Valkey answers), or once the
+   * client is connected again. Never sent twice, since a second DECR could free a held slot.
+   */
+  private giveBack(key: string, ttlMs: number): void {
+    if (this.redis.status !== 'ready') return this.keepUnsent(key, ttlMs);
+    this.redis.eval(GIVE_SLOT, 1, key, String(ttlMs)).catch((err: Error) => {
+      if (NOT_WRITTEN.test(err.message)) this.keepUnsent(key, ttlMs);
+    });
+  }
+
+  private keepUnsent(key: string, ttlMs: number): void {
+    const now = Date.now();
+    if (this.unsent.length >= MAX_UNSENT_GIVES) this.unsent = this.unsent.filter((give) => give.until > now);
+    if (this.unsent.length < MAX_UNSENT_GIVES) this.unsent.push({ key, ttlMs, until: now + ttlMs });
   }
 }
 
@@ -143,7 +193,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const counters: Counters = options.redis
     ? new RedisCounters(new ValkeyGuard(options.redis, {
       commandTimeoutMs: options.valkeyCommandTimeoutMs ?? 50, openMs: options.valkeyBreakerOpenMs ?? 5_000,
-    }, options.log, metrics, 'rate-limits'))
+    }, options.log, metrics, 'rate-limits'), options.redis)
     : new MemoryCounters();
   const failedOpen = (metrics.getSingleMetric('relay_rate_limit_fail_open_total') as Counter | undefined) ?? new Counter({
     name: 'relay_rate_limit_fail_open_total', help: 'Rate-limited requests allowed without counting because the counter store was unavailable', registers: [metrics],
