@@ -90,7 +90,10 @@ export interface BudgetStatus {
 
 export interface BudgetGuardOptions {
   snapshot: () => CatalogSnapshot;
-  /** Spend in the usage log over a window and scope, this instance's events recorded before the call included; null when no backend can say. */
+  /**
+   * Spend in the usage log over a window and scope, this instance's events recorded before the call
+   * included; null when no backend can say. The filter's currency limits the cost, not the tokens.
+   */
   readSpend: (filter: UsageFilter) => Promise<Spend | null>;
   log: RepeatWarningsLog;
   now?: () => number;
@@ -282,7 +285,8 @@ export class BudgetGuard {
     c.local = { ...ZERO };
     c.generation++;
     const s = budget.spec.scope ?? {};
-    const filter: UsageFilter = { from: new Date(c.startMs), ...(s.relayKeyId ? { relayKeyId: s.relayKeyId } : {}), ...(s.policyId ? { policyId: s.policyId } : {}), ...(s.modelId ? { modelId: s.modelId } : {}) };
+    // The cost in the budget's currency only, as record() counts it; tokens in every currency (spend-from-log.ts).
+    const filter: UsageFilter = { from: new Date(c.startMs), currency: budget.spec.currency, ...(s.relayKeyId ? { relayKeyId: s.relayKeyId } : {}), ...(s.policyId ? { policyId: s.policyId } : {}), ...(s.modelId ? { modelId: s.modelId } : {}) };
     const fromLog = this.options.readSpend(filter);
     // The usage log's answer, once it came: a shared counter still has it when Valkey then fails.
     let logged: { spend: Spend | null } | null = null;

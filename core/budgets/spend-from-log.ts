@@ -5,6 +5,9 @@
 // counted until then as in the log (budget-guard.ts), so a queued event must not be missing from it.
 // The wait is bounded: a usage log failing its writes (retrying for minutes) must not hold the
 // read; queued spend may then be missed until the next reconcile.
+// With a currency in the filter, the cost is that of the events priced in it only, and the tokens
+// are those of every event in scope, in any currency or none: what the budget counts locally for a
+// finished request (BudgetGuard.record). That takes two summaries, asked at once.
 import type { Observer } from '../observer/observer.ts';
 import { toMicros } from '../observer/money.ts';
 import type { UsageFilter } from '../observer/types.ts';
@@ -23,6 +26,11 @@ export async function budgetSpendFromLog(observer: Pick<Observer, 'usageBackend'
   await writtenOrLater(observer.usageWritten());
   const backend = observer.usageBackend();
   if (!backend?.summary) return null;
-  const { totals } = await backend.summary(filter);
-  return { micros: toMicros(totals.cost), tokens: totals.input_tokens + totals.output_tokens };
+  const { currency, ...everyCurrency } = filter;
+  const [priced, all] = await Promise.all([
+    backend.summary(filter),
+    currency === undefined ? null : backend.summary(everyCurrency),
+  ]);
+  const tokens = (all ?? priced).totals;
+  return { micros: toMicros(priced.totals.cost), tokens: tokens.input_tokens + tokens.output_tokens };
 }

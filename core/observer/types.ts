@@ -16,6 +16,8 @@ export interface UsageFilter {
   modelId?: string;
   /** Only events of this agent session (core/observer/sessions.ts: Codex thread-id, Claude Code session id). */
   sessionId?: string;
+  /** Only events whose cost is in this currency (ISO code, e.g. USD); events with no cost have none and never match. */
+  currency?: string;
   /** Every comparison must hold. */
   status?: StatusFilter[];
   /** Inclusive lower bound on started_at. */

@@ -41,6 +41,7 @@ export function matchesFilter(event: UsageEvent, filter: UsageFilter): boolean {
   if (filter.relayKeyId !== undefined && event.relay_key_id !== filter.relayKeyId) return false;
   if (filter.modelId !== undefined && event.model_id !== filter.modelId) return false;
   if (filter.sessionId !== undefined && sessionIdOf(event) !== filter.sessionId) return false;
+  if (filter.currency !== undefined && event.currency !== filter.currency) return false;
   if (filter.status && !filter.status.every((s) => matchesStatus(event.status, s))) return false;
   if (filter.from || filter.to) {
     const t = Date.parse(event.started_at);

@@ -23,6 +23,7 @@ export function whereOf(filter: UsageFilter, after: CursorPosition | null = null
   if (filter.relayKeyId !== undefined) conditions.push(`relay_key_id = ${param('String', filter.relayKeyId)}`);
   if (filter.modelId !== undefined) conditions.push(`model_id = ${param('String', filter.modelId)}`);
   if (filter.sessionId !== undefined) conditions.push(`${SESSION_ID_SQL} = ${param('String', filter.sessionId)}`);
+  if (filter.currency !== undefined) conditions.push(`currency = ${param('String', filter.currency)}`);
   for (const s of filter.status ?? []) conditions.push(`status ${OPERATORS[s.op]} ${param('UInt16', s.value)}`);
   if (filter.from) conditions.push(`started_at >= fromUnixTimestamp64Milli(${param('Int64', filter.from.getTime())}, 'UTC')`);
   if (filter.to) conditions.push(`started_at < fromUnixTimestamp64Milli(${param('Int64', filter.to.getTime())}, 'UTC')`);

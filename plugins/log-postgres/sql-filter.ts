@@ -21,6 +21,7 @@ export function whereOf(filter: UsageFilter, after: CursorPosition | null = null
   if (filter.relayKeyId !== undefined) conditions.push(`relay_key_id = ${param(filter.relayKeyId)}`);
   if (filter.modelId !== undefined) conditions.push(`model_id = ${param(filter.modelId)}`);
   if (filter.sessionId !== undefined) conditions.push(`${SESSION_ID_SQL} = ${param(filter.sessionId)}`);
+  if (filter.currency !== undefined) conditions.push(`currency = ${param(filter.currency)}`);
   for (const s of filter.status ?? []) conditions.push(`status ${OPERATORS[s.op]} ${param(s.value)}`);
   if (filter.from) conditions.push(`started_at >= ${param(filter.from.toISOString())}::timestamptz`);
   if (filter.to) conditions.push(`started_at < ${param(filter.to.toISOString())}::timestamptz`);

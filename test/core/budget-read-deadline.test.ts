@@ -29,14 +29,17 @@ const tables = emptyTables();
 tables.budgets.set('b1', budget as never);
 const snapshot = buildSnapshot(tables);
 
-/** A usage backend whose summaries answer (with a cost) only when the test says; none ever on its own. */
+/**
+ * A usage backend whose summaries of the cost in a currency answer (with a cost) only when the test
+ * says, none ever on its own; the read's summary of the tokens in every currency answers at once.
+ */
 function heldSummaries(): UsageBackend & { asked: Array<(cost: number) => void> } {
   const asked: Array<(cost: number) => void> = [];
   return {
     id: 'held',
     asked,
     async write() {},
-    summary: () => new Promise<Summary>((resolve) => {
+    summary: (query) => query.currency === undefined ? Promise.resolve({ totals: { requests: 0, input_tokens: 0, output_tokens: 0, cost: 0 } } as never) : new Promise<Summary>((resolve) => {
       asked.push((cost) => resolve({ totals: { requests: 1, input_tokens: 0, output_tokens: 0, cost } } as never));
     }),
   };

@@ -42,7 +42,8 @@ export function makeEvents(baseMs: number, count = 60, tag = 'e'): UsageEvent[] 
       cache_write_tokens: i % 6 === 0 ? 20 : 0,
       reasoning_tokens: i % 8,
       cost: i % 9 === 0 ? null : Math.round(i * 0.00137 * 1e6) / 1e6,
-      currency: i % 9 === 0 ? null : 'USD',
+      // Some priced in EUR (a model priced in another currency): a currency filter keeps them out.
+      currency: i % 9 === 0 ? null : i % 5 === 2 ? 'EUR' : 'USD',
       attempts: 1 + (i % 3),
       client_aborted: i % 13 === 0,
       client: i % 6 === 1 ? 'codex' : null,
@@ -81,6 +82,7 @@ function reference(events: UsageEvent[], f: UsageFilter): UsageEvent[] {
     && (f.relayKeyId === undefined || e.relay_key_id === f.relayKeyId)
     && (f.modelId === undefined || e.model_id === f.modelId)
     && (f.sessionId === undefined || sessionOf(e) === f.sessionId)
+    && (f.currency === undefined || e.currency === f.currency)
     && statusOk(e.status, f.status)
     && (!f.from || Date.parse(e.started_at) >= f.from.getTime())
     && (!f.to || Date.parse(e.started_at) < f.to.getTime())).sort(newestFirst);
@@ -189,6 +191,10 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
       ['to', { to: windowTo }],
       ['from and to', { from: windowFrom, to: windowTo }],
       ['combined', { policyId: 'policy-0', status: [{ op: 'gte', value: 400 }], from: new Date(base) }],
+      ['currency USD', { currency: 'USD' }],
+      ['currency EUR', { currency: 'EUR' }],
+      ['currency and relayKeyId', { currency: 'EUR', relayKeyId: 'key-3' }],
+      ['currency with no events', { currency: 'JPY' }],
       ['no match', { policyId: 'no-such-policy' }],
     ];
     for (const [name, filter] of filters) {
@@ -228,6 +234,18 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
     }
     const errors = await backend.summary!({ from, status: [{ op: 'gte', value: 400 }], relayKeyId: 'key-1' });
     sameTotals(t, errors.totals, totalsOf(reference(events, { from, status: [{ op: 'gte', value: 400 }], relayKeyId: 'key-1' })), 'filtered');
+    for (const currency of ['USD', 'EUR']) {
+      const inCurrency = reference(events, { from, currency });
+      t.ok(inCurrency.length > 0 && inCurrency.length < inWindow.length - 5, `${currency}: some events, not all`);
+      const expected = totalsOf(inCurrency);
+      t.ok(expected.cost > 0 && expected.cost < totalsOf(inWindow).cost, `${currency}: part of the cost`);
+      sameTotals(t, (await backend.summary!({ from, currency })).totals, expected, `currency ${currency}: only its cost`);
+      const byKey = await backend.summary!({ from, currency, groupBy: 'relay_key' });
+      sameTotals(t, byKey.totals, expected, `currency ${currency}, grouped: overall`);
+      for (const key of ['key-0', 'key-1', 'key-2', 'key-3']) {
+        sameTotals(t, byKey.groups?.find((g) => g.key === key)?.totals ?? totalsOf([]), totalsOf(inCurrency.filter((e) => e.relay_key_id === key)), `currency ${currency}, relay_key=${key}`);
+      }
+    }
     const empty = await backend.summary!({ policyId: 'no-such-policy' });
     sameTotals(t, empty.totals, totalsOf([]), 'empty');
   });
