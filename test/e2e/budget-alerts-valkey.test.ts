@@ -55,6 +55,7 @@ t.test('two instances, concurrent requests on both: each fraction alerts once', 
   const keys = await redis.keys(`relay:budget-alert:${id}:*`);
   t.equal(keys.length, 4, 'each claimed through a Valkey key');
   for (const on of relays) {
+    await eventually(async () => ((await on.api<any>('GET', `/api/budgets/${id}/alerts`)).body.alerts ?? []).filter((x: any) => x.status === 'delivered').length >= 4, 5_000);
     const alerts = await on.api<any>('GET', `/api/budgets/${id}/alerts`);
     t.equal(alerts.body.alerts.length, 4, 'both instances read the four recorded alerts');
     t.ok(alerts.body.alerts.every((x: any) => x.status === 'delivered'));

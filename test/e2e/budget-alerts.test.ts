@@ -80,6 +80,8 @@ t.test('each fraction fires once per window, to a JSON and a Slack webhook, with
     t.match(s.body.text, new RegExp(`^Relay budget "Team alerts" \\(${b.metadata.slug}\\) passed (50|80|100)% of its limit: \\d\\.\\d+ of 0\\.2 USD spent today`));
   }
 
+  const recorded = async () => (await relay.api<any>('GET', `/api/budgets/${b.metadata.id}/alerts`)).body.alerts ?? [];
+  await eventually(async () => (await recorded()).filter((a: any) => a.status === 'delivered').length >= 3, 5_000);
   const alerts = await relay.api<any>('GET', `/api/budgets/${b.metadata.id}/alerts`);
   t.equal(alerts.status, 200);
   t.equal(alerts.body.alerts.length, 3, 'three alerts recorded');

@@ -93,6 +93,8 @@ t.test('written through the API: sealed in the row, and the alert reaches the we
   await usageRecord(relay, answer.headers.get('x-request-id')!);
   await eventually(() => hooks.on(SEALED_PATH).length >= 1, 5_000);
   t.match(hooks.on(SEALED_PATH)[0]!.body, { type: 'relay.budget.alert', threshold: 0.5, budget: { id: sealedId } }, 'the receiver got the alert at the real URL');
+  // The receiver answers before the outcome is written: wait for the record, not only the POST.
+  await eventually(async () => (await relay.api('GET', `/api/budgets/${sealedId}/alerts`)).body.alerts[0]?.status === 'delivered', 5_000);
   const alerts = await relay.api('GET', `/api/budgets/${sealedId}/alerts`);
   t.match(alerts.body.alerts[0].deliveries, [{ target: `${hooks.url}/…`, status: 'delivered' }], 'recorded by origin');
 });
