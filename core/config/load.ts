@@ -20,10 +20,12 @@ export interface LoadedConfig {
 
 type Env = Record<string, string | undefined>;
 
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
 /** Replaces ${VAR} and ${VAR:-default} in every string of the tree; adds each VAR to `names`. */
 export function substituteEnv(value: unknown, env: Env, where: string, pointer = '', names?: Set<string>): unknown {
   if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback: string | undefined) => {
+    return value.replace(ENV_REFERENCE, (_m, name: string, fallback: string | undefined) => {
       names?.add(name);
       const v = env[name];
       if (v !== undefined && v !== '') return v;
@@ -34,9 +36,23 @@ export function substituteEnv(value: unknown, env: Env, where: string, pointer =
   if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, where, `${pointer}/${i}`, names));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, where, `${pointer}/${k}`, names);
+    const disabled = PLUGIN_ENTRY.test(pointer) && isOff(substituteEnv((value as Record<string, unknown>).enabled, env, where, `${pointer}/enabled`, names));
+    for (const [k, v] of Object.entries(value)) {
+      // A disabled plugin's options are never read, so the variables they name need not be set.
+      out[k] = disabled && k === 'options' ? collectEnvNames(v, names) : substituteEnv(v, env, where, `${pointer}/${k}`, names);
+    }
     return out;
   }
+  return value;
+}
+
+const PLUGIN_ENTRY = /^\/plugins\/\d+$/;
+const isOff = (enabled: unknown): boolean => enabled === false || enabled === 'false';
+
+/** Leaves the tree as written, adding the variables it names to `names`. */
+function collectEnvNames(value: unknown, names?: Set<string>): unknown {
+  if (typeof value === 'string') for (const m of value.matchAll(ENV_REFERENCE)) names?.add(m[1]!);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) collectEnvNames(v, names);
   return value;
 }
 

@@ -48,6 +48,21 @@ t.test('scaled.yaml selects backends it loads: ClickHouse (or RELAY_USAGE_BACKEN
   t.match(missing.err, '/usageLogging/backend: the usage backend "file" is not loaded (loaded usage backends: clickhouse, postgres, valkey)');
 });
 
+t.test('scaled.yaml without ClickHouse: its disabled plugin needs none of the CLICKHOUSE_* variables', async (t) => {
+  const file = path.join(root, 'examples/config/scaled.yaml');
+  const env = { ...DUMMY_ENV, CLICKHOUSE_URL: undefined, CLICKHOUSE_PASSWORD: undefined, RELAY_USAGE_BACKEND: 'postgres' };
+  const needed = await relayCheck(file, env);
+  t.equal(needed.code, 1, 'loaded, the plugin still needs its URL');
+  t.match(needed.err, '/plugins/8/options/url: environment variable CLICKHOUSE_URL is not set');
+  const without = await relayCheck(file, { ...env, RELAY_CLICKHOUSE_ENABLED: 'false' });
+  t.equal(without.code, 0, without.err);
+  t.match(without.out, 'usage backend: postgres\n');
+  t.notMatch(without.out, /^  log-clickhouse \[/m, 'not loaded');
+  const stillSelected = await relayCheck(file, { ...DUMMY_ENV, CLICKHOUSE_URL: undefined, RELAY_CLICKHOUSE_ENABLED: 'false' });
+  t.equal(stillSelected.code, 1, 'disabled while it is the selected backend: refused');
+  t.match(stillSelected.err, 'the usage backend "clickhouse" is not loaded');
+});
+
 t.test('the scaled setup marks the session cookie Secure by default, and trusts its load balancer', async (t) => {
   const { config } = loadConfigFile(path.join(root, 'examples/config/scaled.yaml'), DUMMY_ENV);
   t.equal(config.admin.secureCookies, true, 'secure by default');
