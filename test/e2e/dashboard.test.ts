@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildDashboard } from '../support/dashboard-build.ts';
-import { startRelay } from '../../core/testing.ts';
+import { eventually, startRelay } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -359,6 +359,32 @@ async function run(t: Test) {
     await shot('14e-budgets');
     // The remaining steps send no more requests through this key; the budget goes, so nothing else sees it.
     t.equal((await relay.api('DELETE', `/api/budgets/by-id/${ids.budget}`)).status, 204);
+  });
+
+  await t.test('a cheap model: the Cost chart\'s y axis is as wide as its labels', async (t) => {
+    // 21 input and 7 output tokens at these prices cost $0.000021: ticks like "$0.000015".
+    const priced = await relay.api('POST', '/api/pricings', { metadata: { displayName: 'cheap' }, spec: { modelId: ids.model, inputPerMillion: 0.5, outputPerMillion: 1.5 } });
+    t.equal(priced.status, 201, JSON.stringify(priced.body));
+    await eventually(() => relay.relay.sync.snapshot().pricings.size === 1);
+    const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-gpt', messages: [{ role: 'user', content: 'An expensive hello' }] }),
+    });
+    await res.text();
+    t.equal(res.status, 200);
+    await page.goto(`${base}/usage?since=1h&bucket=5m`);
+    await page.locator('[data-testid=total-cost]', { hasText: '$0.000021' }).waitFor();
+    await page.waitForSelector('figure[aria-label="Cost"] .u-over');
+    // In the page (a string: the tests compile without the DOM's types).
+    const fit = await page.evaluate<{ axis: number; label: number }>(`(() => {
+      const plot = document.querySelector('figure[aria-label="Cost"] .u-over');
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif'; // uPlot's axis font
+      return { axis: plot.offsetLeft, label: ctx.measureText('$0.000015').width };
+    })()`);
+    t.ok(fit.axis > fit.label, `the plot starts right of a "$0.000015" label (${fit.axis} px > ${fit.label.toFixed(1)} px)`);
+    await shot('14f-usage-small-cost');
   });
 
   await t.test('a session that ends mid-edit: sign in again over the form, the edit is kept', async (t) => {

@@ -2,6 +2,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { fitLabels } from './axis-size.ts';
 
 export interface ChartSeries {
   label: string;
@@ -42,7 +43,7 @@ export function TimeChart({ title, x, series, format, step, integer = false, hei
       scales: { x: { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [
         { stroke: axisColor, grid: { stroke: gridColor, width: 1 }, ticks: { stroke: gridColor } },
-        { stroke: axisColor, grid: { stroke: gridColor, width: 1 }, ticks: { show: false }, size: 56, values: (_u, ticks) => ticks.map(format),
+        { stroke: axisColor, grid: { stroke: gridColor, width: 1 }, ticks: { show: false }, size: fitLabels, values: (_u, ticks) => ticks.map(format),
           ...(integer ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 1e7, 1e8, 1e9] } : {}) },
       ],
       series: [
