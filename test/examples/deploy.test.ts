@@ -44,7 +44,7 @@ t.test('Dockerfile: slim multi-stage, non-root, healthcheck with node, volumes, 
   const dockerfile = read('Dockerfile');
   const stages = [...dockerfile.matchAll(/^FROM (\S+) AS (\S+)$/gm)].map((m) => m[2]);
   t.same(stages, ['build', 'prod-deps', 'runtime']);
-  t.match(dockerfile, /ARG NODE_IMAGE=node:20-bookworm-slim/);
+  t.match(dockerfile, /ARG NODE_IMAGE=node:22-bookworm-slim/);
   t.match(dockerfile, /RUN npm install --ignore-scripts[^\n]*\n[\s\S]*RUN npm run build:ui/, 'npm install then the UI build');
   t.match(dockerfile, /npm install --omit=dev/, 'the runtime gets production dependencies only');
   t.match(dockerfile, /COPY --from=build \/app\/admin-ui\/dist \.\/admin-ui\/dist/);
