@@ -4,6 +4,7 @@
 // body is parsed only when translation or a rewrite asks for it (InferenceCall.json()).
 import { RelayError } from '../errors.ts';
 import { TopLevelMembers, type ValueSpan } from './json-scan-wasm/wasm-scanner.ts';
+import { duplicateKeyError } from './duplicate-keys.ts';
 
 export interface InferenceBody {
   readonly model: string;
@@ -18,6 +19,8 @@ export interface InferenceBody {
   readonly escapedLetter: boolean;
   /** Whether some object may be a reasoning item naming its id without encrypted content, as written (MemberScan). */
   readonly reasoningById: boolean;
+  /** Object members the body holds at any depth, as written: a parse keeping fewer met a key twice (duplicate-keys.ts). */
+  readonly memberCount: number;
 }
 
 const MODEL = 0;
@@ -86,7 +89,7 @@ export function readInferenceBody(raw: Buffer): InferenceBody {
   if (stream === undefined) throw new RelayError('RELAY_ERR_BAD_REQUEST', "'stream' must be a boolean", { field: '/stream' });
   const spans = new Map<string, ValueSpan>();
   READ_MEMBERS.forEach((name, i) => { if (scanned.spans[i]) spans.set(name, scanned.spans[i]!); });
-  return { model, stream: stream === true, modelSpan, spans, seenTexts: scanned.seen, escapedLetter: scanned.escapedLetter, reasoningById: scanned.reasoningById };
+  return { model, stream: stream === true, modelSpan, spans, seenTexts: scanned.seen, escapedLetter: scanned.escapedLetter, reasoningById: scanned.reasoningById, memberCount: scanned.memberCount };
 }
 
 /**
@@ -131,9 +134,13 @@ export function parseJsonBody(raw: Buffer): unknown {
 /** Arrays and objects nested deeper than this are refused: codecs and JSON.stringify recurse. */
 export const MAX_NESTING = 128;
 
-/** Parses a body the scan accepted, refusing nesting past MAX_NESTING (400). */
-export function parseInferenceJson(raw: Buffer): Record<string, unknown> {
+/**
+ * Parses a body the scan accepted, refusing nesting past MAX_NESTING (400) and, given the members
+ * the scan counted (InferenceBody.memberCount), a key written twice in one object (400).
+ */
+export function parseInferenceJson(raw: Buffer, written?: number): Record<string, unknown> {
   const json = parseJsonBody(raw) as Record<string, unknown>;
+  let kept = 0;
   // Iterative, so that the check itself cannot overflow the stack.
   const stack: Array<[unknown, number]> = [[json, 1]];
   while (stack.length > 0) {
@@ -142,10 +149,13 @@ export function parseInferenceJson(raw: Buffer): Record<string, unknown> {
       throw new RelayError('RELAY_ERR_BAD_REQUEST', `the request body nests arrays and objects deeper than ${MAX_NESTING} levels`);
     }
     if (value === null || typeof value !== 'object') continue;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    const children = Array.isArray(value) ? value : Object.values(value);
+    if (!Array.isArray(value)) kept += children.length;
+    for (const child of children) {
       if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
     }
   }
+  if (written !== undefined && kept !== written) throw duplicateKeyError(raw.toString('utf8'), '');
   return json;
 }
 

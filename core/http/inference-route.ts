@@ -9,6 +9,7 @@ import type { InboundHttpRequest, ShapeId } from '../hooks.ts';
 import type { Attribution, InferenceCall, RelayContext } from '../plugins/context.ts';
 import { unroutedError } from '../server/unrouted.ts';
 import { isReadMember, mayHoldReasoningById, mayHoldText, parseInferenceJson, readInferenceBody, unsupportedMediaType, type InferenceBody } from './inference-body.ts';
+import { duplicateKeyError, keptMembers } from './duplicate-keys.ts';
 
 export interface InferenceRouteOptions {
   url: string;
@@ -86,15 +87,20 @@ export class RouteCall implements InferenceCall {
   }
 
   json(): Record<string, unknown> {
-    this.parsed ??= parseInferenceJson(this.body);
+    this.parsed ??= parseInferenceJson(this.body, this.read.memberCount);
     return this.parsed;
   }
 
   member(name: string): unknown {
     if (this.parsed || !isReadMember(name)) return this.json()[name];
     const span = this.read.spans.get(name);
+    if (!span) return undefined;
     // The scan accepted the whole body as JSON, so each member's bytes parse on their own.
-    return span ? JSON.parse(this.body.toString('utf8', span.start, span.end)) : undefined;
+    const text = this.body.toString('utf8', span.start, span.end);
+    const value: unknown = JSON.parse(text);
+    // Fewer members kept than the scan counted: a key twice in one object, which an upstream may read otherwise.
+    if (span.memberCount > 0 && keptMembers(value) !== span.memberCount) throw duplicateKeyError(text, `/${name}`);
+    return value;
   }
 
   mayHold(text: string): boolean {

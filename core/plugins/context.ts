@@ -43,11 +43,15 @@ export interface InferenceCall {
   shape: ShapeId;
   /** The request body as received (forwarded unchanged in passthrough). */
   body: Buffer;
-  /** The parsed body, parsed on the first call (passthrough reads only `model` and `stream`). */
+  /**
+   * The parsed body, parsed on the first call (passthrough reads only `model` and `stream`). A key
+   * written twice in one of its objects throws a 400 naming it: an upstream may keep the other value.
+   */
   json(): Record<string, unknown>;
   /**
    * One top-level member of the body. `model`, `stream` and `stream_options` are read from their
-   * bytes, without parsing the rest (an agent's turn is hundreds of KB); any other name parses the body.
+   * bytes, without parsing the rest (an agent's turn is hundreds of KB); any other name parses the
+   * body. As for json(), a key written twice in an object of what is parsed throws a 400.
    */
   member(name: string): unknown;
   /**

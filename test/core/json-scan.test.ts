@@ -6,6 +6,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { TopLevelMembers, type ValueSpan } from '../../core/http/json-scan-wasm/wasm-scanner.ts';
 import { holdsEscapedLetter } from '../../core/canonical/escaped-letters.ts';
+import { firstDuplicateKey, keptMembers } from '../../core/http/duplicate-keys.ts';
 
 const KEYS = ['model', 'stream', 'é'];
 /** Texts looked for in every string: one at the longest a slot holds, and one a single letter long. */
@@ -65,8 +66,14 @@ function random(seed: number): () => number {
   };
 }
 
-/** `escapes`: the share of characters written as \u escapes; `twice`: of objects with a key written twice. */
-function writeJson(value: Json, rnd: () => number, { escapes = 0.2, twice = 0.2 } = {}): string {
+/** Object members a text was written with, and how many of them repeat a key of their object. */
+interface Written { members: number; repeated: number }
+
+/**
+ * `escapes`: the share of characters written as \u escapes; `twice`: of objects with a key written
+ * twice (counted in `written`, when given).
+ */
+function writeJson(value: Json, rnd: () => number, { escapes = 0.2, twice = 0.2 } = {}, written?: Written): string {
   const ws = () => (rnd() < 0.7 ? '' : [' ', '\n', '\r\n', '\t', '  '][Math.floor(rnd() * 5)]!);
   const str = (s: string) => {
     let out = '"';
@@ -91,8 +98,12 @@ function writeJson(value: Json, rnd: () => number, { escapes = 0.2, twice = 0.2 
     if (typeof v === 'string') return str(v);
     if (Array.isArray(v)) return `[${ws()}${v.map((x) => write(x)).join(`${ws()},${ws()}`)}${ws()}]`;
     const members = Object.entries(v).map(([k, x]) => `${str(k)}${ws()}:${ws()}${write(x)}`);
-    // Sometimes a key twice: JSON.parse keeps the last.
-    if (members.length > 0 && rnd() < twice) members.push(members[0]!.replace(/:.*/s, `:${ws()}${write(null)}`));
+    // Sometimes a key twice (spelled with other escapes, maybe): JSON.parse keeps the last.
+    if (members.length > 0 && rnd() < twice) {
+      members.push(`${str(Object.keys(v)[0]!)}${ws()}:${ws()}${write(null)}`);
+      if (written) written.repeated++;
+    }
+    if (written) written.members += members.length;
     return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
   };
   return ws() + write(value) + ws();
@@ -373,4 +384,63 @@ t.test('reasoning items named by id alone: noted wherever JSON.parse reads one, 
     t.equal(noted(text), expected, why);
   }
   t.equal(members.scan(Buffer.from('{"input":[{"type":"reasonin\\u0067","id":"rs_1"}]}'))!.escapedLetter, true, 'an escaped spelling is said');
+});
+
+t.test('members counted as written: JSON.parse keeps fewer exactly when an object repeats a key, however spelled', async (t) => {
+  // The scan counts every object member it reads (MemberScan.memberCount), and each top-level
+  // member's value's (ValueSpan.memberCount); the writer knows how many it wrote and how many
+  // repeat a key of their object. Keys are escaped at random, so a repeat is often spelled otherwise.
+  const bodies = fc.tuple(fc.array(fc.tuple(fc.constantFrom(...KEYS, 'messages', 'input'), json), { maxLength: 6 }), fc.integer(), fc.constantFrom(0, 0.2, 0.5), fc.constantFrom(0, 0.1, 0.3))
+    .map(([entries, seed, escapes, twice]) => {
+      const written: Written = { members: 0, repeated: 0 };
+      const bytes = Buffer.from(writeJson(Object.fromEntries(entries) as Json, random(seed), { escapes, twice }, written));
+      return { bytes, written };
+    });
+  let repeated = 0;
+  fc.assert(fc.property(bodies, ({ bytes, written }) => {
+    const scan = members.scan(bytes);
+    if (scan === null) return false;
+    const text = bytes.toString('utf8');
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    if (written.repeated > 0) repeated++;
+    // Fewer, not fewer by the repeats: an earlier value's members go with it.
+    if (scan.memberCount !== written.members || (keptMembers(parsed) < written.members) !== (written.repeated > 0)) return false;
+    // The refusal's locator finds one exactly when there is one.
+    if ((firstDuplicateKey(text, '') !== null) !== (written.repeated > 0)) return false;
+    // Each read member's value: fewer kept than counted exactly when a key repeats inside it.
+    return KEYS.every((key, k) => {
+      const span = scan.spans[k];
+      if (!span) return true;
+      const inner = bytes.toString('utf8', span.start, span.end);
+      return (keptMembers(JSON.parse(inner)) !== span.memberCount) === (firstDuplicateKey(inner, '') !== null);
+    });
+  }), { numRuns: 3000 });
+  t.ok(repeated > 300, `${repeated} of 3000 bodies repeat a key`);
+
+  const counted = (text: string) => members.scan(Buffer.from(text))!.memberCount;
+  t.equal(counted('{}'), 0, 'an empty object');
+  t.equal(counted('{"a":[{"b":1,"c":{}},{"b":2}],"d":{"e":{"f":null}}}'), 7, 'every member at any depth, the outermost object\'s too');
+  t.equal(counted('{"a":"{\\"b\\":1}"}'), 1, 'not the braces and colons of a string');
+  t.equal(counted('{"x":1}'), 1, 'the next scan counts from zero');
+  const spans = members.scan(Buffer.from('{"model":{"a":1,"a":2},"stream":[{"b":{"c":1}}],"é":3}'))!.spans;
+  t.same(spans.map((s) => s?.memberCount), [2, 2, 0], 'each read member\'s value, a key written twice counted twice');
+  // Two keys of other invalid UTF-8 bytes are one key to JSON.parse (both U+FFFD): a repeat too.
+  const invalid = Buffer.concat([Buffer.from('{"'), Buffer.from([0xff]), Buffer.from('":1,"'), Buffer.from([0xfe]), Buffer.from('":2}')]);
+  t.equal(members.scan(invalid)!.memberCount, 2);
+  t.equal(keptMembers(JSON.parse(invalid.toString('utf8'))), 1);
+  t.same(firstDuplicateKey(invalid.toString('utf8'), ''), { key: '\ufffd', pointer: '' }, 'found as JSON.parse reads it');
+});
+
+t.test('the first key written twice and where, as JSON.parse reads keys', async (t) => {
+  for (const [text, expected, why] of [
+    ['{"input":[{"type":"message"},{"type":"item_reference","type":"message"}]}', { key: 'type', pointer: '/input/1' }, 'in an array\'s second object'],
+    ['{"input":[{"type":"item_reference","t\\u0079pe":"message"}]}', { key: 'type', pointer: '/input/0' }, 'spelled with an escape'],
+    ['{"a/b":{"~":{"k":1,"k":2}}}', { key: 'k', pointer: '/a~1b/~0' }, 'a pointer with / and ~ escaped'],
+    ['{"messages":1,"x":{},"messages":2}', { key: 'messages', pointer: '' }, 'at the top'],
+    ['{"a":"{\\"k\\":1,\\"k\\":2}","b":[{"k":1},{"k":2}],"c":{"k":{"k":1}}}', null, 'a key in strings, in two objects, nested in itself: none'],
+    ['{"a":[[],[{"x":1}],{"y":[1,{"z":1,"z":2}]}]}', { key: 'z', pointer: '/a/2/y/1' }, 'arrays in arrays'],
+  ] as const) {
+    t.same(firstDuplicateKey(text, ''), expected, why);
+  }
+  t.same(firstDuplicateKey('[{"id":"a","id":"b"}]', '/input'), { key: 'id', pointer: '/input/0' }, 'under a member\'s pointer');
 });

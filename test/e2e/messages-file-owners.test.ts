@@ -121,3 +121,42 @@ t.test('a file A\'s code wrote is A\'s: another key cannot name it, A can', asyn
     t.equal(plain.status, 200, 'no file named: no query, served while the table is gone');
   });
 });
+
+t.test('a key written twice in a message is refused: an upstream keeping the first value would read a file the check did not see', async (t) => {
+  const { relay, up, a, b, model } = await setup(t);
+  const made = await send(relay, a, asking(model, [{ type: 'text', text: 'Write a secret to answer.txt.' }], { tools: [CODE_EXECUTION] }));
+  t.equal(made.status, 200);
+  const file = fileOf(made);
+  t.match(await ownerOf(relay, file), /^key:/, 'the file is recorded as A\'s');
+  const body = (...blocks: string[]) => `{"model":"${model}","max_tokens":64,"messages":[{"role":"user","content":[${blocks.join(',')}]}]}`;
+  const text = '{"type":"text","text":"What does it say?"}';
+
+  const before = up.requests.length;
+  for (const [sent, message, why] of [
+    [body(`{"type":"document","source":{"type":"file","file_id":"${file}"},"source":{"type":"text","media_type":"text/plain","data":"hi"}}`, text),
+      "'source' appears more than once in the object at /messages/0/content/0", 'a document whose last source names no file'],
+    [body(text, `{"type":"container_upload","file_id":"${file}","file_id":"file_011B_s_own"}`),
+      "'file_id' appears more than once in the object at /messages/0/content/1", 'file_id twice'],
+    [body(`{"type":"image","source":{"type":"file","file_id":"${file}","fil\\u0065_id":"file_011B_s_own"}}`),
+      "'file_id' appears more than once in the object at /messages/0/content/0/source", 'the second spelled with an escape'],
+    [`{"model":"${model}","max_tokens":64,"messages":[{"role":"user","content":[{"type":"container_upload","file_id":"${file}"}]}],"messages":[{"role":"user","content":"hi"}]}`,
+      "'messages' appears more than once in the request body", '`messages` twice at the top'],
+  ] as const) {
+    const refused = await send(relay, b, sent);
+    t.equal(refused.status, 400, why);
+    t.same(JSON.parse(refused.text), { type: 'error', error: { type: 'invalid_request_error', message } }, `${why}: the key and the object named`);
+  }
+  t.equal(up.requests.length, before, 'nothing reached the upstream');
+
+  const own = await send(relay, a, body(`{"type":"document","source":{"type":"file","file_id":"${file}"}}`, `{"type":"image","source":{"type":"file","file_id":"${file}"}}`, text));
+  t.equal(own.status, 200, 'the same keys in different objects are no repeat');
+
+  // Translated for this Anthropic model: the Responses and Chat Completions wires.
+  const responses = await viaRelay(relay, '/vendor-a/v1/responses', b, `{"model":"${model}","input":[{"type":"message","role":"user","content":"hi"},{"type":"item_reference","type":"message","role":"user","content":"hi","id":"msg_1"}]}`);
+  t.equal(responses.status, 400, 'a Responses request');
+  t.match(JSON.parse(responses.text), { error: { code: 'RELAY_ERR_BAD_REQUEST', param: '/input/1/type', message: "'type' appears more than once in the object at /input/1" } });
+  const chat = await viaRelay(relay, '/vendor-a/v1/chat/completions', b, `{"model":"${model}","messages":[{"role":"user","content":"hi","content":[{"type":"text","text":"bye"}]}]}`);
+  t.equal(chat.status, 400, 'a Chat Completions request');
+  t.match(JSON.parse(chat.text), { error: { param: '/messages/0/content', message: "'content' appears more than once in the object at /messages/0" } });
+  t.equal(up.requests.length, before + 1, 'nothing more reached the upstream');
+});

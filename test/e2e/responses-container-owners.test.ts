@@ -130,6 +130,24 @@ t.test('a container made for key A is A\'s: another key cannot name it, A can', 
     t.match(JSON.parse(twice.text).error.message, /'tools' appears more than once/);
   });
 
+  t.test('a key written twice in a tool or an item is refused (a parser keeping the first would run A\'s container)', async (t) => {
+    const made = await send(relay, a, { model, input: 'Compute 2 ** 10.', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] });
+    const container = containerOf(made);
+    t.match(await ownerOf(relay, container), /^key:/);
+    const auto = '{"type":"code_interpreter","container":{"type":"auto"}}';
+    const before = up.requests.length;
+    for (const [body, param, why] of [
+      [`{"model":"${model}","input":"ls","tools":[{"type":"code_interpreter","container":"${container}","container":{"type":"auto"}}]}`, '/tools/0/container', 'a tool\'s container, the last auto'],
+      [`{"model":"${model}","input":"ls","tools":[{"type":"shell","environment":{"type":"container_reference","container_id":"${container}"},"environment":{"type":"container_auto"}}]}`, '/tools/0/environment', 'a shell tool\'s environment'],
+      [`{"model":"${model}","input":[{"type":"code_interpreter_call","id":"ci_copied","status":"completed","code":"print(1)","container_id":"${container}","container_id":"cntr_B_s_own","outputs":null}],"tools":[${auto}]}`, '/input/0/container_id', 'a code_interpreter_call\'s container_id'],
+    ] as const) {
+      const refused = await send(relay, b, body);
+      t.equal(refused.status, 400, why);
+      t.match(JSON.parse(refused.text), { error: { code: 'RELAY_ERR_BAD_REQUEST', param } }, why);
+    }
+    t.equal(up.requests.length, before, 'nothing reached the upstream');
+  });
+
   t.test('the database does not answer: a request naming a container is a 503, one naming none goes on without a query', async (t) => {
     await relay.relay.db.query('ALTER TABLE responses_forwarded_owners RENAME TO owners_away');
     t.teardown(async () => { await relay.relay.db.query('ALTER TABLE owners_away RENAME TO responses_forwarded_owners'); });

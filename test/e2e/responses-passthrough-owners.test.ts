@@ -205,3 +205,42 @@ t.test('policy scope: keys of one policy share their answers, another policy\'s 
   t.equal(refused.status, 404);
   t.equal(up.requests.length, before);
 });
+
+t.test('a key written twice in an input item is refused: an upstream keeping the first value would read another item than the one checked', async (t) => {
+  const { relay, up, a, b, model } = await setup(t);
+  reasons(up);
+  const made = await send(relay, a, { model, input: 'Think, then answer.', reasoning: { effort: 'high' } });
+  t.equal(made.status, 200);
+  const [rs, msg] = idsOf(made).items as [string, string];
+  t.match(await ownerOf(relay, msg), /^key:/, 'A\'s message item is recorded');
+  t.match(await ownerOf(relay, rs), /^key:/, 'and its reasoning item');
+  const next = '{"type":"message","role":"user","content":"Go on."}';
+  const body = (...items: string[]) => `{"model":"${model}","input":[${items.join(',')}]}`;
+
+  const before = up.requests.length;
+  for (const [items, param, why] of [
+    [[`{"type":"item_reference","type":"message","role":"user","content":"hi","id":"${msg}"}`], '/input/0/type', 'an item_reference a parser keeping the last reads as a message'],
+    [[`{"type":"message","type":"item_reference","role":"user","content":"hi","id":"${msg}"}`], '/input/0/type', 'the reverse'],
+    [[next, `{"type":"item_reference","t\\u0079pe":"message","role":"user","content":"hi","id":"${msg}"}`], '/input/1/type', 'the second spelled with an escape'],
+    [[`{"type":"item_reference","id":"${msg}","id":"msg_B_s_own"}`], '/input/0/id', 'its id twice'],
+    [[next, `{"type":"reasoning","id":"${rs}","summary":[],"type":"message","role":"user","content":"hi"}`], '/input/1/type', 'a reasoning item named by id that the last type makes a message'],
+  ] as const) {
+    const refused = await send(relay, b, body(...items));
+    t.equal(refused.status, 400, why);
+    t.match(JSON.parse(refused.text), { error: { code: 'RELAY_ERR_BAD_REQUEST', param, message: /^'(type|id)' appears more than once in the object at \/input\/\d$/ } }, `${why}: the key and the item named`);
+  }
+  const turn = codexBody(60_000, model).toString();
+  const agent = await send(relay, b, turn.replace('"input":[', `"input":[{"type":"item_reference","type":"message","role":"user","content":"hi","id":"${msg}"},`), '/agent-a/v1/responses');
+  t.equal(agent.status, 400, 'such an item in a Codex-sized turn');
+  t.match(agent.text, '"param":"/input/0/type"', 'naming the item');
+  t.equal(up.requests.length, before, 'nothing reached the upstream');
+
+  const own = await send(relay, a, body(next, `{"type":"item_reference","id":"${msg}"}`, `{"type":"message","role":"user","content":[{"type":"input_text","text":"a"},{"type":"input_text","text":"b"}]}`));
+  t.equal(own.status, 200, 'the same keys in different objects, and nested in one another, are no repeat');
+  t.equal(up.lastRequest()!.json.input[1].id, msg, 'forwarded as sent');
+
+  const translated = await send(relay, b, `{"model":"${model}","max_tokens":16,"messages":[{"role":"user","role":"assistant","content":"hi"}]}`, '/vendor-b/v1/messages');
+  t.equal(translated.status, 400, 'a Messages request translated for this OpenAI model too');
+  t.match(JSON.parse(translated.text), { type: 'error', error: { type: 'invalid_request_error', message: "'role' appears more than once in the object at /messages/0" } });
+  t.equal(up.requests.length, before + 1, 'nothing more reached the upstream');
+});

@@ -8,7 +8,11 @@
 ;; $stack = n + 16. The caller makes the memory at least 2n + 32 bytes.
 ;;
 ;; For each member of the outermost object it calls $member with the key's span (from its opening
-;; quote to just past its closing one) and the value's span (its first byte to just past its last).
+;; quote to just past its closing one), the value's span (its first byte to just past its last) and
+;; how many object members the value holds at any depth, as written. It counts every object member
+;; of the body ($keys): JSON.parse keeps one per distinct key of an object, so a caller that parses
+;; a part and finds fewer knows a key in it is written twice (a parser keeping the first value
+;; would read another request than the one Relay checked), whatever the key's spelling.
 ;;
 ;; It also notes, for the whole body, whether any string (a key or a value, at any depth) is one of
 ;; up to four watched texts of at most sixteen bytes (set by $watch; bit k of $seen for text k), and
@@ -24,7 +28,7 @@
 ;; $keyKind past its value: a string it reaches later is an array's element, noted in the array's
 ;; byte, which nothing reads.
 (module
-  (import "scan" "member" (func $member (param i32 i32 i32 i32)))
+  (import "scan" "member" (func $member (param i32 i32 i32 i32 i32)))
   (memory (export "memory") 16)
 
   (global $n (mut i32) (i32.const 0))
@@ -33,6 +37,9 @@
   (global $keyStart (mut i32) (i32.const 0))
   (global $keyEnd (mut i32) (i32.const 0))
   (global $valueStart (mut i32) (i32.const 0))
+  ;; Object members read so far, at any depth, and their count when the pending member's value began.
+  (global $keys (export "keys") (mut i32) (i32.const 0))
+  (global $valueKeys (mut i32) (i32.const 0))
 
   ;; Watched texts: each one's bytes and a mask of its length, zero past it; bit L of $lengths is
   ;; set when some text is L bytes long, so most strings are passed by one test.
@@ -256,6 +263,7 @@
     (if (i32.ne (i32.load8_u (local.get $at)) (i32.const 0x22)) (then (return (i32.const -1))))
     (local.set $end (call $skipString (i32.add (local.get $at) (i32.const 1))))
     (if (i32.lt_s (local.get $end) (i32.const 0)) (then (return (i32.const -1))))
+    (global.set $keys (i32.add (global.get $keys) (i32.const 1)))
     ;; Which of the keys $reasoningById reads this is, by its length first (little-endian words).
     (local.set $len (i32.sub (i32.sub (local.get $end) (local.get $at)) (i32.const 2)))
     (global.set $keyKind (i32.const 0))
@@ -288,7 +296,8 @@
         (global.set $pending (i32.const 1))
         (global.set $keyStart (local.get $at))
         (global.set $keyEnd (local.get $end))
-        (global.set $valueStart (local.get $j))))
+        (global.set $valueStart (local.get $j))
+        (global.set $valueKeys (global.get $keys))))
     (local.get $j))
 
   ;; 1 when the n bytes at 0 are one JSON object with nothing but space around it; 0 otherwise.
@@ -301,6 +310,7 @@
     (local $j i32)
     (global.set $n (local.get $n))
     (global.set $pending (i32.const 0))
+    (global.set $keys (i32.const 0))
     (global.set $seen (i32.const 0))
     (global.set $escapedLetter (i32.const 0))
     (global.set $reasoningById (i32.const 0))
@@ -371,7 +381,8 @@
       (loop $close
         (if (i32.and (i32.eq (local.get $depth) (i32.const 1)) (global.get $pending))
           (then
-            (call $member (global.get $keyStart) (global.get $keyEnd) (global.get $valueStart) (local.get $i))
+            (call $member (global.get $keyStart) (global.get $keyEnd) (global.get $valueStart) (local.get $i)
+              (i32.sub (global.get $keys) (global.get $valueKeys)))
             (global.set $pending (i32.const 0))))
         (local.set $i (call $skipSpace (local.get $i)))
         (if (i32.eqz (local.get $depth)) (then (return (i32.eq (local.get $i) (local.get $n)))))

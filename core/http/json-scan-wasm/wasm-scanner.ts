@@ -14,6 +14,8 @@ const BACKSLASH = 0x5c;
 export interface ValueSpan {
   start: number;
   end: number;
+  /** Object members the value holds at any depth, as written (a key written twice counts twice). */
+  memberCount: number;
 }
 
 export interface MemberScan {
@@ -21,6 +23,8 @@ export interface MemberScan {
   spans: Array<ValueSpan | null>;
   /** A wanted key written more than once (JSON.parse would keep the last; an upstream may keep the first). */
   duplicate: string | null;
+  /** Object members the body holds at any depth, the outermost object's included, as written. */
+  memberCount: number;
   /** Bit k set when some string, a key or a value at any depth, is watched text k as written. */
   seen: number;
   /** Whether some string holds a \u escape of a character from U+0040 to U+007F (a letter, `_`). */
@@ -48,6 +52,7 @@ interface ScannerExports {
   readonly seen: { readonly value: number };
   readonly escapedLetter: { readonly value: number };
   readonly reasoningById: { readonly value: number };
+  readonly keys: { readonly value: number };
   scan(n: number): number;
   watch(slot: number, length: number, a: number, b: number, c: number, d: number): void;
 }
@@ -74,7 +79,7 @@ export class TopLevelMembers {
   private exports!: ScannerExports;
   /** The module's memory as a Buffer; remade when the memory grows (its old ArrayBuffer is detached). */
   private bytes!: Buffer;
-  private current: MemberScan = { spans: [], duplicate: null, seen: 0, escapedLetter: false, reasoningById: false };
+  private current: MemberScan = { spans: [], duplicate: null, memberCount: 0, seen: 0, escapedLetter: false, reasoningById: false };
 
   constructor(private readonly keys: readonly string[], private readonly watched: readonly string[] = []) {
     if (watched.length > WATCH_SLOTS) throw new Error(`at most ${WATCH_SLOTS} texts can be watched`);
@@ -94,9 +99,10 @@ export class TopLevelMembers {
     // The body, sixteen zero bytes, then a stack of up to one byte per body byte (scanner.wat).
     this.reserve(2 * n + 32);
     body.copy(this.bytes, 0);
-    const result: MemberScan = { spans: this.keys.map(() => null), duplicate: null, seen: 0, escapedLetter: false, reasoningById: false };
+    const result: MemberScan = { spans: this.keys.map(() => null), duplicate: null, memberCount: 0, seen: 0, escapedLetter: false, reasoningById: false };
     this.current = result;
     const ok = this.exports.scan(n) === 1;
+    result.memberCount = this.exports.keys.value;
     result.seen = this.exports.seen.value;
     result.escapedLetter = this.exports.escapedLetter.value === 1;
     result.reasoningById = this.exports.reasoningById.value === 1;
@@ -105,12 +111,12 @@ export class TopLevelMembers {
   }
 
   /** scanner.wat's import: one member of the outermost object. */
-  private readonly onMember = (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void => {
+  private readonly onMember = (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, memberCount: number): void => {
     const k = this.keyIndex(keyStart, keyEnd);
     if (k < 0) return;
     const result = this.current;
     if (result.spans[k]) result.duplicate ??= this.keys[k]!;
-    result.spans[k] = { start: valueStart, end: valueEnd };
+    result.spans[k] = { start: valueStart, end: valueEnd, memberCount };
   };
 
   private keyIndex(start: number, end: number): number {
