@@ -139,6 +139,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     await health.loadShared();
     closers.push(() => health.close());
     const rateLimiter = createRateLimiter({ redis, log, metrics, valkeyCommandTimeoutMs: config.valkey.commandTimeoutMs, valkeyBreakerOpenMs: config.valkey.breakerOpenMs });
+    closers.push(() => rateLimiter.close());
     const hostKeyEnv = new HostKeyEnvironment(env, [...loaded.envNames, ...envNamesInPluginOptions(config.plugins)]);
     const upstream = new UpstreamClient({
       maxConnectionsPerOrigin: config.upstream.maxConnectionsPerOrigin,

@@ -1,7 +1,7 @@
-// Concurrent-request slots stay exact when their leak guard (a TTL on the counter) runs out
-// while requests are still in flight: a release never takes the count below zero, so the limit
-// cannot drift upwards. In memory and in Redis (DB 0, which no test flushes: the e2e tests on
-// DB 13 flush it while this file may be running beside them).
+// Concurrent-request slots stay exact when requests stay in flight past their lease's TTL (the
+// leak guard): the lease is renewed while held, and a release ends only its own lease, so the
+// limit cannot drift upwards. In memory and in Redis (DB 0, which no test flushes: the e2e tests
+// on DB 13 flush it while this file may be running beside them).
 import t from 'tap';
 import pino from 'pino';
 import { Redis } from 'ioredis';

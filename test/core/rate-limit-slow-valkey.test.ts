@@ -1,15 +1,16 @@
 // A Valkey slower than the rate limiter's command deadline (it answers, late): requests are let
-// through (fail open) holding no slot, yet the slot-taking INCR lands in Valkey. Such a slot, and
+// through (fail open) holding no slot, yet the slot-taking script lands in Valkey. Such a slot, and
 // one a request gave back while its give-back could not be sent (breaker open, not connected),
-// must not stay taken until the counter's TTL (renewed by every take and give): once Valkey is
-// fast again the count is the slots really held, and requests within the limit are admitted.
-// Real Redis behind a proxy that delays its answers; the counter is read with a separate client,
+// must not stay taken until its lease expires: once Valkey is fast again the count is the slots
+// really held, and requests within the limit are admitted. A give-back the guard gave up on is
+// sent again, and the two end that lease only.
+// Real Redis behind a proxy that delays its answers; the leases are counted with a separate client,
 // after two PINGs on the limiter's connection (the second written after any give-back), no waits guessed.
 import t, { type Test } from 'tap';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { Redis } from 'ioredis';
-import { Registry, type Gauge } from 'prom-client';
+import { Registry, type Counter, type Gauge } from 'prom-client';
 import { createRateLimiter, type Permit, type RateLimiter } from '../../core/pipeline/rate-limit.ts';
 import { valkeyClientOptions, waitForValkey } from '../../core/server/valkey-options.ts';
 import { eventually } from '../../core/testing.ts';
@@ -39,7 +40,7 @@ function fixture(concurrentRequests: number): { principal: Principal; snapshot: 
   const limit = { metadata: { id: 'conc' }, spec: { concurrentRequests } };
   const principal = { relayKey: { metadata: { id: keyId } }, policy: { spec: { rateLimitIds: ['conc'] } } } as unknown as Principal;
   const snapshot = { rateLimits: new Map([['conc', limit]]) } as unknown as CatalogSnapshot;
-  return { principal, snapshot, key: `relay:rl:${keyId}:conc:conc` };
+  return { principal, snapshot, key: `relay:rl:${keyId}:conc:leases` };
 }
 
 /** A limiter on a client made with Relay's options, through the proxy. */
@@ -55,6 +56,11 @@ async function setup(t: Test) {
   return {
     client,
     limiter,
+    /** Commands the guard gave up on. */
+    async timeouts() {
+      const errors = (await (metrics.getSingleMetric('relay_valkey_unavailable_total') as Counter).get()).values;
+      return errors.find((v) => v.labels.reason === 'timeout')?.value ?? 0;
+    },
     /** Every answer delivered and anything written in reply to them applied in Redis. */
     async settled() {
       await client.ping();
@@ -95,17 +101,17 @@ async function admitted(limiter: RateLimiter, f: { principal: Principal; snapsho
   return permits.map((p) => p !== null);
 }
 
-const count = async (key: string) => Number((await direct.get(key)) ?? 0);
+const count = async (key: string) => direct.zcard(key);
 
-t.test('slots taken by INCRs that landed after the guard gave up are given back', async (t) => {
+t.test('slots taken by takes that landed after the guard gave up are given back', async (t) => {
   const { limiter, settled, breakerClosed } = await setup(t);
   const f = fixture(3);
   proxy.delay(SLOW_MS);
   t.teardown(() => proxy.delay(0));
-  // Five requests while slow: the first three time out (their INCRs sent), then the breaker is open.
+  // Five requests while slow: the first three time out (their takes sent), then the breaker is open.
   const slow = await admitted(limiter, f, 5);
   assert.deepEqual(slow, [true, true, true, true, true], 'setup: let through while slow (fail open)');
-  assert.equal(await count(f.key), 3, 'setup: the three INCRs the guard gave up on landed in Redis');
+  assert.equal(await count(f.key), 3, 'setup: the three takes the guard gave up on landed in Redis');
   proxy.delay(0);
   await settled();
   t.equal(await count(f.key), 0, 'once the late answers are in, no slot is taken: nobody holds one');
@@ -144,4 +150,22 @@ t.test('a slot released while Valkey is not connected is given back once it is',
   await settled();
   t.equal(await count(f.key), 0, 'the released slot is free');
   t.same(await admitted(limiter, f, 3), [true, true, false], 'two in flight admitted again');
+});
+
+t.test('a give-back the guard gave up on, sent again, frees its own slot only', async (t) => {
+  const { limiter, settled, breakerClosed, timeouts } = await setup(t);
+  const f = fixture(2);
+  const [first, second] = [await acquire(limiter, f), await acquire(limiter, f)];
+  assert.ok(first && second && await count(f.key) === 2, 'setup: two slots held');
+  proxy.delay(SLOW_MS);
+  t.teardown(() => proxy.delay(0));
+  // Its ZREM is sent, the guard gives up on the answer, and the give-back is sent again off the request path.
+  first.release(0);
+  await eventually(async () => (await timeouts()) === 1, 10_000);
+  proxy.delay(0);
+  await settled();
+  t.equal(await count(f.key), 1, 'the second request still holds its slot');
+  await breakerClosed();
+  t.same(await admitted(limiter, f, 2), [true, false], 'one more admitted, not two');
+  second.release(0);
 });
