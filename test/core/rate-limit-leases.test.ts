@@ -86,3 +86,16 @@ for (const store of [{ name: 'memory', redis: () => null }, { name: 'redis', red
     next?.release(0);
   });
 }
+
+t.test('once the limiter is closed (shutdown), the slots it still holds are no longer renewed', async (t) => {
+  const f = fixture(1);
+  const limiter = await instance(t, null);
+  t.ok(await acquire(limiter, f), 'a request holds the only slot');
+  limiter.close();
+  await eventually(async () => {
+    const permit = await acquire(limiter, f);
+    permit?.release(0);
+    return permit !== null;
+  }, TTL_MS * 20, TTL_MS / 5);
+  t.pass('its lease expired');
+});
