@@ -12,6 +12,9 @@
 //                         none cuts it short or clears it (the value still cannot be had here)
 //   disabled              spec.enabled is false (operator)
 // A 4xx the caller's body causes (400, 404, 413, 422) says nothing about the key and is not counted.
+// A key's marks and failure runs are about the version of it (key-version.ts) the request met them
+// with: an edit leaves the new version healthy, and what a request sent before the edit meets later
+// (a success, a 401, a 429) neither clears, replaces nor sets the new version's marks.
 // Kept in memory per instance (the hot path reads a Map); marks are shared through Valkey pub/sub
 // when one is configured, so every instance stops using a failing key. Failure runs and probes
 // are per instance: each instance lets its own probe through.
@@ -22,6 +25,7 @@ import { VALKEY_TIMEOUT_MS } from '../server/valkey-options.ts';
 import { ValkeySubscription } from '../server/valkey-subscription.ts';
 import type { HostKey } from '../catalog/kinds.ts';
 import { DEFAULT_BREAKER, FailureRuns, type BreakerSettings } from './failure-runs.ts';
+import { olderVersion, sameVersion } from './key-version.ts';
 
 export type KeyState = 'healthy' | 'cooling' | 'open' | 'half-open' | 'invalid' | 'disabled';
 
@@ -33,7 +37,7 @@ interface Mark {
   reason: string;
   /** Consecutive rate limits, for the backoff. */
   failures: number;
-  /** updatedAt of the key when it was marked invalid. */
+  /** The version (updatedAt) of the key the mark is about; none on a host's, or one stored by an instance from before versions (about every version). */
   keyVersion?: string;
 }
 
@@ -154,7 +158,8 @@ export class KeyHealth {
       const now = Date.now();
       for (const scope of ['key', 'host'] as const) {
         for (const [id, mark] of stored[scope]) {
-          if (mark.until > now && !changed.has(`${scope}:${id}`)) this.putShared(scope, id, mark);
+          const stale = scope === 'key' && this.stale(id, mark.keyVersion, true);
+          if (mark.until > now && !changed.has(`${scope}:${id}`) && !stale) this.putShared(scope, id, mark);
         }
         // A store listed in part (cursor not back to 0) cannot say what is missing from it.
         if (cursor !== '0') continue;
@@ -186,7 +191,9 @@ export class KeyHealth {
    * is open; ADMITTED; or a claim number (> 0) to give to releaseProbe once the attempt is over.
    */
   admit(key: HostKey, now = Date.now()): number {
-    const keyMark = this.marks.key.get(key.metadata.id);
+    const found = this.marks.key.get(key.metadata.id);
+    // A mark of another version of the key is not about this request's.
+    const keyMark = found && sameVersion(found.keyVersion, key.metadata.updatedAt) ? found : undefined;
     const hostMark = this.marks.host.get(key.spec.hostId);
     if (!keyMark && !hostMark) return ADMITTED;
     // Opened since the routes were chosen (an earlier attempt of this request completed the run).
@@ -228,19 +235,9 @@ export class KeyHealth {
   reportSuccess(key: HostKey): void {
     const id = key.metadata.id;
     const hostId = key.spec.hostId;
-    this.runs.key.clear(id);
+    this.runs.key.clear(id, key.metadata.updatedAt);
     this.runs.host.clear(hostId);
-    if (this.marks.key.delete(id)) {
-      this.probes.key.delete(id);
-      this.changed('key', id);
-      // Only a success with the version a reportUnusable mark is about says its value can be had here after all.
-      if (this.unusable.size > 0 && this.unusable.get(id)?.keyVersion === key.metadata.updatedAt) {
-        this.unusable.delete(id);
-        this.sharedBehind.delete(id);
-      }
-      this.putShared('key', id, null);
-      this.broadcast('key', id, null);
-    }
+    if (this.marks.key.has(id)) this.clearKeyMarks(id, key.metadata.updatedAt);
     // The host answered: its circuit closes, whichever of its keys was used.
     if (this.marks.host.delete(hostId)) {
       this.probes.host.delete(hostId);
@@ -251,17 +248,22 @@ export class KeyHealth {
 
   reportFailure(key: HostKey, kind: FailureKind, retryAfterMs: number | null, reason: string): void {
     const id = key.metadata.id;
+    const version = key.metadata.updatedAt;
     const now = Date.now();
-    if (kind === 'auth') {
-      const failures = (this.marks.key.get(id)?.failures ?? 0) + 1;
-      this.setMark('key', id, { state: 'invalid', until: now + PROBE_AFTER_MS, reason, failures, keyVersion: key.metadata.updatedAt });
-    } else if (kind === 'rate_limit') {
+    if (kind === 'auth' || kind === 'rate_limit') {
+      if (this.stale(id, version)) return;
       const previous = this.marks.key.get(id);
-      const failures = (previous?.state === 'cooling' ? previous.failures : 0) + 1;
-      const backoff = Math.min(BASE_BACKOFF_MS * 2 ** (failures - 1), MAX_BACKOFF_MS);
-      this.setMark('key', id, { state: 'cooling', until: now + (retryAfterMs ?? backoff), reason, failures });
+      const again = previous !== undefined && previous.keyVersion === version;
+      if (kind === 'auth') {
+        const failures = (again ? previous.failures : 0) + 1;
+        this.setMark('key', id, { state: 'invalid', until: now + PROBE_AFTER_MS, reason, failures, keyVersion: version });
+      } else {
+        const failures = (again && previous.state === 'cooling' ? previous.failures : 0) + 1;
+        const backoff = Math.min(BASE_BACKOFF_MS * 2 ** (failures - 1), MAX_BACKOFF_MS);
+        this.setMark('key', id, { state: 'cooling', until: now + (retryAfterMs ?? backoff), reason, failures, keyVersion: version });
+      }
     } else {
-      this.countTowardCircuit('key', id, now, reason);
+      this.countTowardCircuit('key', id, now, reason, version);
       this.countTowardCircuit('host', key.spec.hostId, now, reason);
     }
   }
@@ -273,6 +275,8 @@ export class KeyHealth {
    */
   reportUnusable(key: HostKey, reason: string): void {
     const id = key.metadata.id;
+    // The value of the version before an edit: the version in use since may well be had here.
+    if (this.stale(id, key.metadata.updatedAt)) return;
     const mark: Mark = { state: 'invalid', until: Date.now() + PROBE_AFTER_MS, reason, failures: 1, keyVersion: key.metadata.updatedAt };
     const shared = this.unusable.has(id) ? this.sharedBehind.get(id) : this.marks.key.get(id);
     this.unusable.set(id, mark);
@@ -290,7 +294,7 @@ export class KeyHealth {
       }
       const own = this.marks.key.get(key.metadata.id);
       const host = this.marks.host.get(key.spec.hostId);
-      const ownShown = own && !(own.state === 'cooling' && now >= own.until) && !(own.state === 'invalid' && own.keyVersion !== key.metadata.updatedAt);
+      const ownShown = own && !(own.state === 'cooling' && now >= own.until) && sameVersion(own.keyVersion, key.metadata.updatedAt);
       if (ownShown) out.push(item(key.metadata.id, own, own.reason, now));
       else if (host) out.push(item(key.metadata.id, host, `its host's circuit: ${host.reason}`, now));
       else out.push({ hostKeyId: key.metadata.id, state: 'healthy' });
@@ -304,21 +308,24 @@ export class KeyHealth {
     await subscription?.close();
   }
 
-  /** A 5xx, timeout or refused connection: opens the circuit after a run of them, or reopens a half-open one. */
-  private countTowardCircuit(scope: Scope, id: string, now: number, reason: string): void {
-    const mark = this.marks[scope].get(id);
+  /** A 5xx, timeout or refused connection: opens the circuit after a run of them, or reopens a half-open one. version: the host key's. */
+  private countTowardCircuit(scope: Scope, id: string, now: number, reason: string, version?: string): void {
+    if (version !== undefined && this.stale(id, version)) return;
+    const found = this.marks[scope].get(id);
+    // A mark of an older version of the key is not about this one.
+    const mark = found && (version === undefined || sameVersion(found.keyVersion, version)) ? found : undefined;
     const what = scope === 'key' ? 'host key' : 'host';
     if (mark?.state === 'open') {
       // A failure while open came from a request sent before it opened; only a probe's reopens it.
       if (now < mark.until) return;
       this.probes[scope].delete(id);
-      this.setMark(scope, id, { state: 'open', until: now + this.breaker.openMs, reason: `the half-open probe failed: ${reason}`, failures: 0 });
+      this.setMark(scope, id, { state: 'open', until: now + this.breaker.openMs, reason: `the half-open probe failed: ${reason}`, failures: 0, keyVersion: version });
       this.log.warn({ [scope === 'key' ? 'hostKeyId' : 'hostId']: id, reason }, `${what} circuit reopened: the probe failed`);
       return;
     }
-    if (!this.runs[scope].add(id, now) || mark?.state === 'invalid') return; // an invalid key is out already, until edited
+    if (!this.runs[scope].add(id, now, version) || mark?.state === 'invalid') return; // an invalid key is out already, until edited
     const within = Math.round(this.breaker.windowMs / 1000);
-    this.setMark(scope, id, { state: 'open', until: now + this.breaker.openMs, reason: `${this.breaker.failures} failures in a row within ${within}s, the last: ${reason}`, failures: 0 });
+    this.setMark(scope, id, { state: 'open', until: now + this.breaker.openMs, reason: `${this.breaker.failures} failures in a row within ${within}s, the last: ${reason}`, failures: 0, keyVersion: version });
     this.log.warn({ [scope === 'key' ? 'hostKeyId' : 'hostId']: id, reason }, `${what} circuit opened after ${this.breaker.failures} failures in a row`);
   }
 
@@ -326,7 +333,9 @@ export class KeyHealth {
   private passable(scope: Scope, id: string, key: HostKey | null, now: number): boolean {
     const mark = this.marks[scope].get(id);
     if (!mark) return true;
-    if (key && mark.state === 'invalid' && mark.keyVersion !== key.metadata.updatedAt) {
+    if (key && !sameVersion(mark.keyVersion, key.metadata.updatedAt)) {
+      // A request routed before an edit: the mark is the later version's, not about it, and stays.
+      if (olderVersion(key.metadata.updatedAt, mark.keyVersion)) return true;
       this.changed(scope, id);
       // The operator edited it. A reportUnusable mark gives way to the shared one it was in front of (judged in turn).
       if (this.unusable.size > 0 && this.unusable.delete(id)) {
@@ -342,6 +351,35 @@ export class KeyHealth {
     }
     if (now < mark.until) return false;
     return mark.state !== 'open' || !this.claimed(scope, id, now);
+  }
+
+  /** A success with `version` of the key: clears its marks about that version (a shared one, also about an older one). */
+  private clearKeyMarks(id: string, version: string): void {
+    const own = this.unusable.size > 0 ? this.unusable.get(id) : undefined;
+    const shared = own ? this.sharedBehind.get(id) : this.marks.key.get(id);
+    // Only a success with the version a reportUnusable mark is about says its value can be had here after all.
+    const ownCleared = own !== undefined && own.keyVersion === version;
+    // One with a version older than the mark's (a request sent before an edit) says nothing of the version in use since.
+    const sharedCleared = shared !== undefined && !olderVersion(version, shared.keyVersion);
+    if (!ownCleared && !sharedCleared) return;
+    this.probes.key.delete(id);
+    this.changed('key', id);
+    if (ownCleared) {
+      this.unusable.delete(id);
+      this.sharedBehind.delete(id);
+    }
+    this.putShared('key', id, sharedCleared ? null : shared ?? null);
+    if (sharedCleared) this.broadcast('key', id, null, version);
+  }
+
+  /**
+   * True when `version` of the key predates the one a mark here is about (its shared mark's, or
+   * unless sharedOnly its reportUnusable mark's): met by a request sent before an edit, stale.
+   */
+  private stale(id: string, version: string | undefined, sharedOnly = false): boolean {
+    const own = this.unusable.size > 0 ? this.unusable.get(id) : undefined;
+    const shared = own ? this.sharedBehind.get(id) : this.marks.key.get(id);
+    return olderVersion(version, shared?.keyVersion) || (!sharedOnly && olderVersion(version, own?.keyVersion));
   }
 
   private claimed(scope: Scope, id: string, now: number): boolean {
@@ -366,7 +404,9 @@ export class KeyHealth {
     if (own && own.until > Date.now()) {
       if (shared) this.sharedBehind.set(id, shared);
       else this.sharedBehind.delete(id);
-      this.marks.key.set(id, shared && shared.until > own.until ? { ...own, until: shared.until } : own);
+      // Only a shared mark about the same version says the value is out that long.
+      const longer = shared && shared.until > own.until && sameVersion(shared.keyVersion, own.keyVersion!);
+      this.marks.key.set(id, longer ? { ...own, until: shared.until } : own);
       return;
     }
     if (own) {
@@ -383,14 +423,14 @@ export class KeyHealth {
     for (const changed of this.reads) changed.add(`${scope}:${id}`);
   }
 
-  /** Tells the running instances (pub/sub) and stores the mark for those that start later. */
-  private broadcast(scope: Scope, id: string, mark: Mark | null): void {
+  /** Tells the running instances (pub/sub) and stores the mark for those that start later. clearedVersion: the key's version whose success cleared it. */
+  private broadcast(scope: Scope, id: string, mark: Mark | null, clearedVersion?: string): void {
     if (!this.redis) return;
     const key = `${STORE_PREFIX[scope]}${id}`;
     const store = mark
       ? this.redis.set(key, JSON.stringify(mark), 'PX', Math.max(1, mark.until - Date.now())).then(() => this.unshared.delete(mark))
       : this.redis.del(key);
-    Promise.all([store, this.redis.publish(CHANNEL, JSON.stringify({ from: this.instance, scope, id, mark }))]).catch((err: Error) => {
+    Promise.all([store, this.redis.publish(CHANNEL, JSON.stringify({ from: this.instance, scope, id, mark, keyVersion: clearedVersion }))]).catch((err: Error) => {
       this.log.debug({ err: err.message }, 'could not share key health');
     });
   }
@@ -398,8 +438,10 @@ export class KeyHealth {
   /** A mark another instance published. */
   private received(message: string): void {
     try {
-      const { from, scope = 'key', id, mark } = JSON.parse(message) as { from: string; scope?: Scope; id: string; mark: Mark | null };
+      const { from, scope = 'key', id, mark, keyVersion } = JSON.parse(message) as { from: string; scope?: Scope; id: string; mark: Mark | null; keyVersion?: string };
       if (from === this.instance || (scope !== 'key' && scope !== 'host')) return;
+      // Another instance's request sent before an edit: the shared mark here is about a later version.
+      if (scope === 'key' && this.stale(id, mark ? mark.keyVersion : keyVersion, true)) return;
       this.probes[scope].delete(id);
       this.changed(scope, id);
       this.putShared(scope, id, mark);
