@@ -11,6 +11,11 @@
 // - enableOfflineQueue off: one issued while (re)connecting was sent once ready (unless maxRetriesPerRequest's flush came first);
 // - so a command sent while not connected fails at once, and start-up waits for the first connection (waitForValkey).
 // One already written still reaches a Valkey that was only slow: no option withdraws it.
+// A command written on a connection that closes before its answer: ioredis sets it aside for the next
+// connection, where autoResendUnfulfilledCommands off drops it unsettled, so it failed only at its
+// commandTimeout. maxRetriesPerRequest 0 flushes the pending commands at every close: each fails at
+// once with MaxRetriesPerRequestError ("Reached the max retries per request limit (which is 0)"),
+// never with "Stream isn't writeable" (kept for a command never written, which rate-limit.ts gives back).
 import type { Redis, RedisOptions } from 'ioredis';
 
 /** Deadline of one Valkey command, by default (config valkey.timeoutMs). */
@@ -20,7 +25,7 @@ export const VALKEY_KEEPALIVE_MS = 10_000;
 
 export function valkeyClientOptions(timeoutMs: number = VALKEY_TIMEOUT_MS): RedisOptions {
   return {
-    lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: false, autoResendUnfulfilledCommands: false,
+    lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false, autoResendUnfulfilledCommands: false,
     commandTimeout: timeoutMs, socketTimeout: timeoutMs, keepAlive: VALKEY_KEEPALIVE_MS,
   };
 }
