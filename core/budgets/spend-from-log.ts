@@ -7,10 +7,12 @@
 // read; queued spend may then be missed until the next reconcile.
 // With a currency in the filter, the cost is that of the events priced in it only, and the tokens
 // are those of every event in scope, in any currency or none: what the budget counts locally for a
-// finished request (BudgetGuard.record). That takes two summaries, asked at once.
+// finished request (BudgetGuard.record). One summary grouped by currency answers both: the tokens
+// from its totals, the cost from its group of that currency. A backend that answers no groups (an
+// in-house one that does not know groupBy `currency`) is asked the currency-filtered summary too.
 import type { Observer } from '../observer/observer.ts';
 import { toMicros } from '../observer/money.ts';
-import type { UsageFilter } from '../observer/types.ts';
+import type { UsageFilter, UsageTotals } from '../observer/types.ts';
 import type { Spend } from './budget-guard.ts';
 
 /** Longest a read waits for this instance's queued usage events to be written. */
@@ -27,10 +29,15 @@ export async function budgetSpendFromLog(observer: Pick<Observer, 'usageBackend'
   const backend = observer.usageBackend();
   if (!backend?.summary) return null;
   const { currency, ...everyCurrency } = filter;
-  const [priced, all] = await Promise.all([
-    backend.summary(filter),
-    currency === undefined ? null : backend.summary(everyCurrency),
-  ]);
-  const tokens = (all ?? priced).totals;
-  return { micros: toMicros(priced.totals.cost), tokens: tokens.input_tokens + tokens.output_tokens };
+  if (currency === undefined) {
+    const { totals } = await backend.summary(filter);
+    return spendOf(totals.cost, totals);
+  }
+  const byCurrency = await backend.summary({ ...everyCurrency, groupBy: 'currency' });
+  const cost = byCurrency.groups
+    ? byCurrency.groups.find((g) => g.key === currency)?.totals.cost ?? 0
+    : (await backend.summary(filter)).totals.cost;
+  return spendOf(cost, byCurrency.totals);
 }
+
+const spendOf = (cost: number, tokens: UsageTotals): Spend => ({ micros: toMicros(cost), tokens: tokens.input_tokens + tokens.output_tokens });

@@ -52,8 +52,11 @@ export interface UsageTotals {
 }
 
 export interface SummaryQuery extends UsageFilter {
-  /** Group totals by this dimension as well as overall. */
-  groupBy?: 'model' | 'relay_key' | 'policy' | 'status';
+  /**
+   * Group totals by this dimension as well as overall. `currency` (the cost's currency, null when
+   * unpriced) is asked by a budget's reconcile (core/budgets/spend-from-log.ts), not by /api/usage.
+   */
+  groupBy?: 'model' | 'relay_key' | 'policy' | 'status' | 'currency';
 }
 
 export interface Summary {

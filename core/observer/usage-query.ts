@@ -71,6 +71,7 @@ export function groupKey(event: UsageEvent, groupBy: NonNullable<SummaryQuery['g
     case 'relay_key': return event.relay_key_id;
     case 'policy': return event.policy_id;
     case 'status': return String(event.status);
+    case 'currency': return event.currency;
   }
 }
 

@@ -29,6 +29,13 @@ function totalsOf(row: Row | undefined): UsageTotals {
   return totals;
 }
 
+/** The overall row of a grouped query: every event is in exactly one group, so one query answers both. */
+function sumOfGroups(rows: Row[]): Row {
+  const sum: Row = {};
+  for (const row of rows) for (const [column, value] of Object.entries(row)) if (column !== 'key') sum[column] = Number(sum[column] ?? 0) + Number(value);
+  return sum;
+}
+
 export class ClickHouseUsageBackend implements UsageBackend {
   readonly id = 'clickhouse';
   private readonly client: ClickHouseClient;
@@ -92,13 +99,15 @@ export class ClickHouseUsageBackend implements UsageBackend {
 
   async summary(query: SummaryQuery): Promise<Summary> {
     const where = whereOf(query);
-    const [overall] = await this.rows(`SELECT ${TOTALS_SQL} FROM ${this.table} ${where.clause}`, where.params);
-    if (!query.groupBy) return { totals: totalsOf(overall) };
+    if (!query.groupBy) {
+      const [overall] = await this.rows(`SELECT ${TOTALS_SQL} FROM ${this.table} ${where.clause}`, where.params);
+      return { totals: totalsOf(overall) };
+    }
     const rows = await this.rows(
       `SELECT ${GROUP_EXPRESSIONS[query.groupBy]} AS key, ${TOTALS_SQL} FROM ${this.table} ${where.clause} GROUP BY key ORDER BY requests DESC, key`,
       where.params,
     );
-    return { totals: totalsOf(overall), groups: rows.map((r) => ({ key: (r.key as string | null) ?? null, totals: totalsOf(r) })) };
+    return { totals: totalsOf(sumOfGroups(rows)), groups: rows.map((r) => ({ key: (r.key as string | null) ?? null, totals: totalsOf(r) })) };
   }
 
   async sessions(query: SessionsQuery): Promise<SessionSummary[]> {

@@ -38,7 +38,7 @@ export const TOTALS_SQL = `count() AS requests, countIf(status >= 400) AS errors
   sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
   sum(reasoning_tokens) AS reasoning_tokens, sum(toInt64(round(ifNull(cost, 0) * 1000000))) AS cost_micros`;
 
-export const GROUP_EXPRESSIONS = { model: 'model_id', relay_key: 'relay_key_id', policy: 'policy_id', status: 'toString(status)' } as const;
+export const GROUP_EXPRESSIONS = { model: 'model_id', relay_key: 'relay_key_id', policy: 'policy_id', status: 'toString(status)', currency: 'currency' } as const;
 
 /** Columns as stored, with the two times as epoch milliseconds. */
 export const EVENT_COLUMNS = `request_id, toUnixTimestamp64Milli(started_at) AS started_ms, toUnixTimestamp64Milli(finished_at) AS finished_ms,

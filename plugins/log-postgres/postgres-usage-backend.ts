@@ -16,7 +16,7 @@ const TOTALS_SQL = `count(*)::float8 AS requests,
   coalesce(sum(reasoning_tokens), 0)::float8 AS reasoning_tokens,
   coalesce(sum(round(cost * 1000000)), 0)::float8 AS cost_micros`;
 
-const GROUP_COLUMNS = { model: 'model_id', relay_key: 'relay_key_id', policy: 'policy_id', status: 'status' } as const;
+const GROUP_COLUMNS = { model: 'model_id', relay_key: 'relay_key_id', policy: 'policy_id', status: 'status', currency: 'currency' } as const;
 
 function totalsOf(row: Record<string, unknown>): UsageTotals {
   const totals = emptyTotals();

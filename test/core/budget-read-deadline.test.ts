@@ -30,8 +30,8 @@ tables.budgets.set('b1', budget as never);
 const snapshot = buildSnapshot(tables);
 
 /**
- * A usage backend whose summaries of the cost in a currency answer (with a cost) only when the test
- * says, none ever on its own; the read's summary of the tokens in every currency answers at once.
+ * A usage backend whose summaries (the read's one, grouped by currency) answer (with a cost in USD)
+ * only when the test says, none ever on its own.
  */
 function heldSummaries(): UsageBackend & { asked: Array<(cost: number) => void> } {
   const asked: Array<(cost: number) => void> = [];
@@ -39,8 +39,9 @@ function heldSummaries(): UsageBackend & { asked: Array<(cost: number) => void> 
     id: 'held',
     asked,
     async write() {},
-    summary: (query) => query.currency === undefined ? Promise.resolve({ totals: { requests: 0, input_tokens: 0, output_tokens: 0, cost: 0 } } as never) : new Promise<Summary>((resolve) => {
-      asked.push((cost) => resolve({ totals: { requests: 1, input_tokens: 0, output_tokens: 0, cost } } as never));
+    summary: () => new Promise<Summary>((resolve) => {
+      const totals = (cost: number) => ({ requests: 1, input_tokens: 0, output_tokens: 0, cost });
+      asked.push((cost) => resolve({ totals: totals(cost), groups: [{ key: 'USD', totals: totals(cost) }] } as never));
     }),
   };
 }

@@ -221,8 +221,10 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
       relay_key: (e: UsageEvent) => e.relay_key_id,
       policy: (e: UsageEvent) => e.policy_id,
       status: (e: UsageEvent) => String(e.status),
+      // A budget's reconcile: its currency's cost from the group, the tokens of every currency from the totals.
+      currency: (e: UsageEvent) => e.currency,
     };
-    for (const groupBy of ['model', 'relay_key', 'policy', 'status'] as const) {
+    for (const groupBy of ['model', 'relay_key', 'policy', 'status', 'currency'] as const) {
       const summary = await backend.summary!({ from, groupBy });
       sameTotals(t, summary.totals, totalsOf(inWindow), `${groupBy}: overall`);
       const expectedKeys = [...new Set(inWindow.map(keyOf[groupBy]))];
