@@ -1,6 +1,8 @@
-// Budget alerts as rows of budget_alerts (migration 004): claiming an alert inserts its row, and
-// the unique (budget, window start, threshold) key lets one instance of those sharing the
-// database win; the row then records each webhook's outcome for GET /api/budgets/{id}/alerts.
+// Budget alerts as rows of budget_alerts (migrations 004, 007): claiming an alert inserts its row,
+// and the unique (budget, window start, threshold, counts digest) key lets one instance of those
+// sharing the database win; the row then records each webhook's outcome for GET
+// /api/budgets/{id}/alerts. A row from before the digest (counts_digest '') counts as fired for
+// every version of the budget in its window: the version it fired for is not known.
 import type { Queryable } from '../db/types.ts';
 
 export type AlertStatus = 'fired' | 'delivered' | 'failed';
@@ -18,6 +20,8 @@ export interface AlertDelivery {
 
 export interface FiredAlert {
   budgetId: string;
+  /** The version of what the budget counts it fired for (counts-digest.ts). */
+  countsDigest: string;
   windowStart: Date;
   threshold: number;
   fraction: number;
@@ -27,7 +31,7 @@ export interface FiredAlert {
   deliveries: AlertDelivery[];
 }
 
-export interface BudgetAlertRecord extends Omit<FiredAlert, 'windowStart'> {
+export interface BudgetAlertRecord extends Omit<FiredAlert, 'windowStart' | 'countsDigest'> {
   id: string;
   windowStart: string;
   firedAt: string;
@@ -74,10 +78,11 @@ export class BudgetAlertStore {
   /** Inserts the alert's row; its id, or null when another instance (or an earlier run) already fired it. */
   async claim(alert: FiredAlert): Promise<string | null> {
     const { rows } = await this.db.query<{ id: string | number }>(
-      `INSERT INTO budget_alerts (budget_id, window_start, threshold, fraction, spent_amount, spent_tokens, currency, status, deliveries)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'fired', $8::jsonb)
-       ON CONFLICT (budget_id, window_start, threshold) DO NOTHING RETURNING id`,
-      [alert.budgetId, alert.windowStart.toISOString(), alert.threshold, alert.fraction, alert.spentAmount, alert.spentTokens, alert.currency, JSON.stringify(alert.deliveries)]);
+      `INSERT INTO budget_alerts (budget_id, window_start, threshold, counts_digest, fraction, spent_amount, spent_tokens, currency, status, deliveries)
+       SELECT $1::uuid, $2::timestamptz, $3::float8, $4::text, $5::float8, $6::float8, $7::bigint, $8::text, 'fired', $9::jsonb
+       WHERE NOT EXISTS (SELECT 1 FROM budget_alerts WHERE budget_id = $1::uuid AND window_start = $2::timestamptz AND threshold = $3::float8 AND counts_digest = '')
+       ON CONFLICT (budget_id, window_start, threshold, counts_digest) DO NOTHING RETURNING id`,
+      [alert.budgetId, alert.windowStart.toISOString(), alert.threshold, alert.countsDigest, alert.fraction, alert.spentAmount, alert.spentTokens, alert.currency, JSON.stringify(alert.deliveries)]);
     return rows[0] ? String(rows[0].id) : null;
   }
 

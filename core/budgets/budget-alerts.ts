@@ -2,6 +2,11 @@
 // fractions, the alert fires once for that budget, window and fraction, off the request's path,
 // to each of spec.alertWebhooks, and is recorded (budget_alerts) with each webhook's outcome.
 //
+// And once per version of what the budget counts (scope, window, time zone, currency: counts-digest.ts),
+// as its spend counter is: an edit of those counts a new spend, and its fractions alert afresh in
+// the same window. An edit of the limit, alertAt or webhooks keeps the version: a fraction already
+// fired in the window does not fire again (a lowered limit fires the fractions it newly reaches).
+//
 // Once, across instances: this instance remembers what it fired (no I/O for the requests after),
 // Valkey's SET NX picks one instance when Valkey is configured, and the row's unique key picks one
 // among instances sharing the database (with the embedded database, the one instance).
@@ -17,7 +22,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Budget } from '../catalog/kinds.ts';
 import { jsonAlert, slackAlert } from './alert-payload.ts';
 import type { AlertDelivery, AlertFilter, AlertStatus, BudgetAlertStore } from './alert-store.ts';
-import type { BudgetStatus } from './budget-guard.ts';
+import { whatCounts, type BudgetStatus } from './budget-guard.ts';
+import { countsDigest } from './counts-digest.ts';
 import { RepeatWarnings, type RepeatWarningsLog } from './repeat-warnings.ts';
 import type { ValkeyAlertClaims } from './valkey-alert-claims.ts';
 import type { Sealer } from '../crypto/sealing.ts';
@@ -53,8 +59,8 @@ export function alertWindow(budget: Budget, status: BudgetStatus, now: number): 
 const targetOf = (url: string | null): string => (url === null ? '(sealed under another master key)' : webhookTarget(url));
 
 export class BudgetAlerts {
-  /** Per budget: the window this instance last fired in, and the fractions it claimed there. */
-  private readonly fired = new Map<string, { startMs: number; thresholds: Set<number> }>();
+  /** Per budget: the version and window this instance last fired in, and the fractions it claimed there. */
+  private readonly fired = new Map<string, { counts: string; startMs: number; thresholds: Set<number> }>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly now: () => number;
   /** Warnings of alerts whose row could not be inserted (tried again on every request) or claimed, rate-limited per budget. */
@@ -73,15 +79,16 @@ export class BudgetAlerts {
     if (crossed.length === 0) return;
     const now = this.now();
     const window = alertWindow(budget, status, now);
+    const counts = whatCounts(budget.spec);
     let seen = this.fired.get(budget.metadata.id);
-    if (!seen || seen.startMs !== window.startMs) {
-      seen = { startMs: window.startMs, thresholds: new Set() };
+    if (!seen || seen.startMs !== window.startMs || seen.counts !== counts) {
+      seen = { counts, startMs: window.startMs, thresholds: new Set() };
       this.fired.set(budget.metadata.id, seen);
     }
     for (const threshold of crossed) {
       if (seen.thresholds.has(threshold)) continue;
       seen.thresholds.add(threshold);
-      const run = this.fire(budget, status, threshold, window, now).catch((err: unknown) => {
+      const run = this.fire(budget, status, threshold, countsDigest(counts), window, now).catch((err: unknown) => {
         // Not recorded: forgotten here, so the next request's spend tries again.
         seen.thresholds.delete(threshold);
         this.recordings.failed(budget.metadata.id, now, { err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'a budget alert could not be recorded; it is tried again on the next request');
@@ -121,16 +128,16 @@ export class BudgetAlerts {
     }
   }
 
-  private async fire(budget: Budget, status: BudgetStatus, threshold: number, window: { startMs: number; endMs: number | null }, now: number): Promise<void> {
+  private async fire(budget: Budget, status: BudgetStatus, threshold: number, digest: string, window: { startMs: number; endMs: number | null }, now: number): Promise<void> {
     const { store, claims } = this.options;
     const id = budget.metadata.id;
-    let claimed = false;
+    const claim = { budgetId: id, countsDigest: digest, windowStartMs: window.startMs, threshold };
+    let claimed: string | null = null;
     if (claims) {
       try {
-        const won = await claims.claim(id, window.startMs, threshold, window.endMs, now);
+        claimed = await claims.claim(claim, window.endMs, now);
         this.claimings.answered(id, { budget: budget.metadata.slug }, 'claiming a budget alert in Valkey answers again');
-        if (!won) return;
-        claimed = true;
+        if (claimed === null) return;
       } catch (err) {
         // Valkey down: the database's unique key still picks one among instances sharing it.
         this.claimings.failed(id, now, { err: (err as Error).message, budget: budget.metadata.slug, threshold }, 'claiming a budget alert in Valkey failed; the database decides alone');
@@ -143,12 +150,12 @@ export class BudgetAlerts {
     let rowId: string | null;
     try {
       rowId = await store.claim({
-        budgetId: id, windowStart: new Date(window.startMs), threshold, fraction: status.fraction,
+        budgetId: id, countsDigest: digest, windowStart: new Date(window.startMs), threshold, fraction: status.fraction,
         spentAmount: status.spentAmount, spentTokens: status.spentTokens, currency: status.currency, deliveries,
       });
       this.recordings.answered(id, { budget: budget.metadata.slug }, 'recording a budget alert answers again');
     } catch (err) {
-      if (claimed) await claims!.release(id, window.startMs, threshold).catch(() => undefined);
+      if (claimed !== null) await claims!.release(claim, claimed).catch(() => undefined);
       throw err;
     }
     if (rowId === null) return;

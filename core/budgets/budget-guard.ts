@@ -106,7 +106,10 @@ export interface BudgetGuardOptions {
    * log's figures when reconciled); rolling ones, whose window moves, count from the log.
    */
   shared?: SharedSpend;
-  /** Told a budget's status after a request's spend was counted (alerts: core/budgets/budget-alerts.ts). */
+  /**
+   * Told a budget's status after a request's spend was counted (alerts: core/budgets/budget-alerts.ts);
+   * not while an edit's new version still counts the old one's spend, until its first read answers.
+   */
   onCounted?: (budget: Budget, status: BudgetStatus) => void;
 }
 
@@ -481,8 +484,16 @@ export class BudgetGuard {
       const delta = { micros: counted ? toMicros(event.cost!) : 0, tokens };
       counter.local = plus(counter.local, delta);
       if (counter.shared) this.addShared(budget, counter, delta, now);
-      else this.options.onCounted?.(budget, this.statusOf(budget, counter));
+      else this.counted(budget, counter);
     }
+  }
+
+  /**
+   * Tells onCounted (alerts) a counter's status, once its spend is this version's own: not while it
+   * holds the spend of the version an edit replaced, whose fractions alerted under that version.
+   */
+  private counted(budget: Budget, c: Counter): void {
+    if (c.held === null) this.options.onCounted?.(budget, this.statusOf(budget, c));
   }
 
   /** Says once per budget and model (in this process) that a served request added nothing to the budget's money. */
@@ -510,9 +521,9 @@ export class BudgetGuard {
       }
       this.increments.answered(`${budget.metadata.id}:add`, { budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey answers again');
       // The shared total, every instance's spend included: the figure alerts go by.
-      if (this.counters.get(budget.metadata.id) === c) this.options.onCounted?.(budget, this.statusOf(budget, c));
+      if (this.counters.get(budget.metadata.id) === c) this.counted(budget, c);
     }, (err: unknown) => {
-      this.options.onCounted?.(budget, this.statusOf(budget, c));
+      this.counted(budget, c);
       // Kept where it is counted: this instance counts it until a reconcile reads it in the usage log, the others learn it from there.
       // Over-count kept: one Valkey applied before its answer was lost counts twice here; dropping it would lose one it did not apply.
       this.increments.failed(`${budget.metadata.id}:add`, now, { err, budget: budget.metadata.slug }, 'adding to a budget\'s shared spend in Valkey failed');

@@ -14,9 +14,9 @@
 // A reconcile raises the new total to that one as well when the budget was not edited in the
 // window (its metadata.updatedAt not after the window's start), so the spend the older instances
 // counted is not lost; they learn the newer ones' spend from the usage log only.
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Spend } from './budget-guard.ts';
+import { countsDigest } from './counts-digest.ts';
 
 /** Raises micros and tokens to at least ARGV[1..2], and to KEYS[2]'s when given; returns both. */
 const RAISE = `local m = tonumber(redis.call('HGET', KEYS[1], 'micros') or '0')
@@ -34,7 +34,7 @@ return {m, t}`;
 
 /** Which shared total a version of a budget counts in: its id and a digest of what it counts (computed once per version). */
 export function sharedTotalId(budgetId: string, counts: string): string {
-  return `${budgetId}:${createHash('sha256').update(counts).digest('hex').slice(0, 16)}`;
+  return `${budgetId}:${countsDigest(counts)}`;
 }
 
 /** The Valkey key of a shared total in a window. */

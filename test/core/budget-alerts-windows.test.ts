@@ -1,6 +1,7 @@
 // Budget alerts against the embedded database (PGlite, as a default install runs): a fraction
 // fires once per window, again in the next window, not again after a restart in the same one
-// (the row's unique key), and a rolling budget fires once per period of its length.
+// (the row's unique key), and a rolling budget fires once per period of its length; per version of
+// what the budget counts (a scope edit fires again, a limit edit does not).
 import t from 'tap';
 import { openDatabase } from '../../core/db/open.ts';
 import { migrate } from '../../core/db/migrate.ts';
@@ -100,4 +101,44 @@ t.test('Valkey unreachable: the database decides alone, and the alert still fire
   await Promise.all([a.idle(), b.idle()]);
   t.equal(hooks.on(`/${id}`).length, 1, 'two alerters, one alert');
   t.ok(warnings.includes('claiming a budget alert in Valkey failed; the database decides alone'), 'the Valkey failure is logged');
+});
+
+t.test('per version of what the budget counts: a scope edit fires again in the window, a limit edit does not, after a restart too (the row\'s key)', async (t) => {
+  const id = '00000000-0000-4000-8000-00000000d005';
+  const window = '2026-12-11T00:00:00.000Z';
+  const original = budget(id, 'daily');
+  const rescoped: Budget = { ...original, spec: { ...original.spec, scope: { policyId: 'another-policy' } } };
+  const relimited: Budget = { ...original, spec: { ...original.spec, limitAmount: 20, alertAt: [0.5, 1, 0.25] } };
+  const a = alerter();
+  a.check(original, status(id, 0.6, window));
+  await a.idle();
+  a.check(relimited, status(id, 0.55, window));
+  await a.idle();
+  t.same(thresholds(`/${id}`), ['0.5@2026-12-11', '0.25@2026-12-11'], 'a limit and alertAt edit: 0.5 not sent again; the new 0.25 fires');
+  a.check(rescoped, status(id, 0.6, window));
+  await a.idle();
+  t.same(thresholds(`/${id}`), ['0.5@2026-12-11', '0.25@2026-12-11', '0.5@2026-12-11'], 'a scope edit: 0.5 fires again for the new scope\'s spend');
+  const restarted = alerter();
+  for (const b of [original, relimited, rescoped]) restarted.check(b, status(id, 0.6, window));
+  await restarted.idle();
+  t.equal(hooks.on(`/${id}`).length, 3, 'a restarted instance fires neither version again (the row\'s unique key)');
+  t.same((await store.list(id, 10)).map((r) => r.threshold).sort(), [0.25, 0.5, 0.5], 'one row per version and fraction');
+});
+
+t.test('an alert recorded before the digest (an older release: counts_digest \'\') counts as fired for every version of its window', async (t) => {
+  const id = '00000000-0000-4000-8000-00000000d006';
+  const window = '2026-12-12T00:00:00.000Z';
+  // As an older instance recorded it before this release's migration.
+  await db.query(`INSERT INTO budget_alerts (budget_id, window_start, threshold, fraction, spent_amount, spent_tokens, currency, status, deliveries)
+    VALUES ($1, $2, 0.5, 0.6, 6, 0, 'USD', 'delivered', '[]'::jsonb)`, [id, window]);
+  const original = budget(id, 'daily');
+  const rescoped: Budget = { ...original, spec: { ...original.spec, currency: 'EUR' } };
+  const a = alerter();
+  a.check(original, status(id, 0.6, window));
+  a.check(rescoped, status(id, 0.6, window));
+  await a.idle();
+  t.same(hooks.on(`/${id}`), [], 'not sent again, whichever version');
+  a.check(original, status(id, 1.1, window));
+  await a.idle();
+  t.same(thresholds(`/${id}`), ['1@2026-12-12'], 'a fraction it had not fired still fires');
 });
