@@ -12,7 +12,7 @@
 // in-house one that does not know groupBy `currency`) is asked the currency-filtered summary too.
 import type { Observer } from '../observer/observer.ts';
 import { toMicros } from '../observer/money.ts';
-import type { UsageFilter, UsageTotals } from '../observer/types.ts';
+import type { Summary, SummaryQuery, UsageFilter, UsageTotals } from '../observer/types.ts';
 import type { Spend } from './budget-guard.ts';
 
 /** Longest a read waits for this instance's queued usage events to be written. */
@@ -28,16 +28,25 @@ export async function budgetSpendFromLog(observer: Pick<Observer, 'usageBackend'
   await writtenOrLater(observer.usageWritten());
   const backend = observer.usageBackend();
   if (!backend?.summary) return null;
-  const { currency, ...everyCurrency } = filter;
-  if (currency === undefined) {
-    const { totals } = await backend.summary(filter);
-    return spendOf(totals.cost, totals);
-  }
-  const byCurrency = await backend.summary({ ...everyCurrency, groupBy: 'currency' });
+  const summary = backend.summary.bind(backend);
+  const totals = filter.currency === undefined ? (await summary(filter)).totals : await totalsInCurrency(summary, filter, filter.currency);
+  return spendOf(totals.cost, totals);
+}
+
+/**
+ * The totals of `filter` (whatever its own currency) over every currency, their cost that of the
+ * events priced in `currency` only: one summary grouped by currency, and a currency-filtered one
+ * for the cost from a backend that answers no groups. What a budget counts; its usage views
+ * (core/control/budget-usage-routes.ts) read it too.
+ */
+export async function totalsInCurrency(summary: (query: SummaryQuery) => Promise<Summary>, filter: UsageFilter, currency: string): Promise<UsageTotals> {
+  const everyCurrency: UsageFilter = { ...filter };
+  delete everyCurrency.currency;
+  const byCurrency = await summary({ ...everyCurrency, groupBy: 'currency' });
   const cost = byCurrency.groups
     ? byCurrency.groups.find((g) => g.key === currency)?.totals.cost ?? 0
-    : (await backend.summary(filter)).totals.cost;
-  return spendOf(cost, byCurrency.totals);
+    : (await summary({ ...everyCurrency, currency })).totals.cost;
+  return { ...byCurrency.totals, cost };
 }
 
 const spendOf = (cost: number, tokens: UsageTotals): Spend => ({ micros: toMicros(cost), tokens: tokens.input_tokens + tokens.output_tokens });

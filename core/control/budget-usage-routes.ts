@@ -1,11 +1,13 @@
 // Usage grouped by budget: GET /api/usage/budgets lists every budget with what the usage log holds
 // in its scope (over each budget's current window, or one window given by since/from/to), the
 // costliest first; GET /api/usage/budgets/{id} is one budget's burn-down (cumulative spend per
-// bucket over its current window) and its projection to the window's end.
+// bucket over its current window) and its projection to the window's end. Both count as the budget
+// does (spend-from-log.ts): the cost in its currency only, the tokens (and requests) of every currency.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { burnDownSpan, cumulative, projection } from '../budgets/burn-down.ts';
+import { totalsInCurrency } from '../budgets/spend-from-log.ts';
 import type { Budget } from '../catalog/kinds.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import { RelayError } from '../errors.ts';
@@ -13,7 +15,7 @@ import { echoedName } from '../echoed-name.ts';
 import { mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
 import { parseFilter } from '../observer/query-params.ts';
 import { FilterQuerySchema, UsageTotalsSchema } from '../observer/schemas.ts';
-import type { UsageFilter } from '../observer/types.ts';
+import type { TimeseriesPoint, TimeseriesQuery, UsageBackend, UsageFilter } from '../observer/types.ts';
 import { BudgetStatusSchema } from './budget-routes.ts';
 import { readEach, type SkippedBackend } from './log-sources.ts';
 import { rejectInvalid, usageSources, type LogReader } from './logs-routes.ts';
@@ -30,7 +32,10 @@ const BudgetUsageSchema = Type.Object({
   enabled: Type.Boolean(),
   from: DateTime,
   to: Type.Union([DateTime, Type.Null()]),
-  totals: UsageTotalsSchema,
+  currency: Type.String({ description: 'The budget\'s currency: that of totals.cost.' }),
+  totals: Type.Composite([UsageTotalsSchema], {
+    description: 'The usage log over the budget\'s scope, as the budget counts it: cost of the requests priced in currency only; requests, errors and tokens of every currency.',
+  }),
   status: BudgetStatusSchema,
 });
 
@@ -58,12 +63,13 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
       const status = await deps.budgets.freshStatus(budget);
       const from = window.from ?? new Date(status.windowStart);
       const to = window.from ? window.to ?? null : null;
-      const read = await readEach('usage', sources, (b) => b.summary?.({ ...scopeFilter(budget), from, ...(to ? { to } : {}) }) ?? null);
+      const filter: UsageFilter = { ...scopeFilter(budget), from, ...(to ? { to } : {}) };
+      const read = await readEach('usage', sources, (b) => (b.summary ? totalsInCurrency(b.summary.bind(b), filter, budget.spec.currency).then((totals) => ({ totals })) : null));
       for (const s of read.skipped) if (!skipped.some((k) => k.backend === s.backend)) skipped.push(s);
       return {
         budgetId: budget.metadata.id, slug: budget.metadata.slug, displayName: budget.metadata.displayName, scope: budget.spec.scope ?? {},
         window: budget.spec.window, enabled: budget.spec.enabled !== false, from: from.toISOString(), to: to?.toISOString() ?? null,
-        totals: mergeSummaries(read.results).totals, status,
+        currency: budget.spec.currency, totals: mergeSummaries(read.results).totals, status,
       };
     }));
     rows.sort((a, b) => b.totals.cost - a.totals.cost || b.status.fraction - a.status.fraction);
@@ -81,7 +87,11 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
           to: DateTime,
           bucketSeconds: Type.Integer(),
           status: BudgetStatusSchema,
-          points: Type.Array(Type.Object({ t: DateTime, amount: Type.Number({ description: 'Spent from the window\'s start through this bucket.' }), tokens: Type.Integer() })),
+          points: Type.Array(Type.Object({
+            t: DateTime,
+            amount: Type.Number({ description: 'Spent in the budget\'s currency (status.currency) from the window\'s start through this bucket.' }),
+            tokens: Type.Integer({ description: 'Input and output tokens of every currency from the window\'s start through this bucket.' }),
+          })),
           projection: Type.Union([Type.Object({
             at: DateTime, amount: Type.Number(), tokens: Type.Integer(),
             limitReachedAt: Type.Union([DateTime, Type.Null()], { description: 'When the rate so far reaches the limit, if before the window\'s end.' }),
@@ -98,9 +108,11 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
     const status = await deps.budgets.freshStatus(budget);
     const span = burnDownSpan(budget, status, now);
     const sources = usageSources(deps.observer, 'timeseries', 'a timeseries');
-    const read = await readEach('usage', sources, (b) => b.timeseries?.({ ...scopeFilter(budget), from: new Date(span.fromMs), to: new Date(Math.min(now, span.toMs)), bucketSeconds: span.bucketSeconds }) ?? null);
+    const query: TimeseriesQuery = { ...scopeFilter(budget), from: new Date(span.fromMs), to: new Date(Math.min(now, span.toMs)), bucketSeconds: span.bucketSeconds };
+    const read = await readEach('usage', sources, (b) => (b.timeseries ? timeseriesInCurrency(b.timeseries.bind(b), query, budget.spec.currency) : null));
     const series = mergeTimeseries(read.results);
-    // A lifetime budget counts spend from before the chart's start: it is where the line begins.
+    // A lifetime budget counts spend from before the chart's start: it is where the line begins
+    // (charted and counted alike: the cost in the budget's currency, the tokens of every currency).
     const charted = series.reduce((sum, p) => ({ amount: sum.amount + p.totals.cost, tokens: sum.tokens + p.totals.input_tokens + p.totals.output_tokens }), { amount: 0, tokens: 0 });
     const offset = budget.spec.window === 'lifetime'
       ? { amount: Math.max(0, status.spentAmount - charted.amount), tokens: Math.max(0, status.spentTokens - charted.tokens) }
@@ -111,4 +123,18 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
     };
     return read.skipped.length > 0 ? { ...answer, skipped: read.skipped } : answer;
   });
+}
+
+/**
+ * A backend's timeseries as a budget counts it: each bucket's totals over every currency, its cost
+ * that of the events priced in `currency` only. Two reads, one filtered by currency for the cost.
+ */
+async function timeseriesInCurrency(timeseries: NonNullable<UsageBackend['timeseries']>, query: TimeseriesQuery, currency: string): Promise<TimeseriesPoint[]> {
+  const [all, priced] = await Promise.all([timeseries(query), timeseries({ ...query, currency })]);
+  const costAt = new Map(priced.map((p) => [p.t, p.totals.cost]));
+  const points = all.map((p) => ({ ...p, totals: { ...p.totals, cost: costAt.get(p.t) ?? 0 } }));
+  // A bucket priced in the currency but absent from the other read (an event written between the two).
+  const buckets = new Set(all.map((p) => p.t));
+  for (const p of priced) if (!buckets.has(p.t)) points.push(p);
+  return points;
 }

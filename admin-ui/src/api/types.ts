@@ -212,6 +212,9 @@ export interface BudgetUsage {
   enabled: boolean;
   from: string;
   to: string | null;
+  /** The budget's currency: that of totals.cost. */
+  currency: string;
+  /** As the budget counts it: cost in currency only; requests, errors and tokens of every currency. */
   totals: UsageTotals;
   status: BudgetStatus;
 }
@@ -223,6 +226,7 @@ export interface BudgetBurnDown {
   to: string;
   bucketSeconds: number;
   status: BudgetStatus;
+  /** amount in the budget's currency only; tokens of every currency. */
   points: Array<{ t: string; amount: number; tokens: number }>;
   projection: { at: string; amount: number; tokens: number; limitReachedAt: string | null } | null;
 }
