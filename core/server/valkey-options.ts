@@ -16,6 +16,12 @@
 // commandTimeout. maxRetriesPerRequest 0 flushes the pending commands at every close: each fails at
 // once with MaxRetriesPerRequestError ("Reached the max retries per request limit (which is 0)"),
 // never with "Stream isn't writeable" (kept for a command never written, which rate-limit.ts gives back).
+// protocol 2: ioredis 6 speaks RESP3 by default (HELLO 3 at each connect). Relay keeps RESP2, the wire
+// protocol it was built on: under RESP3 a subscribed connection stays in mode 'normal' (its PING answers
+// "PONG", not ["pong", ""]), so valkey-subscription.ts would take every subscriber for unsubscribed
+// and replace it at each check.
+// ioredis 6 also clears a command's socketTimeout timer when its connection closes (redis/ioredis#2147:
+// 5.11 left it armed, and it closed the next, healthy connection at that command's deadline).
 import type { Redis, RedisOptions } from 'ioredis';
 
 /** Deadline of one Valkey command, by default (config valkey.timeoutMs). */
@@ -25,7 +31,7 @@ export const VALKEY_KEEPALIVE_MS = 10_000;
 
 export function valkeyClientOptions(timeoutMs: number = VALKEY_TIMEOUT_MS): RedisOptions {
   return {
-    lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false, autoResendUnfulfilledCommands: false,
+    protocol: 2, lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false, autoResendUnfulfilledCommands: false,
     commandTimeout: timeoutMs, socketTimeout: timeoutMs, keepAlive: VALKEY_KEEPALIVE_MS,
   };
 }

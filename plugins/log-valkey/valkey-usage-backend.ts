@@ -64,7 +64,8 @@ export class ValkeyUsageBackend implements UsageBackend {
 
   /** Drops the oldest `count` events beyond the cap. */
   private async trim(count: number): Promise<void> {
-    const oldest = await this.redis.zrange(this.indexKey, 0, count - 1);
+    // A string stop: ioredis 6.0.0's typings take no number there (redis/ioredis#2163, fixed after it); the same on the wire.
+    const oldest = await this.redis.zrange(this.indexKey, 0, String(count - 1));
     if (oldest.length === 0) return;
     await this.redis.multi().del(...oldest.map((id) => this.eventKey(id))).zrem(this.indexKey, ...oldest).exec();
   }
