@@ -15,8 +15,7 @@ const BOUND_MS = 10_000;
 const key = `relay:test-valkey-close-pending:${process.pid}`;
 
 const proxy = await startHangingProxy(6379);
-// Without socketTimeout: ioredis 5.11 leaves its timer armed past the close (redis/ioredis#2147), and it would hold the process that long.
-const viaProxy = new Redis({ host: '127.0.0.1', port: proxy.port, ...valkeyClientOptions(DEADLINE_MS), socketTimeout: undefined });
+const viaProxy = new Redis({ host: '127.0.0.1', port: proxy.port, ...valkeyClientOptions(DEADLINE_MS) });
 viaProxy.on('error', () => {});
 const direct = new Redis({ host: '127.0.0.1', port: 6379, ...valkeyClientOptions() });
 await Promise.all([waitForValkey(viaProxy), waitForValkey(direct)]);
