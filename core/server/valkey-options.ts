@@ -20,8 +20,8 @@
 // protocol it was built on: under RESP3 a subscribed connection stays in mode 'normal' (its PING answers
 // "PONG", not ["pong", ""]), so valkey-subscription.ts would take every subscriber for unsubscribed
 // and replace it at each check.
-// ioredis 6 also clears a command's socketTimeout timer when its connection closes (redis/ioredis#2147:
-// 5.11 left it armed, and it closed the next, healthy connection at that command's deadline).
+// ioredis 6 clears a command's socketTimeout timer when its connection closes (5.11 closed the next
+// connection at that deadline: redis/ioredis#2147).
 import type { Redis, RedisOptions } from 'ioredis';
 
 /** Deadline of one Valkey command, by default (config valkey.timeoutMs). */
@@ -29,10 +29,13 @@ export const VALKEY_TIMEOUT_MS = 5_000;
 /** TCP keepalive's first probe after this much idle time (the OS default is two hours). */
 export const VALKEY_KEEPALIVE_MS = 10_000;
 
+/** While Valkey is away rate limits fail open, so reconnect within 2 s (ioredis 6's default backs off to 5 s); jitter spreads a fleet. */
+const reconnectDelay = (attempt: number): number => Math.min(attempt * 50, 2_000) + Math.floor(Math.random() * 100);
+
 export function valkeyClientOptions(timeoutMs: number = VALKEY_TIMEOUT_MS): RedisOptions {
   return {
     protocol: 2, lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false, autoResendUnfulfilledCommands: false,
-    commandTimeout: timeoutMs, socketTimeout: timeoutMs, keepAlive: VALKEY_KEEPALIVE_MS,
+    commandTimeout: timeoutMs, socketTimeout: timeoutMs, keepAlive: VALKEY_KEEPALIVE_MS, retryStrategy: reconnectDelay,
   };
 }
 
