@@ -6,8 +6,11 @@ import type { FailureKind } from './key-health.ts';
 
 export const FALLBACK_CONDITIONS: readonly FallbackCondition[] = ['server_error', 'timeout', 'rate_limit', 'no_healthy_binding', 'content_filter', 'context_window_exceeded'];
 
-/** Why a fallback was passed over without a try: deleted since, not granted to the key, refused by a budget. */
-export type FallbackSkip = 'not_found' | 'not_granted' | 'budget';
+/**
+ * Why a fallback was passed over without a try: deleted since, not granted to the key, refused by
+ * a budget, or (proxy mode) bound only to hosts other than the requested model's.
+ */
+export type FallbackSkip = 'not_found' | 'not_granted' | 'budget' | 'other_host';
 
 /** One model tried (or skipped) for a request, as the usage record lists it. */
 export interface ModelAttempt {

@@ -49,6 +49,7 @@ import { createInferenceMetrics } from './inference-metrics.ts';
 import { canonicalPrompt, TranslationSource } from './translation-source.ts';
 import { ForwardedCapture, mixesShapes } from './forwarded-capture.ts';
 import { countCutPrompt, cutWithoutUsage } from './unreported-usage.ts';
+import { proxyHostsOf, reachesAny, withinHosts } from './proxy-scope.ts';
 
 export interface PipelineDeps {
   hooks: Hooks;
@@ -243,12 +244,16 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (overBudget) throw overBudget;
       const standardSpeed = standardSpeedFor(principal.policy.spec.fastModes, codec, call, record.extras);
       if (standardSpeed) writer.fastMode = 'standard';
-      // A fallback that does not exist (deleted since), that the key may not use, or that a budget refuses is never tried.
+      // Proxy mode: the hosts the caller's own credential may reach, the requested model's (proxy-scope.ts).
+      const credentialHosts = principal.passthroughCredential && chain.length > 0 ? proxyHostsOf(resolve, principal, call.model, call.shape) : null;
+      // A fallback that does not exist (deleted since), that the key may not use, that a budget refuses,
+      // or (proxy mode) on none of the requested model's hosts is never tried.
       const skips = chain.map((entry): FallbackSkip | null => {
         const model = snapshot.models.get(entry.modelId);
         if (model === undefined) return 'not_found';
         if (!policyGrants(principal.policy, model.metadata.id)) return 'not_granted';
-        return deps.budgets?.refusal(principal, model.metadata.id) ? 'budget' : null;
+        if (deps.budgets?.refusal(principal, model.metadata.id)) return 'budget';
+        return credentialHosts && !reachesAny(resolve, principal, model.metadata.slug, call.shape, credentialHosts) ? 'other_host' : null;
       });
       const usable = skips.map((skip) => skip === null);
       const tried: ModelAttempt[] = [];
@@ -279,7 +284,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
           if (!takes(entry, condition!)) continue;
           if (!usable[step]) {
             const slug = snapshot.models.get(entry.modelId)?.metadata.slug ?? entry.modelId;
-            log.warn({ model: call.model, fallback: slug, requestId: request.id, reason: skips[step] }, 'fallback skipped: missing, not granted by the relay key\'s policy, or refused by a budget');
+            log.warn({ model: call.model, fallback: slug, requestId: request.id, reason: skips[step] }, 'fallback skipped: missing, not granted by the relay key\'s policy, refused by a budget, or (proxy mode) on another host');
             tried.push({ model: slug, outcome: skips[step]! });
             continue;
           }
@@ -300,6 +305,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         let routes: Route[];
         try {
           routes = resolve(principal, name, { shape: call.shape });
+          if (entry && credentialHosts) {
+            routes = withinHosts(routes, credentialHosts);
+            if (routes.length === 0) throw new RelayError('RELAY_ERR_MODEL_NOT_FOUND', `The fallback \`${name}\` has no binding on the requested model's hosts, where proxy mode sends the caller's credential.`);
+          }
         } catch (err) {
           const refusal = conditionOfRefusal(err) ?? (entry ? 'no_healthy_binding' : null);
           if (refusal === null || !more) throw err;
