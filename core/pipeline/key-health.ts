@@ -16,7 +16,8 @@
 // with: an edit leaves the new version healthy, and what a request sent before the edit meets later
 // (a success, a 401, a 429) neither clears, replaces nor sets the new version's marks.
 // Kept in memory per instance (the hot path reads a Map); marks are shared through Valkey pub/sub
-// when one is configured, so every instance stops using a failing key. Failure runs and probes
+// when one is configured, so every instance stops using a failing key, and stored there for the
+// instances that start later, version-guarded too (key-health-store.ts). Failure runs and probes
 // are per instance: each instance lets its own probe through.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -26,6 +27,7 @@ import { ValkeySubscription } from '../server/valkey-subscription.ts';
 import type { HostKey } from '../catalog/kinds.ts';
 import { DEFAULT_BREAKER, FailureRuns, type BreakerSettings } from './failure-runs.ts';
 import { olderVersion, sameVersion } from './key-version.ts';
+import { defineShareMark, type ShareMark } from './key-health-store.ts';
 
 export type KeyState = 'healthy' | 'cooling' | 'open' | 'half-open' | 'invalid' | 'disabled';
 
@@ -86,6 +88,8 @@ export class KeyHealth {
   private claims = 0;
   private readonly breaker: BreakerSettings;
   private readonly redis: Redis | null;
+  /** Stores and publishes a mark, version-guarded; null without Valkey. */
+  private readonly shareMark: ShareMark | null;
   private subscription: ValkeySubscription | null = null;
   private readonly log: Logger;
   private readonly instance = Math.random().toString(36).slice(2);
@@ -104,6 +108,7 @@ export class KeyHealth {
    */
   constructor(options: { redis: Redis | null; log: Logger; breaker?: BreakerSettings; valkeyTimeoutMs?: number; subscriberMaxBackoffMs?: number }) {
     this.redis = options.redis;
+    this.shareMark = this.redis ? defineShareMark(this.redis) : null;
     this.log = options.log;
     this.breaker = options.breaker ?? DEFAULT_BREAKER;
     this.runs = { key: new FailureRuns(this.breaker), host: new FailureRuns(this.breaker) };
@@ -423,14 +428,20 @@ export class KeyHealth {
     for (const changed of this.reads) changed.add(`${scope}:${id}`);
   }
 
-  /** Tells the running instances (pub/sub) and stores the mark for those that start later. clearedVersion: the key's version whose success cleared it. */
+  /**
+   * Stores the mark for the instances that start later and tells the running ones (pub/sub), unless
+   * the store holds a newer version's mark (key-health-store.ts). clearedVersion: the key's version whose success cleared it.
+   */
   private broadcast(scope: Scope, id: string, mark: Mark | null, clearedVersion?: string): void {
-    if (!this.redis) return;
-    const key = `${STORE_PREFIX[scope]}${id}`;
-    const store = mark
-      ? this.redis.set(key, JSON.stringify(mark), 'PX', Math.max(1, mark.until - Date.now())).then(() => this.unshared.delete(mark))
-      : this.redis.del(key);
-    Promise.all([store, this.redis.publish(CHANNEL, JSON.stringify({ from: this.instance, scope, id, mark, keyVersion: clearedVersion }))]).catch((err: Error) => {
+    if (!this.shareMark) return;
+    const version = mark ? mark.keyVersion : clearedVersion;
+    const message = JSON.stringify({ from: this.instance, scope, id, mark, keyVersion: clearedVersion });
+    const stored = mark ? { value: JSON.stringify(mark), ttlMs: mark.until - Date.now() } : undefined;
+    this.shareMark({ key: `${STORE_PREFIX[scope]}${id}`, version, channel: CHANNEL, message, mark: stored }).then((shared) => {
+      // Refused: the newer version's mark reaches this instance through pub/sub (or the next reload).
+      if (!shared) this.log.debug({ [scope === 'key' ? 'hostKeyId' : 'hostId']: id, keyVersion: version }, 'key health not shared: Valkey holds a newer key version\'s mark');
+      else if (mark) this.unshared.delete(mark);
+    }, (err: Error) => {
       this.log.debug({ err: err.message }, 'could not share key health');
     });
   }
