@@ -54,6 +54,8 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     if (verdict.retryable && !attempt.isLast) return { kind: 'retry' };
     // Same status and meaning, in the caller's shape; a refused host key is a 502 (host-key-refused.ts).
     let error = route.adapter.decodeError(upstreamShape, res.status, 'plain' in read ? read.plain.toString('utf8') : '');
+    // A body Relay could not decode (a coding this Node lacks, a bomb) is not guessed at: the caller learns why.
+    if ('unreadable' in read) error = { ...error, message: `${error.message}; its error body was not read: ${read.unreadable}` };
     // Vendors quote a refused key back: Relay's own never reaches the caller, in whatever spelling the upstream's JSON had it.
     if (route.hostKey && credential !== null) error = withoutCredential(error, credential);
     if (refusesHostKey(route, res.status)) throw hostKeyRefused(res.status, error.message);

@@ -4,8 +4,8 @@
 // upstream compressed it, and every occurrence of the key is replaced: as sent, JSON-escaped
 // ("\/" for "/", which some servers write), and in any escaped spelling a JSON reader would decode.
 // A body Relay cannot check (an encoding it cannot decode, one too large once decoded, JSON too
-// deep to rewrite) is not passed on at all.
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+// deep to rewrite) is not passed on at all. zstd is decoded where this Node has it (22.15+).
+import zlib from 'node:zlib';
 import type { UpstreamBody } from '../hooks.ts';
 import { readUpstreamBody } from '../http/read-body.ts';
 
@@ -14,12 +14,19 @@ export const REDACTED = '[redacted host key]';
 /** Error bodies are read up to this size; the rest is not read (no vendor's error comes near it). */
 export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
-const DECOMPRESS: Record<string, (buf: Buffer, options: { maxOutputLength: number }) => Buffer> = {
-  gzip: gunzipSync,
-  'x-gzip': gunzipSync,
-  deflate: inflateSync,
-  br: brotliDecompressSync,
-};
+type Decompress = (buf: Buffer, options: { maxOutputLength: number }) => Buffer;
+
+/** Node 20's zlib has no zstd (@types/node 20 does not name it either). */
+const zstdDecompressSync = (zlib as unknown as { zstdDecompressSync?: Decompress }).zstdDecompressSync;
+
+// A Map, not an object: a coding named "constructor" or "__proto__" is not a decoder.
+const DECOMPRESS: ReadonlyMap<string, Decompress> = new Map<string, Decompress>([
+  ['gzip', zlib.gunzipSync],
+  ['x-gzip', zlib.gunzipSync],
+  ['deflate', zlib.inflateSync],
+  ['br', zlib.brotliDecompressSync],
+  ...(zstdDecompressSync ? [['zstd', zstdDecompressSync] as [string, Decompress]] : []),
+]);
 
 /** The body as read: at most MAX_ERROR_BODY_BYTES, the rest never read. */
 export async function readErrorBody(body: UpstreamBody): Promise<Buffer> {
@@ -34,8 +41,8 @@ export function decodeErrorBody(body: Buffer, encoding: string | undefined): { p
   const name = encoding?.trim().toLowerCase();
   if (!name || name === 'identity') return { plain: body };
   const shown = JSON.stringify(name.slice(0, 64));
-  const decode = DECOMPRESS[name];
-  if (!decode) return { unreadable: `it is in content-encoding ${shown}, which Relay does not decode` };
+  const decode = DECOMPRESS.get(name);
+  if (!decode) return { unreadable: `it is in content-encoding ${shown}, which Relay does not decode${name === 'zstd' ? ` on Node ${process.versions.node} (zstd needs Node 22.15 or later)` : ''}` };
   try {
     return { plain: decode(body, { maxOutputLength: MAX_ERROR_BODY_BYTES }) };
   } catch (err) {
@@ -45,7 +52,7 @@ export function decodeErrorBody(body: Buffer, encoding: string | undefined): { p
 }
 
 /**
- * The body without `credential`: decoded when it was gzip, deflate or br, so that the key can be
+ * The body without `credential`: decoded when it was gzip, deflate, br or zstd, so that the key can be
  * found in it; `unreadable` when Relay cannot tell whether it holds the key.
  */
 export function redactCredential(body: Buffer, encoding: string | undefined, credential: string): RedactedBody {

@@ -1,6 +1,6 @@
 // redactCredential on the bodies a careless or hostile upstream writes: the key in every spelling
 // a JSON reader decodes, in member names, in JSON too deep to write again, and bodies left as
-// they came when the key is not in them.
+// they came when the key is not in them, and codings that are no decoder's name.
 import t from 'tap';
 import { REDACTED, redactCredential } from '../../core/pipeline/upstream-error.ts';
 
@@ -32,4 +32,11 @@ t.test('JSON too deep to write again: unreadable when it holds the key, as it ca
   t.match(holding, { unreadable: /nested too deeply/ });
   const clean = deep('"a\\/b"');
   t.equal(bodyOf(clean), clean, 'read at any depth without overflowing the stack');
+});
+
+t.test('a coding named like an Object member ("constructor", "__proto__") is one Relay does not decode', async (t) => {
+  for (const coding of ['constructor', '__proto__']) {
+    const out = redactCredential(Buffer.from(`{"error":"${KEY}"}`), coding, KEY);
+    t.same(out, { unreadable: `it is in content-encoding "${coding}", which Relay does not decode` }, coding);
+  }
 });

@@ -11,6 +11,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { startRelay, seedRoute, DEFAULT_TEST_PLUGINS } from '../../core/testing.ts';
 import { startFakeUpstream, openai, anthropic } from '../support/fake-upstream.ts';
 import { routeLive } from '../support/relay-client.ts';
+import { zstdRaw } from '../support/zstd-frame.ts';
 
 // The refusals below are many in a row on one key: the circuit breaker is not what they test.
 const relay = await startRelay({ plugins: [{ use: 'auth-proxy' }, ...DEFAULT_TEST_PLUGINS], config: { health: { circuitBreaker: { failures: 1000 } } } });
@@ -33,15 +34,6 @@ const ask = (path: string, relayKey: string, body: Record<string, unknown>, head
 const chat = (model: string, stream = false) => ({ model, stream, messages: [{ role: 'user', content: 'hi' }] });
 const messages = (model: string, stream = false) => ({ model, stream, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
 
-/** A zstd frame of one raw block: valid zstd any decoder reads, made without zlib's zstd (Node 20 has none). */
-function zstdRaw(data: Buffer): Buffer {
-  const head = Buffer.alloc(12);
-  head.writeUInt32LE(0xfd2fb528, 0); // magic number
-  head[4] = 0xa0; // a single segment, its 4-byte content size follows
-  head.writeUInt32LE(data.length, 5);
-  head.writeUIntLE(1 | (data.length << 3), 9, 3); // last block, raw, its size
-  return Buffer.concat([head, data]);
-}
 const CODINGS: Array<[string, (b: Buffer) => Buffer]> = [['gzip', gzipSync], ['br', brotliCompressSync], ['deflate', deflateSync], ['zstd', zstdRaw]];
 
 /** The key in the bytes, or in its "\/" spelling. */

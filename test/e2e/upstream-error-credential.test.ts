@@ -5,12 +5,14 @@
 // caller would take for a verdict on its own key; other errors keep their status and wording. The
 // key is found however the upstream's JSON spells it (escaped "/", \u escapes, a nested member),
 // and a body Relay cannot check (a coding it cannot decode, a compressed body past 1 MB once
-// decoded) is not passed on: the caller gets the upstream's status in Relay's words.
+// decoded) is not passed on: the caller gets the upstream's status in Relay's words. zstd is
+// decoded where this Node has it (22.15+); elsewhere the caller is told that it could not be.
 import t from 'tap';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { startRelay, seedRoute } from '../../core/testing.ts';
 import { startFakeUpstream, type ScriptedAction } from '../support/fake-upstream.ts';
 import { settled, viaRelay } from '../support/relay-client.ts';
+import { NODE_HAS_ZSTD, zstd } from '../support/zstd-frame.ts';
 
 const relay = await startRelay();
 const up = await startFakeUpstream();
@@ -190,5 +192,42 @@ t.test('translated: a gzip-encoded error body is decoded for its words, and a bo
   const bombed = await viaRelay(relay, '/vendor-a/v1/chat/completions', b.relayKey, chat(b.model));
   t.equal(bombed.status, 400);
   t.notOk(bombed.text.includes(b.hostKey));
-  t.equal(JSON.parse(bombed.text).error.message, 'the upstream answered HTTP 400', 'a body too large once decoded says only the status');
+  t.equal(JSON.parse(bombed.text).error.message, 'the upstream answered HTTP 400; its error body was not read: it is larger than 1048576 bytes once decoded from "gzip"',
+    'a body too large once decoded: the status, and why its words are not there');
+});
+
+const CODINGS: Array<[string, (text: string) => Buffer]> = [['gzip', gzipSync], ['br', brotliCompressSync], ['deflate', deflateSync], ['zstd', zstd]];
+/** Why a zstd body is not read on a Node without zstd (Node 20). */
+const NO_ZSTD = String.raw`it is in content-encoding "zstd", which Relay does not decode on Node ${process.versions.node.replaceAll('.', '\\.')} \(zstd needs Node 22\.15 or later\)`;
+
+for (const [coding, compress] of CODINGS) {
+  const readable = coding !== 'zstd' || NODE_HAS_ZSTD;
+  t.test(`a ${coding} error body, passed through: ${readable ? 'decoded, the key taken out' : 'not passed on, saying this Node cannot decode it'}`, async (t) => {
+    const r = await route('openai', echoAs(400, (key) => compress(`{"error":{"message":"prompt is bad; key ${key}","type":"invalid_request_error"}}`), { 'content-encoding': coding }));
+    const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+    t.equal(got.status, 400, "the upstream's status");
+    t.equal(got.headers.get('content-encoding'), null, 'sent decoded');
+    t.notOk(got.text.includes(r.hostKey), 'no host key');
+    const message = JSON.parse(got.text).error.message;
+    if (readable) t.equal(message, 'prompt is bad; key [redacted host key]', "the upstream's words");
+    else t.match(message, new RegExp(`^The upstream answered HTTP 400; its error body is not passed on, as Relay could not check it for its host key: ${NO_ZSTD}\\.$`));
+  });
+
+  t.test(`a ${coding} error body, translated: ${readable ? "the upstream's words" : 'the status, and that this Node cannot decode it'}`, async (t) => {
+    const r = await route('anthropic', echoAs(400, (key) => compress(`{"type":"error","error":{"type":"invalid_request_error","message":"prompt is bad; key ${key}"}}`), { 'content-encoding': coding }));
+    const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+    t.equal(got.status, 400, "the upstream's status");
+    t.notOk(got.text.includes(r.hostKey), 'no host key');
+    const message = JSON.parse(got.text).error.message;
+    if (readable) t.equal(message, 'prompt is bad; key [redacted host key]', "the upstream's words, not its compressed bytes");
+    else t.match(message, new RegExp(`^the upstream answered HTTP 400; its error body was not read: ${NO_ZSTD}$`));
+  });
+}
+
+t.test('a zstd error body past 1 MB once decoded is not read whole, where this Node decodes zstd', { skip: NODE_HAS_ZSTD ? false : `Node ${process.versions.node} has no zstd` }, async (t) => {
+  const r = await route('anthropic', echoAs(400, (key) => zstd(`{"type":"error","error":{"type":"invalid_request_error","message":"${'x'.repeat(2 * 1024 * 1024)} ${key}"}}`), { 'content-encoding': 'zstd' }));
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', r.relayKey, chat(r.model));
+  t.equal(got.status, 400);
+  t.notOk(got.text.includes(r.hostKey));
+  t.equal(JSON.parse(got.text).error.message, 'the upstream answered HTTP 400; its error body was not read: it is larger than 1048576 bytes once decoded from "zstd"');
 });
