@@ -101,7 +101,8 @@ export const WebSearchSource = Type.Object({
   page_age: Type.Optional(Type.String()),
 }, { additionalProperties: false });
 
-export const WebSearchStatus = Type.Union([Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed')]);
+/** incomplete: the answer broke off before the search's input was whole, so what it searched for is not known. */
+export const WebSearchStatus = Type.Union([Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('incomplete')]);
 
 /** A web search the upstream ran itself (Anthropic server_tool_use + web_search_tool_result, OpenAI web_search_call). */
 export const WebSearchCallPart = Type.Object({

@@ -3,7 +3,8 @@
 // message_start -> start; content_block_start/delta/stop -> part_start/delta/part_end (blocks of
 // server tools are skipped, so canonical indexes count only the parts kept); a web search's
 // server_tool_use is held until its web_search_tool_result, and the two open as one whole
-// web_search_call part (one left without a result, as at pause_turn, opens at the end); message_delta
+// web_search_call part (one left without a result, as at pause_turn, opens at the end, and one whose
+// input the stream cut short opens before the stream's error: partial-query.ts); message_delta
 // carries the stop reason and the cumulative usage; message_stop -> end; `error` -> error.
 // A tool_use of a custom tool is buffered and, when it stops, emitted as the raw input text.
 // A non-empty input at a block's start stands only if no input_json_delta follows (the SDK's reading).
@@ -15,7 +16,8 @@ import { codeForStreamErrorType } from './errors.ts';
 import { ANTHROPIC_ORIGIN } from './messages-request.ts';
 import { nameBlockType, stopReasonFromAnthropic, TOOL_INPUT_NAME } from './messages-response.ts';
 import { plainTextDelta } from './text-delta.ts';
-import { citationFromAnthropic, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
+import { citationFromAnthropic, incompleteSearch, isWebSearchUse, searchFromUse, withResult } from './web-search.ts';
+import { queryOfPartialInput } from './partial-query.ts';
 import type { WebSearchCallPart } from '../../../core/plugin-api/canonical.ts';
 
 interface Frame {
@@ -93,23 +95,20 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
     const index = next++;
     return [{ type: 'part_start', index, part }, { type: 'part_end', index }];
   };
-  const closeSearchInput = (anthropicIndex: number): void => {
+  /** A search's server_tool_use closed: `cut` when the stream ended or failed before its content_block_stop. */
+  const closeSearchInput = (anthropicIndex: number, cut: boolean): void => {
     const open = searchInputs.get(anthropicIndex);
     if (!open) return;
     searchInputs.delete(anthropicIndex);
-    // As for tool_use: the start's input stands only if no input_json_delta came.
-    let input: unknown = open.json === null ? open.use.input ?? {} : {};
-    try {
-      if (open.json !== null && open.json !== '') input = JSON.parse(open.json);
-    } catch {
-      // a partial input: the search is kept without its query
-    }
-    const part = searchFromUse({ ...open.use, input });
+    const input = searchInput(open);
+    // Without its query (cut before it, or broken JSON) the search is incomplete, never an empty one.
+    const known = input !== null && (!cut || typeof input.query === 'string');
+    const part = known ? searchFromUse({ ...open.use, input }) : incompleteSearch(open.use);
     searches.set(part.id, part);
   };
-  /** Searches that never got a result (the turn paused): opened as they are, still in progress. */
+  /** Searches that never got a result (the turn paused, or the stream broke off): opened as they are. */
   const unanswered = (): StreamEvent[] => {
-    for (const index of [...searchInputs.keys()]) closeSearchInput(index);
+    for (const index of [...searchInputs.keys()]) closeSearchInput(index, true);
     const out = [...searches.values()].flatMap(openSearch);
     searches.clear();
     return out;
@@ -205,7 +204,7 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
           return [];
         }
         case 'content_block_stop':
-          closeSearchInput(at);
+          closeSearchInput(at, false);
           return stop(at);
         case 'message_delta':
           usage.merge(f.usage);
@@ -219,7 +218,7 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
           ended = true;
           const code = codeForStreamErrorType(f.error?.type);
           const def = ERROR_CODES[code];
-          return [...closeAll(), {
+          return [...closeAll(), ...unanswered(), {
             type: 'error',
             error: { type: def.type, code, status: def.status, message: typeof f.error?.message === 'string' ? f.error.message : 'the upstream reported an error' },
           }];
@@ -233,10 +232,28 @@ export function messagesStreamDecoder(route: Route, request?: CanonicalRequest, 
       if (ended) return [];
       ended = true;
       const def = ERROR_CODES.RELAY_ERR_UPSTREAM_BAD_RESPONSE;
-      return [...closeAll(), {
+      return [...closeAll(), ...unanswered(), {
         type: 'error',
         error: { type: def.type, code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', status: def.status, message: 'the upstream stream ended before the message completed' },
       }];
     },
   };
+}
+
+/**
+ * A search's input: the start's when no input_json_delta came (as for tool_use), else the deltas'
+ * JSON; cut short, its query if that string is whole; null when not even that is known.
+ */
+function searchInput(open: { use: Record<string, unknown>; json: string | null }): Record<string, unknown> | null {
+  if (open.json === null) return asObject(open.use.input ?? {});
+  try {
+    return asObject(open.json === '' ? {} : JSON.parse(open.json));
+  } catch {
+    const query = queryOfPartialInput(open.json);
+    return query === undefined ? null : { query };
+  }
+}
+
+function asObject(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null;
 }

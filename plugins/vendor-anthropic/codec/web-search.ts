@@ -44,10 +44,19 @@ export function searchFromUse(use: Block): WebSearchCallPart {
   };
 }
 
+/**
+ * A search whose input the stream cut short before its query was whole: `incomplete`, without a
+ * query; no raw block (one with an unknown input cannot be replayed), yet Anthropic's, so no other vendor is sent it.
+ */
+export function incompleteSearch(use: Block): WebSearchCallPart {
+  return { type: 'web_search_call', id: String(use.id ?? ''), status: 'incomplete', origin: WEB_SEARCH_ORIGIN, raw: [] };
+}
+
 /** The search completed (or failed) by its web_search_tool_result block. */
 export function withResult(part: WebSearchCallPart, result: Block): WebSearchCallPart {
   const content = result.content;
-  const raw = [...(Array.isArray(part.raw) ? part.raw : []), result];
+  // An incomplete search's result alone is not replayable either (a result without its server_tool_use).
+  const raw = Array.isArray(part.raw) && part.raw.length > 0 ? [...part.raw, result] : [];
   if (!Array.isArray(content)) return { ...part, status: 'failed', raw };
   const sources = (content as Array<{ type?: unknown; url?: unknown; title?: unknown; page_age?: unknown } | null>)
     .filter((r) => r?.type === 'web_search_result' && typeof r.url === 'string').map((r) => r!)

@@ -11,8 +11,9 @@ export const NATIVE_ORIGIN = 'openai';
 
 type SearchFields = Pick<WebSearchCallPart, 'id' | 'query' | 'sources' | 'status' | 'origin' | 'raw'>;
 
+/** Responses has no `incomplete` search: one whose query never came did not complete, so `failed`. */
 function itemStatus(part: SearchFields): string {
-  return part.status ?? 'completed';
+  return part.status === 'incomplete' ? 'failed' : part.status ?? 'completed';
 }
 
 /** The item's id: OpenAI's own, or the sealed envelope of another vendor's search. */

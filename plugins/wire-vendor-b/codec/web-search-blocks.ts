@@ -21,7 +21,8 @@ export function webSearchBlocks(part: SearchFields): Block[] {
     ? part.id
     : PREFIX + Buffer.from(JSON.stringify({ o: part.origin, i: part.id, r: part.raw })).toString('base64url');
   const use: Block = { type: 'server_tool_use', id, name: 'web_search', input: part.query === undefined ? {} : { query: part.query } };
-  if (part.status === 'in_progress') return [use];
+  // No result block to show: the search had none (paused), or its input broke off (incomplete).
+  if (part.status === 'in_progress' || part.status === 'incomplete') return [use];
   const content = part.status === 'failed'
     ? { type: 'web_search_tool_result_error', error_code: 'unavailable' }
     : (part.sources ?? []).map((s) => ({ type: 'web_search_result', url: s.url, title: s.title ?? s.url, page_age: s.page_age ?? null, encrypted_content: '' }));
