@@ -42,7 +42,7 @@ export function decodeErrorBody(body: Buffer, encoding: string | undefined): { p
   if (!name || name === 'identity') return { plain: body };
   const shown = JSON.stringify(name.slice(0, 64));
   const decode = DECOMPRESS.get(name);
-  if (!decode) return { unreadable: `it is in content-encoding ${shown}, which Relay does not decode${name === 'zstd' ? ` on Node ${process.versions.node} (zstd needs Node 22.15 or later)` : ''}` };
+  if (!decode) return { unreadable: `it is in content-encoding ${shown}, which Relay does not decode${name === 'zstd' ? ' on this Node (zstd needs Node 22.15 or later)' : ''}` };
   try {
     return { plain: decode(body, { maxOutputLength: MAX_ERROR_BODY_BYTES }) };
   } catch (err) {
