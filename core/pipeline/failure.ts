@@ -19,7 +19,8 @@ export function classifyStatus(status: number): StatusVerdict {
 /** Network errors from undici before the first byte reached the client. */
 export function classifyNetworkError(err: unknown): { failure: FailureKind; message: string; badResponse: boolean } {
   const e = err as { code?: string; name?: string; message?: string } | undefined;
-  const code = e?.code ?? '';
+  // Not every library's code is a string (gaxios puts an HTTP status there).
+  const code = typeof e?.code === 'string' ? e.code : '';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'RELAY_UPSTREAM_HEADERS_TIMEOUT') {
     return { failure: 'timeout', message: 'the upstream did not answer in time', badResponse: false };
   }

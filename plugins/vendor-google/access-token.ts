@@ -15,6 +15,8 @@ import type { VertexOptions } from './host-options.ts';
 const CLOUD_PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const TOKEN_TIMEOUT_MS = 10_000;
+// A token answer is well under 4 KiB; more is read no further.
+const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
 // Clients kept per service-account key; a rotated key's client is dropped oldest first.
 const MAX_CLIENTS = 256;
 
@@ -41,13 +43,48 @@ function parseServiceAccount(credential: string): { email: string; key: string }
   return { email: sa.client_email, key: sa.private_key };
 }
 
-/** A transport for the library: the token endpoint replaced when configured, one retry, a timeout. */
+/** fetch with the answer's body cut off past MAX_TOKEN_ANSWER_BYTES (the library would read it all). */
+async function boundedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if (!res.body) return res;
+  let read = 0;
+  const bounded = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      read += chunk.byteLength;
+      if (read > MAX_TOKEN_ANSWER_BYTES) controller.error(new TokenEndpointFailure(`answered more than ${MAX_TOKEN_ANSWER_BYTES / 1024} KiB`));
+      else controller.enqueue(chunk);
+    },
+  }));
+  return new Response(bounded, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** The token endpoint failed (unreachable, a 5xx, an answer past the bound): said without its body. */
+export class TokenEndpointFailure extends Error {
+  constructor(what: string) {
+    super(`Google's token endpoint ${what}`);
+    this.name = 'TokenEndpointFailure';
+  }
+}
+
+/** Why the token endpoint failed, from the library's error, in a few words (never the answer's text). */
+function failureOf(err: unknown): TokenEndpointFailure {
+  if (err instanceof TokenEndpointFailure) return err;
+  const e = err as { status?: unknown; response?: { status?: unknown }; code?: unknown; cause?: unknown } | null;
+  const status = e?.response?.status ?? e?.status;
+  if (typeof status === 'number') return new TokenEndpointFailure(`answered HTTP ${status}`);
+  if (e?.cause instanceof TokenEndpointFailure) return e.cause;
+  const code = typeof e?.code === 'string' && /^[A-Za-z_]{1,40}$/.test(e.code) ? e.code : 'no answer';
+  return new TokenEndpointFailure(`could not be reached (${code})`);
+}
+
+/** A transport for the library: the token endpoint replaced when configured, one retry, a timeout, a bounded answer. */
 function transporterFor(lib: GoogleAuthLibrary, tokenUrl: string | undefined): InstanceType<typeof gaxios.Gaxios> {
   const transporter = new lib.gaxios.Gaxios();
   transporter.interceptors.request.add({
     resolved: (opts) => {
       if (tokenUrl && [GOOGLE_TOKEN_URL].includes(String(opts.url))) opts.url = new URL(tokenUrl); // the test's token endpoint
       opts.timeout = TOKEN_TIMEOUT_MS;
+      opts.fetchImplementation = boundedFetch;
       if (opts.retryConfig) opts.retryConfig = { ...opts.retryConfig, retry: 1 };
       return Promise.resolve(opts);
     },
@@ -97,7 +134,7 @@ export class VertexTokens {
     return client;
   }
 
-  /** A valid token (cached until it nears expiry), a refusal, or a throw when Google is unreachable. */
+  /** A valid token (cached until it nears expiry), a refusal, or a TokenEndpointFailure when Google is unreachable. */
   async token(credential: string | null, options: VertexOptions): Promise<TokenResult> {
     const source = this.sourceFor(await loadLibrary(), credential, options);
     if (typeof source === 'string') return { ok: false, message: source };
@@ -108,7 +145,7 @@ export class VertexTokens {
     } catch (err) {
       if (options.auth === 'workload-identity') return { ok: false, message: `workload identity gave no token: ${String((err as Error)?.message).slice(0, 300)}` };
       const refusal = refusalOf(err);
-      if (refusal === null) throw err;
+      if (refusal === null) throw failureOf(err);
       if (credential !== null) this.clients.delete(this.cacheKey(credential, options));
       return { ok: false, message: refusal };
     }
