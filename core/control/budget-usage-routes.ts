@@ -1,6 +1,6 @@
 // Usage grouped by budget: GET /api/usage/budgets lists every budget with what the usage log holds
 // in its scope (over each budget's current window, or one window given by since/from/to), the
-// costliest first; GET /api/usage/budgets/{id} is one budget's burn-down (cumulative spend per
+// nearest to its limit first; GET /api/usage/budgets/{id} is one budget's burn-down (cumulative spend per
 // bucket over its current window) and its projection to the window's end. Both count as the budget
 // does (spend-from-log.ts): the cost in its currency only, the tokens (and requests) of every currency.
 import type { FastifyInstance } from 'fastify';
@@ -49,7 +49,7 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
 
   app.get('/api/usage/budgets', {
     schema: {
-      tags: ['usage', 'budgets'], summary: "Usage grouped by budget: each budget's totals over its scope, in its current window (or the window given), the costliest first",
+      tags: ['usage', 'budgets'], summary: "Usage grouped by budget: each budget's totals over its scope, in its current window (or the window given), the nearest to its limit first (status.fraction descending, then by displayName and budgetId)",
       querystring: Type.Object({ since: FilterQuerySchema.since, from: FilterQuerySchema.from, to: FilterQuerySchema.to }, { additionalProperties: false }),
       response: { 200: Type.Object({ budgets: Type.Array(BudgetUsageSchema), skipped: Skipped }) },
     },
@@ -72,7 +72,7 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
         currency: budget.spec.currency, totals: mergeSummaries(read.results).totals, status,
       };
     }));
-    rows.sort((a, b) => b.totals.cost - a.totals.cost || b.status.fraction - a.status.fraction);
+    rows.sort(nearestToLimitFirst);
     return skipped.length > 0 ? { budgets: rows, skipped } : { budgets: rows };
   });
 
@@ -124,6 +124,16 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
     return read.skipped.length > 0 ? { ...answer, skipped: read.skipped } : answer;
   });
 }
+
+/**
+ * The budget nearest to its limit first: status.fraction (spent over limit in its current window)
+ * is free of currency, where costs in different currencies do not compare; ties by name, then id.
+ */
+function nearestToLimitFirst(a: { budgetId: string; displayName: string; status: { fraction: number } }, b: typeof a): number {
+  return b.status.fraction - a.status.fraction || byText(a.displayName, b.displayName) || byText(a.budgetId, b.budgetId);
+}
+
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * A backend's timeseries as a budget counts it: each bucket's totals over every currency, its cost

@@ -1,7 +1,8 @@
 // Budget usage on a real Relay when a budget's scope spends in several currencies: a budget counts
 // the cost in its currency only and the tokens of every currency (BudgetGuard.record,
-// spend-from-log.ts), and so do its row of GET /api/usage/budgets (totals.cost, the sort) and its
-// burn-down, GET /api/usage/budgets/{id}: the chart ends at the spend its status reports.
+// spend-from-log.ts), and so do its row of GET /api/usage/budgets (totals.cost) and its burn-down,
+// GET /api/usage/budgets/{id}: the chart ends at the spend its status reports. The rows are sorted by
+// the share of each limit spent, which compares across currencies where the costs do not.
 import t from 'tap';
 import { seedRoute, startRelay, type Seeded } from '../../core/testing.ts';
 import { startFakeUpstream, openai } from '../support/fake-upstream.ts';
@@ -32,7 +33,8 @@ const scope = { relayKeyId: euro.relayKeyId };
 const monthlyEur = await mk('Key monthly EUR', { scope, window: 'monthly', currency: 'EUR', limitAmount: 10 });
 const lifetimeEur = await mk('Key lifetime EUR', { scope, window: 'lifetime', currency: 'EUR', limitAmount: 10 });
 const monthlyUsd = await mk('Key monthly USD', { scope, window: 'monthly', currency: 'USD', limitAmount: 10 });
-await settled(relay, (s) => s.byKind('budgets').size === 3 && s.pricings.size === 2 && s.policies.get(euro.policyId)?.spec.modelIds.length === 2);
+const weeklyUsd = await mk('Key weekly USD', { scope, window: 'weekly', currency: 'USD', limitAmount: 0.5 });
+await settled(relay, (s) => s.byKind('budgets').size === 4 && s.pricings.size === 2 && s.policies.get(euro.policyId)?.spec.modelIds.length === 2);
 
 const chat = (model: string) => viaRelay(relay, '/vendor-a/v1/chat/completions', euro.relayKey, { model, messages: [{ role: 'user', content: 'hi' }] });
 // Two requests at €0.13 and three at $0.065, 65 tokens each.
@@ -50,11 +52,22 @@ t.test('GET /api/usage/budgets: a row\'s cost is in its budget\'s currency; its 
     t.match(row(b.metadata.id), { currency: 'EUR', totals: { requests: 5, input_tokens: 250, output_tokens: 75, cost: 0.26 }, status: { spentAmount: 0.26, spentTokens: 325, currency: 'EUR' } }, b.metadata.slug);
   }
   t.match(row(monthlyUsd.metadata.id), { currency: 'USD', totals: { requests: 5, input_tokens: 250, output_tokens: 75, cost: 0.195 }, status: { spentAmount: 0.195, spentTokens: 325 } });
-  t.same(res.body.budgets.map((b: any) => b.totals.cost), [0.26, 0.26, 0.195], 'sorted by the cost each budget counts');
+});
+
+t.test('GET /api/usage/budgets: the nearest to its limit first, whatever the currency; ties by name', async (t) => {
+  const res = await relay.api<any>('GET', '/api/usage/budgets');
+  t.equal(res.status, 200);
+  // $0.195 of $0.50 comes before €0.26 of €10, though 0.26 > 0.195; the two euro budgets tie at 0.026.
+  t.same(res.body.budgets.map((b: any) => [b.displayName, b.currency, b.totals.cost, b.status.fraction]), [
+    ['Key weekly USD', 'USD', 0.195, 0.39],
+    ['Key lifetime EUR', 'EUR', 0.26, 0.026],
+    ['Key monthly EUR', 'EUR', 0.26, 0.026],
+    ['Key monthly USD', 'USD', 0.195, 0.0195],
+  ]);
 });
 
 t.test('GET /api/usage/budgets/{id}: the burn-down ends at the spend in the budget\'s currency, with the tokens of every currency', async (t) => {
-  for (const b of [monthlyEur, lifetimeEur, monthlyUsd]) {
+  for (const b of [monthlyEur, lifetimeEur, monthlyUsd, weeklyUsd]) {
     const res = await relay.api<any>('GET', `/api/usage/budgets/${b.metadata.id}`);
     t.equal(res.status, 200);
     const last = res.body.points.at(-1);

@@ -1,5 +1,5 @@
 // Usage grouped by budget on a real Relay: GET /api/usage/budgets gives each budget the usage
-// log's totals over its scope in its current window (or a window given), the costliest first;
+// log's totals over its scope in its current window (or a window given), the nearest to its limit first;
 // GET /api/usage/budgets/{id} is one budget's burn-down and its projection to the window's end.
 import t from 'tap';
 import { seedRoute, startRelay } from '../../core/testing.ts';
@@ -18,7 +18,7 @@ await relay.api('POST', '/api/pricings', { metadata: { displayName: 'price' }, s
 const other = await relay.api<any>('POST', '/api/relay-keys', { metadata: { displayName: 'other' }, spec: { policyId: route.policyId } });
 const mk = async (name: string, spec: Record<string, unknown>) => (await relay.api<any>('POST', '/api/budgets', { metadata: { displayName: name }, spec })).body;
 const keyBudget = await mk('Key monthly', { scope: { relayKeyId: route.relayKeyId }, window: 'monthly', limitAmount: 1 });
-const everything = await mk('Everything daily', { window: 'daily', limitAmount: 5, action: 'alert' });
+const everything = await mk('Everything daily', { window: 'daily', limitAmount: 20, action: 'alert' });
 const lifetime = await mk('Other key lifetime', { scope: { relayKeyId: other.body.relayKey.metadata.id }, window: 'lifetime', limitTokens: 1000 });
 await settled(relay, (s) => s.byKind('budgets').size === 3 && s.pricings.size === 1 && s.relayKeys.size === 2);
 
@@ -26,12 +26,14 @@ const chat = (key: string) => viaRelay(relay, '/vendor-a/v1/chat/completions', k
 for (let i = 0; i < 3; i++) await usageRecord(relay, (await chat(route.relayKey)).headers.get('x-request-id')!);
 await usageRecord(relay, (await chat(other.body.plaintext)).headers.get('x-request-id')!);
 
-t.test('GET /api/usage/budgets: each budget\'s scope and window, the costliest first', async (t) => {
+t.test('GET /api/usage/budgets: each budget\'s scope and window, the nearest to its limit first', async (t) => {
   const res = await relay.api<any>('GET', '/api/usage/budgets');
   t.equal(res.status, 200);
+  // Spent over limit: 0.195 of $1, 65 of 1000 tokens, then the costliest, the farthest from its $20 limit.
   t.same(res.body.budgets.map((b: any) => [b.slug, b.totals.requests, b.totals.cost]), [
-    [everything.metadata.slug, 4, 0.26], [keyBudget.metadata.slug, 3, 0.195], [lifetime.metadata.slug, 1, 0.065],
+    [keyBudget.metadata.slug, 3, 0.195], [lifetime.metadata.slug, 1, 0.065], [everything.metadata.slug, 4, 0.26],
   ]);
+  t.ok(res.body.budgets[2].status.fraction < 0.065, `the costliest is the farthest from its limit (${res.body.budgets[2].status.fraction})`);
   const key = res.body.budgets.find((b: any) => b.budgetId === keyBudget.metadata.id);
   t.match(key, { scope: { relayKeyId: route.relayKeyId }, window: 'monthly', enabled: true, to: null, totals: { input_tokens: 150, output_tokens: 45 }, status: { spentAmount: 0.195, limitAmount: 1 } });
   t.match(key.from, /-01T00:00:00\.000Z$/, 'from the start of the month');

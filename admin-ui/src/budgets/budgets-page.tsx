@@ -1,5 +1,5 @@
 // Budgets with what each has spent in its current window (GET /api/usage/budgets): a meter per
-// budget, the costliest first; one click opens its burn-down and alerts, "New budget" the form.
+// budget, the nearest to its limit first (the API's order); one click opens its burn-down and alerts, "New budget" the form.
 import type { BudgetUsage } from '../api/types.ts';
 import { Link, navigate } from '../router.tsx';
 import { PageHeader } from '../ui/page-header.tsx';
