@@ -1,8 +1,12 @@
-// Budget alerts as rows of budget_alerts (migrations 004, 007): claiming an alert inserts its row,
-// and the unique (budget, window start, threshold, counts digest) key lets one instance of those
-// sharing the database win; the row then records each webhook's outcome for GET
-// /api/budgets/{id}/alerts. A row from before the digest (counts_digest '') counts as fired for
-// every version of the budget in its window: the version it fired for is not known.
+// Budget alerts as rows of budget_alerts (migrations 004, 007, 008): claiming an alert inserts its
+// row, and a unique key lets one instance of those sharing the database win; the row then records
+// each webhook's outcome for GET /api/budgets/{id}/alerts. Once per budget, version of what it
+// counts (counts digest), window and threshold: the first version to fire in a window takes
+// budget_alerts' (budget, window start, threshold) key, the key a release from before 007 inserts
+// against, so it still records (and does not send what this one sent) during a rolling upgrade;
+// a version an edit re-armed goes to budget_alerts_rearmed, which budget_alerts' reads include. A
+// row from before the digest (counts_digest '') counts as fired for every version of the budget
+// in its window: the version it fired for is not known.
 import type { Queryable } from '../db/types.ts';
 
 export type AlertStatus = 'fired' | 'delivered' | 'failed';
@@ -61,6 +65,9 @@ export interface AlertFilter {
   limit: number;
 }
 
+const COLUMNS = 'budget_id, window_start, threshold, counts_digest, fraction, spent_amount, spent_tokens, currency, status, deliveries';
+const VALUES = `$1::uuid, $2::timestamptz, $3::float8, $4::text, $5::float8, $6::float8, $7::bigint, $8::text, 'fired', $9::jsonb`;
+
 const iso = (v: Date | string): string => new Date(v).toISOString();
 
 function fromRow(row: AlertRow): BudgetAlertRecord {
@@ -77,13 +84,18 @@ export class BudgetAlertStore {
 
   /** Inserts the alert's row; its id, or null when another instance (or an earlier run) already fired it. */
   async claim(alert: FiredAlert): Promise<string | null> {
-    const { rows } = await this.db.query<{ id: string | number }>(
-      `INSERT INTO budget_alerts (budget_id, window_start, threshold, counts_digest, fraction, spent_amount, spent_tokens, currency, status, deliveries)
-       SELECT $1::uuid, $2::timestamptz, $3::float8, $4::text, $5::float8, $6::float8, $7::bigint, $8::text, 'fired', $9::jsonb
-       WHERE NOT EXISTS (SELECT 1 FROM budget_alerts WHERE budget_id = $1::uuid AND window_start = $2::timestamptz AND threshold = $3::float8 AND counts_digest = '')
-       ON CONFLICT (budget_id, window_start, threshold, counts_digest) DO NOTHING RETURNING id`,
-      [alert.budgetId, alert.windowStart.toISOString(), alert.threshold, alert.countsDigest, alert.fraction, alert.spentAmount, alert.spentTokens, alert.currency, JSON.stringify(alert.deliveries)]);
-    return rows[0] ? String(rows[0].id) : null;
+    const params = [alert.budgetId, alert.windowStart.toISOString(), alert.threshold, alert.countsDigest, alert.fraction, alert.spentAmount, alert.spentTokens, alert.currency, JSON.stringify(alert.deliveries)];
+    const first = await this.db.query<{ id: string | number }>(
+      `INSERT INTO budget_alerts (${COLUMNS}) SELECT ${VALUES}
+       ON CONFLICT (budget_id, window_start, threshold) DO NOTHING RETURNING id`, params);
+    if (first.rows[0]) return String(first.rows[0].id);
+    // The window's fraction fired already: for this version, for a pre-digest row, or for another
+    // version (this one re-armed it). A statement of its own, so it sees the row it conflicted with.
+    const rearmed = await this.db.query<{ id: string | number }>(
+      `INSERT INTO budget_alerts_rearmed (${COLUMNS}) SELECT ${VALUES}
+       WHERE NOT EXISTS (SELECT 1 FROM ONLY budget_alerts WHERE budget_id = $1::uuid AND window_start = $2::timestamptz AND threshold = $3::float8 AND counts_digest IN ($4::text, ''))
+       ON CONFLICT (budget_id, window_start, threshold, counts_digest) DO NOTHING RETURNING id`, params);
+    return rearmed.rows[0] ? String(rearmed.rows[0].id) : null;
   }
 
   async finish(id: string, status: AlertStatus, deliveries: AlertDelivery[]): Promise<void> {
