@@ -1,5 +1,6 @@
 // The config file's schema. Unknown keys are errors, never silently dropped.
 import { Type, type Static } from '@sinclair/typebox';
+import { CONCURRENCY_SLOT_TTL_MS } from '../pipeline/rate-limit-counters.ts';
 
 export const PluginEntry = Type.Object({
   use: Type.String({ minLength: 1, description: 'Built-in plugin name, a path relative to the config file, or a package name.' }),
@@ -64,6 +65,12 @@ export const RelayConfigSchema = Type.Object({
     }),
     /** After 3 failures in a row rate limits skip Valkey for this long, then probe it again. */
     breakerOpenMs: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
+  }, { additionalProperties: false, default: {} }),
+  rateLimits: Type.Object({
+    maxSlotHoldMs: Type.Integer({
+      minimum: CONCURRENCY_SLOT_TTL_MS, default: 60 * 60_000,
+      description: "Longest a request's concurrency slot is renewed (Relay bounds no request's duration otherwise): past it the slot frees itself one lease (10 minutes) later even if the request is still running, so a permit a bug never gave back does not hold a slot for good; each one is warned and counted (relay_rate_limit_slots_overheld_total). At least the 10-minute lease.",
+    }),
   }, { additionalProperties: false, default: {} }),
   health: Type.Object({
     /** Upstream 5xx, timeouts and refused connections take a host or host key out of rotation only after a run of them (DESIGN.md "Health and states"). */

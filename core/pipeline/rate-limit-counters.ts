@@ -4,6 +4,9 @@
 // lost), when it expires: a leak lasts one lease, however busy the key. Holders renew their leases
 // while they hold them (held-slots.ts). In memory here; shared through Valkey in rate-limit-valkey.ts.
 
+/** How long a slot lease lasts unless renewed: how long a slot outlives a holder that is gone. */
+export const CONCURRENCY_SLOT_TTL_MS = 10 * 60_000;
+
 /** One holder's lease on a limit's concurrency slots. */
 export interface SlotLease {
   /** The limit's leases (one key per relay key and limit). */

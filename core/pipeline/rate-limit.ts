@@ -10,10 +10,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { ValkeyGuard } from './valkey-guard.ts';
-import { MemoryCounters, type Counters, type SlotLease } from './rate-limit-counters.ts';
+import { CONCURRENCY_SLOT_TTL_MS, MemoryCounters, type Counters, type SlotLease } from './rate-limit-counters.ts';
 import { ValkeyCounters } from './rate-limit-valkey.ts';
 import { HeldSlots } from './held-slots.ts';
-import { RelayError } from '../errors.ts';
+import { RelayError, StartupError } from '../errors.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { RateLimit } from '../catalog/kinds.ts';
 import type { Principal } from '../hooks.ts';
@@ -32,6 +32,12 @@ export interface RateLimiter {
 
 const NO_LIMIT: Permit = { release() {} };
 const WINDOW_MS = 60_000;
+
+/** A request's lease on one limit's slots, with what a warning about it may name (never the key's secret). */
+interface LimitLease extends SlotLease {
+  relayKeyId: string;
+  rateLimitId: string;
+}
 
 function limitsOf(principal: Principal, snapshot: CatalogSnapshot): RateLimit[] {
   const ids = principal.policy.spec.rateLimitIds;
@@ -56,6 +62,8 @@ export interface RateLimiterOptions {
   log: Logger;
   /** How long a concurrency slot outlives its holder when not given back (renewed while held; default 10 min). */
   concurrencySlotTtlMs?: number;
+  /** How long a slot is renewed at most (rateLimits.maxSlotHoldMs; default 1 hour, at least the slot TTL). */
+  maxSlotHoldMs?: number;
   metrics?: Registry;
   /** Deadline of one Valkey command (default 50 ms). */
   valkeyCommandTimeoutMs?: number;
@@ -64,15 +72,29 @@ export interface RateLimiterOptions {
 }
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const slotTtlMs = options.concurrencySlotTtlMs ?? 10 * 60_000;
+  const slotTtlMs = options.concurrencySlotTtlMs ?? CONCURRENCY_SLOT_TTL_MS;
+  const maxSlotHoldMs = options.maxSlotHoldMs ?? 60 * 60_000;
+  // Shorter than a lease, a hold would end before its first renewal and free slots of live requests.
+  if (!(maxSlotHoldMs >= slotTtlMs)) throw new StartupError(`rateLimits.maxSlotHoldMs (${maxSlotHoldMs}) must be at least the concurrency-slot lease TTL (${slotTtlMs} ms)`);
   const metrics = options.metrics ?? new Registry();
   const counters: Counters = options.redis
     ? new ValkeyCounters(new ValkeyGuard(options.redis, {
       commandTimeoutMs: options.valkeyCommandTimeoutMs ?? 50, openMs: options.valkeyBreakerOpenMs ?? 5_000,
     }, options.log, metrics, 'rate-limits'), options.redis, slotTtlMs)
     : new MemoryCounters(slotTtlMs);
-  const slots = new HeldSlots(counters, slotTtlMs, (err) => {
-    options.log.warn({ err: err.message }, 'concurrency-slot leases not renewed; the next round tries again');
+  const overheld = (metrics.getSingleMetric('relay_rate_limit_slots_overheld_total') as Counter | undefined) ?? new Counter({
+    name: 'relay_rate_limit_slots_overheld_total', help: 'Concurrency slots no longer renewed because a request held them longer than rateLimits.maxSlotHoldMs (a permit never given back)', registers: [metrics],
+  });
+  const slots = new HeldSlots<LimitLease>(counters, {
+    ttlMs: slotTtlMs,
+    maxHoldMs: maxSlotHoldMs,
+    onRenewError(err) {
+      options.log.warn({ err: err.message }, 'concurrency-slot leases not renewed; the next round tries again');
+    },
+    onOverheld({ relayKeyId, rateLimitId }) {
+      overheld.inc();
+      options.log.warn({ relayKeyId, rateLimitId, maxSlotHoldMs }, `concurrency slot held longer than rateLimits.maxSlotHoldMs: no longer renewed, it frees itself within ${slotTtlMs} ms`);
+    },
   });
   // Holders are unique across instances: this instance's random id and a sequence number.
   const instanceId = randomBytes(9).toString('base64url');
@@ -89,7 +111,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const now = Date.now();
     const window = Math.floor(now / WINDOW_MS);
     const secondsLeft = ((window + 1) * WINDOW_MS - now) / 1000;
-    const held: SlotLease[] = [];
+    const held: LimitLease[] = [];
     const undo = () => { for (const lease of held) slots.give(lease); };
     let holder: string | undefined;
     try {
@@ -106,7 +128,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         }
         if (spec.concurrentRequests !== undefined) {
           // A new key, not the counter `:conc` of older releases: an older instance INCRing it during a rolling upgrade must not meet a sorted set.
-          const lease = { key: `${base}:leases`, holder: holder ??= `${instanceId}:${(++holders).toString(36)}` };
+          const lease = { key: `${base}:leases`, holder: holder ??= `${instanceId}:${(++holders).toString(36)}`, relayKeyId: keyId, rateLimitId: limit.metadata.id };
           const inFlight = await slots.take(lease);
           held.push(lease);
           if (inFlight > spec.concurrentRequests) throw tooMany(`concurrent requests (${spec.concurrentRequests})`, 1);

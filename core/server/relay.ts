@@ -138,7 +138,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const health = new KeyHealth({ redis, log, breaker: config.health.circuitBreaker, valkeyTimeoutMs: config.valkey.timeoutMs });
     await health.loadShared();
     closers.push(() => health.close());
-    const rateLimiter = createRateLimiter({ redis, log, metrics, valkeyCommandTimeoutMs: config.valkey.commandTimeoutMs, valkeyBreakerOpenMs: config.valkey.breakerOpenMs });
+    const rateLimiter = createRateLimiter({ redis, log, metrics, valkeyCommandTimeoutMs: config.valkey.commandTimeoutMs, valkeyBreakerOpenMs: config.valkey.breakerOpenMs, maxSlotHoldMs: config.rateLimits.maxSlotHoldMs });
     closers.push(() => rateLimiter.close());
     const hostKeyEnv = new HostKeyEnvironment(env, [...loaded.envNames, ...envNamesInPluginOptions(config.plugins)]);
     const upstream = new UpstreamClient({

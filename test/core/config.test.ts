@@ -82,3 +82,10 @@ t.test('the default config file reads the variables the README\'s table lists', 
   t.equal(unset.admin.secureCookies, false, 'unset: off');
   t.equal(unset.usageLogging.backend, 'file', 'unset: file');
 });
+
+t.test('rateLimits.maxSlotHoldMs defaults to an hour and may not be shorter than the 10-minute slot lease', async (t) => {
+  t.equal(resolveConfig({}, {}, 'x.yaml').rateLimits.maxSlotHoldMs, 3_600_000);
+  t.equal(resolveConfig({ rateLimits: { maxSlotHoldMs: 600_000 } }, {}, 'x.yaml').rateLimits.maxSlotHoldMs, 600_000);
+  t.throws(() => resolveConfig({ rateLimits: { maxSlotHoldMs: 599_999 } }, {}, 'x.yaml'), { name: 'StartupError', message: /^x\.yaml: \/rateLimits\/maxSlotHoldMs: / });
+  t.throws(() => resolveConfig({ rateLimits: { maxSlotHoldMs: -1 } }, {}, 'x.yaml'), { message: /\/rateLimits\/maxSlotHoldMs/ });
+});
