@@ -13,6 +13,8 @@ export interface SlotLease {
   key: string;
   /** The request holding the slot: unique across instances. */
   holder: string;
+  /** The counter older releases INCR for the same slots (`:conc`): counted too while they run (a rolling upgrade). */
+  olderCounterKey?: string;
 }
 
 export interface Counters {

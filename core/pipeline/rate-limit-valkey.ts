@@ -6,14 +6,20 @@ import type { Redis } from 'ioredis';
 import type { ValkeyGuard } from './valkey-guard.ts';
 import type { Counters, SlotLease } from './rate-limit-counters.ts';
 
-// KEYS[1]: a limit's leases; ARGV: holder, TTL ms. Drops expired leases, leases the slot, keeps an
-// idle set from outliving its last lease, and answers the leases live.
+// KEYS[1]: a limit's leases, KEYS[2] (optional): older releases' counter of the same slots; ARGV:
+// holder, TTL ms. Drops expired leases, leases the slot, keeps an idle set from outliving its last
+// lease, and answers the leases live plus the slots older instances hold (rolling upgrade: the
+// limit holds across both; once they are gone their counter expires and this costs one GET).
+// The two keys carry no hash tag (the older one's name is fixed): not for a Valkey cluster.
 const TAKE_SLOT = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('ZCARD', KEYS[1])`;
+local live = redis.call('ZCARD', KEYS[1])
+local older = KEYS[2] and tonumber(redis.call('GET', KEYS[2]))
+if older and older > 0 then live = live + older end
+return live`;
 
 // KEYS[1]: a limit's leases; ARGV: TTL ms, then holders. XX: a lease given back is not recreated.
 const RENEW_SLOTS = `local t = redis.call('TIME')
@@ -24,7 +30,7 @@ return 0`;
 
 /** The scripts as commands on the client (EVALSHA, EVAL the first time on a connection). */
 interface LeaseScripts {
-  relayTakeSlot(key: string, holder: string, ttlMs: number): Promise<number>;
+  relayTakeSlot(numberOfKeys: 1 | 2, ...keysThenArgs: Array<string | number>): Promise<number>;
 }
 interface LeaseRenewals {
   relayRenewSlots(key: string, ttlMs: number, ...holders: string[]): unknown;
@@ -39,7 +45,7 @@ export class ValkeyCounters implements Counters {
   private readonly scripts: Redis & LeaseScripts;
 
   constructor(private readonly guard: ValkeyGuard, private readonly redis: Redis, private readonly slotTtlMs: number) {
-    redis.defineCommand('relayTakeSlot', { numberOfKeys: 1, lua: TAKE_SLOT });
+    redis.defineCommand('relayTakeSlot', { lua: TAKE_SLOT });
     redis.defineCommand('relayRenewSlots', { numberOfKeys: 1, lua: RENEW_SLOTS });
     this.scripts = redis as Redis & LeaseScripts;
     redis.on('ready', () => {
@@ -63,7 +69,9 @@ export class ValkeyCounters implements Counters {
   async takeSlot(lease: SlotLease): Promise<number> {
     let taking: Promise<number> | undefined;
     try {
-      return Number(await this.guard.run(() => (taking = this.scripts.relayTakeSlot(lease.key, lease.holder, this.slotTtlMs))));
+      return Number(await this.guard.run(() => (taking = lease.olderCounterKey
+        ? this.scripts.relayTakeSlot(2, lease.key, lease.olderCounterKey, lease.holder, this.slotTtlMs)
+        : this.scripts.relayTakeSlot(1, lease.key, lease.holder, this.slotTtlMs))));
     } catch (err) {
       // The guard gave up (the caller fails open, holding no slot) but a slow Valkey may apply the
       // take after all: once it answered (or failed), end the lease, which is harmless if it never landed.

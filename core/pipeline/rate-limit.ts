@@ -127,8 +127,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
           if (count > spec.requestsPerMinute) throw tooMany(`requests per minute (${spec.requestsPerMinute})`, secondsLeft);
         }
         if (spec.concurrentRequests !== undefined) {
-          // A new key, not the counter `:conc` of older releases: an older instance INCRing it during a rolling upgrade must not meet a sorted set.
-          const lease = { key: `${base}:leases`, holder: holder ??= `${instanceId}:${(++holders).toString(36)}`, relayKeyId: keyId, rateLimitId: limit.metadata.id };
+          // A new key, not the counter `:conc` of older releases: an older instance INCRing it during a
+          // rolling upgrade must not meet a sorted set. The take counts that counter too, so the limit holds across both.
+          const lease = {
+            key: `${base}:leases`, olderCounterKey: `${base}:conc`, holder: holder ??= `${instanceId}:${(++holders).toString(36)}`,
+            relayKeyId: keyId, rateLimitId: limit.metadata.id,
+          };
           const inFlight = await slots.take(lease);
           held.push(lease);
           if (inFlight > spec.concurrentRequests) throw tooMany(`concurrent requests (${spec.concurrentRequests})`, 1);

@@ -1,6 +1,7 @@
 // The slot leases of both counter stores, in memory and in the real Redis, behave alike: a lease
 // nobody renews expires even while other holders take and give slots on the same key, one renewed
-// outlives its TTL, and giving a lease back twice (a retried give-back) ends that lease only.
+// outlives its TTL, and giving a lease back twice (a retried give-back) ends that lease only. In
+// Redis a take also counts older releases' counter of the same slots (a rolling upgrade).
 import t from 'tap';
 import pino from 'pino';
 import { Redis } from 'ioredis';
@@ -82,4 +83,16 @@ t.test('redis: the leases are a sorted set that disappears once idle', async (t)
   t.equal(await redis.type(key), 'zset');
   const ttl = await redis.pttl(key);
   t.ok(ttl > 0 && ttl <= TTL_MS, `the set expires with its last lease (PTTL ${ttl})`);
+});
+
+t.test('redis: a take counts the slots older releases hold in their counter (a rolling upgrade)', async (t) => {
+  const counters = stores[1].counters();
+  const key = leaseKey();
+  const olderCounterKey = key.replace(/:leases$/, ':conc');
+  t.teardown(async () => { await redis.del(olderCounterKey); });
+  t.equal(await counters.takeSlot({ key, holder: 'first', olderCounterKey }), 1, 'no older counter: the leases alone');
+  // An older instance's INCR of its counter, with the TTL it gave it.
+  await redis.set(olderCounterKey, 3, 'PX', 60_000);
+  t.equal(await counters.takeSlot({ key, holder: 'second', olderCounterKey }), 5, 'two leases and the three older slots');
+  t.equal(await redis.get(olderCounterKey), '3', 'the older counter is read, not changed');
 });

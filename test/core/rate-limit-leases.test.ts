@@ -1,7 +1,8 @@
 // Concurrency slots are leases per request: a slot whose holder is gone (an instance killed
 // mid-request) frees itself one TTL later even while the key stays busy, and a request held past
-// the TTL (a long stream) keeps its slot, its lease renewed by its instance. Two limiters on their
-// own connections to the real Redis are two instances.
+// the TTL (a long stream) keeps its slot, its lease renewed by its instance; during a rolling
+// upgrade, the slots older instances count in their counter count too. Two limiters on their own
+// connections to the real Redis are two instances.
 import t, { type Test } from 'tap';
 import pino from 'pino';
 import { Redis } from 'ioredis';
@@ -19,12 +20,12 @@ const DEADLINE_MS = 5_000;
 const REDIS_URL = 'redis://127.0.0.1:6379/0';
 
 let seq = 0;
-function fixture(concurrentRequests: number): { principal: Principal; snapshot: CatalogSnapshot } {
+function fixture(concurrentRequests: number): { principal: Principal; snapshot: CatalogSnapshot; base: string } {
   const limitId = `lease-${process.pid}-${Date.now()}-${++seq}`;
   const limit = { metadata: { id: limitId }, spec: { concurrentRequests } };
   const principal = { relayKey: { metadata: { id: `key-${seq}` } }, policy: { spec: { rateLimitIds: [limitId] } } } as unknown as Principal;
   const snapshot = { rateLimits: new Map([[limitId, limit]]) } as unknown as CatalogSnapshot;
-  return { principal, snapshot };
+  return { principal, snapshot, base: `relay:rl:key-${seq}:${limitId}` };
 }
 
 /** A permit, or null when the limit refused the request. */
@@ -98,4 +99,24 @@ t.test('once the limiter is closed (shutdown), the slots it still holds are no l
     return permit !== null;
   }, TTL_MS * 20, TTL_MS / 5);
   t.pass('its lease expired');
+});
+
+t.test('during a rolling upgrade, the slots older instances count in their counter count here too', async (t) => {
+  const f = fixture(3);
+  const redis = new Redis(REDIS_URL);
+  const limiter = await instance(t, redis);
+  const older = new Redis(REDIS_URL);
+  t.teardown(async () => { await older.del(`${f.base}:conc`); older.disconnect(); });
+  await waitForValkey(older);
+  // Two requests in flight on an older instance: its INCR of the counter, with the TTL it gave it.
+  await older.multi().incr(`${f.base}:conc`).incr(`${f.base}:conc`).pexpire(`${f.base}:conc`, 60_000).exec();
+  const permit = await acquire(limiter, f);
+  t.ok(permit, 'a third request is admitted');
+  t.equal(await acquire(limiter, f), null, 'a fourth is refused: three is the limit across old and new instances');
+  permit?.release(0);
+  // The older instances are gone: their counter expires.
+  await older.del(`${f.base}:conc`);
+  const held = [await acquire(limiter, f), await acquire(limiter, f), await acquire(limiter, f)];
+  t.ok(held.every(Boolean), 'the leases alone again: three admitted');
+  for (const p of held) p?.release(0);
 });
