@@ -195,11 +195,16 @@ function unknownRefusal(budget: Budget): RelayError {
 
 /** The refusal of a request that a money budget refusing unpriced requests could not count. */
 function unpricedRefusal(budget: Budget, modelSlug: string, binding: UnpricedBinding): RelayError {
-  const why = binding.pricedIn === null
-    ? 'has no price'
-    : `is priced in ${binding.pricedIn}, not ${budget.spec.currency},`;
+  const why = binding.modifier !== undefined
+    ? `has no price for "${binding.modifier}" (the premium mode this request asks for)`
+    : binding.pricedIn === null
+      ? 'has no price'
+      : `is priced in ${binding.pricedIn}, not ${budget.spec.currency},`;
+  const ask = binding.modifier !== undefined
+    ? `Send the request at the standard speed, or ask an administrator to add the figure (a pricing's modifiers.${binding.modifier}).`
+    : 'Ask an administrator to add a pricing for it.';
   return new RelayError('RELAY_ERR_BUDGET_UNPRICED',
-    `Budget "${budget.metadata.displayName}" (${budget.metadata.slug}) caps spending in ${budget.spec.currency} and refuses what it cannot count: the model \`${modelSlug}\` ${why} on host ${binding.hostSlug} (upstream model ${binding.upstreamModel}). Ask an administrator to add a pricing for it.`);
+    `Budget "${budget.metadata.displayName}" (${budget.metadata.slug}) caps spending in ${budget.spec.currency} and refuses what it cannot count: the model \`${modelSlug}\` ${why} on host ${binding.hostSlug} (upstream model ${binding.upstreamModel}). ${ask}`);
 }
 
 const PERIOD = { daily: 'day', weekly: 'week', monthly: 'month', lifetime: 'lifetime' } as const;
@@ -439,8 +444,11 @@ export class BudgetGuard {
     return reads && within(Promise.all(reads), FRESH_WAIT_MS);
   }
 
-  /** The refusal for a request of this principal to this model when a refusing budget covering it is spent or cannot count it; else null. */
-  refusal(principal: Principal, modelId: string | null): RelayError | null {
+  /**
+   * The refusal for a request of this principal to this model when a refusing budget covering it is
+   * spent or cannot count it; else null. `modifier`: the premium mode the request keeps (fast-mode.ts).
+   */
+  refusal(principal: Principal, modelId: string | null, modifier?: string): RelayError | null {
     const budgets = this.budgets();
     if (budgets.length === 0) return null;
     const now = this.now();
@@ -448,7 +456,7 @@ export class BudgetGuard {
       if (budget.spec.action !== 'refuse' || !scopeMatches(budget.spec, principal.relayKey.metadata.id, principal.policy.metadata.id, modelId)) continue;
       if (budget.spec.unpriced === 'refuse' && budget.spec.limitAmount !== undefined && modelId !== null) {
         const snapshot = this.options.snapshot();
-        const uncountable = unpricedBinding(snapshot, modelId, budget.spec.currency);
+        const uncountable = unpricedBinding(snapshot, modelId, budget.spec.currency, modifier);
         if (uncountable) return unpricedRefusal(budget, snapshot.models.get(modelId)?.metadata.slug ?? modelId, uncountable);
       }
       const counter = this.counter(budget, now);

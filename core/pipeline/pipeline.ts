@@ -240,10 +240,12 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       // A budget whose spend is not read yet is not 0: wait (bounded) for it; none to wait for on almost every request.
       const firstReads = deps.budgets?.firstReads(principal, [requested?.metadata.id ?? null, ...chain.map((f) => f.modelId)]);
       if (firstReads) await firstReads;
-      const overBudget = deps.budgets?.refusal(principal, requested?.metadata.id ?? null);
-      if (overBudget) throw overBudget;
       const standardSpeed = standardSpeedFor(principal.policy.spec.fastModes, codec, call, record.extras);
       if (standardSpeed) writer.fastMode = 'standard';
+      // A premium mode the request keeps is priced by its own figure, which a budget that refuses what it cannot count needs.
+      const modifier = deps.budgets && !standardSpeed ? codec?.fastMode?.(call)?.value : undefined;
+      const overBudget = deps.budgets?.refusal(principal, requested?.metadata.id ?? null, modifier);
+      if (overBudget) throw overBudget;
       // Proxy mode: the hosts the caller's own credential may reach, the requested model's (proxy-scope.ts).
       const credentialHosts = principal.passthroughCredential && chain.length > 0 ? proxyHostsOf(resolve, principal, call.model, call.shape) : null;
       // A fallback that does not exist (deleted since), that the key may not use, that a budget refuses,
@@ -252,7 +254,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         const model = snapshot.models.get(entry.modelId);
         if (model === undefined) return 'not_found';
         if (!policyGrants(principal.policy, model.metadata.id)) return 'not_granted';
-        if (deps.budgets?.refusal(principal, model.metadata.id)) return 'budget';
+        if (deps.budgets?.refusal(principal, model.metadata.id, modifier)) return 'budget';
         return credentialHosts && !reachesAny(resolve, principal, model.metadata.slug, call.shape, credentialHosts) ? 'other_host' : null;
       });
       const usable = skips.map((skip) => skip === null);

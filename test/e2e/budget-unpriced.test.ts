@@ -82,6 +82,34 @@ t.test('unpriced: refuse refuses a model without a price in the budget\'s curren
   t.ok(status.body.spentAmount >= 0.05, `and counted toward the budget (${status.body.spentAmount} USD)`);
 });
 
+t.test('a premium mode the request keeps needs its own figure under unpriced: refuse', async (t) => {
+  const house = await seed('premium-house', 'acme-premium-7b');
+  await budget('Premium cap', { scope: { policyId: house.policyId }, window: 'monthly', limitAmount: 100, unpriced: 'refuse' });
+  const pricing = await relay.api<any>('POST', '/api/pricings', { metadata: { displayName: 'premium house' }, spec: { modelId: house.modelId, currency: 'USD', inputPerMillion: 1000, outputPerMillion: 1000 } });
+  t.equal(pricing.status, 201);
+  await settled(relay, (s) => s.pricings.has(pricing.body.metadata.id));
+  const priority = () => viaRelay(relay, '/vendor-a/v1/chat/completions', house.relayKey, { model: 'premium-house', service_tier: 'priority', messages: [{ role: 'user', content: 'hi' }] });
+
+  t.equal((await chat(house, 'premium-house')).status, 200, 'at the standard speed it is counted and served');
+  const before = calls.length;
+  const refused = await priority();
+  t.equal(refused.status, 403, refused.text);
+  t.match(JSON.parse(refused.text).error, { code: 'RELAY_ERR_BUDGET_UNPRICED', message: /the model `premium-house` has no price for "priority" \(the premium mode this request asks for\).*modifiers\.priority/ });
+  t.equal(calls.length, before, 'the refused request never reached the upstream');
+
+  const standard = await relay.api<any>('PUT', `/api/policies/by-id/${house.policyId}`, { spec: { tier: 'relay', modelIds: [house.modelId], fastModes: 'standard' } });
+  t.equal(standard.status, 200, JSON.stringify(standard.body));
+  await settled(relay, (s) => s.policies.get(house.policyId)?.spec.fastModes === 'standard');
+  t.equal((await priority()).status, 200, "sent at the standard speed by the key's policy, it is counted at the standard rates");
+  await relay.api('PUT', `/api/policies/by-id/${house.policyId}`, { spec: { tier: 'relay', modelIds: [house.modelId], fastModes: 'allow' } });
+  await settled(relay, (s) => s.policies.get(house.policyId)?.spec.fastModes === 'allow');
+
+  const figured = await relay.api<any>('PUT', `/api/pricings/by-id/${pricing.body.metadata.id}`, { spec: { modelId: house.modelId, currency: 'USD', inputPerMillion: 1000, outputPerMillion: 1000, modifiers: { priority: 2 } } });
+  t.equal(figured.status, 200, JSON.stringify(figured.body));
+  await settled(relay, (s) => s.pricings.get(pricing.body.metadata.id)?.spec.modifiers?.priority === 2);
+  t.equal((await priority()).status, 200, 'with a figure for priority it is served');
+});
+
 t.test('every enabled binding must be priced: failover may reach any of them', async (t) => {
   const route = await seed('two-hosts', 'gpt-4o');
   await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'two-hosts', upstreamModel: 'acme-mirror-of-4o' });
