@@ -438,7 +438,10 @@ export interface RequestTrace {
 }
 
 export interface AttemptTrace {
-  /** Headers to send upstream with this call, or null. */
+  /**
+   * Headers to send upstream with this call, or null. A traced call carries no `traceparent`,
+   * `tracestate` or `baggage` of the client's: only those set here.
+   */
   readonly headers: Record<string, string> | null;
   /** The upstream answered with `status` (its own request id, when it sent one). */
   response(status: number, upstreamRequestId: string | null): void;

@@ -27,6 +27,9 @@ export function withoutAccountHeaders(headers: Record<string, string>): Record<s
   return out;
 }
 
+/** W3C Trace Context and Baggage: a request tracer's to send upstream when one follows the request, never the client's. */
+export const TRACE_CONTEXT_HEADERS = ['traceparent', 'tracestate', 'baggage'] as const;
+
 /** Header names a `Connection` header lists: hop-by-hop for this connection only (RFC 9110 7.6.1). */
 export function connectionListed(headers: Record<string, string | string[] | undefined>): Set<string> | null {
   const value = headers.connection ?? headers.Connection;

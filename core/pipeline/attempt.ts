@@ -12,6 +12,7 @@ import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import type { RequestLog } from './request-log.ts';
 import { upstreamRequestIdOf } from '../http/request-id.ts';
+import { TRACE_CONTEXT_HEADERS } from '../http/headers.ts';
 import { NO_RETRY_POLICY, type RetryRun } from './retry-policy.ts';
 import { bindingKey, type BindingMeter } from './binding-meter.ts';
 import { isMeasured } from './balancing.ts';
@@ -105,6 +106,8 @@ export class Attempt {
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
     // The upstream sees the client's id when it sent one, else Relay's: either finds this request in Relay's log.
     const headers = Object.assign({}, fields.headers, { 'x-request-id': this.record.clientRequestId ?? this.request.id });
+    // A traced call's trace context is the tracer's alone (its span's headers): the client's may lie.
+    if (this.trace) for (const name of TRACE_CONTEXT_HEADERS) delete headers[name];
     // The retry policy's deadline cancels an upstream attempt too (never once bytes reached the client).
     const deadline = this.retry.deadlineSignal;
     if (!deadline) return withCancellation(fields, headers, this.client, this.cancellation);

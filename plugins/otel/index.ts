@@ -4,6 +4,7 @@ import { definePlugin, Type } from '../../core/plugin-api.ts';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { createRequestTracer } from './request-tracer.ts';
 import { protocolOf, startTraceExport } from './trace-export.ts';
+import { sampleRatioOf } from './sampler.ts';
 import { startMetricsExport } from './metrics-export.ts';
 
 export const OtelOptions = Type.Object({
@@ -16,8 +17,12 @@ export const OtelOptions = Type.Object({
   })),
   sampleRatio: Type.Optional(Type.Number({
     minimum: 0, maximum: 1,
-    description: 'Share of requests traced (parent-based: a client\'s sampled traceparent is always followed); absent: OTEL_TRACES_SAMPLER(_ARG), else 1.',
+    description: 'Share of requests traced, by trace id, whatever a client\'s traceparent says (unless trustInboundTraceContext); absent: OTEL_TRACES_SAMPLER(_ARG), else 1.',
   })),
+  trustInboundTraceContext: Type.Boolean({
+    default: false,
+    description: 'Relay is behind a proxy that sets or strips traceparent, tracestate and baggage: a client\'s sampled flag decides sampling, and its tracestate and baggage go upstream.',
+  }),
   serviceName: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'service.name of the spans; absent: OTEL_SERVICE_NAME, else relay.' })),
   metrics: Type.Boolean({ default: false, description: 'Also export the /metrics registry as OTLP metrics (HTTP/protobuf, to the same endpoint).' }),
   metricsIntervalMs: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 60_000, description: 'How often metrics are exported.' }),
@@ -33,17 +38,19 @@ export default definePlugin({
       .merge(detectResources({ detectors: [envDetector] }))
       .merge(resourceFromAttributes({ 'service.name': options.serviceName ?? process.env.OTEL_SERVICE_NAME ?? 'relay' }));
     const protocol = protocolOf(options.protocol);
+    const sampleRatio = sampleRatioOf(options.sampleRatio);
+    const trustInboundTraceContext = options.trustInboundTraceContext;
     const traces = await startTraceExport({
-      protocol, endpoint: options.endpoint, sampleRatio: options.sampleRatio, resource, metrics: relay.metrics,
+      protocol, endpoint: options.endpoint, sampleRatio, trustInboundTraceContext, resource, metrics: relay.metrics,
       onFailure: (message) => relay.log.warn({ err: message }, 'otel: spans could not be exported (relay_otel_spans_exported_total{result="failure"} counts them)'),
     });
-    relay.hooks.setRequestTracer(createRequestTracer(traces.tracer));
+    relay.hooks.setRequestTracer(createRequestTracer(traces.tracer, { trustInboundTraceContext }));
     relay.onClose(() => traces.shutdown());
     if (options.metrics) {
       const metrics = startMetricsExport({ registry: relay.metrics, endpoint: options.endpoint, intervalMs: options.metricsIntervalMs, resource });
       relay.onClose(() => metrics.shutdown());
     }
     // The endpoint's origin only: a URL may carry credentials.
-    relay.log.info({ protocol, endpoint: options.endpoint === undefined ? null : new URL(options.endpoint).origin, sampleRatio: options.sampleRatio ?? null, metrics: options.metrics }, 'otel: tracing inference requests');
+    relay.log.info({ protocol, endpoint: options.endpoint === undefined ? null : new URL(options.endpoint).origin, sampleRatio, trustInboundTraceContext, metrics: options.metrics }, 'otel: tracing inference requests');
   },
 });

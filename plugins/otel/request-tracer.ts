@@ -1,20 +1,29 @@
-// The otel plugin's RequestTracer: a SERVER span per inference request (a child of the client's
-// W3C traceparent, when it sent one) and a CLIENT span per upstream call, whose context goes
-// upstream as traceparent. Attributes are ids, counts and catalog names: never prompt or completion.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+// The otel plugin's RequestTracer: a SERVER span per inference request (in the client's W3C trace,
+// when it sent a traceparent) and a CLIENT span per upstream call, whose context goes upstream as
+// traceparent. The client's tracestate and baggage are its own word: they are read, and go upstream,
+// only when the operator trusts the inbound context. Attributes are ids, counts and catalog names:
+// never prompt or completion.
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { InboundRequest, Route, ShapeId, UsageEvent } from '../../core/plugin-api.ts';
 import type { AttemptTrace, RequestTrace, RequestTracer } from '../../core/plugin-api/tracing.ts';
 import { echoedName } from '../../core/plugin-api/canonical.ts';
 import { GEN_AI, operationName, providerName } from './gen-ai.ts';
 
-const propagator = new W3CTraceContextPropagator();
+const traceContext = new W3CTraceContextPropagator();
+const withBaggage = new CompositePropagator({ propagators: [traceContext, new W3CBaggagePropagator()] });
 
-export function createRequestTracer(tracer: Tracer): RequestTracer {
+export interface RequestTracerOptions {
+  /** The client's tracestate and baggage are kept and sent upstream (its sampled flag is the sampler's: sampler.ts). */
+  trustInboundTraceContext: boolean;
+}
+
+export function createRequestTracer(tracer: Tracer, options: RequestTracerOptions = { trustInboundTraceContext: false }): RequestTracer {
+  const trusted = options.trustInboundTraceContext;
+  const propagator = trusted ? withBaggage : traceContext;
   return {
     startRequest(request: InboundRequest, model: string, stream: boolean): RequestTrace {
-      // Only a request that carries one pays for reading it.
-      const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
+      const parent = parentOf(request.headers, trusted);
       const operation = operationName(request.shape);
       // A span's name is not bounded by the SDK's attribute limit: the caller's model name is, here.
       const span = tracer.startSpan(`${operation} ${echoedName(model)}`, { kind: SpanKind.SERVER }, parent);
@@ -30,16 +39,23 @@ export function createRequestTracer(tracer: Tracer): RequestTracer {
           'relay.inbound_shape': request.shape,
         });
       }
-      return new OtelRequestTrace(tracer, span, trace.setSpan(parent, span));
+      return new OtelRequestTrace(tracer, propagator, span, trace.setSpan(parent, span));
     },
   };
+}
+
+/** The client's context: its traceparent alone (trace id and parent span), or all of it when trusted. */
+function parentOf(headers: InboundRequest['headers'], trusted: boolean): Context {
+  // Only a request that carries one pays for reading it.
+  if (trusted) return headers.traceparent === undefined && headers.baggage === undefined ? ROOT_CONTEXT : withBaggage.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+  return headers.traceparent === undefined ? ROOT_CONTEXT : traceContext.extract(ROOT_CONTEXT, { traceparent: headers.traceparent }, defaultTextMapGetter);
 }
 
 class OtelRequestTrace implements RequestTrace {
   private attempts = 0;
   private provider: string | null = null;
 
-  constructor(private readonly tracer: Tracer, private readonly span: Span, private readonly context: Context) {}
+  constructor(private readonly tracer: Tracer, private readonly propagator: TextMapPropagator, private readonly span: Span, private readonly context: Context) {}
 
   startAttempt(route: Route, upstreamShape: ShapeId): AttemptTrace {
     this.attempts++;
@@ -61,9 +77,10 @@ class OtelRequestTrace implements RequestTrace {
         ...serverOf(route.host.spec.baseUrl),
       });
     }
-    // The upstream sees this call's span as its parent (sampled or not, as W3C Trace Context says).
+    // The upstream sees this call's span as its parent (sampled or not, as W3C Trace Context says);
+    // the kernel sends no trace context of the client's besides (hooks.ts AttemptTrace).
     const headers: Record<string, string> = {};
-    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+    this.propagator.inject(trace.setSpan(this.context, span), headers, defaultTextMapSetter);
     return new OtelAttemptTrace(span, headers);
   }
 

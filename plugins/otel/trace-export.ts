@@ -1,11 +1,12 @@
-// The SDK's tracer provider for Relay's spans: a parent-based ratio sampler, a batch span
+// The SDK's tracer provider for Relay's spans: the operator's ratio sampler (sampler.ts), a batch span
 // processor (spans are exported off the request path, in batches) and an OTLP exporter over
 // HTTP/protobuf or gRPC. Kept to this plugin: nothing is registered globally.
 import type { Tracer } from '@opentelemetry/api';
-import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Resource } from '@opentelemetry/resources';
 import { ExportResultCode } from '@opentelemetry/core';
 import { Counter, type Registry } from 'prom-client';
+import { samplerOf } from './sampler.ts';
 
 export type OtlpProtocol = 'http/protobuf' | 'grpc';
 
@@ -13,8 +14,10 @@ export interface TraceExportOptions {
   protocol: OtlpProtocol;
   /** The collector's base URL (as OTEL_EXPORTER_OTLP_ENDPOINT); absent: the exporter's OTEL_* variables, else its default. */
   endpoint?: string;
-  /** Absent: OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG, else every trace. */
-  sampleRatio?: number;
+  /** The share of requests traced, by trace id (sampler.ts sampleRatioOf). */
+  sampleRatio: number;
+  /** A client's sampled flag decides instead (Relay behind a trusted proxy). */
+  trustInboundTraceContext: boolean;
   resource: Resource;
   /** Where relay_otel_spans_exported_total is registered. */
   metrics: Registry;
@@ -77,7 +80,8 @@ export async function startTraceExport(options: TraceExportOptions): Promise<Tra
   const exporter = counted(await exporterFor(options.protocol, options.endpoint), options);
   const provider = new BasicTracerProvider({
     resource: options.resource,
-    ...(options.sampleRatio === undefined ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) }) }),
+    // Never the SDK's default (parent-based): a client's traceparent would choose what is traced.
+    sampler: samplerOf(options.sampleRatio, options.trustInboundTraceContext),
     // OTEL_BSP_* (queue size, batch size, delay, timeout) apply.
     spanProcessors: [new BatchSpanProcessor(exporter)],
     // A caller's model name or path can be megabytes: an attribute keeps its first 1024 characters.

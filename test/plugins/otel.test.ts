@@ -2,8 +2,9 @@
 // official protos): a failed-over translated stream yields a SERVER span with a CLIENT child per
 // upstream call under the GenAI conventions' attribute names; W3C traceparent is kept from the
 // client and sent upstream as the upstream call's own context; prompt and completion never leave
-// in a span; gRPC export and the parent-based ratio sampler; /metrics exported as OTLP metrics.
-import t from 'tap';
+// in a span; the operator's ratio decides, not a client's sampled flag (unless trusted), and a client's
+// tracestate and baggage go upstream only when trusted; gRPC export; /metrics exported as OTLP metrics.
+import t, { type Test } from 'tap';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_TEST_PLUGINS, eventually, seedRoute, startRelay, type TestRelay } from '../../core/testing.ts';
 import { faults, openai, refusingUrl, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
@@ -165,20 +166,73 @@ t.test('an answer that names another model: the span\'s response model is the on
   t.match(server.attributes, { 'gen_ai.request.model': 'otel-gpt', 'gen_ai.response.model': 'otel-gpt-rescue' });
 });
 
-t.test('gRPC export, and the parent-based ratio sampler', async (t) => {
-  const sampledOff = await relayWith({ endpoint: grpcReceiver.url, protocol: 'grpc', sampleRatio: 0 });
+/** A relay at `otel` options with one passthrough route: its upstream, and a chat request with the headers given. */
+async function tracedRoute(t: Test, otel: Record<string, unknown>, model: string) {
+  const r = await relayWith(otel);
   const up = await fake();
-  const s = await seedRoute(sampledOff, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'otel-grpc' });
-  await settled(sampledOff, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length === 1);
+  const s = await seedRoute(r, { baseUrl: `${up.url}/v1`, adapter: 'openai', model });
+  await settled(r, (snap) => snap.relayKeys.has(s.relayKeyId) && snap.hostKeysOfHost(s.hostId).length === 1);
+  const send = async (headers: Record<string, string> = {}) => {
+    const got = await viaRelay(r, '/vendor-a/v1/chat/completions', s.relayKey, chat(model, false), headers);
+    t.equal(got.status, 200, `${model}: served`);
+    return up.lastRequest()!.headers;
+  };
+  return { relay: r, send };
+}
+
+// What a client claims beyond its trace id and parent span: never Relay's word unless trusted.
+const CLIENT_STATE = { tracestate: 'evil=injected-by-client', baggage: 'user=client-chosen' };
+
+t.test('the ratio decides, not the client\'s sampled flag: ratio 0 exports nothing of a sampled traceparent\'s request', async (t) => {
+  const { relay: off, send } = await tracedRoute(t, { endpoint: receiver.url, sampleRatio: 0 }, 'otel-ratio-0');
+  const trace = traceId();
+  const upstream = await send({ traceparent: `00-${trace}-${spanId()}-01`, ...CLIENT_STATE });
+  t.equal(upstream.traceparent?.slice(0, 35), `00-${trace}`, 'the upstream is still in the client\'s trace');
+  t.match(upstream.traceparent, /-00$/, 'unsampled, as Relay decided');
+  t.notOk('tracestate' in upstream, 'the client\'s tracestate did not go upstream');
+  t.notOk('baggage' in upstream, 'nor its baggage');
+  await off.close(); // exports what is queued
+  t.equal(receiver.spans.filter((x) => x.traceId === trace).length, 0, 'no span exported');
+});
+
+t.test('ratio 1 traces a request whose traceparent says not sampled, in the client\'s trace', async (t) => {
+  const trace = traceId();
+  const clientSpan = spanId();
+  const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', p.relayKey, chat('otel-gpt', false), { traceparent: `00-${trace}-${clientSpan}-00`, ...CLIENT_STATE });
+  t.equal(got.status, 200);
+  const spans = await spansOf(receiver, trace, 2);
+  const server = spans.find((x) => x.kind === SERVER)!;
+  const call = spans.find((x) => x.kind === CLIENT)!;
+  t.equal(server.parentSpanId, clientSpan, 'a child of the client\'s span');
+  const upstream = passthroughUp.lastRequest()!.headers;
+  t.equal(upstream.traceparent, `00-${trace}-${call.spanId}-01`, 'the upstream saw the call\'s span, sampled');
+  t.notOk('tracestate' in upstream, 'the client\'s tracestate did not go upstream');
+  t.notOk('baggage' in upstream, 'nor its baggage');
+});
+
+t.test('trustInboundTraceContext: the client\'s flag wins both ways, its tracestate and baggage go upstream', async (t) => {
+  const { relay: trusting, send } = await tracedRoute(t, { endpoint: receiver.url, sampleRatio: 1, trustInboundTraceContext: true }, 'otel-trusting');
+  const hidden = traceId();
+  t.match((await send({ traceparent: `00-${hidden}-${spanId()}-00` })).traceparent, new RegExp(`^00-${hidden}-[0-9a-f]{16}-00$`), 'not sampled, as the client said');
+  const sampled = traceId();
+  const upstream = await send({ traceparent: `00-${sampled}-${spanId()}-01`, ...CLIENT_STATE });
+  t.equal(upstream.tracestate, CLIENT_STATE.tracestate, 'the trusted tracestate went upstream');
+  t.equal(upstream.baggage, CLIENT_STATE.baggage, 'and the trusted baggage');
+  await trusting.close();
+  t.equal(receiver.spans.filter((x) => x.traceId === hidden).length, 0, 'the not-sampled request was not exported');
+  t.equal(receiver.spans.filter((x) => x.traceId === sampled).length, 2, 'the sampled one was');
+});
+
+t.test('gRPC export, and a trusted sampled traceparent followed at ratio 0', async (t) => {
+  const { send } = await tracedRoute(t, { endpoint: grpcReceiver.url, protocol: 'grpc', sampleRatio: 0, trustInboundTraceContext: true }, 'otel-grpc');
 
   // Ratio 0: a request of its own is not sampled, but its upstream still gets a traceparent (flags 00).
-  t.equal((await viaRelay(sampledOff, '/vendor-a/v1/chat/completions', s.relayKey, chat('otel-grpc', false))).status, 200);
-  const unsampled = /^00-([0-9a-f]{32})-[0-9a-f]{16}-00$/.exec(String(up.lastRequest()!.headers.traceparent));
+  const unsampled = /^00-([0-9a-f]{32})-[0-9a-f]{16}-00$/.exec(String((await send()).traceparent));
   t.ok(unsampled, 'an unsampled traceparent upstream');
 
-  // A client's sampled traceparent is followed whatever the ratio (parent-based), and exported over gRPC.
+  // A trusted client's sampled traceparent is followed whatever the ratio, and exported over gRPC.
   const trace = traceId();
-  t.equal((await viaRelay(sampledOff, '/vendor-a/v1/chat/completions', s.relayKey, chat('otel-grpc', true), { traceparent: `00-${trace}-${spanId()}-01` })).status, 200);
+  await send({ traceparent: `00-${trace}-${spanId()}-01` });
   const spans = await spansOf(grpcReceiver, trace, 2);
   t.equal(spans.length, 2, 'the request and its upstream call arrived over gRPC');
   t.match(spans.find((x) => x.kind === SERVER)!.attributes, { 'gen_ai.request.model': 'otel-grpc', 'gen_ai.provider.name': 'openai' });
