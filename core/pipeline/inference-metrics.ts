@@ -23,15 +23,19 @@ export interface InferenceMetrics {
   fallback(reason: FallbackCondition): void;
 }
 
-/** Why an answer the client got has no usage on record (unmetered: neither billed nor in a budget). */
-type UnmeteredReason = 'client_cut' | 'upstream_error' | 'not_reported';
+/** Why an answer the client got has no usage from its upstream: unmetered, or metered by Relay's estimate. */
+type UnreportedReason = 'client_cut' | 'upstream_error' | 'not_reported';
 
-/** The reason a finished request's answer is unmetered, or null when it is metered (or was no answer). */
-function unmeteredReason(record: RequestRecord, event: UsageEvent, shape: ShapeId): UnmeteredReason | null {
-  // A count answers with a count, not a bill.
-  if (record.usage !== null || record.route === null || event.status < 200 || event.status >= 300 || COUNTING_SHAPES.includes(shape)) return null;
+function whyUnreported(record: RequestRecord, event: UsageEvent): UnreportedReason {
   if (record.clientAborted) return 'client_cut';
   return event.error_code !== null ? 'upstream_error' : 'not_reported';
+}
+
+/** The reason a finished request's answer is unmetered, or null when it is metered (or was no answer). */
+function unmeteredReason(record: RequestRecord, event: UsageEvent, shape: ShapeId): UnreportedReason | null {
+  // A count answers with a count, not a bill.
+  if (record.usage !== null || record.route === null || event.status < 200 || event.status >= 300 || COUNTING_SHAPES.includes(shape)) return null;
+  return whyUnreported(record, event);
 }
 
 function statusClass(status: number): string {
@@ -49,6 +53,7 @@ export function createInferenceMetrics(registry: Registry): InferenceMetrics {
   const failovers = new Counter({ name: 'relay_failovers_total', help: 'Candidates passed over for the next one before the first byte, by reason', labelNames: ['reason'], registers: [registry] });
   const refusals = new Counter({ name: 'relay_refusals_total', help: 'Requests refused by a rate limit or a spent budget, by error code', labelNames: ['code'], registers: [registry] });
   const unmetered = new Counter({ name: 'relay_unmetered_answers_total', help: 'Answers the client got with no usage on record (neither billed nor counted against a budget), by model and reason', labelNames: ['model', 'reason'], registers: [registry] });
+  const estimated = new Counter({ name: 'relay_estimated_answers_total', help: 'Answers without usage from their upstream whose tokens Relay estimated (extras.usage_estimated), by model and reason', labelNames: ['model', 'reason'], registers: [registry] });
   const fallbacks = new Counter({ name: 'relay_fallbacks_total', help: 'Requests that moved on to a fallback model, by the condition that sent them', labelNames: ['reason'], registers: [registry] });
   // Present from the first scrape, so alert rules and dashboards see zeros rather than no series.
   for (const code of REFUSAL_CODES) refusals.inc({ code }, 0);
@@ -72,6 +77,7 @@ export function createInferenceMetrics(registry: Registry): InferenceMetrics {
       }
       const reason = unmeteredReason(record, event, shape);
       if (reason !== null) unmetered.inc({ model, reason });
+      if (event.extras.usage_estimated !== undefined) estimated.inc({ model, reason: whyUnreported(record, event) });
       if (event.ttfb_ms !== null) ttfb.observe({ model, host }, event.ttfb_ms / 1000);
       duration.observe({ model, host }, event.latency_ms / 1000);
     },

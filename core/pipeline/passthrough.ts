@@ -17,6 +17,7 @@ import { EventIdleBound } from './stream-idle.ts';
 import { readErrorBody, redactCredential, type RedactedBody } from './upstream-error.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import type { ForwardedCapture } from './forwarded-capture.ts';
+import { generatedChars } from '../canonical/output-token-estimate.ts';
 
 /**
  * The body to send: the client's bytes as received. The members that change (the model name the
@@ -184,9 +185,23 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
   forwarded?.finish(false, res.status, true, writer.keyMask, copy);
   if (route && copy) {
     attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
+    if (attempt.record.usage === null) attempt.record.generatedChars = answerChars(copy);
     if (attempt.record.usage === null && !copy.whole) attempt.noteUnreadUsage(route, `its usage was in neither the first ${HEAD_BYTES} nor the last ${TAIL_BYTES} bytes of an answer over ${WHOLE_COPY_BYTES}`);
   }
   return { kind: 'done' };
+}
+
+/** The generated characters of an answer kept whole, read only if its usage is estimated (unreported-usage.ts). */
+function answerChars(copy: UsageCopy): (() => number) | null {
+  const body = copy.wholeBody();
+  if (body === null) return null;
+  return () => {
+    try {
+      return generatedChars(JSON.parse(body.toString('utf8')));
+    } catch {
+      return 0; // not JSON: nothing read of it
+    }
+  };
 }
 
 async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamResponse, usage: UsageRequest | null, forwarded: ForwardedCapture | null): Promise<AttemptResult> {
@@ -234,5 +249,6 @@ async function streamWithHold(attempt: Attempt, route: Route, res: UpstreamRespo
   // An in-stream error after output: the client got it as the upstream sent it; the record says so.
   if (tapped.error) attempt.record.errorCode ??= 'upstream_stream_error';
   attempt.record.usage = tapped.usage;
+  attempt.record.generatedChars = () => tap.output.chars();
   return { kind: 'done' };
 }

@@ -48,7 +48,7 @@ import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
 import { canonicalPrompt, TranslationSource } from './translation-source.ts';
 import { ForwardedCapture, mixesShapes } from './forwarded-capture.ts';
-import { countCutPrompt, cutWithoutUsage } from './unreported-usage.ts';
+import { answeredWithoutUsage, meterUnreported } from './unreported-usage.ts';
 import { proxyHostsOf, reachesAny, withinHosts } from './proxy-scope.ts';
 
 export interface PipelineDeps {
@@ -466,11 +466,11 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (cancellation.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
       const usage = record.usage;
       permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
-      // The client has gone: counting the prompt delays only the record.
+      // The answer has ended: counting or estimating its usage delays only the record.
       const resend = sending?.resend;
-      if (resend && cutWithoutUsage(record)) {
+      if (resend && answeredWithoutUsage(record)) {
         record.markEnd();
-        await countCutPrompt(record, resend, canonicalPrompt(record.route!, call, hooks.codecs.get(call.shape), translation));
+        await meterUnreported(record, resend, canonicalPrompt(record.route!, call, hooks.codecs.get(call.shape), translation));
       }
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);

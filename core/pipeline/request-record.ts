@@ -66,6 +66,11 @@ export class RequestRecord {
   /** Why the latest attempt failed, for the failover counter. */
   lastFailure: FailoverReason | null = null;
   private ended: { at: number; t: number } | null = null;
+  /**
+   * The characters of output Relay saw of the answer (text, tool-call arguments, reasoning), worked
+   * out only when the answer's usage must be estimated (unreported-usage.ts): nothing on the hot path.
+   */
+  generatedChars: (() => number) | null = null;
 
   /** `elapsedMs`: how long ago the request began, for a record made after the fact. */
   /** The model the caller named, as echoedName bounds it: a 1 MB `model` must not become a 1 MB usage record. */

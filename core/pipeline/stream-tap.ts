@@ -3,6 +3,7 @@
 import { SseParser } from '../http/sse.ts';
 import type { StreamInspector, StreamSeen } from '../hooks.ts';
 import type { Usage } from '../canonical/types.ts';
+import { OutputFrames } from './output-frames.ts';
 
 export type Seen = StreamSeen;
 
@@ -11,6 +12,8 @@ export class StreamTap {
   seen: Seen = 'opening';
   /** Frames read so far, ping events left out (stream-idle.ts tells keep-alives from events by it). */
   frames = 0;
+  /** The output frames' lengths, for an answer whose usage never comes (output-frames.ts). */
+  readonly output = new OutputFrames();
   private readonly parser: SseParser;
 
   /** `onFrame` sees each frame too (forwarded-capture.ts), so a stream is parsed once. */
@@ -19,6 +22,7 @@ export class StreamTap {
       if (event !== 'ping') this.frames++;
       const kind = inspector.inspect(event, data);
       if (this.seen === 'opening' || kind === 'error') this.seen = kind === 'opening' ? this.seen : kind;
+      if (kind === 'output') this.output.add(event, data);
       onFrame?.(event, data);
     }, { onOversize });
   }

@@ -17,6 +17,7 @@ import { clientRateLimitHeaders } from './rate-limit-headers.ts';
 import type { TranslationSource } from './translation-source.ts';
 import { StreamCollector } from '../canonical/stream-collector.ts';
 import { sameKindOfShape } from '../canonical/counting-shapes.ts';
+import { contentChars, deltaChars } from '../canonical/output-token-estimate.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -93,6 +94,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     attempt.reportSuccess(route);
     // A token count is not a generation: nothing to bill (as when count_tokens is passed through).
     if (!codec.countsTokens) attempt.record.usage = response.usage;
+    attempt.record.generatedChars = () => contentChars(response.content);
     const ctx = source.encodeContext(attempt.request.id, attempt.servedModel ?? attempt.call.model);
     ctx.dropped = answerDropped;
     // Kept before the answer's last byte: a follow-up on any instance finds it (translation-source.ts).
@@ -173,6 +175,8 @@ async function translateStream(
   let seen: StreamSeen = 'opening';
   /** Frames read so far, ping events left out (stream-idle.ts tells keep-alives from events by it). */
   let frames = 0;
+  /** Characters of output the deltas carried: the decoder made them anyway, for an answer whose usage never comes. */
+  let generated = 0;
   /** An error event came: the client's stream ends with it (read through a call, which the narrowing of `seen` does not follow). */
   const failed = (): boolean => seen === 'error';
   // Refusal parts before the end are held as opening: an answer that is only a refusal ended by a
@@ -192,6 +196,7 @@ async function translateStream(
         // Before the commit the hold decides (fail over, or record it on the last candidate).
         if (attempt.writer.isCommitted) attempt.record.errorCode ??= 'upstream_stream_error';
       } else if (seen === 'opening') seen = openingOrNot(ev);
+      if (ev.type === 'delta') generated += deltaChars(ev.delta);
       if (ev.type === 'end') attempt.record.usage = ev.usage;
       pending.push(ev);
     }
@@ -304,6 +309,7 @@ async function translateStream(
   }
   // Ended before its end event (cut, broken, or closed early): what the upstream reported so far, as a passthrough tap records it.
   attempt.record.usage ??= decoder.usage?.() ?? null;
+  attempt.record.generatedChars = () => generated;
   return { kind: 'done' };
 }
 

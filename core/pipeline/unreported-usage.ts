@@ -1,38 +1,80 @@
-// An answer the client cut after it began (Codex and Claude Code users interrupt turns) often ends
-// before the upstream reported its usage: OpenAI's streams report it in their last event. The
-// vendor still bills the prompt, which on an agent's turn is most of the cost. (A stream the
-// upstream broke is not counted: whether a vendor bills its own failure is not known.) When the
-// route's vendor has a count endpoint (VendorAdapter.countTokens), the prompt as it was sent is
-// counted there, after the answer, so the record, the cost and the budgets carry it
-// (extras.usage_counted: "input"); the output generated before the cut is not known and counts as 0.
-import { emptyUsage, type CanonicalRequest } from '../canonical/types.ts';
+// An answer that began and ended without the upstream reporting its usage: the client cut it (Codex
+// and Claude Code users interrupt turns; OpenAI's streams report usage in their last event), the
+// upstream broke it, or the upstream sends none (an OpenAI-compatible server that ignores
+// stream_options). The vendor still bills the prompt and the output it generated, and a refusing
+// budget that counted such answers as 0 could be overspent without limit. So the record gets:
+// - input: the vendor's count of the prompt as it was sent, when its adapter has a count endpoint
+//   (VendorAdapter.countTokens) and it answers in time (extras.usage_counted: "input"); else Relay's
+//   estimate of the prompt (input-token-estimate.ts);
+// - output: an estimate of what Relay saw of the answer before it ended (output-token-estimate.ts);
+// and extras.usage_estimated names the parts that are estimates ("input", "output", "input,output").
+// A stream the upstream broke is counted too: the vendor read the prompt and generated the output
+// Relay forwarded, whether it bills its own failure is not known, and a budget must err on the side
+// of counting (the record's error_code tells such answers apart).
+import { emptyUsage, type CanonicalRequest, type Usage } from '../canonical/types.ts';
+import { estimateInputTokens } from '../canonical/input-token-estimate.ts';
+import { estimateOutputTokens } from '../canonical/output-token-estimate.ts';
+import { COUNTING_SHAPES } from '../canonical/counting-shapes.ts';
 import type { UpstreamRequest } from '../hooks.ts';
 import type { RequestRecord } from './request-record.ts';
 
 /** The count is worth this much of the finished request's time at most. */
 export const CUT_COUNT_TIMEOUT_MS = 5_000;
 
-/** Whether the record's answer began, the client cut it, and the upstream reported no usage. */
-export function cutWithoutUsage(record: RequestRecord): boolean {
-  return record.clientAborted && record.usage === null && record.route !== null && record.status >= 200 && record.status < 400;
+/** Whether a usage reports nothing: a decoder that closes a stream without usage ends it with zeros. */
+function reportsNothing(usage: Usage): boolean {
+  return usage.input_tokens === 0 && usage.output_tokens === 0 && usage.cache_read_tokens === 0 && usage.cache_write_tokens === 0;
+}
+
+/** Whether the record's answer began (a 2xx or 3xx from a route) and the upstream reported no usage for it. */
+export function answeredWithoutUsage(record: RequestRecord): boolean {
+  if (record.route === null || record.status < 200 || record.status >= 400) return false;
+  // A token count is answered with a count, not a generation: nothing to bill.
+  if (COUNTING_SHAPES.includes(record.inboundShape)) return false;
+  return record.usage === null || reportsNothing(record.usage);
 }
 
 /**
- * Sets the record's usage to the prompt's count by the vendor, when it has a count endpoint and
- * answers in time. `resend` makes the request as it was sent (its body is not kept meanwhile);
- * `prompt`, the same in canonical form, for a counter that takes another shape.
+ * Gives an answer without usage the prompt's count by the vendor, else Relay's estimates (see the top
+ * of this file). `resend` makes the request as it was sent (its body is not kept meanwhile);
+ * `prompt`, the same in canonical form, for a counter that takes another shape and for the estimate.
  */
-export async function countCutPrompt(record: RequestRecord, resend: () => UpstreamRequest, prompt?: () => CanonicalRequest): Promise<void> {
+export async function meterUnreported(record: RequestRecord, resend: () => UpstreamRequest, prompt?: () => CanonicalRequest): Promise<void> {
+  const counted = await vendorCount(record, resend, prompt);
+  const estimated: string[] = [];
+  let input = counted;
+  if (input === null) {
+    input = promptEstimate(prompt);
+    if (input !== null) estimated.push('input');
+  }
+  const output = estimateOutputTokens(record.generatedChars?.() ?? 0);
+  if (output > 0) estimated.push('output');
+  if (input === null && output === 0) return;
+  record.usage = { ...(record.usage ?? emptyUsage()), input_tokens: input ?? 0, output_tokens: output };
+  if (counted !== null) record.extras.usage_counted = 'input';
+  if (estimated.length > 0) record.extras.usage_estimated = estimated.join(',');
+}
+
+/** The prompt's count by the route's vendor, or null when it has no counter or it did not answer in time. */
+async function vendorCount(record: RequestRecord, resend: () => UpstreamRequest, prompt?: () => CanonicalRequest): Promise<number | null> {
   const adapter = record.route?.adapter;
-  if (!adapter?.countTokens) return;
+  if (!adapter?.countTokens) return null;
   let counted: number | null;
   try {
     // The request's own signal fired when the client left: the count gets its own deadline.
     counted = await adapter.countTokens({ ...resend(), signal: AbortSignal.timeout(CUT_COUNT_TIMEOUT_MS) }, prompt);
   } catch {
-    return;
+    return null;
   }
-  if (counted === null || !Number.isInteger(counted) || counted < 0) return;
-  record.usage = { ...emptyUsage(), input_tokens: counted };
-  record.extras.usage_counted = 'input';
+  return counted !== null && Number.isInteger(counted) && counted >= 0 ? counted : null;
+}
+
+/** Relay's estimate of the prompt, or null when the request has no canonical form (a shape no codec reads). */
+function promptEstimate(prompt?: () => CanonicalRequest): number | null {
+  if (!prompt) return null;
+  try {
+    return estimateInputTokens(prompt());
+  } catch {
+    return null; // a body the codec does not read: nothing to estimate from
+  }
 }

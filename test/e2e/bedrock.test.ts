@@ -239,7 +239,7 @@ t.test('a Responses stream on Bedrock (ConverseStream) cut by the client: the pr
   t.equal(record.extras.usage_counted, 'input');
 });
 
-t.test('a provider narrowed to bedrock.converse: a cut stream is not counted (CountTokens serves only some models)', async (t) => {
+t.test('a provider narrowed to bedrock.converse: a cut stream is not counted (CountTokens serves only some models), but estimated', async (t) => {
   const s = await seedBedrock({ shapes: ['bedrock.converse'] });
   const events = converseAnswer('one two three four five six').events;
   once({ kind: 'events', messages: [...events.slice(0, 3), ...Array.from({ length: 30 }, () => events[2]!), ...events.slice(3)], delayMs: 40 });
@@ -247,7 +247,8 @@ t.test('a provider narrowed to bedrock.converse: a cut stream is not counted (Co
   const { requestId } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug, true), (x) => x.split('\n\n').length > 3);
   const record = await usageRecord(relay, requestId);
   t.same(bedrock.requests.slice(before).map((r) => r.operation), ['converse-stream']);
-  t.match(record, { client_aborted: true, input_tokens: 0 });
+  t.match(record, { client_aborted: true, input_tokens: 1 });
+  t.equal(record.extras.usage_estimated, 'input,output');
 });
 
 t.test('a provider narrowed to bedrock.converse (models other than Claude): Messages clients are translated through Converse', async (t) => {

@@ -126,7 +126,7 @@ t.test('upstream connections in use and queued per origin, read at scrape time',
   t.equal(sample(text, 'relay_upstream_requests_queued', { origin: slow.url }), 0, 'nothing waiting');
 });
 
-t.test('an answer the client got whole without usage is counted as unmetered, by model and reason', async (t) => {
+t.test('an answer the client got whole without usage is counted as estimated (not unmetered), by model and reason', async (t) => {
   const bare = await startFakeUpstream();
   t.teardown(() => bare.close());
   const s = await seedRoute(relay, { baseUrl: `${bare.url}/v1`, adapter: 'openai', model: 'metrics-unmetered' });
@@ -135,7 +135,9 @@ t.test('an answer the client got whole without usage is counted as unmetered, by
   const first = await chat(s.relayKey, 'metrics-unmetered');
   t.equal(first.status, 200, first.text);
   t.equal((await chat(s.relayKey, 'metrics-unmetered')).status, 200, 'and one with usage');
-  t.equal(sample(await scrape(), 'relay_unmetered_answers_total', { model: 'metrics-unmetered', reason: 'not_reported' }), 1);
+  // Recorded once the vendor's count of the prompt answered (unreported-usage.ts).
+  await eventually(async () => sample(await scrape(), 'relay_estimated_answers_total', { model: 'metrics-unmetered', reason: 'not_reported' }) === 1);
+  t.equal(sample(await scrape(), 'relay_unmetered_answers_total', { model: 'metrics-unmetered', reason: 'not_reported' }), 0, 'Relay estimated its usage');
 });
 
 t.test('every new metric, pinned by name and label names', async (t) => {
@@ -150,7 +152,7 @@ t.test('every new metric, pinned by name and label names', async (t) => {
     relay_failovers_total: ['reason'],
     relay_refusals_total: ['code'],
     relay_fallbacks_total: ['reason'],
-    relay_unmetered_answers_total: ['model', 'reason'],
+    relay_estimated_answers_total: ['model', 'reason'],
     relay_budget_spent_ratio: ['budget'],
     relay_upstream_connections_in_use: ['origin'],
     relay_upstream_requests_queued: ['origin'],
@@ -164,4 +166,6 @@ t.test('every new metric, pinned by name and label names', async (t) => {
     t.same([...seen], [labels.join(',')], name);
     t.match(text, new RegExp(`^# TYPE ${name.replace(/_bucket$/, '')} `, 'm'), `${name} has its TYPE line`);
   }
+  // Left for answers Relay could not estimate either (a plugin's shape without a codec): rare, so no sample here.
+  t.match(text, /^# TYPE relay_unmetered_answers_total counter/m, 'relay_unmetered_answers_total has its TYPE line');
 });
