@@ -48,7 +48,7 @@ import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
 import { canonicalPrompt, TranslationSource } from './translation-source.ts';
 import { ForwardedCapture, mixesShapes } from './forwarded-capture.ts';
-import { answeredWithoutUsage, meterUnreported } from './unreported-usage.ts';
+import { answeredWithoutUsage, endedEarlyWithUsage, meterUnreported, raiseOutputToSeen } from './unreported-usage.ts';
 import { proxyHostsOf, reachesAny, withinHosts } from './proxy-scope.ts';
 
 export interface PipelineDeps {
@@ -471,6 +471,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (resend && answeredWithoutUsage(record)) {
         record.markEnd();
         await meterUnreported(record, resend, canonicalPrompt(record.route!, call, hooks.codecs.get(call.shape), translation));
+      } else if (endedEarlyWithUsage(record)) {
+        raiseOutputToSeen(record);
       }
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);

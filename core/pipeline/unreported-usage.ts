@@ -8,6 +8,9 @@
 //   estimate of the prompt (input-token-estimate.ts);
 // - output: an estimate of what Relay saw of the answer before it ended (output-token-estimate.ts);
 // and extras.usage_estimated names the parts that are estimates ("input", "output", "input,output").
+// An answer cut or broken after the upstream reported part of its usage (Anthropic reports the prompt
+// and one output token at the start, the output at the end) keeps what was reported, with the output
+// raised to the estimate of what Relay saw when that is more (extras.usage_estimated: "output").
 // A stream the upstream broke is counted too: the vendor read the prompt and generated the output
 // Relay forwarded, whether it bills its own failure is not known, and a budget must err on the side
 // of counting (the record's error_code tells such answers apart).
@@ -32,6 +35,20 @@ export function answeredWithoutUsage(record: RequestRecord): boolean {
   // A token count is answered with a count, not a generation: nothing to bill.
   if (COUNTING_SHAPES.includes(record.inboundShape)) return false;
   return record.usage === null || reportsNothing(record.usage);
+}
+
+/** Whether the answer ended early (the client cut it, the upstream broke it) with usage reported before its end. */
+export function endedEarlyWithUsage(record: RequestRecord): boolean {
+  if (record.route === null || record.usage === null || record.status < 200 || record.status >= 400) return false;
+  return record.clientAborted || record.errorCode === 'upstream_stream_error';
+}
+
+/** Raises the reported output to the estimate of what Relay saw of the answer, when that is more. */
+export function raiseOutputToSeen(record: RequestRecord): void {
+  const output = estimateOutputTokens(record.generatedChars?.() ?? 0);
+  if (record.usage === null || output <= record.usage.output_tokens) return;
+  record.usage = { ...record.usage, output_tokens: output };
+  record.extras.usage_estimated = 'output';
 }
 
 /**

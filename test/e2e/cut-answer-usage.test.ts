@@ -95,8 +95,11 @@ t.test('a translated stream from Anthropic cut by the client: the usage its firs
   const { requestId } = await readThenAbort(relay, '/vendor-a/v1/responses', claude.relayKey, codexTurn('cut-codex-on-claude'), (x) => x.includes('response.output_text.delta'));
   const record = await usageRecord(relay, requestId);
   t.match(record, { client_aborted: true, inbound_shape: 'openai.responses', upstream_shape: 'anthropic.messages', input_tokens: 40_050, cache_read_tokens: 40_000 });
+  // The first event reported 1 output token; the deltas the client was sent estimate to more.
+  t.ok(record.output_tokens > 1, `output raised to what was seen (${record.output_tokens})`);
+  t.equal(record.extras.usage_estimated, 'output', 'and flagged as an estimate; the prompt is as reported');
   // claude-sonnet-4-5: $3 per million input tokens, $0.30 cache reads, $15 output; a count would bill all 40,050 at $3 (0.12).
-  t.equal(record.cost, Number((50 * 3 / 1e6 + 40_000 * 0.3 / 1e6 + 1 * 15 / 1e6).toFixed(6)), 'cache reads at their rate');
+  t.equal(record.cost, Number((50 * 3 / 1e6 + 40_000 * 0.3 / 1e6 + record.output_tokens * 15 / 1e6).toFixed(6)), 'cache reads at their rate');
   t.notOk(record.extras.usage_counted, 'reported, not counted');
   t.same(up.requests.slice(before).map((r) => r.pathname), ['/v1/messages'], 'Anthropic\'s counter was not asked');
 });
@@ -138,6 +141,7 @@ t.test('answers with usage are not counted: a whole Responses answer, an Anthrop
   const { requestId } = await readThenAbort(relay, '/vendor-b/v1/messages', claude.relayKey, { model: 'cut-claude', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.includes('content_block_delta'));
   const record = await usageRecord(relay, requestId);
   t.match(record, { client_aborted: true, input_tokens: 900 }, 'message_start had the prompt');
+  t.ok(record.output_tokens >= 1, `the output is what was reported, or the estimate of what was seen when more (${record.output_tokens})`);
   t.notOk(record.extras.usage_counted);
   t.equal(up.requests.filter((r) => r.pathname === '/v1/messages/count_tokens').length, 0, 'Anthropic\'s counter was not asked');
   t.equal(counts().length, before, 'nor OpenAI\'s');
@@ -196,4 +200,16 @@ t.test('/metrics counts the answers whose usage Relay estimated by model and rea
   t.notMatch(text, /relay_unmetered_answers_total\{model="cut-chat-only",/, 'metered by the estimate');
   t.notMatch(text, /relay_unmetered_answers_total\{model="cut-chat",/, 'counted: metered');
   t.notMatch(text, /relay_unmetered_answers_total\{model="cut-codex-on-claude",/, 'reported before the cut: metered');
+});
+
+t.test('Claude Code cuts a passed-through Messages stream: the output is the estimate of what it was sent, not the 1 token of message_start', async (t) => {
+  const claude = await seed('cut-claude-output', 'anthropic');
+  const text = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+  up.enqueueStream({ frames: anthropic.events({ model: 'claude-sonnet-4-5', inputTokens: 900, text }), delayMs: 20 }, { path: '/v1/messages' });
+  const { requestId } = await readThenAbort(relay, '/vendor-b/v1/messages', claude.relayKey,
+    { model: 'cut-claude-output', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('content_block_delta').length > 8);
+  const record = await usageRecord(relay, requestId);
+  t.match(record, { client_aborted: true, inbound_shape: 'anthropic.messages', upstream_shape: 'anthropic.messages', input_tokens: 900 }, 'the prompt as message_start reported it');
+  t.ok(record.output_tokens > 1 && record.output_tokens <= Math.ceil(text.length / 4), `output estimated from the deltas sent (${record.output_tokens})`);
+  t.equal(record.extras.usage_estimated, 'output');
 });
