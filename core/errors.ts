@@ -60,7 +60,7 @@ export const ERROR_CODES = {
   RELAY_ERR_HOST_KEY_REFUSED: { status: 502, type: 'upstream', description: "The upstream refused Relay's host key (401/403); an operator must fix it." },
   RELAY_ERR_BUDGET_UNAVAILABLE: { status: 503, type: 'unavailable', description: 'A budget covering the request cannot say what it has spent yet (its first read of the usage log has not answered); retry shortly.' },
   RELAY_ERR_NO_HEALTHY_KEY: { status: 503, type: 'unavailable', description: 'No healthy host key is available for the model.' },
-  RELAY_ERR_MASTER_KEY_MISSING: { status: 400, type: 'invalid_request', description: 'Stored host-key values (and a catalog export of budget webhook URLs stored unsealed) need RELAY_MASTER_KEY to be set.' },
+  RELAY_ERR_MASTER_KEY_MISSING: { status: 400, type: 'invalid_request', description: 'Stored host-key values (and a catalog export of budget webhook URLs or host header values stored unsealed) need RELAY_MASTER_KEY to be set.' },
   RELAY_ERR_BACKEND_NOT_LOADED: { status: 400, type: 'invalid_request', description: 'The selected backend plugin is not loaded.' },
   RELAY_ERR_ADAPTER_NOT_LOADED: { status: 400, type: 'invalid_request', description: "The provider's vendor adapter is not loaded on this instance." },
   RELAY_ERR_QUERY_UNSUPPORTED: { status: 400, type: 'invalid_request', description: 'The selected log backend cannot answer this query.' },

@@ -10,6 +10,7 @@ import type { CatalogStore, EntitySecrets } from '../catalog/store.ts';
 import type { SpecWriter } from '../control/catalog-routes.ts';
 import { withoutServerFields } from '../control/public-entity.ts';
 import { webhooksToStore } from '../budgets/webhook-sealing.ts';
+import { headersToStore } from '../catalog/host-header-sealing.ts';
 import { safeEqual } from '../crypto/relay-keys.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { RelayError } from '../errors.ts';
@@ -177,6 +178,11 @@ function planChanges(deps: ApplyDeps, doc: CatalogDocument, current: Array<{ kin
       if (kind === 'budgets' && Array.isArray(spec.alertWebhooks)) {
         const stored = (existing?.spec as { alertWebhooks?: Array<{ url: string }> } | undefined)?.alertWebhooks ?? [];
         spec.alertWebhooks = withErrorsAbout(label, () => webhooksToStore(deps.sealer, spec.alertWebhooks, stored));
+      }
+      // A host's header values: sealed as the API seals them; one the catalog holds already keeps its stored form.
+      if (kind === 'hosts' && spec.headers) {
+        const stored = (existing?.spec as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+        spec.headers = withErrorsAbout(label, () => headersToStore(deps.sealer, spec.headers, stored));
       }
       const planned: Planned = {
         kind, slug: entity.slug, label, id: ids.get(label)!, displayName: entity.displayName ?? entity.slug, spec, existing, sealedValue: entity.sealedValue,

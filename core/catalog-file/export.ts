@@ -1,6 +1,7 @@
 // `relay catalog export`: the catalog as a catalog file. References become slugs; host keys keep
-// their environment variable's name or their value as sealed, and budgets their webhook URLs as
-// sealed (never plaintext); relay keys are not part of it (their secret is shown once, at creation).
+// their environment variable's name or their value as sealed, budgets their webhook URLs and hosts
+// their header values as sealed (never plaintext); relay keys are not part of it (their secret is
+// shown once, at creation).
 import { isSealedForm } from '../catalog/kinds.ts';
 import type { CatalogStore } from '../catalog/store.ts';
 import { toPublicEntity } from '../control/public-entity.ts';
@@ -23,6 +24,20 @@ function sealedWebhooks(sealer: Sealer, slug: string, hooks: Array<{ url: string
   });
 }
 
+/**
+ * A host's headers as the file holds them: values sealed. A value stored before sealing (read from a
+ * stopped Relay's database) is sealed for the file; without a master key the export is refused.
+ */
+function sealedHeaders(sealer: Sealer, slug: string, headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => {
+    if (isSealedForm(value)) return [name, value];
+    if (!sealer.enabled) {
+      throw new RelayError('RELAY_ERR_MASTER_KEY_MISSING', `hosts/${slug}: its header values are stored unsealed and a catalog file holds no plaintext secret; set RELAY_MASTER_KEY (Relay seals them at start) and export again`);
+    }
+    return [name, sealer.seal(value)];
+  }));
+}
+
 export async function exportCatalogDocument(store: CatalogStore, sealer: Sealer): Promise<CatalogDocument> {
   const all = await store.loadAll();
   const slugOf = new Map(all.map(({ entity }) => [entity.metadata.id, entity.metadata.slug]));
@@ -39,6 +54,7 @@ export async function exportCatalogDocument(store: CatalogStore, sealer: Sealer)
         };
         if (kind === 'host-keys' && entity.sealedValue) item.sealedValue = entity.sealedValue;
         if (kind === 'budgets' && Array.isArray(item.spec.alertWebhooks)) item.spec.alertWebhooks = sealedWebhooks(sealer, entity.metadata.slug, item.spec.alertWebhooks as Array<{ url: string }>);
+        if (kind === 'hosts' && item.spec.headers) item.spec.headers = sealedHeaders(sealer, entity.metadata.slug, item.spec.headers as Record<string, string>);
         return item;
       })
       // By slug: the file diffs cleanly in git whatever order the entities were created in.

@@ -23,7 +23,11 @@ export const MAX_SECRET_LENGTH = 16_384;
 /** Extra headers of a host: names, values (8 KiB, a common server limit on one header) and count. */
 export const MAX_HEADER_NAME_LENGTH = 256;
 export const MAX_HEADER_VALUE_LENGTH = 8192;
+/** A header value sealed under the master key: 8 KiB of two-byte characters, base64url, with the seal's framing. */
+export const MAX_SEALED_HEADER_VALUE_LENGTH = 22_016;
 export const MAX_HOST_HEADERS = 64;
+/** What a viewer is shown instead of a host header's value (core/catalog/host-header-sealing.ts). */
+export const MASKED_HEADER_VALUE = '********';
 /** Wire shapes of a provider: an adapter speaks a handful. */
 export const MAX_SHAPES = 32;
 /** Hosts one model is bound to. */
@@ -55,10 +59,12 @@ export const HostSpec = Type.Object({
   options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
     description: "Vendor-specific settings (an API version, a region, a project): their schema is the provider's adapter's (VendorAdapter.hostOptions), checked on write.",
   })),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: MAX_HEADER_VALUE_LENGTH }), {
+  headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: MAX_SEALED_HEADER_VALUE_LENGTH }), {
     maxProperties: MAX_HOST_HEADERS,
     description: 'Extra headers sent to this upstream; they override forwarded client headers of the same name. '
-      + 'Names are HTTP tokens (stored lowercased), unique ignoring case; values have no CR, LF, NUL or other control character but tab. '
+      + `Names are HTTP tokens (stored lowercased), unique ignoring case; values (at most ${MAX_HEADER_VALUE_LENGTH} characters) have no CR, LF, NUL or other control character but tab. `
+      + 'Values may be secrets (an API gateway\'s subscription key): stored sealed when RELAY_MASTER_KEY is set (a value may also be given sealed, from relay master-key seal), '
+      + `shown whole to an admin and as ${MASKED_HEADER_VALUE} to a viewer, and masked out of upstream answers. `
       + 'Headers Relay sets itself are refused: credentials (host keys carry them), content-type, and hop-by-hop or framing headers (host, content-length, transfer-encoding, connection, ...).',
   })),
 }, { additionalProperties: false });
@@ -490,9 +496,20 @@ export function hostSpecProblem(spec: HostSpec): SpecProblem | null {
     const twin = seen.get(lower);
     if (twin !== undefined) return { pointer, message: `repeats header ${twin} (header names ignore case)` };
     seen.set(lower, name);
-    const bad = BAD_HEADER_VALUE_CHAR_RE.exec(value);
-    if (bad) return { pointer, message: `value must not contain ${codePoint(bad[0])}: no CR, LF, NUL or other control character but tab, nor characters above U+00FF` };
+    // A sealed value was checked when it was sealed (core/catalog/host-header-sealing.ts).
+    if (isSealedForm(value)) continue;
+    const problem = headerValueProblem(value);
+    if (problem) return { pointer, message: problem };
   }
+  return null;
+}
+
+/** Why a (plaintext) host header value cannot be sent; null when it can. The value is never echoed: it may be a secret. */
+export function headerValueProblem(value: string): string | null {
+  if (value.length > MAX_HEADER_VALUE_LENGTH) return `value must be at most ${MAX_HEADER_VALUE_LENGTH} characters in length`;
+  const bad = BAD_HEADER_VALUE_CHAR_RE.exec(value);
+  if (bad) return `value must not contain ${codePoint(bad[0])}: no CR, LF, NUL or other control character but tab, nor characters above U+00FF`;
+  if (value === MASKED_HEADER_VALUE) return `value is ${MASKED_HEADER_VALUE}, the mask a viewer is shown: give the header's real value`;
   return null;
 }
 

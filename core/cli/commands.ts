@@ -6,6 +6,7 @@ import { migrate } from '../db/migrate.ts';
 import { Sealer, generateMasterKey, parseMasterKey } from '../crypto/sealing.ts';
 import { resealHostKeys } from '../crypto/rekey.ts';
 import { sealStoredWebhookUrls } from '../budgets/webhook-sealing.ts';
+import { sealStoredHostHeaders } from '../catalog/host-header-sealing.ts';
 import { configValuesSealedUnder } from '../crypto/config-sealed.ts';
 import { loadPlugins } from '../plugins/loader.ts';
 import { backendSelectionProblems, declaredBackends, selectedBackend } from '../observer/backend-selection.ts';
@@ -153,11 +154,13 @@ async function rotateMasterKey(configFile: string, env: Record<string, string | 
       + `${result.current} already current; ${result.unknownKey} under an unknown key\n`);
     const webhooks = await sealStoredWebhookUrls(db, sealer);
     process.stdout.write(`sealed the alert webhook URLs of ${webhooks.sealed} budget(s); ${webhooks.unknownKey} with a URL under an unknown key\n`);
+    const headers = await sealStoredHostHeaders(db, sealer);
+    process.stdout.write(`sealed the header values of ${headers.sealed} host(s); ${headers.unknownKey} with a value under an unknown key\n`);
     const inConfig = configValuesSealedUnder(config, sealer.previousKeyId!);
     for (const pointer of inConfig) {
       process.stdout.write(`config ${pointer}: sealed under the previous key; re-seal it with relay master-key seal before removing RELAY_MASTER_KEY_PREVIOUS\n`);
     }
-    return result.unknownKey > 0 || webhooks.unknownKey > 0 || inConfig.length > 0 ? 2 : 0;
+    return result.unknownKey > 0 || webhooks.unknownKey > 0 || headers.unknownKey > 0 || inConfig.length > 0 ? 2 : 0;
   } finally {
     await db.close();
   }

@@ -1,6 +1,6 @@
 // Uniform CRUD for the eight catalog kinds under /api/{plural}. Kinds with secrets plug in a
-// SpecWriter (host keys seal their value, budgets their webhook URLs); relay keys create through
-// their own route because the answer carries the plaintext once.
+// SpecWriter (host keys seal their value, budgets their webhook URLs, hosts their header values);
+// relay keys create through their own route because the answer carries the plaintext once.
 import type { FastifyInstance } from 'fastify';
 import { KINDS, KIND_NAMES, type KindName } from '../catalog/kinds.ts';
 import type { AnyEntity } from '../catalog/snapshot.ts';
@@ -8,7 +8,7 @@ import type { CatalogStore, EntitySecrets } from '../catalog/store.ts';
 import { RelayError } from '../errors.ts';
 import { echoedName } from '../echoed-name.ts';
 import type { Sealer } from '../crypto/sealing.ts';
-import { toPublicEntity, webhookUrlView, withoutServerFields } from './public-entity.ts';
+import { secretViews, toPublicEntity, withoutServerFields } from './public-entity.ts';
 import {
   IdParams, ListQuery, RefParams, createBodySchema, entitySchema, errorResponses, listSchema, updateBodySchema,
 } from './schemas.ts';
@@ -40,7 +40,7 @@ export interface CatalogRoutesOptions {
   writers?: Partial<Record<KindName, SpecWriter>>;
   /** Kinds whose POST /api/{plural} another module registers. */
   customCreate?: KindName[];
-  /** Opens budgets' sealed webhook URLs for the answers. */
+  /** Opens budgets' sealed webhook URLs and hosts' sealed header values for the answers. */
   sealer: Sealer;
 }
 
@@ -60,7 +60,8 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
     }, async (request) => {
       const query = request.query as { limit?: number; cursor?: string; q?: string };
       const page = await store.list(kind, { limit: query.limit, cursor: query.cursor || undefined, q: query.q || undefined });
-      return { items: page.items.map((e) => toPublicEntity(kind, e, { webhookUrl: webhookUrlView(options.sealer, request) })), nextCursor: page.nextCursor };
+      const views = secretViews(options.sealer, request);
+      return { items: page.items.map((e) => toPublicEntity(kind, e, views)), nextCursor: page.nextCursor };
     });
 
     app.get(`${base}/:ref`, {
@@ -72,7 +73,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
       const { ref } = request.params as { ref: string };
       const entity = await store.get(kind, ref);
       if (!entity) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${def.singular} with slug or id ${JSON.stringify(echoedName(ref))}`);
-      return toPublicEntity(kind, entity, { webhookUrl: webhookUrlView(options.sealer, request) });
+      return toPublicEntity(kind, entity, secretViews(options.sealer, request));
     });
 
     if (!options.customCreate?.includes(kind)) {
@@ -86,7 +87,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
         const input = withoutServerFields(kind, body.spec);
         const { spec, secrets } = writer ? writer.forCreate(input) : { spec: input, secrets: undefined };
         const created = await store.create(kind, body.metadata, spec, secrets);
-        return reply.code(201).send(toPublicEntity(kind, created, { webhookUrl: webhookUrlView(options.sealer, request) }));
+        return reply.code(201).send(toPublicEntity(kind, created, secretViews(options.sealer, request)));
       });
     }
 
@@ -103,7 +104,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
       const patch = withoutServerFields(kind, body.spec ?? {});
       const { spec, secrets } = writer ? writer.forUpdate(current, patch) : { spec: patch, secrets: undefined };
       const updated = await store.update(kind, id, { displayName: body.metadata?.displayName, spec }, secrets);
-      return toPublicEntity(kind, updated, { webhookUrl: webhookUrlView(options.sealer, request) });
+      return toPublicEntity(kind, updated, secretViews(options.sealer, request));
     });
 
     app.delete(`${base}/by-id/:id`, {

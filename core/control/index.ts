@@ -17,6 +17,7 @@ import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { registerLogRoutes } from './logs-routes.ts';
 import { registerBudgetRoutes } from './budget-routes.ts';
 import { budgetWriter } from '../budgets/webhook-sealing.ts';
+import { hostWriter } from '../catalog/host-header-sealing.ts';
 import { registerBudgetUsageRoutes } from './budget-usage-routes.ts';
 import { installControlMetrics } from './metrics.ts';
 import { registerOpsRoutes } from './ops-routes.ts';
@@ -63,7 +64,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv });
     registerCatalogRoutes(api, {
       store: deps.store,
-      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv), providers: providerWriter(deps.hooks.adapters), budgets: budgetWriter(deps.sealer) },
+      writers: { 'host-keys': hostKeyWriter(deps.sealer, deps.hostKeyEnv), providers: providerWriter(deps.hooks.adapters), budgets: budgetWriter(deps.sealer), hosts: hostWriter(deps.sealer) },
       customCreate: ['relay-keys'],
       sealer: deps.sealer,
     });

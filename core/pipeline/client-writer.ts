@@ -1,7 +1,7 @@
 // Writes a committed response to the client: head once, then chunks with backpressure.
 import type { ServerResponse } from 'node:http';
 import { connectionListed } from '../http/headers.ts';
-import { CredentialScrubber, HostKeyMask } from './credential-scrub.ts';
+import { CredentialScrubber, HostKeyMask, type HostSecrets } from './credential-scrub.ts';
 
 // Upstream headers never copied to the client: hop-by-hop ones (and those the upstream's
 // Connection header names), ones Node sets itself, x-request-id and x-relay-* (Relay's own to
@@ -32,6 +32,8 @@ export class ClientWriter {
   private scrubber: CredentialScrubber | null = null;
   /** The host key kept out (keepOut), for what Relay keeps of the answer (keyMask). */
   private keptOut: string | null = null;
+  /** The answering host's header values kept out with it (keepOut). */
+  private hostSecrets: HostSecrets | null = null;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -73,16 +75,20 @@ export class ClientWriter {
     this.raw.writeHead(status, headers);
   }
 
-  /** The host key the answer is to Relay's (null: the caller's own credential, or none): never written to the caller. */
-  keepOut(credential: string | null): void {
+  /**
+   * The host key the answer is to Relay's (null: the caller's own credential, or none) and the
+   * answering host's header values (sendable-host.ts, in proxy mode too): never written to the caller.
+   */
+  keepOut(credential: string | null, host: HostSecrets | null = null): void {
     if (this.committed) return;
-    this.scrubber = CredentialScrubber.of(credential);
+    this.scrubber = CredentialScrubber.of(credential, host);
     this.keptOut = credential;
+    this.hostSecrets = host;
   }
 
-  /** What masks the same key out of what Relay keeps of the answer (a stored response); null for none. */
+  /** What masks the same secrets out of what Relay keeps of the answer (a stored response); null for none. */
   get keyMask(): HostKeyMask | null {
-    return HostKeyMask.of(this.keptOut);
+    return HostKeyMask.of(this.keptOut, this.hostSecrets);
   }
 
   /** Sends the head now if no body byte went yet (a stream whose first frame is still to come). */

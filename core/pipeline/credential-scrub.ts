@@ -4,6 +4,7 @@
 // is replaced by a mask of the same length, so a Content-Length already sent still holds; a piece
 // without the key, and not ending in its first bytes, goes on as the same Buffer. HostKeyMask
 // takes it out of whole texts Relay keeps of an answer (a stored Responses object), the same way.
+// A host's header values (an API gateway's key, HostSecrets) are taken out beside the key.
 import { REDACTED, spellings } from './upstream-error.ts';
 
 /**
@@ -29,19 +30,44 @@ interface ScrubPattern {
 const MAX_PATTERNS = 256;
 const patterns = new Map<string, ScrubPattern | null>();
 
-/** The key's pattern, or null when there is nothing to take out (see MIN_KEY_BYTES). */
-function patternOf(credential: string): ScrubPattern | null {
-  let pattern = patterns.get(credential);
+function maskable(secret: string): boolean {
+  const bytes = Buffer.byteLength(secret);
+  return bytes >= MIN_KEY_BYTES && bytes <= MAX_KEY_BYTES && !/\s/.test(secret);
+}
+
+/**
+ * The secrets a host's headers send besides the host key, made once per host version
+ * (sendable-host.ts): each value's words long enough to be a secret ("Bearer <token>" gives the
+ * token), and the patterns they make with each host key, so a request pays one Map lookup.
+ */
+export class HostSecrets {
+  /** Patterns with each credential ('' for none), made when first asked. */
+  readonly patterns = new Map<string, ScrubPattern | null>();
+
+  private constructor(readonly values: readonly string[]) {}
+
+  /** The secrets of `values` (a host's header values), or null when none is long enough to be one. */
+  static of(values: readonly string[]): HostSecrets | null {
+    const words = [...new Set(values.flatMap((v) => v.split(/\s+/)).filter(maskable))];
+    return words.length > 0 ? new HostSecrets(words) : null;
+  }
+}
+
+/** The pattern of the key and the host's secrets, or null when there is nothing to take out (see MIN_KEY_BYTES). */
+function patternOf(credential: string | null, host: HostSecrets | null): ScrubPattern | null {
+  const cache = host === null ? patterns : host.patterns;
+  const cacheKey = credential ?? '';
+  let pattern = cache.get(cacheKey);
   if (pattern !== undefined) return pattern;
-  const bytes = Buffer.byteLength(credential);
-  pattern = bytes >= MIN_KEY_BYTES && bytes <= MAX_KEY_BYTES && !/\s/.test(credential) ? makePattern(credential) : null;
-  if (patterns.size >= MAX_PATTERNS) patterns.clear();
-  patterns.set(credential, pattern);
+  const secrets = [...(credential !== null && maskable(credential) ? [credential] : []), ...(host?.values ?? [])];
+  pattern = secrets.length > 0 ? makePattern(secrets) : null;
+  if (cache.size >= MAX_PATTERNS) cache.clear();
+  cache.set(cacheKey, pattern);
   return pattern;
 }
 
-function makePattern(credential: string): ScrubPattern {
-  const needles = spellings(credential).map((s) => Buffer.from(s, 'utf8'));
+function makePattern(secrets: readonly string[]): ScrubPattern {
+  const needles = secrets.flatMap(spellings).map((s) => Buffer.from(s, 'utf8'));
   const masks = needles.map((n) => Buffer.from(n.length >= REDACTED.length ? REDACTED.padEnd(n.length, '*') : '*'.repeat(n.length)));
   const keyBytes = new Uint8Array(256);
   for (const needle of needles) for (const byte of needle) keyBytes[byte] = 1;
@@ -59,9 +85,10 @@ export class CredentialScrubber {
     ({ needles: this.needles, masks: this.masks, keyBytes: this.keyBytes } = pattern);
   }
 
-  /** A scrubber for `credential`, or null when there is nothing to take out (see MIN_KEY_BYTES). */
-  static of(credential: string | null): CredentialScrubber | null {
-    const pattern = credential === null ? null : patternOf(credential);
+  /** A scrubber for `credential` and the host's secrets, or null when there is nothing to take out (see MIN_KEY_BYTES). */
+  static of(credential: string | null, host: HostSecrets | null = null): CredentialScrubber | null {
+    if (credential === null && host === null) return null;
+    const pattern = patternOf(credential, host);
     return pattern === null ? null : new CredentialScrubber(pattern);
   }
 
@@ -125,9 +152,10 @@ export class HostKeyMask {
     this.#pattern = pattern;
   }
 
-  /** The mask for `credential`, or null when there is nothing to take out (see MIN_KEY_BYTES). */
-  static of(credential: string | null): HostKeyMask | null {
-    const pattern = credential === null ? null : patternOf(credential);
+  /** The mask for `credential` and the host's secrets, or null when there is nothing to take out (see MIN_KEY_BYTES). */
+  static of(credential: string | null, host: HostSecrets | null = null): HostKeyMask | null {
+    if (credential === null && host === null) return null;
+    const pattern = patternOf(credential, host);
     return pattern === null ? null : pattern.mask ??= new HostKeyMask(pattern);
   }
 

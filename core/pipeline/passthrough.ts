@@ -15,6 +15,7 @@ import { SseFrameFilter } from './frame-filter.ts';
 import { StreamTap } from './stream-tap.ts';
 import { EventIdleBound } from './stream-idle.ts';
 import { readErrorBody, redactCredential, type RedactedBody } from './upstream-error.ts';
+import { headerSecretsOf } from './sendable-host.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import type { ForwardedCapture } from './forwarded-capture.ts';
 import { generatedChars } from '../canonical/output-token-estimate.ts';
@@ -71,7 +72,7 @@ export async function passthrough(
   const names = dropped.get(route) ?? [];
   attempt.writer.dropped = names.length > 0 ? names.join(', ') : null;
   // An upstream may quote Relay's key mid-answer (an error event, a 200 that is an error).
-  attempt.writer.keepOut(route.hostKey === null ? null : credential);
+  attempt.writer.keepOut(route.hostKey === null ? null : credential, headerSecretsOf(route.host));
   // Compressed bytes hide the key from the scrubber (and usage from the tap): refused before the first byte.
   if (res.status < 400 && route.hostKey !== null && credential !== null) {
     const coding = contentCoding(res.headers['content-encoding']);
@@ -112,7 +113,7 @@ async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResp
   let redacted: RedactedBody;
   try {
     // Several content-encoding headers are several codings: not one Relay decodes, so never passed unchecked.
-    redacted = redactCredential(await readErrorBody(res.body), Array.isArray(encoding) ? encoding.join(', ') : encoding, credential);
+    redacted = redactCredential(await readErrorBody(res.body), Array.isArray(encoding) ? encoding.join(', ') : encoding, credential, headerSecretsOf(route.host)?.values);
   } catch (err) {
     // Nothing reached the client yet: a 502 in its shape (or the client's own abort).
     if (attempt.clientGone) throw err;

@@ -20,6 +20,7 @@ import { Cancellation } from '../http/cancellation.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import { ClientWriter } from './client-writer.ts';
 import { CredentialResolver } from './credentials.ts';
+import { SendableHosts } from './sendable-host.ts';
 import type { AttemptResult } from './attempt.ts';
 import { ADMITTED, REFUSED, type FailureKind, type KeyHealth } from './key-health.ts';
 import { passthrough } from './passthrough.ts';
@@ -120,8 +121,12 @@ function endTrace(trace: RequestTrace, event: UsageEvent, log: RequestLog): void
 export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const { hooks, sync, observer, health, log } = deps;
   const credentials = new CredentialResolver(deps.sealer, deps.hostKeyEnv);
-  const resolverDeps: ResolverDeps = { snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health, meter: deps.meter };
+  const sendable = new SendableHosts(deps.sealer, (obj, msg) => log.warn(obj, msg));
+  const resolverDeps: ResolverDeps = {
+    snapshot: () => sync.snapshot(), adapters: hooks.adapters, translatable: (s) => hooks.codecs.has(s), health, meter: deps.meter, sendable: (host) => sendable.of(host),
+  };
   const defaultResolver = createCatalogResolver(resolverDeps);
+  const pluginResolver = sendable.resolver(() => hooks.resolver!);
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
   const inferenceMetrics = createInferenceMetrics(deps.metrics);
@@ -230,7 +235,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       }
       const limited = deps.rateLimiter.acquire(principal, sync.snapshot());
       if (limited) permit = await limited;
-      const resolve = hooks.resolver ?? defaultResolver;
+      const resolve = hooks.resolver ? pluginResolver : defaultResolver;
       const codec = hooks.codecs.get(call.shape);
       const snapshot = sync.snapshot();
       const requested = snapshot.modelBySlug(call.model) ?? snapshot.models.get(call.model);

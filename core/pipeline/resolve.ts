@@ -21,6 +21,8 @@ export interface ResolverDeps {
   health: KeyHealth;
   /** In-flight counts and latencies per binding, for a model's spec.balancing (balancing.ts). */
   meter?: BindingMeter;
+  /** A host as it is sent to, its sealed header values opened (sendable-host.ts); without it, as the snapshot holds it. */
+  sendable?: (host: Host) => Host;
 }
 
 export function policyGrants(policy: Policy, modelId: string): boolean {
@@ -100,7 +102,9 @@ function candidatesFor(model: Model, shape: ShapeId, snapshot: CatalogSnapshot, 
   let candidates = bySnapshot.get(cacheKey);
   if (!candidates) {
     candidates = servableBindings(model, shape, snapshot, deps).map((b) => {
-      const base = { model, binding: b.binding, host: b.host, provider: b.provider, upstreamModel: b.upstreamModel, adapter: b.adapter, shapes: b.shapes };
+      // Opened here, once per snapshot: routes are reused until the snapshot is replaced.
+      const host = deps.sendable ? deps.sendable(b.host) : b.host;
+      const base = { model, binding: b.binding, host, provider: b.provider, upstreamModel: b.upstreamModel, adapter: b.adapter, shapes: b.shapes };
       const keyed = snapshot.hostKeysOfHost(b.host.metadata.id)
         .filter((k) => k.spec.weight > 0 && keyAllowed(k, model, snapshot))
         .map((hostKey) => ({ route: { ...base, hostKey }, weight: hostKey.spec.weight }));

@@ -9,6 +9,7 @@ import { isEventStream, retryAfterMs } from './failure.ts';
 import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
 import { decodeErrorBody, readErrorBody, redactCredentialText } from './upstream-error.ts';
+import { headerSecretsOf } from './sendable-host.ts';
 import { readUpstreamBody } from '../http/read-body.ts';
 import { contentCoding } from '../http/content-encoding.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
@@ -44,7 +45,8 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   // A hedge (hedge.ts) may have answered on the next route.
   if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
   // An upstream may quote Relay's key mid-answer (an error event); the caller never gets it.
-  attempt.writer.keepOut(route.hostKey === null ? null : credential);
+  const hostSecrets = headerSecretsOf(route.host);
+  attempt.writer.keepOut(route.hostKey === null ? null : credential, hostSecrets);
   // The upstream's rate limits in the client's vendor's names (rate-limit-headers.ts).
   const limits = clientRateLimitHeaders(res.headers, upstreamShape, codec.shape);
 
@@ -57,8 +59,9 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     let error = route.adapter.decodeError(upstreamShape, res.status, 'plain' in read ? read.plain.toString('utf8') : '');
     // A body Relay could not decode (a coding this Node lacks, a bomb) is not guessed at: the caller learns why.
     if ('unreadable' in read) error = { ...error, message: `${error.message}; its error body was not read: ${read.unreadable}` };
-    // Vendors quote a refused key back: Relay's own never reaches the caller, in whatever spelling the upstream's JSON had it.
-    if (route.hostKey && credential !== null) error = withoutCredential(error, credential);
+    // Vendors quote a refused key back: Relay's own never reaches the caller, in whatever spelling the upstream's JSON had it;
+    // nor do the host's header values (a gateway's key), in proxy mode too.
+    if ((route.hostKey && credential !== null) || hostSecrets) error = withoutCredential(error, route.hostKey ? credential ?? '' : '', hostSecrets?.values);
     if (refusesHostKey(route, res.status)) throw hostKeyRefused(res.status, error.message);
     // A refusal another model may answer (a prompt over this one's window, its content filter).
     if (!verdict.retryable && attempt.movesOn(error.reason)) return { kind: 'next_model' };
@@ -127,9 +130,9 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 /** A decoded upstream error without `credential` in the words the caller gets (its message, the field it names). */
-function withoutCredential(error: RelayErrorBody, credential: string): RelayErrorBody {
-  const message = redactCredentialText(error.message, credential);
-  const field = error.field === undefined ? undefined : redactCredentialText(error.field, credential);
+function withoutCredential(error: RelayErrorBody, credential: string, others?: readonly string[]): RelayErrorBody {
+  const message = redactCredentialText(error.message, credential, others);
+  const field = error.field === undefined ? undefined : redactCredentialText(error.field, credential, others);
   return message === error.message && field === error.field ? error : { ...error, message, ...(field === undefined ? {} : { field }) };
 }
 

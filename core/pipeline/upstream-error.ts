@@ -52,27 +52,35 @@ export function decodeErrorBody(body: Buffer, encoding: string | undefined): { p
 }
 
 /**
- * The body without `credential`: decoded when it was gzip, deflate, br or zstd, so that the key can be
- * found in it; `unreadable` when Relay cannot tell whether it holds the key.
+ * The body without `credential` (nor `others`, the host's header values it was sent with): decoded
+ * when it was gzip, deflate, br or zstd, so that the key can be found in it; `unreadable` when Relay
+ * cannot tell whether it holds the key.
  */
-export function redactCredential(body: Buffer, encoding: string | undefined, credential: string): RedactedBody {
+export function redactCredential(body: Buffer, encoding: string | undefined, credential: string, others: readonly string[] = []): RedactedBody {
   const decoded = decodeErrorBody(body, encoding);
   if ('unreadable' in decoded) return decoded;
+  const secrets = others.length === 0 ? [credential] : [credential, ...others];
   let plain = decoded.plain;
-  for (const needle of spellings(credential)) plain = replaceAll(plain, Buffer.from(needle, 'utf8'));
+  for (const secret of secrets) for (const needle of spellings(secret)) plain = replaceAll(plain, Buffer.from(needle, 'utf8'));
   // Without a backslash no escaped spelling is left: the usual error body stops here.
-  if (credential === '' || !plain.includes(BACKSLASH)) return { body: plain };
-  const text = plain.toString('utf8');
-  const rewritten = withoutInJson(text, credential);
-  if (rewritten === null) return { unreadable: 'its JSON is nested too deeply to check for the host key' };
-  return { body: rewritten === text ? plain : Buffer.from(rewritten, 'utf8') };
+  if (!plain.includes(BACKSLASH)) return { body: plain };
+  let text = plain.toString('utf8');
+  const original = text;
+  for (const secret of secrets) {
+    if (secret === '') continue;
+    const rewritten = withoutInJson(text, secret);
+    if (rewritten === null) return { unreadable: 'its JSON is nested too deeply to check for the host key' };
+    text = rewritten;
+  }
+  return { body: text === original ? plain : Buffer.from(text, 'utf8') };
 }
 
-/** `text` (a decoded error message) without `credential`. */
-export function redactCredentialText(text: string, credential: string): string {
-  if (credential === '') return text;
+/** `text` (a decoded error message) without `credential` (nor `others`, the host's header values). */
+export function redactCredentialText(text: string, credential: string, others: readonly string[] = []): string {
   let out = text;
-  for (const needle of spellings(credential)) if (out.includes(needle)) out = out.split(needle).join(REDACTED);
+  for (const secret of others.length === 0 ? [credential] : [credential, ...others]) {
+    for (const needle of spellings(secret)) if (out.includes(needle)) out = out.split(needle).join(REDACTED);
+  }
   return out;
 }
 

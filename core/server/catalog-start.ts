@@ -13,6 +13,7 @@ import type { SettingsStore } from '../settings/store.ts';
 import type { Sealer } from '../crypto/sealing.ts';
 import { resealAtStartup } from '../crypto/rekey.ts';
 import { sealWebhookUrlsAtStartup } from '../budgets/webhook-sealing.ts';
+import { sealHostHeadersAtStartup } from '../catalog/host-header-sealing.ts';
 import { ensureInitialAdmin } from '../control/admin-users.ts';
 import { databaseOutage, databaseWhere } from './database-reachability.ts';
 
@@ -71,6 +72,8 @@ async function loadFromDatabase(deps: CatalogStartDeps, done: Set<string>): Prom
     ['reseal', () => resealAtStartup(deps.db, deps.sealer, deps.log)],
     // Budget webhook URLs stored in plaintext (or under the previous key): sealed under the current one.
     ['seal-webhooks', () => sealWebhookUrlsAtStartup(deps.db, deps.sealer, deps.log)],
+    // Host header values stored in plaintext (or under the previous key): sealed under the current one.
+    ['seal-host-headers', () => sealHostHeadersAtStartup(deps.db, deps.sealer, deps.log)],
     ['catalog', () => deps.sync.start()],
     ['settings', () => deps.settings.start()],
     ['admin', () => ensureInitialAdmin(deps.db, deps.env, deps.log)],

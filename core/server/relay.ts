@@ -107,7 +107,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     env.RELAY_MASTER_KEY ? parseMasterKey(env.RELAY_MASTER_KEY) : null,
     env.RELAY_MASTER_KEY_PREVIOUS ? parseMasterKey(env.RELAY_MASTER_KEY_PREVIOUS, 'RELAY_MASTER_KEY_PREVIOUS') : null,
   );
-  if (!sealer.enabled) log.warn('RELAY_MASTER_KEY is not set: host keys can only read their value from the environment, and budget alert webhook URLs are stored unsealed');
+  if (!sealer.enabled) log.warn('RELAY_MASTER_KEY is not set: host keys can only read their value from the environment, and budget alert webhook URLs and host header values are stored unsealed');
 
   const db = await openDatabase({ url: config.database.url, dataDir, log, queryTimeoutMs: config.database.queryTimeoutMs });
   const closers: Array<() => Promise<void> | void> = [];

@@ -2,7 +2,7 @@
 // answer keeps its length, pieces without the key pass as they came, and placeholder keys are
 // left alone. HostKeyMask does the same to whole texts Relay keeps (JSON as JSON.stringify writes it).
 import t from 'tap';
-import { CredentialScrubber, HostKeyMask } from '../../core/pipeline/credential-scrub.ts';
+import { CredentialScrubber, HostKeyMask, HostSecrets } from '../../core/pipeline/credential-scrub.ts';
 
 const KEY = 'sk-proj-Abc/def+0123456789xyz';
 const ESCAPED = KEY.replaceAll('/', '\\/');
@@ -61,4 +61,26 @@ t.test('HostKeyMask: the key out of stored JSON and ids, with the masks the call
   t.equal(HostKeyMask.of(KEY), mask, 'made once per key');
   t.equal(HostKeyMask.of('ollama'), null, 'a placeholder key: nothing to mask');
   t.equal(HostKeyMask.of(null), null);
+});
+
+t.test('a host\'s header values: their long words masked beside the key, in every split; short ones and placeholders left', async (t) => {
+  const token = 'gw-token/0123456789abcdef';
+  const secrets = HostSecrets.of([`Bearer ${token}`, '2024-06-01', 'EMPTY'])!;
+  t.same(secrets.values, [token], 'the token of "Bearer <token>"; a version and a placeholder are no secret');
+  t.equal(HostSecrets.of(['2024-06-01', 'team core']), null, 'nothing worth masking: no pattern, no cost');
+  const text = `{"error":"gateway ${token} and key ${KEY}","again":"${token.replaceAll('/', '\\/')}"}`;
+  const bytes = Buffer.from(text);
+  const outputs = new Set<string>();
+  for (let i = 0; i <= bytes.length; i++) {
+    const scrubber = CredentialScrubber.of(KEY, secrets)!;
+    outputs.add(Buffer.concat([scrubber.push(bytes.subarray(0, i)), scrubber.push(bytes.subarray(i)), scrubber.end()]).toString('utf8'));
+  }
+  t.equal(outputs.size, 1, 'every split gives the same answer');
+  const [out] = outputs;
+  t.notOk(out!.includes('0123456789abcdef'), 'neither spelling of the token is left');
+  t.notOk(out!.includes(KEY), 'nor the key');
+  t.equal(Buffer.byteLength(out!), bytes.length, 'the masked answer is as long as the original');
+  const proxy = CredentialScrubber.of(null, secrets)!;
+  t.notOk(Buffer.concat([proxy.push(Buffer.from(`x ${token} y`)), proxy.end()]).toString().includes(token), 'without a host key (proxy mode) too');
+  t.equal(HostKeyMask.of(null, secrets)!.json(JSON.stringify({ quoted: token })), JSON.stringify({ quoted: '[redacted host key]'.padEnd(token.length, '*') }), 'and out of what Relay keeps');
 });

@@ -2,7 +2,7 @@
 // a JSON reader decodes, in member names, in JSON too deep to write again, and bodies left as
 // they came when the key is not in them, and codings that are no decoder's name.
 import t from 'tap';
-import { REDACTED, redactCredential } from '../../core/pipeline/upstream-error.ts';
+import { REDACTED, redactCredential, redactCredentialText } from '../../core/pipeline/upstream-error.ts';
 
 const KEY = 'sk-test/Key+0123456789';
 const redact = (text: string) => redactCredential(Buffer.from(text), undefined, KEY);
@@ -39,4 +39,13 @@ t.test('a coding named like an Object member ("constructor", "__proto__") is one
     const out = redactCredential(Buffer.from(`{"error":"${KEY}"}`), coding, KEY);
     t.same(out, { unreadable: `it is in content-encoding "${coding}", which Relay does not decode` }, coding);
   }
+});
+
+t.test('a host\'s header values are taken out beside the key, in every spelling a JSON reader decodes', async (t) => {
+  const value = 'apim/subscription-0123456789';
+  const u = [...value].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const out = redactCredential(Buffer.from(`{"a":"key ${KEY}","b":"${u}","c":"${value.replaceAll('/', '\\/')}","d":"${value}"}`), undefined, KEY, [value]);
+  if ('unreadable' in out) throw new Error(out.unreadable);
+  t.same(JSON.parse(out.body.toString('utf8')), { a: `key ${REDACTED}`, b: REDACTED, c: REDACTED, d: REDACTED });
+  t.equal(redactCredentialText(`quota of ${value} spent`, '', [value]), `quota of ${REDACTED} spent`, 'a decoded message, without a host key (proxy mode)');
 });

@@ -1,13 +1,13 @@
 // The dashboard's host form in headless Chromium: the fields of the provider's adapter's host
 // options (Azure OpenAI's, from GET /api/vendor-adapters), the server's 400 under the option it
-// names, options saved into spec.options; and the OpenAI-compatible presets filling a new
-// provider and host.
+// names, options saved into spec.options; the OpenAI-compatible presets filling a new
+// provider and host; and a host's header values, whole to an admin and masked to a viewer.
 import t, { type Test } from 'tap';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { buildDashboard } from '../support/dashboard-build.ts';
-import { startRelay } from '../../core/testing.ts';
+import { eventually, startRelay } from '../../core/testing.ts';
 
 const CHROMIUM = process.env.RELAY_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const USERNAME = 'admin';
@@ -86,6 +86,35 @@ async function run(t: Test) {
     await page.waitForSelector('#f-preset');
     await page.selectOption('#f-preset', 'openrouter');
     t.equal(await page.inputValue('#f-baseUrl'), 'https://openrouter.ai/api/v1');
+  });
+
+  await t.test("a host's header values: whole in an admin's form and saved from it; a viewer's form shows the mask", async (t) => {
+    const secret = 'apim-dashboard-subscription-0123456789';
+    const created = await relay.api('POST', '/api/hosts', {
+      metadata: { displayName: 'APIM' }, spec: { providerId: openaiProvider.body.metadata.id, baseUrl: 'https://apim.example.com/openai', headers: { 'ocp-apim-subscription-key': secret } },
+    });
+    t.equal(created.status, 201);
+    const id = created.body.metadata.id as string;
+    const value = '[aria-label="Header 1 value"]';
+    await page.goto(`${relay.controlUrl}/catalog/hosts/${id}`);
+    await page.waitForSelector(value);
+    t.equal(await page.inputValue(value), secret, 'the admin edits the whole value');
+    await page.fill(value, `${secret}-rotated`);
+    await page.click('form button[type=submit]');
+    await eventually(async () => (await relay.api('GET', `/api/hosts/${id}`)).body.spec.headers['ocp-apim-subscription-key'] === `${secret}-rotated`);
+
+    await relay.api('POST', '/api/users', { username: 'vera', password: 'viewer password 1', role: 'viewer' });
+    const viewer = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+    viewer.setDefaultTimeout(15_000);
+    await viewer.goto(`${relay.controlUrl}/catalog/hosts/${id}`);
+    await viewer.waitForSelector('#username');
+    await viewer.fill('#username', 'vera');
+    await viewer.fill('#password', 'viewer password 1');
+    await viewer.click('button[type=submit]');
+    await viewer.waitForSelector(value);
+    t.equal(await viewer.inputValue('[aria-label="Header 1 name"]'), 'ocp-apim-subscription-key', 'the viewer sees the name');
+    t.equal(await viewer.inputValue(value), '********', 'and the mask, not the value');
+    t.notOk((await viewer.content()).includes(secret), 'the value is nowhere in the page');
   });
 
   t.same(pageErrors, [], 'no page errors');

@@ -35,7 +35,7 @@ export const KIND_INFO: Record<KindName, KindInfo> = {
         help: 'The base, not the endpoint: Relay appends /chat/completions, /messages, ... OpenAI and compatible servers: .../v1 (a bare origin gets /v1). Anthropic: https://api.anthropic.com, with or without /v1.' },
       { key: 'enabled', label: 'Enabled', type: 'boolean', onLabel: 'Route requests to this host' },
       { key: 'timeoutMs', label: 'Timeout (ms)', type: 'number', integer: true, min: 100, max: 3_600_000, step: 1000, help: 'Bound on waiting for response headers, between body bytes, and between a stream\'s events (keep-alive comments alone do not extend it).' },
-      { key: 'headers', label: 'Extra headers', type: 'headers', help: 'Sent to this upstream on every request.' },
+      { key: 'headers', label: 'Extra headers', type: 'headers', help: 'Sent to this upstream on every request. Values may be secrets (a gateway\'s key such as ocp-apim-subscription-key): stored sealed when a master key is set, masked out of upstream answers, and viewers see ******** in place of each value.' },
     ],
     defaults: () => ({ providerId: '', baseUrl: '', enabled: true, timeoutMs: 600_000 }),
   },
