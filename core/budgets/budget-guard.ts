@@ -7,7 +7,9 @@
 // when a budget is first seen, when its window resets, and every RECONCILE_MS, so spend written by
 // other instances sharing the usage log (log-postgres, log-clickhouse) counts within that delay. A
 // reconcile takes `earlier` as in the log, so readSpend answers only once the usage events recorded
-// until then are written (spend-from-log.ts): spend still queued for the log is not lost. Requests
+// until then are written (spend-from-log.ts): spend still queued for the log is not lost. A request
+// whose end starts a reconcile (a budget not read before, as one that only alerts; a reconcile due)
+// is counted first: it is queued for the log already, so the read counts it, once. Requests
 // finishing while the base is read may be counted twice until the next reconcile: the error is on
 // the side of refusing early.
 //
@@ -244,7 +246,15 @@ export class BudgetGuard {
     return this.listed.budgets;
   }
 
+  /** A budget's counter in its current window, its due read of the usage log or shared total started. */
   private counter(budget: Budget, now: number): Counter {
+    const c = this.windowCounter(budget, now);
+    this.startDueRead(budget, c, now);
+    return c;
+  }
+
+  /** A budget's counter in its current window (a new one when its window reset or what it counts changed); no read started. */
+  private windowCounter(budget: Budget, now: number): Counter {
     let c = this.counters.get(budget.metadata.id);
     const rolling = typeof budget.spec.window === 'object';
     const counts = whatCounts(budget.spec);
@@ -266,9 +276,13 @@ export class BudgetGuard {
     } else if (rolling) {
       c.startMs = windowAt(budget.spec, now).startMs;
     }
+    return c;
+  }
+
+  /** Starts the counter's reconcile when due, else a re-read of its shared total when due. */
+  private startDueRead(budget: Budget, c: Counter, now: number): void {
     if (!c.reconciling && now >= c.reconcileAt) this.reconcile(budget, c, now);
     else if (c.shared && !c.reading && now - c.readAt >= SHARED_READ_MS) this.readShared(budget, c, now);
-    return c;
   }
 
   private readShared(budget: Budget, c: Counter, now: number): void {
@@ -482,18 +496,24 @@ export class BudgetGuard {
     const budgets = this.budgets();
     if (budgets.length === 0) return;
     const now = this.now();
-    const tokens = event.input_tokens + event.output_tokens;
     for (const budget of budgets) {
       if (!scopeMatches(budget.spec, event.relay_key_id, event.policy_id, event.model_id)) continue;
-      const counter = this.counter(budget, now);
-      if (Date.parse(event.started_at) < counter.startMs) continue;
-      const counted = event.cost !== null && event.currency === budget.spec.currency;
-      if (!counted && budget.spec.limitAmount !== undefined) this.warnUncounted(budget, event);
-      const delta = { micros: counted ? toMicros(event.cost!) : 0, tokens };
-      counter.local = plus(counter.local, delta);
-      if (counter.shared) this.addShared(budget, counter, delta, now);
-      else this.counted(budget, counter);
+      const counter = this.windowCounter(budget, now);
+      if (Date.parse(event.started_at) >= counter.startMs) this.add(budget, counter, event, now);
+      // Only now: the event is queued for the usage log already, so a reconcile started here reads it (as `earlier`, not again in `local`).
+      this.startDueRead(budget, counter, now);
     }
+  }
+
+  /** Adds a finished request's spend to a budget's counter (and to its shared total). */
+  private add(budget: Budget, counter: Counter, event: UsageEvent, now: number): void {
+    const tokens = event.input_tokens + event.output_tokens;
+    const counted = event.cost !== null && event.currency === budget.spec.currency;
+    if (!counted && budget.spec.limitAmount !== undefined) this.warnUncounted(budget, event);
+    const delta = { micros: counted ? toMicros(event.cost!) : 0, tokens };
+    counter.local = plus(counter.local, delta);
+    if (counter.shared) this.addShared(budget, counter, delta, now);
+    else this.counted(budget, counter);
   }
 
   /**
