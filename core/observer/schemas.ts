@@ -136,6 +136,7 @@ export const SessionSchema = Type.Object({
   duration_ms: Type.Number({ description: 'From the start of its first request to the end of its last.' }),
   turns: Type.Integer({ description: 'Requests (model calls) in the session.' }),
   models: Type.Array(Type.String(), { description: 'The models it used, sorted.' }),
+  currencies: Type.Array(Type.String(), { description: 'The currencies its requests were priced in (that of totals.cost), sorted; none when none was priced. With more than one, totals.cost adds amounts in different currencies.' }),
   totals: UsageTotalsSchema,
   cache_hit_ratio: Nullable(Type.Number({ description: 'Prompt tokens read from the cache over all prompt tokens.' })),
 }, { description: 'One agent session (a Codex thread, a Claude Code session), its requests added up.' });
@@ -143,7 +144,7 @@ export const SessionSchema = Type.Object({
 export const SessionsQuerySchema = Type.Object({
   ...FilterQuerySchema,
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Most sessions returned.' })),
-  sort: Type.Optional(Type.Union([Type.Literal('cost'), Type.Literal('recent')], { default: 'cost', description: 'cost: the costliest first; recent: the last active first.' })),
+  sort: Type.Optional(Type.Union([Type.Literal('cost'), Type.Literal('recent')], { default: 'cost', description: 'cost: the costliest first (by input and output tokens when the sessions listed are priced in more than one currency: their costs do not compare); recent: the last active first.' })),
 }, { additionalProperties: false });
 
 export const SessionsResponseSchema = Type.Object({

@@ -11,10 +11,24 @@ export function cacheHitRatio(cacheRead: number, input: number): number | null {
   return input > 0 ? Math.round((cacheRead / input) * 10_000) / 10_000 : null;
 }
 
-/** The costliest first (or the last active first), ties by last activity then id, cut to the limit. */
+/** Whether the sessions' costs compare: all priced in one currency (or none). */
+function inOneCurrency(sessions: ReadonlyArray<Pick<SessionSummary, 'currencies'>>): boolean {
+  return new Set(sessions.flatMap((s) => s.currencies)).size <= 1;
+}
+
+const tokensOf = (s: SessionSummary): number => s.totals.input_tokens + s.totals.output_tokens;
+
+/**
+ * The costliest first (or the last active first), ties by last activity then id, cut to the limit.
+ * Costs in different currencies do not compare: a list priced in more than one is ordered by
+ * tokens (input and output) instead, as the whole list, so that the order stays one order.
+ */
 export function sortSessions(sessions: SessionSummary[], query: Pick<SessionsQuery, 'sort' | 'limit'>): SessionSummary[] {
   const byRecent = (a: SessionSummary, b: SessionSummary) => b.last_finished_at.localeCompare(a.last_finished_at);
-  sessions.sort((a, b) => (query.sort === 'recent' ? 0 : b.totals.cost - a.totals.cost) || byRecent(a, b) || a.session_id.localeCompare(b.session_id));
+  const spent = query.sort === 'recent' ? () => 0
+    : inOneCurrency(sessions) ? (a: SessionSummary, b: SessionSummary) => b.totals.cost - a.totals.cost
+    : (a: SessionSummary, b: SessionSummary) => tokensOf(b) - tokensOf(a);
+  sessions.sort((a, b) => spent(a, b) || byRecent(a, b) || a.session_id.localeCompare(b.session_id));
   return sessions.slice(0, query.limit);
 }
 
@@ -23,6 +37,7 @@ interface Building {
   firstMs: number;
   lastMs: number;
   models: Set<string>;
+  currencies: Set<string>;
   summary: SessionSummary;
 }
 
@@ -34,6 +49,7 @@ function finish(b: Building): SessionSummary {
   s.duration_ms = b.lastMs - b.firstMs;
   s.turns = s.totals.requests;
   s.models = [...b.models].sort();
+  s.currencies = [...b.currencies].sort();
   s.cache_hit_ratio = cacheHitRatio(s.totals.cache_read_tokens, s.totals.input_tokens);
   return s;
 }
@@ -52,8 +68,8 @@ export class SessionsBuilder {
     let b = this.sessions.get(id);
     if (!b) {
       b = {
-        client: null, firstMs: started, lastMs: finished, models: new Set(),
-        summary: { session_id: id, client: null, first_started_at: '', last_finished_at: '', duration_ms: 0, turns: 0, models: [], totals: emptyTotals(), cache_hit_ratio: null },
+        client: null, firstMs: started, lastMs: finished, models: new Set(), currencies: new Set(),
+        summary: { session_id: id, client: null, first_started_at: '', last_finished_at: '', duration_ms: 0, turns: 0, models: [], currencies: [], totals: emptyTotals(), cache_hit_ratio: null },
       };
       this.sessions.set(id, b);
     }
@@ -62,6 +78,7 @@ export class SessionsBuilder {
     b.lastMs = Math.max(b.lastMs, finished);
     const model = event.model_slug ?? event.model_requested;
     if (model !== null) b.models.add(model);
+    if (event.currency !== null) b.currencies.add(event.currency);
     addToTotals(b.summary.totals, event);
   }
 
@@ -83,7 +100,7 @@ export function mergeSessions(lists: SessionSummary[][], query: Pick<SessionsQue
   for (const s of lists.flat()) {
     const into = byId.get(s.session_id);
     if (!into) {
-      byId.set(s.session_id, { ...s, models: [...s.models], totals: { ...s.totals } });
+      byId.set(s.session_id, { ...s, models: [...s.models], currencies: [...s.currencies], totals: { ...s.totals } });
       continue;
     }
     into.client ??= s.client;
@@ -91,6 +108,7 @@ export function mergeSessions(lists: SessionSummary[][], query: Pick<SessionsQue
     if (s.last_finished_at > into.last_finished_at) into.last_finished_at = s.last_finished_at;
     into.duration_ms = Date.parse(into.last_finished_at) - Date.parse(into.first_started_at);
     into.models = [...new Set([...into.models, ...s.models])].sort();
+    into.currencies = [...new Set([...into.currencies, ...s.currencies])].sort();
     addTotals(into.totals, s.totals);
     into.turns = into.totals.requests;
     into.cache_hit_ratio = cacheHitRatio(into.totals.cache_read_tokens, into.totals.input_tokens);

@@ -80,7 +80,7 @@ export interface TimeseriesPoint {
 export interface SessionsQuery extends UsageFilter {
   /** Most sessions returned. */
   limit: number;
-  /** cost: the costliest first (the default); recent: the last active first. */
+  /** cost: the costliest first (the default; by tokens when the sessions are priced in more than one currency); recent: the last active first. */
   sort?: 'cost' | 'recent';
 }
 
@@ -97,6 +97,8 @@ export interface SessionSummary {
   turns: number;
   /** The models it used (relay slugs; the requested name when no model matched), sorted. */
   models: string[];
+  /** The currencies its requests were priced in, sorted; none when none was priced. With more than one, totals.cost adds amounts in different currencies. */
+  currencies: string[];
   totals: UsageTotals;
   /** cache_read_tokens / input_tokens; null without input. */
   cache_hit_ratio: number | null;

@@ -113,11 +113,14 @@ export class ClickHouseUsageBackend implements UsageBackend {
   async sessions(query: SessionsQuery): Promise<SessionSummary[]> {
     const where = whereOf(query);
     where.params.session_limit = query.limit;
-    const order = query.sort === 'recent' ? 'last_ms DESC, session_id' : 'cost_micros DESC, last_ms DESC, session_id';
+    const inSessions = `${where.clause ? `${where.clause} AND` : 'WHERE'} ${SESSION_ID_SQL} != ''`;
+    // Costs in different currencies do not compare: sessions priced in more than one are ordered by tokens (sessions.ts).
+    const spent = `if((SELECT uniqExact(currency) FROM ${this.table} ${inSessions}) > 1, toInt64(input_tokens + output_tokens), cost_micros)`;
+    const order = query.sort === 'recent' ? 'last_ms DESC, session_id' : `${spent} DESC, last_ms DESC, session_id`;
     const rows = await this.rows(
       `SELECT ${SESSION_ID_SQL} AS session_id, max(client) AS client_name,
          toUnixTimestamp64Milli(min(started_at)) AS first_ms, toUnixTimestamp64Milli(max(finished_at)) AS last_ms,
-         groupUniqArray(coalesce(model_slug, model_requested)) AS models, ${TOTALS_SQL}
+         groupUniqArray(coalesce(model_slug, model_requested)) AS models, groupUniqArray(currency) AS currencies, ${TOTALS_SQL}
        FROM ${this.table} ${where.clause ? `${where.clause} AND` : 'WHERE'} session_id != ''
        GROUP BY session_id ORDER BY ${order} LIMIT {session_limit:UInt32}`,
       where.params,
@@ -129,7 +132,8 @@ export class ClickHouseUsageBackend implements UsageBackend {
       return {
         session_id: String(r.session_id), client: (r.client_name as string | null) ?? null,
         first_started_at: new Date(first).toISOString(), last_finished_at: new Date(last).toISOString(), duration_ms: last - first,
-        turns: totals.requests, models: (r.models as Array<string | null>).filter((m): m is string => m !== null).sort(), totals,
+        turns: totals.requests, models: (r.models as Array<string | null>).filter((m): m is string => m !== null).sort(),
+        currencies: (r.currencies as Array<string | null>).filter((c): c is string => c !== null).sort(), totals,
         cache_hit_ratio: cacheHitRatio(totals.cache_read_tokens, totals.input_tokens),
       };
     });

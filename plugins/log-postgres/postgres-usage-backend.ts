@@ -176,12 +176,16 @@ export class PostgresUsageBackend implements UsageBackend {
     await this.ready;
     const where = whereOf(query);
     where.params.push(query.limit);
-    const order = query.sort === 'recent' ? 'last_at DESC, session_id' : 'cost_micros DESC, last_at DESC, session_id';
+    // Costs in different currencies do not compare: sessions priced in more than one are ordered by tokens (sessions.ts).
+    const spent = `CASE WHEN (SELECT count(DISTINCT currency) FROM e) > 1 THEN input_tokens + output_tokens ELSE cost_micros END`;
+    const order = query.sort === 'recent' ? 'last_at DESC, session_id' : `${spent} DESC, last_at DESC, session_id`;
     const { rows } = await this.db.query(
-      `SELECT session_id, max(client) AS client, min(started_at) AS first_at, max(finished_at) AS last_at,
-         array_remove(array_agg(DISTINCT coalesce(model_slug, model_requested)), NULL) AS models, ${TOTALS_SQL}
-       FROM (SELECT *, ${SESSION_ID_SQL} AS session_id FROM ${this.table} ${where.clause}) AS e
-       WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY ${order} LIMIT $${where.params.length}`,
+      `WITH e AS (SELECT * FROM (SELECT *, ${SESSION_ID_SQL} AS session_id FROM ${this.table} ${where.clause}) AS w WHERE session_id IS NOT NULL),
+         s AS (SELECT session_id, max(client) AS client, min(started_at) AS first_at, max(finished_at) AS last_at,
+           array_remove(array_agg(DISTINCT coalesce(model_slug, model_requested)), NULL) AS models,
+           array_remove(array_agg(DISTINCT currency), NULL) AS currencies, ${TOTALS_SQL}
+         FROM e GROUP BY session_id)
+       SELECT * FROM s ORDER BY ${order} LIMIT $${where.params.length}`,
       where.params,
     );
     return rows.map((r) => {
@@ -191,7 +195,7 @@ export class PostgresUsageBackend implements UsageBackend {
       return {
         session_id: String(r.session_id), client: (r.client as string | null) ?? null,
         first_started_at: first.toISOString(), last_finished_at: last.toISOString(), duration_ms: last.getTime() - first.getTime(),
-        turns: totals.requests, models: [...(r.models as string[])].sort(), totals,
+        turns: totals.requests, models: [...(r.models as string[])].sort(), currencies: [...(r.currencies as string[])].sort(), totals,
         cache_hit_ratio: cacheHitRatio(totals.cache_read_tokens, totals.input_tokens),
       };
     });

@@ -4,7 +4,7 @@
 // computed here by hand.
 import type { Test } from 'tap';
 import type { UsageEvent } from '../../core/hooks.ts';
-import type { ListQuery, StatusFilter, Summary, TimeseriesPoint, UsageBackend, UsageFilter, UsageTotals } from '../../core/observer/types.ts';
+import type { ListQuery, SessionSummary, StatusFilter, Summary, TimeseriesPoint, UsageBackend, UsageFilter, UsageTotals } from '../../core/observer/types.ts';
 import { usageEvent } from './observer-fixtures.ts';
 
 export interface UsageBackendHarness {
@@ -271,14 +271,23 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
       sameTotals(t, s.totals, totals, `${s.session_id}: totals`);
       t.equal(s.turns, mine.length, `${s.session_id}: turns`);
       t.same(s.models, [...new Set(mine.map((e) => e.model_slug ?? e.model_requested))].sort(), `${s.session_id}: models`);
+      t.same(s.currencies, [...new Set(mine.flatMap((e) => (e.currency === null ? [] : [e.currency])))].sort(), `${s.session_id}: currencies`);
       t.equal(s.first_started_at, new Date(first).toISOString(), `${s.session_id}: first start`);
       t.equal(s.last_finished_at, new Date(last).toISOString(), `${s.session_id}: last finish`);
       t.equal(s.duration_ms, last - first, `${s.session_id}: duration`);
       t.equal(s.cache_hit_ratio, Math.round((totals.cache_read_tokens / totals.input_tokens) * 10_000) / 10_000, `${s.session_id}: cache hit ratio`);
       t.equal(s.client, mine.find((e) => e.client !== null)?.client ?? null, `${s.session_id}: client`);
     }
-    const costliest = [...sessions].sort((a, b) => b.totals.cost - a.totals.cost || b.last_finished_at.localeCompare(a.last_finished_at) || a.session_id.localeCompare(b.session_id));
-    t.same(sessions.map((s) => s.session_id), costliest.map((s) => s.session_id), 'the costliest first');
+    const then = (a: SessionSummary, b: SessionSummary) => b.last_finished_at.localeCompare(a.last_finished_at) || a.session_id.localeCompare(b.session_id);
+    // Priced in EUR and USD: costs do not compare, so "costliest" is by tokens (which here is not the order of the cost sums).
+    const tokens = (s: SessionSummary) => s.totals.input_tokens + s.totals.output_tokens;
+    const costliest = [...sessions].sort((a, b) => tokens(b) - tokens(a) || then(a, b));
+    const byCostSum = [...sessions].sort((a, b) => b.totals.cost - a.totals.cost || then(a, b));
+    t.notSame(costliest.map((s) => s.session_id), byCostSum.map((s) => s.session_id), 'the fixture tells the two orders apart');
+    t.same(sessions.map((s) => s.session_id), costliest.map((s) => s.session_id), 'in two currencies, the most tokens first');
+    const usd = await backend.sessions!({ from, limit: 100, currency: 'USD' });
+    t.ok(usd.length >= 4 && usd.every((s) => s.currencies.join() === 'USD'), 'the USD requests only');
+    t.same(usd.map((s) => s.session_id), [...usd].sort((a, b) => b.totals.cost - a.totals.cost || then(a, b)).map((s) => s.session_id), 'in one currency, the costliest first');
     const recent = await backend.sessions!({ from, limit: 100, sort: 'recent' });
     t.same(recent.map((s) => s.last_finished_at), [...recent.map((s) => s.last_finished_at)].sort().reverse(), 'recent: the last active first');
     t.same((await backend.sessions!({ from, limit: 2 })).map((s) => s.session_id), costliest.slice(0, 2).map((s) => s.session_id), 'cut to the limit');

@@ -134,6 +134,8 @@ export interface SessionSummary {
   duration_ms: number;
   turns: number;
   models: string[];
+  /** The currencies its requests were priced in, sorted; with more than one, totals.cost adds different currencies. */
+  currencies: string[];
   totals: UsageTotals;
   cache_hit_ratio: number | null;
 }

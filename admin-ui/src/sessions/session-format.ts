@@ -1,6 +1,7 @@
 // How a session's figures read: its duration in the largest fitting units, its cache hit ratio as
-// a percentage, and its models as one line.
+// a percentage, its models as one line, and its cost in its currency.
 import type { SessionSummary } from '../api/types.ts';
+import { formatCost } from '../format.ts';
 
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -20,4 +21,15 @@ export function modelsLine(session: Pick<SessionSummary, 'models'>): string {
   const { models } = session;
   if (models.length === 0) return '—';
   return models.length <= 2 ? models.join(', ') : `${models.slice(0, 2).join(', ')} +${models.length - 2}`;
+}
+
+/** The cost in the session's currency; a sum over several currencies is no amount: it names them instead. */
+export function sessionCost(session: Pick<SessionSummary, 'currencies' | 'totals'>): string {
+  const { currencies } = session;
+  return currencies.length > 1 ? `mixed (${currencies.join(', ')})` : formatCost(session.totals.cost, currencies[0]);
+}
+
+/** Whether the sessions listed are priced in more than one currency: the API then orders "costliest" by tokens. */
+export function pricedInSeveralCurrencies(sessions: ReadonlyArray<Pick<SessionSummary, 'currencies'>>): boolean {
+  return new Set(sessions.flatMap((s) => s.currencies)).size > 1;
 }

@@ -9,10 +9,10 @@ import { ErrorBanner, Spinner } from '../ui/states.tsx';
 import { StatusBadge } from '../ui/badge.tsx';
 import { CopyButton } from '../ui/copy-button.tsx';
 import { useAsync } from '../ui/use-async.ts';
-import { formatCompact, formatCost, formatDateTime, formatMs } from '../format.ts';
+import { formatCompact, formatDateTime, formatMs } from '../format.ts';
 import { costText } from '../logs/cost-text.ts';
 import { getSession } from './sessions-api.ts';
-import { formatDuration, formatRatio } from './session-format.ts';
+import { formatDuration, formatRatio, sessionCost } from './session-format.ts';
 
 function Stat({ label, children }: { label: string; children: ComponentChildren }) {
   return <div class="stat"><div class="stat-label">{label}</div><div class="stat-value">{children}</div></div>;
@@ -41,7 +41,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <PageHeader title={`Session ${session.session_id}`} subtitle={session.client ?? undefined}
         back={<Link href="/sessions">← Sessions</Link>} actions={<CopyButton text={session.session_id} label="Copy session id" />} />
       <div class="stats card">
-        <Stat label="Cost">{formatCost(t.cost)}</Stat>
+        <Stat label="Cost">{sessionCost(session)}</Stat>
         <Stat label="Turns">{formatCompact(session.turns)}{t.errors > 0 && <div class="muted small">{t.errors} failed</div>}</Stat>
         <Stat label="Input tokens">{formatCompact(t.input_tokens)}<div class="muted small">cache hits {formatRatio(session.cache_hit_ratio)}</div></Stat>
         <Stat label="Output tokens">{formatCompact(t.output_tokens)}{t.reasoning_tokens > 0 && <div class="muted small">{formatCompact(t.reasoning_tokens)} reasoning</div>}</Stat>

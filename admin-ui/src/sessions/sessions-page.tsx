@@ -1,15 +1,16 @@
 // Agent sessions over a window, the costliest first (or the last active): turns, models, tokens,
 // cache hit ratio, cost and duration per Codex thread or Claude Code session; one click opens one.
+// Sessions priced in more than one currency are ordered by tokens (the API's order), and say so.
 import type { SessionSummary } from '../api/types.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import { PageHeader } from '../ui/page-header.tsx';
 import { EmptyState, ErrorBanner, Spinner } from '../ui/states.tsx';
 import { useAsync } from '../ui/use-async.ts';
-import { formatCompact, formatCost, formatDateTime, formatRelative } from '../format.ts';
+import { formatCompact, formatDateTime, formatRelative } from '../format.ts';
 import { Segmented } from '../usage/usage-page.tsx';
 import { WINDOW_SECONDS } from '../usage/series.ts';
 import { listSessions, type SessionSort } from './sessions-api.ts';
-import { formatDuration, formatRatio, modelsLine } from './session-format.ts';
+import { formatDuration, formatRatio, modelsLine, pricedInSeveralCurrencies, sessionCost } from './session-format.ts';
 
 export const sessionHref = (id: string) => `/sessions/${encodeURIComponent(id)}`;
 
@@ -24,7 +25,7 @@ function Row({ s }: { s: SessionSummary }) {
       <td class="col-optional mono small" title={s.models.join(', ')}>{modelsLine(s)}</td>
       <td class="num col-optional">{formatCompact(s.totals.input_tokens)} / {formatCompact(s.totals.output_tokens)}</td>
       <td class="num col-optional">{formatRatio(s.cache_hit_ratio)}</td>
-      <td class="num">{formatCost(s.totals.cost)}</td>
+      <td class="num">{sessionCost(s)}</td>
       <td class="num col-optional">{formatDuration(s.duration_ms)}</td>
       <td class="col-optional" title={formatDateTime(s.last_finished_at)}>{formatRelative(s.last_finished_at)}</td>
     </tr>
@@ -52,6 +53,9 @@ export function SessionsPage() {
           <EmptyState title="No agent sessions in this window">Requests from Codex (through agent-codex) and Claude Code (in proxy mode) are grouped here by their thread or session id.</EmptyState>
         ) : (
           <section class="card table-wrap">
+            {sort === 'cost' && pricedInSeveralCurrencies(list.data.sessions) && (
+              <p class="muted small">These sessions are priced in more than one currency, whose costs do not compare: the costliest are those that used the most tokens (input and output).</p>
+            )}
             <table class="table table-sessions">
               <thead>
                 <tr>
