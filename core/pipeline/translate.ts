@@ -120,6 +120,8 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
 
 /** Why an answer could not be read, in words: a stack overflow is JSON nested past what Relay walks, not Relay failing. */
 function whyUnread(err: unknown): string {
+  // JSON.parse's message quotes the answer's bytes, which no scrubber has seen: a host key could be among them.
+  if (err instanceof SyntaxError) return 'it is not valid JSON';
   const message = (err as Error)?.message ?? String(err);
   return err instanceof RangeError && /call stack/i.test(message) ? 'it is nested too deeply to read' : message;
 }

@@ -191,6 +191,15 @@ t.test('an answer nested 100,000 deep is a 502 that says so; the process serves 
   t.equal(res.status, 200, 'and the next request is answered');
 });
 
+t.test("an answer that is not JSON is a 502 that quotes none of its bytes (they were never scrubbed)", async (t) => {
+  const quoted = 'AKIAHOSTILE000000001:hostile/Secret+Key0123456789abcdefghijk';
+  const { res, record } = await ask('openai-chat', 'messages', false, { headers: { 'content-type': 'application/json' }, body: `${quoted} and then some` });
+  t.equal(res.status, 502);
+  t.match(res.text, /could not be read: it is not valid JSON/, 'says why');
+  t.notMatch(res.text, 'AKIAHOST', 'and quotes nothing of the answer');
+  t.equal(record.error_code, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE');
+});
+
 t.test('frames that say nothing (a blank data line, [DONE]) are skipped on every translated stream', async (t) => {
   const { res, record } = await ask('openai-responses', 'messages', true, sse([
     [null, ''],
