@@ -96,6 +96,14 @@ export class Attempt {
   /** The open upstream call's trace, ended by endAttempt. */
   private span: AttemptTrace | null = null;
 
+  /** An upstream call's trace, its headers added to the call; null when the request is not traced. */
+  private startSpan(route: Route, req: UpstreamRequest): AttemptTrace | null {
+    if (!this.trace) return null;
+    const span = this.trace.startAttempt(route, req.shape);
+    if (span.headers) Object.assign(req.headers, span.headers);
+    return span;
+  }
+
   /** Ends the upstream call's trace: `failover` names why the next candidate is tried, if one is. */
   endAttempt(failover: string | null, error?: string): void {
     this.span?.end(failover, error);
@@ -148,10 +156,7 @@ export class Attempt {
     const measured = this.meter !== null && (isMeasured(route.model.spec.balancing) || route.model.spec.hedge !== undefined) ? bindingKey(route) : null;
     if (measured) this.endInFlight = this.meter!.acquire(measured);
     const started = measured ? performance.now() : 0;
-    if (this.trace) {
-      this.span = this.trace.startAttempt(route, req.shape);
-      if (this.span.headers) Object.assign(req.headers, this.span.headers);
-    }
+    this.span = this.startSpan(route, req);
     try {
       const res = await route.adapter.send(req);
       this.record.upstreamRequestId = upstreamRequestIdOf(res.headers);
@@ -174,16 +179,29 @@ export class Attempt {
     this.record.upstreamShape = req.shape;
     const started = performance.now();
     let hedgedAt: number | null = null;
+    // Each request sent is an upstream call of its own in the trace, with its own traceparent.
+    const primarySpan = this.startSpan(route, req);
+    // Typed by a cast: set inside build(), which the compiler's narrowing does not follow.
+    let hedgeSpan = null as AttemptTrace | null;
+    this.span = primarySpan;
     try {
-      const result = await sendHedged(route, req, plan, (p) => rebuild(p.route, p.credential), () => {
+      const result = await sendHedged(route, req, plan, (p) => {
+        const hedgeReq = rebuild(p.route, p.credential);
+        hedgeSpan = this.startSpan(p.route, hedgeReq);
+        return hedgeReq;
+      }, () => {
         hedgedAt = performance.now() - started;
         this.record.attempts++;
       });
+      const [kept, lost] = result.route === route ? [primarySpan, hedgeSpan] : [hedgeSpan, primarySpan];
+      lost?.end(null, 'hedge_lost');
+      this.span = kept;
       this.sentRoute = result.route;
       if (result.route !== route) this.resend = null;
       this.hedgeCredential = plan.credential;
       this.record.route = result.route;
       this.record.upstreamRequestId = upstreamRequestIdOf(result.res.headers);
+      this.span?.response(result.res.status, this.record.upstreamRequestId);
       // Only the kept answer is timed: a cancelled one's time is unknown (longer than it was given).
       if (this.meter && result.res.status < 400) this.meter.observe(bindingKey(result.route), result.ttfbMs);
       if (result.cancelled) {
@@ -194,6 +212,8 @@ export class Attempt {
       }
       return result.res;
     } catch (err) {
+      // The primary's failure is the one reported; its span is ended with the attempt.
+      hedgeSpan?.end(null, this.cancellation.aborted ? 'client_gone' : 'upstream_unreachable');
       if (this.cancellation.aborted) throw new ClientGone();
       const r = this.networkFailure(route, err);
       if (r.kind === 'retry') return null;
