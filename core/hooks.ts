@@ -127,6 +127,12 @@ export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: UpstreamBody;
+  /**
+   * Optional: secrets this call sent that were made from the host key (an access token it was
+   * issued, a signing key id, a session token). The kernel masks them out of the answer as it
+   * masks the host key, since an upstream may quote them back.
+   */
+  sentCredentials?: readonly string[];
 }
 
 /** What a stream's frames showed so far (StreamInspector.inspect). */

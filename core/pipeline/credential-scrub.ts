@@ -4,7 +4,8 @@
 // is replaced by a mask of the same length, so a Content-Length already sent still holds; a piece
 // without the key, and not ending in its first bytes, goes on as the same Buffer. HostKeyMask
 // takes it out of whole texts Relay keeps of an answer (a stored Responses object), the same way.
-// A host's header values (an API gateway's key, HostSecrets) are taken out beside the key.
+// A host's header values (an API gateway's key, HostSecrets) are taken out beside the key, and so
+// are the credentials a call made from the key (an access token, a signing key id).
 import { REDACTED, spellings } from './upstream-error.ts';
 
 /**
@@ -13,6 +14,10 @@ import { REDACTED, spellings } from './upstream-error.ts';
  */
 const MIN_KEY_BYTES = 16;
 const MAX_KEY_BYTES = 1024;
+/** Credentials a call sent (UpstreamResponse.sentCredentials) may be longer: an Entra ID token is a JWT of 1-3 KB. */
+const MAX_SENT_BYTES = 8192;
+/** Joined sets kept per host; access tokens change about hourly, so a host meets few at a time. */
+const MAX_JOINED = 64;
 
 /** What is searched for and written instead: made once per key, not per answer. */
 interface ScrubPattern {
@@ -30,9 +35,9 @@ interface ScrubPattern {
 const MAX_PATTERNS = 256;
 const patterns = new Map<string, ScrubPattern | null>();
 
-function maskable(secret: string): boolean {
+function maskable(secret: string, maxBytes = MAX_KEY_BYTES): boolean {
   const bytes = Buffer.byteLength(secret);
-  return bytes >= MIN_KEY_BYTES && bytes <= MAX_KEY_BYTES && !/\s/.test(secret);
+  return bytes >= MIN_KEY_BYTES && bytes <= maxBytes && !/\s/.test(secret);
 }
 
 /**
@@ -44,14 +49,36 @@ export class HostSecrets {
   /** Patterns with each credential ('' for none), made when first asked. */
   readonly patterns = new Map<string, ScrubPattern | null>();
 
+  /** This host's secrets joined with a call's sent credentials, by those credentials (HostSecrets.withSent). */
+  private readonly joined = new Map<string, HostSecrets | null>();
+
   private constructor(readonly values: readonly string[]) {}
 
   /** The secrets of `values` (a host's header values), or null when none is long enough to be one. */
   static of(values: readonly string[]): HostSecrets | null {
-    const words = [...new Set(values.flatMap((v) => v.split(/\s+/)).filter(maskable))];
+    const words = [...new Set(values.flatMap((v) => v.split(/\s+/)).filter((w) => maskable(w)))];
     return words.length > 0 ? new HostSecrets(words) : null;
   }
+
+  /**
+   * `host`'s secrets and the credentials a call sent that derive from the host key (an access
+   * token, a signing key id: UpstreamResponse.sentCredentials), made once per set and host.
+   */
+  static withSent(host: HostSecrets | null, sent: readonly string[] | undefined): HostSecrets | null {
+    if (sent === undefined || sent.length === 0) return host;
+    const cache = host?.joined ?? joinedWithoutHost;
+    const cacheKey = sent.join('\n');
+    let joined = cache.get(cacheKey);
+    if (joined !== undefined) return joined;
+    const words = [...new Set([...(host?.values ?? []), ...sent.filter((w) => maskable(w, MAX_SENT_BYTES))])];
+    joined = words.length > 0 ? new HostSecrets(words) : null;
+    if (cache.size >= MAX_JOINED) cache.clear();
+    cache.set(cacheKey, joined);
+    return joined;
+  }
 }
+
+const joinedWithoutHost = new Map<string, HostSecrets | null>();
 
 /** The pattern of the key and the host's secrets, or null when there is nothing to take out (see MIN_KEY_BYTES). */
 function patternOf(credential: string | null, host: HostSecrets | null): ScrubPattern | null {

@@ -16,6 +16,7 @@ import { StreamTap } from './stream-tap.ts';
 import { EventIdleBound } from './stream-idle.ts';
 import { readErrorBody, redactCredential, type RedactedBody } from './upstream-error.ts';
 import { headerSecretsOf } from './sendable-host.ts';
+import { HostSecrets } from './credential-scrub.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
 import type { ForwardedCapture } from './forwarded-capture.ts';
 import { generatedChars } from '../canonical/output-token-estimate.ts';
@@ -72,7 +73,8 @@ export async function passthrough(
   const names = dropped.get(route) ?? [];
   attempt.writer.dropped = names.length > 0 ? names.join(', ') : null;
   // An upstream may quote Relay's key mid-answer (an error event, a 200 that is an error).
-  attempt.writer.keepOut(route.hostKey === null ? null : credential, headerSecretsOf(route.host));
+  const secrets = HostSecrets.withSent(headerSecretsOf(route.host), res.sentCredentials);
+  attempt.writer.keepOut(route.hostKey === null ? null : credential, secrets);
   // Compressed bytes hide the key from the scrubber (and usage from the tap): refused before the first byte.
   if (res.status < 400 && route.hostKey !== null && credential !== null) {
     const coding = contentCoding(res.headers['content-encoding']);
@@ -95,7 +97,7 @@ export async function passthrough(
     attempt.record.errorCode = `upstream_${res.status}`;
     // Errors pass through unmodified (clients match on their wording), but for Relay's own key.
     if (route.hostKey === null || credential === null) return pipeAll(attempt, res, null);
-    return sendOwnKeyError(attempt, route, res, credential, !verdict.retryable);
+    return sendOwnKeyError(attempt, route, res, credential, secrets, !verdict.retryable);
   }
 
   if (!isEventStream(res.headers)) return pipeAll(attempt, res, route, forwarded);
@@ -107,13 +109,13 @@ export async function passthrough(
  * key back); a key the upstream refused is Relay's own 502 (host-key-refused.ts), the gateway's
  * problem, never a 401/403 or an authentication error the caller would take for its own.
  */
-async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string, refusal: boolean): Promise<AttemptResult> {
+async function sendOwnKeyError(attempt: Attempt, route: Route, res: UpstreamResponse, credential: string, secrets: HostSecrets | null, refusal: boolean): Promise<AttemptResult> {
   const status = res.status;
   const encoding = res.headers['content-encoding'];
   let redacted: RedactedBody;
   try {
     // Several content-encoding headers are several codings: not one Relay decodes, so never passed unchecked.
-    redacted = redactCredential(await readErrorBody(res.body), Array.isArray(encoding) ? encoding.join(', ') : encoding, credential, headerSecretsOf(route.host)?.values);
+    redacted = redactCredential(await readErrorBody(res.body), Array.isArray(encoding) ? encoding.join(', ') : encoding, credential, secrets?.values);
   } catch (err) {
     // Nothing reached the client yet: a 502 in its shape (or the client's own abort).
     if (attempt.clientGone) throw err;

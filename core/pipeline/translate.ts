@@ -10,6 +10,7 @@ import type { Attempt, AttemptResult } from './attempt.ts';
 import { responseToEvents } from './response-events.ts';
 import { decodeErrorBody, readErrorBody, redactCredentialText } from './upstream-error.ts';
 import { headerSecretsOf } from './sendable-host.ts';
+import { HostSecrets } from './credential-scrub.ts';
 import { readUpstreamBody } from '../http/read-body.ts';
 import { contentCoding } from '../http/content-encoding.ts';
 import { hostKeyRefused, refusesHostKey } from './host-key-refused.ts';
@@ -45,7 +46,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
   // A hedge (hedge.ts) may have answered on the next route.
   if (attempt.sentRoute !== route) [route, credential] = [attempt.sentRoute!, attempt.hedgeCredential];
   // An upstream may quote Relay's key mid-answer (an error event); the caller never gets it.
-  const hostSecrets = headerSecretsOf(route.host);
+  const hostSecrets = HostSecrets.withSent(headerSecretsOf(route.host), res.sentCredentials);
   attempt.writer.keepOut(route.hostKey === null ? null : credential, hostSecrets);
   // The upstream's rate limits in the client's vendor's names (rate-limit-headers.ts).
   const limits = clientRateLimitHeaders(res.headers, upstreamShape, codec.shape);

@@ -22,20 +22,22 @@ export function createAzureOpenAIAdapter(id: string, openai: VendorAdapter, toke
     const url = azureUrl(host.baseUrl, req.shape, req.route.upstreamModel, options, req.search);
     const base = { ...req.headers, ...host.headers, 'content-type': 'application/json' };
     const post = (credential: Record<string, string>) => sendUpstream(req, url, { headers: { ...base, ...credential }, body: req.body, timeoutMs: host.timeoutMs });
+    // The token goes back with the answer, for the kernel to mask should Azure or a proxy quote it.
+    const postToken = async (token: string): Promise<UpstreamResponse> => ({ ...await post({ authorization: `Bearer ${token}` }), sentCredentials: [token] });
     // Proxy mode: the caller's own credential is among the forwarded headers.
     if (req.credential === null) return post({});
     if (!options.entra) return post({ 'api-key': req.credential });
     const entra = options.entra;
     const first = await tokens.token(req, entra, req.credential);
     if ('refused' in first) return refusedResponse(first.refused.status, first.refused.message);
-    const res = await post({ authorization: `Bearer ${first.token}` });
+    const res = await postToken(first.token);
     if (res.status !== 401 || !first.cached) return res;
     // A cached token the upstream refused (expired early, revoked): fetch a new one and retry once.
     res.body.resume();
     tokens.forget(entra, req.credential, first.token);
     const fresh = await tokens.token(req, entra, req.credential);
     if ('refused' in fresh) return refusedResponse(fresh.refused.status, fresh.refused.message);
-    return post({ authorization: `Bearer ${fresh.token}` });
+    return postToken(fresh.token);
   };
 
   return {

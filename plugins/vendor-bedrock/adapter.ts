@@ -5,6 +5,7 @@
 // Bedrock API key); streamed answers are decoded from AWS's event-stream framing into SSE;
 // Bedrock's exceptions become the statuses health and failover read.
 import { Readable } from 'node:stream';
+import type { AwsCredentialIdentity } from '@smithy/types';
 import { readUpstreamBody, sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
 import { anthropicErrorBody } from './anthropic-errors.ts';
 import * as codec from './codec/index.ts';
@@ -42,20 +43,36 @@ export function operationUrl(options: BedrockHostOptions, upstreamModel: string,
 /** Error answers are read up to this size (Bedrock's are a few hundred bytes). */
 const MAX_ERROR_BYTES = 1024 * 1024;
 
+interface Authentication {
+  headers: Record<string, string>;
+  /** What of the credential went on the wire besides the host key as written (UpstreamResponse.sentCredentials). */
+  sent: string[];
+}
+
 /** The headers that authenticate the request: SigV4 (host key or the AWS chain) or a Bedrock API key. */
-async function authHeaders(req: UpstreamRequest, options: BedrockHostOptions, url: URL, headers: Record<string, string>, body: string): Promise<Record<string, string>> {
+async function authenticate(req: UpstreamRequest, options: BedrockHostOptions, url: URL, headers: Record<string, string>, body: string): Promise<Authentication> {
   if (options.credentials === 'chain') {
     const identity = await chainFor(req.route.host.metadata.id)();
-    return signedHeaders({ method: 'POST', url, headers, body }, options.region, identity);
+    return { headers: await signedHeaders({ method: 'POST', url, headers, body }, options.region, identity), sent: sentOf(identity) };
   }
   // Proxy mode: the caller's own Bedrock API key (authorization) is among the forwarded headers.
   if (req.credential === null) {
     const authorization = headerValue(req.headers, 'authorization');
-    return authorization ? { authorization } : {};
+    return { headers: authorization ? { authorization } : {}, sent: [] };
   }
   const credential = parseHostKey(req.credential);
-  if (credential.kind === 'bearer') return { authorization: `Bearer ${credential.token}` };
-  return signedHeaders({ method: 'POST', url, headers, body }, options.region, credential.identity);
+  if (credential.kind === 'bearer') return { headers: { authorization: `Bearer ${credential.token}` }, sent: [credential.token] };
+  return { headers: await signedHeaders({ method: 'POST', url, headers, body }, options.region, credential.identity), sent: sentOf(credential.identity) };
+}
+
+/** The parts of an AWS identity a signed request carries: its access key id and session token (the secret signs, unsent). */
+function sentOf(identity: AwsCredentialIdentity): string[] {
+  return identity.sessionToken ? [identity.accessKeyId, identity.sessionToken] : [identity.accessKeyId];
+}
+
+/** `res` naming what the request sent of its credential, to be masked out of it. */
+function withSent(res: UpstreamResponse, sent: readonly string[] | undefined): UpstreamResponse {
+  return sent && sent.length > 0 ? { ...res, sentCredentials: sent } : res;
 }
 
 /**
@@ -102,8 +119,9 @@ async function sendOperation(req: UpstreamRequest, operation: string, body: stri
     accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
   };
   if (req.stream && req.shape === MESSAGES_SHAPE) headers['x-amzn-bedrock-accept'] = 'application/json';
-  Object.assign(headers, await authHeaders(req, options, url, headers, body));
-  return sendUpstream(req, url.toString(), { headers, body, timeoutMs: host.timeoutMs });
+  const auth = await authenticate(req, options, url, headers, body);
+  Object.assign(headers, auth.headers);
+  return withSent(await sendUpstream(req, url.toString(), { headers, body, timeoutMs: host.timeoutMs }), auth.sent);
 }
 
 export interface BedrockAdapterOptions {
@@ -122,9 +140,9 @@ export function createBedrockAdapter(id: string, adapterOptions: BedrockAdapterO
       const operation = OPERATIONS[req.shape];
       if (!operation) throw new Error(`the bedrock adapter does not speak ${req.shape}`);
       const res = await sendOperation(req, req.stream ? operation.stream : operation.json, bodyFor(req));
-      if (res.status >= 400) return normalizeError(res, req.shape);
-      if (req.shape === COUNTING_SHAPE) return countTokensAnswer(res);
-      return req.stream ? asSse(res, req.shape) : res;
+      if (res.status >= 400) return withSent(await normalizeError(res, req.shape), res.sentCredentials);
+      if (req.shape === COUNTING_SHAPE) return withSent(await countTokensAnswer(res), res.sentCredentials);
+      return req.stream ? withSent(asSse(res, req.shape), res.sentCredentials) : res;
     },
     countTokens: (req) => countBedrockTokens(req, (body) => sendOperation({ ...req, shape: COUNTING_SHAPE, stream: false }, 'count-tokens', body)),
     encodeRequest(shape, request, route, dropped) {

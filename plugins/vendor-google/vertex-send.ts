@@ -14,9 +14,13 @@ export function refusedResponse(message: string): UpstreamResponse {
 
 export async function sendToVertex(req: UpstreamRequest, url: string, body: Buffer | string, tokens: VertexTokens, options: VertexOptions): Promise<UpstreamResponse> {
   const host = req.route.host.spec;
-  const send = (token: string) => sendUpstream(req, url, {
-    headers: { ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body, timeoutMs: host.timeoutMs,
+  // The token goes back with the answer, for the kernel to mask should Vertex or a proxy quote it.
+  const send = async (token: string): Promise<UpstreamResponse> => ({
+    ...await sendUpstream(req, url, {
+      headers: { ...req.headers, ...(host.headers ?? {}), 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body, timeoutMs: host.timeoutMs,
+    }),
+    sentCredentials: [token],
   });
   let token = await tokens.token(req.credential, options);
   if (!token.ok) return refusedResponse(token.message);

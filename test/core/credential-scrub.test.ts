@@ -84,3 +84,20 @@ t.test('a host\'s header values: their long words masked beside the key, in ever
   t.notOk(Buffer.concat([proxy.push(Buffer.from(`x ${token} y`)), proxy.end()]).toString().includes(token), 'without a host key (proxy mode) too');
   t.equal(HostKeyMask.of(null, secrets)!.json(JSON.stringify({ quoted: token })), JSON.stringify({ quoted: '[redacted host key]'.padEnd(token.length, '*') }), 'and out of what Relay keeps');
 });
+
+t.test('credentials a call sent (UpstreamResponse.sentCredentials) join the host\'s secrets', async (t) => {
+  const gateway = 'gw-key-0123456789abcdef';
+  const host = HostSecrets.of([gateway])!;
+  // An Entra ID token is a JWT past the 1 KB a host key may be: still masked.
+  const jwt = `eyJ0eXAiOiJKV1QifQ.${'A'.repeat(2000)}.sig0123456789`;
+  const joined = HostSecrets.withSent(host, [jwt, 'short'])!;
+  t.same([...joined.values].sort(), [gateway, jwt].sort(), 'the host\'s values and the long token; a placeholder-length one left out');
+  t.equal(HostSecrets.withSent(host, [jwt, 'short']), joined, 'made once per set');
+  t.equal(HostSecrets.withSent(host, undefined), host, 'nothing sent: the host\'s own');
+  t.equal(HostSecrets.withSent(null, []), null);
+  const scrubber = CredentialScrubber.of(null, HostSecrets.withSent(null, [jwt]))!;
+  const answer = Buffer.from(`{"error":"token ${jwt} expired"}`);
+  const out = Buffer.concat([scrubber.push(answer.subarray(0, 900)), scrubber.push(answer.subarray(900)), scrubber.end()]).toString();
+  t.equal(out.length, answer.length, 'the length kept');
+  t.notOk(out.includes(jwt.slice(0, 40)), 'the token masked though split between pieces');
+});
