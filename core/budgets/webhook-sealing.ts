@@ -12,6 +12,7 @@ import type { Database } from '../db/types.ts';
 import { safeEqual } from '../crypto/relay-keys.ts';
 import { Sealer } from '../crypto/sealing.ts';
 import { RelayError } from '../errors.ts';
+import { resealStored, type ResealResult } from '../crypto/reseal-stored.ts';
 import { webhookTarget } from './webhook-delivery.ts';
 
 interface StoredHook {
@@ -89,44 +90,20 @@ export function budgetWriter(sealer: Sealer): SpecWriter {
   };
 }
 
-export interface WebhookSealResult {
-  /** Budgets whose URLs were sealed (plaintext) or re-sealed (under the previous key) now. */
-  sealed: number;
-  /** Budgets with a plaintext URL left as it is (no master key). */
-  plaintext: number;
-  /** Budgets with a URL sealed under a key that is neither current nor previous. */
-  unknownKey: number;
-}
+export type WebhookSealResult = ResealResult;
 
 /**
  * Seals every stored plaintext webhook URL, and re-seals those under RELAY_MASTER_KEY_PREVIOUS
  * (a rotation), in one transaction; without a master key, only counts the plaintext ones.
  */
-export async function sealStoredWebhookUrls(db: Database, sealer: Sealer): Promise<WebhookSealResult> {
-  return db.transaction(async (tx) => {
-    const res = await tx.query<{ id: string; spec: { alertWebhooks?: StoredHook[] } }>(
-      `SELECT id, spec FROM catalog_entities WHERE kind = 'budgets'
+export function sealStoredWebhookUrls(db: Database, sealer: Sealer): Promise<WebhookSealResult> {
+  return resealStored<{ alertWebhooks?: StoredHook[] }>(db, sealer, {
+    select: `SELECT id, spec FROM catalog_entities WHERE kind = 'budgets'
          AND CASE WHEN jsonb_typeof(spec->'alertWebhooks') = 'array' THEN jsonb_array_length(spec->'alertWebhooks') ELSE 0 END > 0
-       ORDER BY id FOR UPDATE`);
-    const result: WebhookSealResult = { sealed: 0, plaintext: 0, unknownKey: 0 };
-    for (const row of res.rows) {
-      const hooks = row.spec.alertWebhooks ?? [];
-      const keyIds = hooks.map((h) => Sealer.keyIdOf(h.url));
-      if (keyIds.some((id) => id !== null && id !== sealer.currentKeyId && id !== sealer.previousKeyId)) result.unknownKey++;
-      // Plaintext, or sealed under the key a rotation retires.
-      const stale = (id: string | null) => id === null || (sealer.previousKeyId !== null && id === sealer.previousKeyId);
-      if (!keyIds.some(stale)) continue;
-      if (!sealer.enabled) {
-        result.plaintext++;
-        continue;
-      }
-      const resealed = hooks.map((h, i) => (stale(keyIds[i] ?? null) ? { ...h, url: sealer.seal(openWebhookUrl(sealer, h.url)) } : h));
-      await tx.query(
-        "UPDATE catalog_entities SET spec = jsonb_set(spec, '{alertWebhooks}', $2::jsonb), updated_at = now(), revision = nextval('catalog_revision') WHERE id = $1",
-        [row.id, JSON.stringify(resealed)]);
-      result.sealed++;
-    }
-    return result;
+       ORDER BY id FOR UPDATE`,
+    member: 'alertWebhooks',
+    values: (spec) => (spec.alertWebhooks ?? []).map((h) => h.url),
+    rebuild: (spec, urls) => (spec.alertWebhooks ?? []).map((h, i) => ({ ...h, url: urls[i] })),
   });
 }
 

@@ -14,6 +14,7 @@ import type { Database } from '../db/types.ts';
 import { safeEqual } from '../crypto/relay-keys.ts';
 import { Sealer } from '../crypto/sealing.ts';
 import { RelayError } from '../errors.ts';
+import { resealStored, type ResealResult } from '../crypto/reseal-stored.ts';
 
 type Headers = Record<string, string>;
 
@@ -98,44 +99,24 @@ export function hostWriter(sealer: Sealer): SpecWriter {
   };
 }
 
-export interface HeaderSealResult {
-  /** Hosts whose header values were sealed (plaintext) or re-sealed (under the previous key) now. */
-  sealed: number;
-  /** Hosts with a plaintext header value left as it is (no master key). */
-  plaintext: number;
-  /** Hosts with a header value sealed under a key that is neither current nor previous. */
-  unknownKey: number;
-}
+export type HeaderSealResult = ResealResult;
 
 /**
  * Seals every stored plaintext host header value, and re-seals those under RELAY_MASTER_KEY_PREVIOUS
  * (a rotation), in one transaction; without a master key, only counts the hosts with plaintext ones.
  */
-export async function sealStoredHostHeaders(db: Database, sealer: Sealer): Promise<HeaderSealResult> {
-  return db.transaction(async (tx) => {
-    const res = await tx.query<{ id: string; spec: { headers?: Headers } }>(
-      `SELECT id, spec FROM catalog_entities WHERE kind = 'hosts' AND jsonb_typeof(spec->'headers') = 'object' AND spec->'headers' <> '{}'::jsonb
-       ORDER BY id FOR UPDATE`);
-    const result: HeaderSealResult = { sealed: 0, plaintext: 0, unknownKey: 0 };
-    for (const row of res.rows) {
-      const entries = Object.entries(row.spec.headers ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-      const keyIds = entries.map(([, value]) => (isSealedForm(value) ? Sealer.keyIdOf(value) : null));
-      if (keyIds.some((id) => id !== null && id !== sealer.currentKeyId && id !== sealer.previousKeyId)) result.unknownKey++;
-      // Plaintext, or sealed under the key a rotation retires.
-      const stale = (id: string | null) => id === null || (sealer.previousKeyId !== null && id === sealer.previousKeyId);
-      if (!keyIds.some(stale)) continue;
-      if (!sealer.enabled) {
-        result.plaintext++;
-        continue;
-      }
-      const resealed = Object.fromEntries(entries.map(([name, value], i) => [name, stale(keyIds[i] ?? null) ? sealer.seal(openHeaderValue(sealer, value)) : value]));
-      await tx.query(
-        "UPDATE catalog_entities SET spec = jsonb_set(spec, '{headers}', $2::jsonb), updated_at = now(), revision = nextval('catalog_revision') WHERE id = $1",
-        [row.id, JSON.stringify(resealed)]);
-      result.sealed++;
-    }
-    return result;
+export function sealStoredHostHeaders(db: Database, sealer: Sealer): Promise<HeaderSealResult> {
+  return resealStored<{ headers?: Headers }>(db, sealer, {
+    select: `SELECT id, spec FROM catalog_entities WHERE kind = 'hosts' AND jsonb_typeof(spec->'headers') = 'object' AND spec->'headers' <> '{}'::jsonb
+       ORDER BY id FOR UPDATE`,
+    member: 'headers',
+    values: (spec) => stringEntries(spec.headers).map(([, value]) => value),
+    rebuild: (spec, values) => Object.fromEntries(stringEntries(spec.headers).map(([name], i) => [name, values[i]])),
   });
+}
+
+function stringEntries(headers: Headers | undefined): [string, string][] {
+  return Object.entries(headers ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
 }
 
 /** At start-up: seal what is plaintext (or under the previous key), and say what is left. Counts only, never values. */
