@@ -10,6 +10,15 @@ import { HostSecrets } from './credential-scrub.ts';
 
 const secretsByHost = new WeakMap<Host, HostSecrets>();
 
+/**
+ * Headers whose values are not secrets and are left in answers: masking an app's URL or an
+ * organization id would corrupt answers that name them. Any other header's value is masked.
+ */
+const PUBLIC_HEADERS = new Set([
+  'http-referer', 'referer', 'x-title', 'user-agent', 'accept', 'content-type',
+  'anthropic-version', 'anthropic-beta', 'openai-organization', 'openai-project', 'openai-beta',
+]);
+
 /** The header values of a host as sent (SendableHosts.of), to mask out of its answers; null when it has none worth masking. */
 export function headerSecretsOf(host: Host): HostSecrets | null {
   return secretsByHost.get(host) ?? null;
@@ -61,7 +70,7 @@ export class SendableHosts {
       this.warn({ host: host.metadata.slug, headers: unopened }, 'host header values sealed under a master key this instance lacks are not sent; set them again');
     }
     const sendable = sealed ? { ...host, spec: { ...host.spec, headers } } : host;
-    const secrets = HostSecrets.of(Object.values(headers));
+    const secrets = HostSecrets.of(Object.entries(headers).filter(([name]) => !PUBLIC_HEADERS.has(name.toLowerCase())).map(([, value]) => value));
     if (secrets) secretsByHost.set(sendable, secrets);
     return sendable;
   }

@@ -132,6 +132,25 @@ t.test('an upstream answer or error quoting a header value: the caller gets it m
   up.script(undefined);
 });
 
+t.test('a header that is no secret (an app\'s referer URL) is left in answers; an unknown one is masked', async (t) => {
+  const referer = 'https://internal-app.example.com/assistant';
+  const mine = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'openai', model: 'referer-gpt', upstreamModel: 'local-model' });
+  const updated = await relay.api('PUT', `/api/hosts/by-id/${mine.hostId}`, { spec: { headers: { 'HTTP-Referer': referer, 'x-gateway-key': GATEWAY } } });
+  t.equal(updated.status, 200, JSON.stringify(updated.body));
+  await eventually(() => relay.relay.sync.snapshot().hosts.get(mine.hostId)?.spec.headers !== undefined && relay.relay.sync.snapshot().relayKeys.has(mine.relayKeyId));
+  const quoting = `Sent from ${referer} with ${GATEWAY}`;
+  up.script((req) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(openai.chatCompletion({ model: String(req.json?.model), text: quoting })) }));
+  const passed = await viaRelay(relay, '/vendor-a/v1/chat/completions', mine.relayKey, { model: 'referer-gpt', messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(passed.status, 200);
+  t.ok(passed.text.includes(referer), 'the referer URL reaches the caller intact (passed through)');
+  t.notOk(passed.text.includes(GATEWAY), 'the unknown header\'s value is masked');
+  const translated = await viaRelay(relay, '/vendor-b/v1/messages', mine.relayKey, { model: 'referer-gpt', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(translated.status, 200, translated.text);
+  t.ok(translated.text.includes(referer), 'and translated');
+  t.notOk(translated.text.includes(GATEWAY));
+  up.script(undefined);
+});
+
 t.test('an update: the same value keeps its ciphertext, a new one is sealed; a bad sealed value or the mask is a 400', async (t) => {
   const before = await storedHeaders(route.hostId);
   const same = await relay.api('PUT', `/api/hosts/by-id/${route.hostId}`, { spec: { timeoutMs: 6_000, headers: { 'cf-aig-authorization': `Bearer ${GATEWAY}`, 'x-team': 'core' } } });
