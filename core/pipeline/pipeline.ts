@@ -469,8 +469,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (triesExtra) record.extras.relay_attempts = triesExtra;
       res.off('close', onClose);
       if (cancellation.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
-      const usage = record.usage;
-      permit?.release(usage ? usage.input_tokens + usage.output_tokens : 0);
+      const reported = tokensOf(record.usage);
+      permit?.release(reported);
       // The answer has ended: counting or estimating its usage delays only the record.
       const resend = sending?.resend;
       if (resend && answeredWithoutUsage(record)) {
@@ -479,6 +479,8 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       } else if (endedEarlyWithUsage(record)) {
         raiseOutputToSeen(record);
       }
+      // An estimate counts against tokens per minute as reported usage does.
+      if (permit) permit.countTokens(tokensOf(record.usage) - reported);
       const snapshot = sync.snapshot();
       const event = record.toEvent(snapshot);
       countRequest(call.shape, event.status);
@@ -525,4 +527,9 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       return reachableModels(principal, sync.snapshot(), resolverDeps);
     },
   };
+}
+
+/** The tokens a request used, as far as its record knows. */
+function tokensOf(usage: { input_tokens: number; output_tokens: number } | null): number {
+  return usage ? usage.input_tokens + usage.output_tokens : 0;
 }

@@ -21,6 +21,8 @@ import type { Principal } from '../hooks.ts';
 export interface Permit {
   /** Call once when the request finished, with the tokens it used. */
   release(tokens: number): void;
+  /** Tokens learned after release (an estimate for an answer without usage): counted against tokens per minute too. */
+  countTokens(tokens: number): void;
 }
 
 export interface RateLimiter {
@@ -30,7 +32,7 @@ export interface RateLimiter {
   close(): void;
 }
 
-const NO_LIMIT: Permit = { release() {} };
+const NO_LIMIT: Permit = { release() {}, countTokens() {} };
 const WINDOW_MS = 60_000;
 
 /** A request's lease on one limit's slots, with what a warning about it may name (never the key's secret). */
@@ -146,20 +148,23 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       failedOpen.inc();
       return NO_LIMIT;
     }
+    const countTokens = (tokens: number) => {
+      if (!(tokens > 0)) return;
+      for (const limit of limits) {
+        if (limit.spec.tokensPerMinute === undefined) continue;
+        const key = `${prefix}${keyId}:${limit.metadata.id}:tpm:${Math.floor(Date.now() / WINDOW_MS)}`;
+        counters.incr(key, tokens, WINDOW_MS + 1_000).catch(() => undefined);
+      }
+    };
     let released = false;
     return {
       release(tokens: number) {
         if (released) return;
         released = true;
         undo();
-        if (tokens > 0) {
-          for (const limit of limits) {
-            if (limit.spec.tokensPerMinute === undefined) continue;
-            const key = `${prefix}${keyId}:${limit.metadata.id}:tpm:${Math.floor(Date.now() / WINDOW_MS)}`;
-            counters.incr(key, tokens, WINDOW_MS + 1_000).catch(() => undefined);
-          }
-        }
+        countTokens(tokens);
       },
+      countTokens,
     };
   }
 

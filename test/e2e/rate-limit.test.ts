@@ -4,8 +4,8 @@
 import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
 import { startRelay, seedRoute, createTestDatabase, type Seeded, type TestRelay } from '../../core/testing.ts';
-import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
-import { viaRelay, settled, type Answer } from '../support/relay-client.ts';
+import { openai, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { readThenAbort, usageRecord, viaRelay, settled, type Answer } from '../support/relay-client.ts';
 
 const REDIS_DB = 13;
 const REDIS_URL = `redis://127.0.0.1:6379/${REDIS_DB}`;
@@ -96,6 +96,27 @@ t.test('tokens per minute: a request is refused once the window used the budget'
   await new Promise((r) => setTimeout(r, 50)); // tokens are counted after the response
   expectLimited(t, await chat(s), /tokens per minute \(30\)/);
   t.equal(up.count, 2);
+});
+
+t.test('tokens per minute: answers cut before their usage count by their estimate', async (t) => {
+  const up = await fake();
+  const s = await limited(relay, up, { tokensPerMinute: 30 });
+  await clearOfWindowEnd(10_000);
+  // Each cut answer is metered by estimate (unreported-usage.ts): about 14 tokens.
+  let served = 0;
+  let limitedAt: number | null = null;
+  for (let i = 0; i < 6 && limitedAt === null; i++) {
+    up.enqueueStream({ frames: openai.chatChunks({ model: 'gpt-4o', chunks: 30, includeUsage: true }), delayMs: 30 }, { path: '/v1/chat/completions' });
+    const { requestId } = await readThenAbort(relay, '/vendor-a/v1/chat/completions', s.relayKey, { model: s.modelSlug, stream: true, messages: [{ role: 'user', content: 'hi' }] }, (x) => x.split('"content":').length > 20);
+    const record = await usageRecord(relay, requestId);
+    if (record.status === 429) limitedAt = i;
+    else {
+      served++;
+      t.ok(record.input_tokens + record.output_tokens > 0, `cut #${served} metered (${record.input_tokens} + ${record.output_tokens}, ${record.extras.usage_estimated})`);
+    }
+  }
+  t.ok(limitedAt !== null && served >= 2 && served <= 3, `refused once the estimates spent 30 tokens (after ${served} cut answers)`);
+  expectLimited(t, await chat(s), /tokens per minute \(30\)/);
 });
 
 t.test('two Relay instances share one limit through Redis', async (t) => {
