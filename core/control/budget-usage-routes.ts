@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import { burnDownSpan, cumulative, projection } from '../budgets/burn-down.ts';
 import { totalsInCurrency } from '../budgets/spend-from-log.ts';
+import { timeseriesInCurrency } from '../observer/costs-by-currency.ts';
 import type { Budget } from '../catalog/kinds.ts';
 import type { CatalogSync } from '../catalog/sync.ts';
 import { RelayError } from '../errors.ts';
@@ -134,17 +135,3 @@ function nearestToLimitFirst(a: { budgetId: string; displayName: string; status:
 }
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * A backend's timeseries as a budget counts it: each bucket's totals over every currency, its cost
- * that of the events priced in `currency` only. Two reads, one filtered by currency for the cost.
- */
-async function timeseriesInCurrency(timeseries: NonNullable<UsageBackend['timeseries']>, query: TimeseriesQuery, currency: string): Promise<TimeseriesPoint[]> {
-  const [all, priced] = await Promise.all([timeseries(query), timeseries({ ...query, currency })]);
-  const costAt = new Map(priced.map((p) => [p.t, p.totals.cost]));
-  const points = all.map((p) => ({ ...p, totals: { ...p.totals, cost: costAt.get(p.t) ?? 0 } }));
-  // A bucket priced in the currency but absent from the other read (an event written between the two).
-  const buckets = new Set(all.map((p) => p.t));
-  for (const p of priced) if (!buckets.has(p.t)) points.push(p);
-  return points;
-}

@@ -16,6 +16,7 @@ import {
 import { mergeSessions } from '../observer/sessions.ts';
 import { emptyTotals } from '../observer/usage-query.ts';
 import { mergePages, mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
+import { costsByCurrency, mergeCosts, timeseriesInCurrency } from '../observer/costs-by-currency.ts';
 import type { CapturedPayload } from '../hooks.ts';
 import type { SessionsQuery, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
 import { askBackend, readEach, sourcesOf, type SkippedBackend, type Source } from './log-sources.ts';
@@ -35,7 +36,7 @@ export interface LogRoutesOptions {
 
 type ListParams = FilterParams & { limit?: number; cursor?: string };
 type SummaryParams = FilterParams & { groupBy?: SummaryQuery['groupBy'] };
-type TimeseriesParams = FilterParams & { bucket?: string; groupBy?: TimeseriesQuery['groupBy'] };
+type TimeseriesParams = FilterParams & { bucket?: string; groupBy?: TimeseriesQuery['groupBy']; costCurrency?: string };
 type SessionsParams = FilterParams & { limit?: number; sort?: SessionsQuery['sort'] };
 
 const errorResponses = { description: 'A RelayError: 400 names the bad parameter (`field`); RELAY_ERR_QUERY_UNSUPPORTED when the backend cannot answer.' };
@@ -168,8 +169,13 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     const filter = parseFilter(params);
     const query = { ...filter, groupBy: params.groupBy };
     const sources = usageSources(observer, 'summary', 'a summary');
-    const { results, skipped } = await readEach('usage', sources, (b) => b.summary?.(query) ?? null);
-    return withSkipped({ from: filter.from?.toISOString() ?? null, to: filter.to?.toISOString() ?? null, ...mergeSummaries(results) }, skipped);
+    const { results, skipped } = await readEach('usage', sources, (b) => {
+      if (!b.summary) return null;
+      const summary = b.summary.bind(b);
+      return Promise.all([summary(query), costsByCurrency(summary, filter)]).then(([totals, costs]) => ({ summary: totals, costs: costs ?? [] }));
+    });
+    const merged = mergeSummaries(results.map((r) => r.summary));
+    return withSkipped({ from: filter.from?.toISOString() ?? null, to: filter.to?.toISOString() ?? null, ...merged, costs: mergeCosts(results.map((r) => r.costs)) }, skipped);
   });
 
   app.get('/api/usage/sessions', {
@@ -231,12 +237,17 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     }
     const query = { ...filter, bucketSeconds, groupBy: params.groupBy };
     const sources = usageSources(observer, 'timeseries', 'a timeseries');
-    const { results, skipped } = await readEach('usage', sources, (b) => b.timeseries?.(query) ?? null);
+    const costCurrency = params.costCurrency ?? null;
+    const { results, skipped } = await readEach('usage', sources, (b) => {
+      if (!b.timeseries) return null;
+      return costCurrency === null ? b.timeseries(query) : timeseriesInCurrency(b.timeseries.bind(b), query, costCurrency);
+    });
     const series = mergeTimeseries(results);
     return withSkipped({
       from: filter.from.toISOString(),
       to: new Date(toMs).toISOString(),
       bucketSeconds,
+      costCurrency,
       points: params.groupBy ? series : fillGaps(series, filter.from.getTime(), toMs, bucketSeconds),
     }, skipped);
   });

@@ -71,7 +71,11 @@ export const UsageTotalsSchema = Type.Object({
   cache_read_tokens: Type.Integer(),
   cache_write_tokens: Type.Integer(),
   reasoning_tokens: Type.Integer(),
-  cost: Type.Number(),
+  cost: Type.Number({ description: 'The priced requests\' costs added up: in more than one currency when they were priced so (see the summary\'s costs, or a timeseries\' costCurrency).' }),
+});
+
+const CostsSchema = Type.Array(Type.Object({ currency: Type.String(), cost: Type.Number() }), {
+  description: 'The cost in each currency requests were priced in, the costliest first: totals.cost adds these when there are several.',
 });
 
 export const FilterQuerySchema = {
@@ -106,6 +110,7 @@ export const SummaryResponseSchema = Type.Object({
   from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   totals: UsageTotalsSchema,
+  costs: CostsSchema,
   groups: Type.Optional(Type.Array(Type.Object({ key: NullableString, totals: UsageTotalsSchema }))),
   skipped: SkippedSchema,
 });
@@ -114,12 +119,14 @@ export const TimeseriesQuerySchema = Type.Object({
   ...FilterQuerySchema,
   bucket: Type.Optional(Type.String({ default: '1h', description: 'Bucket size: 1m, 5m, 1h, 1d, ...' })),
   groupBy: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('relay_key')])),
+  costCurrency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'Each point\'s cost is that of the requests priced in this currency (ISO 4217 code); its requests and tokens stay those of every currency.' })),
 }, { additionalProperties: false });
 
 export const TimeseriesResponseSchema = Type.Object({
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
   bucketSeconds: Type.Integer(),
+  costCurrency: Type.Union([Type.String(), Type.Null()], { description: 'The currency of each point\'s cost when costCurrency was asked; null: costs added over every currency.' }),
   points: Type.Array(Type.Object({
     t: Type.String({ format: 'date-time', description: 'Bucket start.' }),
     key: Type.Optional(NullableString),

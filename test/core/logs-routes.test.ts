@@ -107,6 +107,34 @@ t.test('summary and timeseries', async (t) => {
   t.ok(grouped.body.points.every((p: { key?: unknown }) => 'key' in p));
 });
 
+t.test('costs in more than one currency: per currency in the summary, one currency on request in a timeseries', async (t) => {
+  const sumIn = (currency: string) => events.filter((e) => e.currency === currency).reduce((n, e) => n + (e.cost ?? 0), 0);
+  const close = (a: number, b: number) => Math.abs(a - b) < 1e-9;
+  const summary = await get('/api/usage/summary?since=7d');
+  t.equal(summary.status, 200);
+  const costs = summary.body.costs as Array<{ currency: string; cost: number }>;
+  t.same(costs.map((c) => c.currency), ['USD', 'EUR'], 'each currency priced in the window, the costliest first');
+  t.ok(close(costs[0]!.cost, sumIn('USD')) && close(costs[1]!.cost, sumIn('EUR')), `USD ${costs[0]!.cost} and EUR ${costs[1]!.cost}, as the events say`);
+  t.ok(close(summary.body.totals.cost, sumIn('USD') + sumIn('EUR')), 'totals.cost still adds them (documented)');
+
+  const inEur = await get('/api/usage/timeseries?since=6h&bucket=1h&costCurrency=EUR');
+  t.equal(inEur.status, 200);
+  t.equal(inEur.body.costCurrency, 'EUR');
+  const points = inEur.body.points as Array<{ totals: { requests: number; cost: number } }>;
+  t.ok(close(points.reduce((n, p) => n + p.totals.cost, 0), sumIn('EUR')), 'the points\' cost is the EUR requests\' only');
+  t.equal(points.reduce((n, p) => n + p.totals.requests, 0), events.length, 'their requests are every currency\'s');
+  const grouped = await get('/api/usage/timeseries?since=6h&bucket=1h&groupBy=model&costCurrency=USD');
+  const groupedCost = (grouped.body.points as Array<{ totals: { cost: number } }>).reduce((n, p) => n + p.totals.cost, 0);
+  t.ok(close(groupedCost, sumIn('USD')), 'and per group');
+  t.equal((await get('/api/usage/timeseries?since=6h')).body.costCurrency, null, 'not asked: costs added over every currency');
+  const bad = await get('/api/usage/timeseries?costCurrency=euro');
+  t.equal(bad.status, 400);
+  t.match(JSON.stringify(bad.body), /costCurrency/, 'a malformed currency names the parameter');
+
+  const single = await get('/api/usage/summary?since=7d&modelId=no-such-model');
+  t.same(single.body.costs, [], 'no priced request: no currency');
+});
+
 t.test('a clear 400 naming the bad parameter', async (t) => {
   const cases: Array<[string, string]> = [
     ['/api/logs?limit=501', 'limit'],

@@ -4,7 +4,8 @@
 // No runtime code: the checks are types.
 import type * as Ui from '../../admin-ui/src/api/types.ts';
 import type { UsageEvent } from '../../core/hooks.ts';
-import type { SessionSummary, Summary, UsageTotals } from '../../core/observer/types.ts';
+import type { SessionSummary, UsageTotals } from '../../core/observer/types.ts';
+import type { SummaryWithCosts } from '../../core/observer/costs-by-currency.ts';
 import type { PayloadLoggingSetting, UsageLoggingSetting } from '../../core/settings/types.ts';
 import type { KeyState } from '../../core/pipeline/key-health.ts';
 import type { BudgetStatus } from '../../core/budgets/budget-guard.ts';
@@ -18,7 +19,7 @@ type Holds<T extends true> = T;
 export type AdminUiApiTypesMatchCore = [
   Holds<Equal<Ui.UsageEvent, UsageEvent>>,
   Holds<Equal<Ui.UsageTotals, UsageTotals>>,
-  Holds<Equal<Ui.UsageSummary, Summary>>,
+  Holds<Equal<Ui.UsageSummary, SummaryWithCosts>>,
   Holds<Equal<Ui.SessionSummary, SessionSummary>>,
   Holds<Equal<Ui.UsageLoggingSetting, UsageLoggingSetting>>,
   Holds<Equal<Ui.PayloadLoggingSetting, PayloadLoggingSetting>>,

@@ -179,10 +179,14 @@ export type GroupBy = 'model' | 'relay_key';
 export interface UsageSummary {
   totals: UsageTotals;
   groups?: Array<{ key: string | null; totals: UsageTotals }>;
+  /** The cost in each currency requests were priced in, the costliest first; totals.cost adds them. */
+  costs: Array<{ currency: string; cost: number }>;
 }
 
 export interface UsageTimeseries {
   bucketSeconds: number;
+  /** The currency of each point's cost when asked (costCurrency); null: added over every currency. */
+  costCurrency: string | null;
   points: Array<{ t: string; key?: string | null; totals: UsageTotals }>;
 }
 

@@ -24,6 +24,12 @@ export function costText(e: Costed): string {
  * A usage total's cost (a window, a model, a relay key): tokens with a cost of 0 are unpriced, as
  * in the logs (the totals add only priced requests' costs, so a model without a price sums to 0).
  */
-export function totalCostText(totals: { cost: number; input_tokens: number; output_tokens: number }): string {
-  return totals.cost === 0 && totals.input_tokens + totals.output_tokens > 0 ? UNPRICED : formatCost(totals.cost);
+export function totalCostText(totals: { cost: number; input_tokens: number; output_tokens: number }, currency = 'USD'): string {
+  return totals.cost === 0 && totals.input_tokens + totals.output_tokens > 0 ? UNPRICED : formatCost(totals.cost, currency);
+}
+
+/** A window's cost: in its currency, or each currency's amount when requests were priced in several (they do not add). */
+export function windowCostText(totals: { cost: number; input_tokens: number; output_tokens: number }, costs: Array<{ currency: string; cost: number }>): string {
+  if (costs.length > 1) return costs.map((c) => formatCost(c.cost, c.currency)).join(' · ');
+  return totalCostText(totals, costs[0]?.currency);
 }

@@ -4,5 +4,6 @@ import type { GroupBy, UsageSummary, UsageTimeseries } from '../api/types.ts';
 
 export const summary = (since: string, groupBy?: GroupBy) => api.get<UsageSummary>('/api/usage/summary', { since, groupBy });
 
-export const timeseries = (since: string, bucket: string, groupBy?: GroupBy) =>
-  api.get<UsageTimeseries>('/api/usage/timeseries', { since, bucket, groupBy });
+/** `costCurrency`: each point's cost in that currency only (a window priced in several). */
+export const timeseries = (since: string, bucket: string, groupBy?: GroupBy, costCurrency?: string) =>
+  api.get<UsageTimeseries>('/api/usage/timeseries', { since, bucket, groupBy, costCurrency });

@@ -1,21 +1,20 @@
 // Usage over a chosen window: totals, charts of requests, tokens, errors and cost over time
 // (overall, by model or by relay key), and a breakdown table.
 import { useMemo } from 'preact/hooks';
-import type { GroupBy, KindName, UsageTotals } from '../api/types.ts';
+import type { GroupBy, KindName, UsageSummary, UsageTotals } from '../api/types.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { PageHeader } from '../ui/page-header.tsx';
 import { EmptyState, ErrorBanner, Spinner } from '../ui/states.tsx';
 import { useAsync } from '../ui/use-async.ts';
 import { useReferences, type References } from '../catalog/use-references.ts';
 import { formatCompact, formatCost } from '../format.ts';
-import { totalCostText, UNPRICED, UNPRICED_HINT } from '../logs/cost-text.ts';
+import { totalCostText, UNPRICED, UNPRICED_HINT, windowCostText } from '../logs/cost-text.ts';
 import { summary, timeseries } from './usage-api.ts';
 import { BUCKET_SECONDS, DEFAULT_BUCKET, WINDOW_SECONDS, seriesFor, toColumns } from './series.ts';
 import { TimeChart } from './time-chart.tsx';
 
 const REF_KINDS: KindName[] = ['models', 'relay-keys'];
 const fmtCount = (n: number) => formatCompact(n);
-const fmtCost = (n: number) => formatCost(n);
 
 function groupLabel(refs: References | undefined, groupBy: GroupBy | undefined, key: string | null): string {
   if (key === '__other') return 'Other';
@@ -37,14 +36,14 @@ export function Segmented<T extends string>({ label, value, options, onChange }:
   );
 }
 
-function Totals({ totals }: { totals: UsageTotals }) {
+function Totals({ totals, costs }: { totals: UsageTotals; costs: UsageSummary['costs'] }) {
   const errorRate = totals.requests > 0 ? (totals.errors / totals.requests) * 100 : 0;
   const cards: Array<[string, string, string?]> = [
     ['Requests', formatCompact(totals.requests)],
     ['Errors', formatCompact(totals.errors), totals.requests > 0 ? `${errorRate.toFixed(1)}% of requests` : undefined],
     ['Input tokens', formatCompact(totals.input_tokens), totals.cache_read_tokens ? `${formatCompact(totals.cache_read_tokens)} from cache` : undefined],
     ['Output tokens', formatCompact(totals.output_tokens), totals.reasoning_tokens ? `${formatCompact(totals.reasoning_tokens)} reasoning` : undefined],
-    ['Cost', totalCostText(totals), totalCostText(totals) === UNPRICED ? UNPRICED_HINT : undefined],
+    ['Cost', windowCostText(totals, costs), costs.length > 1 ? `priced in ${costs.length} currencies` : windowCostText(totals, costs) === UNPRICED ? UNPRICED_HINT : undefined],
   ];
   return (
     <div class="totals">
@@ -68,7 +67,14 @@ export function UsagePage() {
 
   const refs = useReferences(REF_KINDS);
   const sum = useAsync(() => summary(since, groupBy ?? 'model'), [since, groupBy]);
-  const ts = useAsync(() => timeseries(since, bucket, groupBy), [since, bucket, groupBy]);
+  // Priced in several currencies: the cost chart shows one at a time (amounts in two do not add).
+  const currencies = (sum.data?.costs ?? []).map((c) => c.currency);
+  const mixed = currencies.length > 1;
+  const chosen = query.get('currency');
+  const costCurrency = mixed ? (chosen !== null && currencies.includes(chosen) ? chosen : currencies[0]) : undefined;
+  const ts = useAsync(() => timeseries(since, bucket, groupBy, costCurrency), [since, bucket, groupBy, costCurrency]);
+  const chartCurrency = ts.data?.costCurrency ?? currencies[0] ?? 'USD';
+  const fmtCost = (n: number) => formatCost(n, chartCurrency);
 
   const cols = useMemo(() => (ts.data ? toColumns(ts.data, WINDOW_SECONDS[since]) : undefined), [ts.data, since]);
   const label = (key: string | null) => groupLabel(refs.data, groupBy, key);
@@ -105,8 +111,12 @@ export function UsagePage() {
             <option value="1d">1 day</option>
           </select>
         </label>
+        {mixed && costCurrency && (
+          <Segmented label="Cost currency" value={costCurrency} onChange={(v) => setQuery({ currency: v })}
+            options={currencies.map((c) => ({ value: c, label: `Cost in ${c}` }))} />
+        )}
       </div>
-      {sum.error ? <ErrorBanner error={sum.error} onRetry={sum.reload} /> : sum.data ? <Totals totals={sum.data.totals} /> : <Spinner />}
+      {sum.error ? <ErrorBanner error={sum.error} onRetry={sum.reload} /> : sum.data ? <Totals totals={sum.data.totals} costs={sum.data.costs} /> : <Spinner />}
       {ts.error ? <ErrorBanner error={ts.error} onRetry={ts.reload} />
         : !charts || !cols ? <Spinner label="Loading charts…" />
         : cols.groups.length === 0 ? (
@@ -116,7 +126,7 @@ export function UsagePage() {
             <TimeChart title="Requests" integer step={ts.data!.bucketSeconds} x={cols.x} series={charts.requests} format={fmtCount} />
             <TimeChart title={groupBy ? 'Tokens (input + output)' : 'Tokens'} integer step={ts.data!.bucketSeconds} x={cols.x} series={charts.tokens} format={fmtCount} />
             <TimeChart title="Errors" integer step={ts.data!.bucketSeconds} x={cols.x} series={charts.errors} format={fmtCount} />
-            <TimeChart title="Cost" step={ts.data!.bucketSeconds} x={cols.x} series={charts.cost} format={fmtCost} />
+            <TimeChart title={mixed ? `Cost in ${chartCurrency}` : 'Cost'} step={ts.data!.bucketSeconds} x={cols.x} series={charts.cost} format={fmtCost} />
           </div>
         )}
       {groups.length > 0 && (
@@ -141,7 +151,8 @@ export function UsagePage() {
                   <td class="num">{formatCompact(g.totals.errors)}</td>
                   <td class="num col-optional">{formatCompact(g.totals.input_tokens)}</td>
                   <td class="num col-optional">{formatCompact(g.totals.output_tokens)}</td>
-                  <td class="num">{totalCostText(g.totals) === UNPRICED ? <span class="muted" title={UNPRICED_HINT}>{UNPRICED}</span> : totalCostText(g.totals)}</td>
+                  <td class="num">{mixed ? <span class="muted" title="This window is priced in several currencies: the totals above give each">—</span>
+                    : totalCostText(g.totals, currencies[0]) === UNPRICED ? <span class="muted" title={UNPRICED_HINT}>{UNPRICED}</span> : totalCostText(g.totals, currencies[0])}</td>
                 </tr>
               ))}
             </tbody>
