@@ -70,6 +70,12 @@ function sentOf(identity: AwsCredentialIdentity): string[] {
   return identity.sessionToken ? [identity.accessKeyId, identity.sessionToken] : [identity.accessKeyId];
 }
 
+/** Whether the answer's body is compressed (AWS compresses nothing Relay does not ask for; a proxy might). */
+function contentCoded(res: UpstreamResponse): boolean {
+  const coding = res.headers['content-encoding'];
+  return coding !== undefined && String(coding).trim().toLowerCase() !== 'identity' && String(coding).trim() !== '';
+}
+
 /** `res` naming what the request sent of its credential, to be masked out of it. */
 function withSent(res: UpstreamResponse, sent: readonly string[] | undefined): UpstreamResponse {
   return sent && sent.length > 0 ? { ...res, sentCredentials: sent } : res;
@@ -140,7 +146,8 @@ export function createBedrockAdapter(id: string, adapterOptions: BedrockAdapterO
       const operation = OPERATIONS[req.shape];
       if (!operation) throw new Error(`the bedrock adapter does not speak ${req.shape}`);
       const res = await sendOperation(req, req.stream ? operation.stream : operation.json, bodyFor(req));
-      if (res.status >= 400) return withSent(await normalizeError(res, req.shape), res.sentCredentials);
+      // A compressed error is left to the kernel, which decodes it (and checks it for the key) itself.
+      if (res.status >= 400) return contentCoded(res) ? res : withSent(await normalizeError(res, req.shape), res.sentCredentials);
       if (req.shape === COUNTING_SHAPE) return withSent(await countTokensAnswer(res), res.sentCredentials);
       return req.stream ? withSent(asSse(res, req.shape), res.sentCredentials) : res;
     },

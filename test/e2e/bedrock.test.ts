@@ -4,6 +4,7 @@
 // through Converse; Messages clients passed through InvokeModel; a refused signature marks the
 // key; Bedrock's throttling and Anthropic's overload fail over across vendors before the first byte.
 import t from 'tap';
+import { gzipSync } from 'node:zlib';
 import { DEFAULT_TEST_PLUGINS, seedRoute, startRelay, type Seeded } from '../../core/testing.ts';
 import { converseAnswer, startFakeBedrock, type BedrockAction } from '../support/fake-bedrock.ts';
 import { faults, parseSse, startFakeUpstream } from '../support/fake-upstream.ts';
@@ -261,4 +262,20 @@ t.test('a provider narrowed to bedrock.converse (models other than Claude): Mess
   t.equal(usage.upstream_shape, 'bedrock.converse');
   const count = await viaRelay(relay, '/vendor-b/v1/messages/count_tokens', s.relayKey, { model: s.modelSlug, messages: [{ role: 'user', content: 'hi' }] });
   t.equal(count.status, 404, 'count_tokens is not served where the provider speaks only Converse');
+});
+
+t.test('a gzip-compressed error (a proxy in front of Bedrock) reaches the caller decoded, passed through and translated', async (t) => {
+  const s = await seedBedrock();
+  const compressed = () => once({
+    kind: 'raw', status: 400, contentType: 'application/json', body: gzipSync(JSON.stringify({ message: 'The model input is malformed: messages.0 is empty.' })),
+    headers: { 'content-encoding': 'gzip', 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' },
+  });
+  compressed();
+  const passed = await viaRelay(relay, '/vendor-b/v1/messages', s.relayKey, messages(s.modelSlug));
+  t.equal(passed.status, 400, passed.text);
+  t.match(passed.text, /The model input is malformed/, 'the Messages client reads the message (not compressed bytes taken for text)');
+  compressed();
+  const translated = await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug));
+  t.equal(translated.status, 400, translated.text);
+  t.match(JSON.parse(translated.text).error.message, /The model input is malformed/, 'and the Chat client, translated');
 });

@@ -33,7 +33,7 @@ export type StreamMessage = { event: string; payload: unknown } | { exception: s
 export type BedrockAction =
   | { kind: 'json'; status?: number; body: unknown; errorType?: string }
   | { kind: 'events'; messages: StreamMessage[]; /** Bytes per write, to split messages across chunks. */ chunkBytes?: number; /** A pause after each message, as a model generating. */ delayMs?: number }
-  | { kind: 'raw'; status: number; contentType: string; body: Buffer };
+  | { kind: 'raw'; status: number; contentType: string; body: Buffer; headers?: Record<string, string> };
 
 export type BedrockScript = (req: BedrockRequest) => BedrockAction | undefined;
 
@@ -225,7 +225,7 @@ export async function startFakeBedrock(options: { keys?: AwsKey[]; apiKeys?: str
         action ??= defaultAction(recorded);
         if (action.kind === 'json') return sendJson(res, action.status ?? 200, action.body, action.errorType);
         if (action.kind === 'raw') {
-          res.writeHead(action.status, { 'content-type': action.contentType, 'content-length': action.body.length });
+          res.writeHead(action.status, { 'content-type': action.contentType, 'content-length': action.body.length, ...action.headers });
           return res.end(action.body);
         }
         res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req-fake-bedrock' });
