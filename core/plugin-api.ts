@@ -13,11 +13,10 @@ export type {
   InboundCodec, StreamEncoder, EncodeContext, RenderedError, UsageEvent, CapturedPayload, Recorder,
 } from './hooks.ts';
 export type { UsageBackend, PayloadBackend } from './observer/types.ts';
-export { RelayError, StartupError, isRelayError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
-export { sendToHost, sendUpstream, joinUrl, type SendOptions } from './http/upstream.ts';
+export { RelayError, StartupError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
+export { sendToHost, sendUpstream, joinUrl } from './http/upstream.ts';
 export { readUpstreamBody } from './http/read-body.ts';
-export type { UpstreamClient } from './http/upstream-client.ts';
 export { sseFrame, SseParser } from './http/sse.ts';
-export { mountInferenceRoute, mountShapedNotFound, type InferenceRouteOptions } from './http/inference-route.ts';
+export { mountInferenceRoute, mountShapedNotFound } from './http/inference-route.ts';
 export { validateBody } from './http/validate.ts';
 export { PACKAGE_ROOT } from './package-root.ts';

@@ -3,7 +3,8 @@
 // throwing anything but RelayError. Fixed seed, bounded runs.
 import fc from 'fast-check';
 import t from 'tap';
-import { isRelayError, type InboundCodec } from '../../core/plugin-api.ts';
+import type { InboundCodec } from '../../core/plugin-api.ts';
+import { isRelayError } from '../../core/errors.ts';
 import { chatCodec, responsesCodec } from '../../plugins/wire-vendor-a/codec/index.ts';
 import { messagesCodec } from '../../plugins/wire-vendor-b/codec/index.ts';
 import { canonicalCodec } from '../../plugins/wire-canonical/codec.ts';
