@@ -58,6 +58,22 @@ export function unwrapCustomInput(args: unknown): string {
   return typeof args === 'string' ? args : JSON.stringify(args);
 }
 
+/**
+ * A call's canonical arguments text as the JSON object that vendors taking tool input as an object
+ * (Messages, Converse, Gemini) expect: the parsed object; '' as {}; a custom tool's raw text, or
+ * arguments that are not a JSON object, wrapped as {"input": text} so that nothing is lost.
+ */
+export function toolInputObject(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
+  if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
+  try {
+    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // not JSON: wrapped below
+  }
+  return { [CUSTOM_INPUT_PARAMETER]: args };
+}
+
 function isNoInput(parsed: unknown): boolean {
   if (parsed === undefined || parsed === null) return true;
   return typeof parsed === 'object' && !Array.isArray(parsed) && Object.keys(parsed).length === 0;

@@ -5,7 +5,7 @@ export { estimateInputTokens } from '../canonical/input-token-estimate.ts';
 export { tokenCount } from '../canonical/token-count.ts';
 export { dispatchByShape, type ShapeCodec, type TranslationHooks } from '../canonical/shape-dispatch.ts';
 export {
-  CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput,
+  CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput, toolInputObject,
 } from '../canonical/custom-tools.ts';
 export { unsupportedContent, unsupportedParameter } from '../canonical/unsupported-content.ts';
 export { asksReasoning } from '../canonical/asks-reasoning.ts';

@@ -1,7 +1,7 @@
 // Canonical request -> Anthropic Messages request (Relay speaking to the upstream).
 import type { CanonicalRequest, ContentPart, DocumentPart, ImagePart, Tool, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import type { Route } from '../../../core/plugin-api.ts';
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, asksReasoning, customToolDescription, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
+import { toolInputObject, CUSTOM_INPUT_SCHEMA, asksReasoning, customToolDescription, unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { thinkingFor } from './thinking-budget.ts';
 import { webSearchHistoryBlocks, webSearchToolBlock, withoutUnansweredSearches } from './web-search.ts';
 
@@ -61,16 +61,6 @@ function documentBlock(part: DocumentPart, model: string): Block {
   throw unsupportedContent(`the file \`${s.file_id}\``, model, 'a file id names a file in another vendor\'s store; send the file\'s bytes instead');
 }
 
-function toolInput(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
-  if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
-  try {
-    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  return { [CUSTOM_INPUT_PARAMETER]: args };
-}
 
 function block(part: ContentPart, model: string, dropped: string[]): Block | Block[] | null {
   switch (part.type) {
@@ -84,7 +74,7 @@ function block(part: ContentPart, model: string, dropped: string[]): Block | Blo
     case 'image':
       return image(part, dropped);
     case 'tool_call':
-      return { type: 'tool_use', id: anthropicToolId(part.id), name: part.name, input: toolInput(part.arguments, part.tool_kind) };
+      return { type: 'tool_use', id: anthropicToolId(part.id), name: part.name, input: toolInputObject(part.arguments, part.tool_kind) };
     case 'tool_result': {
       const content = part.content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : image(p, dropped))).filter((b) => b.type !== 'text' || b.text !== '');
       return {

@@ -2,7 +2,7 @@
 // not in the body: it is part of the URL (see adapter.ts).
 import type { Route } from '../../../core/plugin-api.ts';
 import {
-  CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, WEB_SEARCH_HISTORY_NAME, asksReasoning, customToolDescription, functionTools, unsupportedContent,
+  toolInputObject, CUSTOM_INPUT_SCHEMA, WEB_SEARCH_HISTORY_NAME, asksReasoning, customToolDescription, functionTools, unsupportedContent,
   type CanonicalRequest, type ContentPart, type CustomTool, type DocumentPart, type FunctionTool, type ImagePart,
 } from '../../../core/plugin-api/canonical.ts';
 import { isClaudeModel, thinkingFor } from './thinking.ts';
@@ -92,16 +92,6 @@ function documentBlock(part: DocumentPart, model: string): ConverseBlock {
   throw refuse('a document URL', 'Converse takes document bytes or an s3:// location, not a URL it would fetch');
 }
 
-function toolInput(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
-  if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
-  try {
-    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // not JSON: wrapped below
-  }
-  return { [CUSTOM_INPUT_PARAMETER]: args };
-}
 
 function block(part: ContentPart, model: string, dropped: string[]): ConverseBlock | null {
   switch (part.type) {
@@ -113,7 +103,7 @@ function block(part: ContentPart, model: string, dropped: string[]): ConverseBlo
     case 'image':
       return image(part, model, dropped);
     case 'tool_call':
-      return { toolUse: { toolUseId: converseToolId(part.id), name: part.name, input: toolInput(part.arguments, part.tool_kind) } };
+      return { toolUse: { toolUseId: converseToolId(part.id), name: part.name, input: toolInputObject(part.arguments, part.tool_kind) } };
     case 'tool_result':
       return {
         toolResult: {

@@ -1,6 +1,6 @@
 // Canonical request -> Gemini generateContent request (Relay speaking to the upstream).
 // The model is not in the body: it is part of the URL (see adapter.ts).
-import { CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, WEB_SEARCH_HISTORY_NAME, customToolDescription, functionTools, unsupportedContent, unsupportedParameter } from '../../../core/plugin-api/canonical.ts';
+import { toolInputObject, CUSTOM_INPUT_SCHEMA, WEB_SEARCH_HISTORY_NAME, customToolDescription, functionTools, unsupportedContent, unsupportedParameter } from '../../../core/plugin-api/canonical.ts';
 import type { CanonicalRequest, ContentPart, CustomTool, DocumentPart, FunctionTool, ImagePart, ToolChoice } from '../../../core/plugin-api/canonical.ts';
 import { schemaFields, schemaFor, type SchemaDialect } from './schema-dialect.ts';
 import { thinkingConfigFor } from './thinking.ts';
@@ -57,16 +57,6 @@ function documentPart(part: DocumentPart, model: string): GeminiPart {
   return { fileData: { mimeType: DOCUMENT_TYPES[ext] ?? 'application/pdf', fileUri: s.url } };
 }
 
-function argsObject(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
-  if (kind === 'custom') return { [CUSTOM_INPUT_PARAMETER]: args };
-  try {
-    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // not JSON: wrapped below
-  }
-  return { [CUSTOM_INPUT_PARAMETER]: args };
-}
 
 /** A function result must be an object: JSON object text is kept, anything else is wrapped. */
 function resultObject(text: string, isError: boolean | undefined): Record<string, unknown> {
@@ -117,7 +107,7 @@ function partsOf(content: ContentPart[], names: Map<string, string>, model: stri
         encoded = documentPart(part, model);
         break;
       case 'tool_call':
-        encoded = { functionCall: { name: part.name, args: argsObject(part.arguments, part.tool_kind) } };
+        encoded = { functionCall: { name: part.name, args: toolInputObject(part.arguments, part.tool_kind) } };
         break;
       case 'tool_result': {
         const text = part.content.filter((p) => p.type === 'text').map((p) => p.text).join('\n');

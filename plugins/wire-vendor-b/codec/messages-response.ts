@@ -1,5 +1,5 @@
 // Canonical response -> Anthropic Messages response (`type: "message"`).
-import { usageToMessages, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
+import { toolInputObject, usageToMessages, type CanonicalResponse, type ContentPart, type StopReason } from '../../../core/plugin-api/canonical.ts';
 import type { EncodeContext } from '../../../core/plugin-api.ts';
 import { isRedactedThinking, sealSignature } from './reasoning-envelope.ts';
 import { anthropicCitation, webSearchBlocks } from './web-search-blocks.ts';
@@ -32,16 +32,6 @@ export function messageId(id: string): string {
 }
 
 /** A tool call's arguments as the tool_use `input` object. */
-export function toolInput(args: string, kind: 'function' | 'custom' | undefined): Record<string, unknown> {
-  if (kind === 'custom') return { input: args };
-  try {
-    const parsed: unknown = JSON.parse(args === '' ? '{}' : args);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // fall through: not a JSON object
-  }
-  return { input: args };
-}
 
 function blocks(part: ContentPart): Record<string, unknown>[] {
   if (part.type === 'web_search_call') return webSearchBlocks(part);
@@ -58,7 +48,7 @@ function block(part: ContentPart): Record<string, unknown> | null {
     case 'refusal':
       return { type: 'text', text: part.text };
     case 'tool_call':
-      return { type: 'tool_use', id: part.id, name: part.name, input: toolInput(part.arguments, part.tool_kind) };
+      return { type: 'tool_use', id: part.id, name: part.name, input: toolInputObject(part.arguments, part.tool_kind) };
     case 'reasoning':
       if (isRedactedThinking(part)) return { type: 'redacted_thinking', data: part.encrypted };
       return { type: 'thinking', thinking: part.text ?? '', signature: sealSignature(part) ?? '' };
