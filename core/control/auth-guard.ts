@@ -98,12 +98,13 @@ export function installAuthGuard(app: FastifyInstance, options: AuthGuardOptions
   app.addHook('onRequest', async (request) => {
     if (!requestNeedsCredentials(request.url, request.routeOptions.url, request.routeOptions.config as { public?: boolean } | undefined)) return;
     const principal = await authenticateControl(app, request, options);
+    // Set before the checks below, so that a refused change is still known by its caller (audit-trail.ts).
+    request.controlPrincipal = principal;
     if (principal.kind === 'user') {
       assertSameOriginChange(request);
       if (principal.role !== 'admin' && !viewerMayCall(request)) {
         throw new RelayError('RELAY_ERR_FORBIDDEN', `user ${principal.username} has the viewer role: it reads the catalog, logs and usage and changes nothing`);
       }
     }
-    request.controlPrincipal = principal;
   });
 }

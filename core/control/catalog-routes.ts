@@ -12,6 +12,7 @@ import { secretViews, toPublicEntity, withoutServerFields } from './public-entit
 import {
   IdParams, ListQuery, RefParams, createBodySchema, entitySchema, errorResponses, listSchema, updateBodySchema,
 } from './schemas.ts';
+import { noteAuditTarget } from './audit-trail.ts';
 
 export interface SpecToStore {
   spec: Record<string, unknown>;
@@ -87,6 +88,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
         const input = withoutServerFields(kind, body.spec);
         const { spec, secrets } = writer ? writer.forCreate(input) : { spec: input, secrets: undefined };
         const created = await store.create(kind, body.metadata, spec, secrets);
+        noteAuditTarget(request, created.metadata.id);
         return reply.code(201).send(toPublicEntity(kind, created, secretViews(options.sealer, request)));
       });
     }

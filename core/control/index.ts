@@ -5,6 +5,8 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { ControlDeps } from './deps.ts';
 import { installAuthGuard } from './auth-guard.ts';
+import { registerAuditRoutes } from './audit-routes.ts';
+import { AuditTrail, installAuditTrail } from './audit-trail.ts';
 import { registerAuthRoutes } from './auth-routes.ts';
 import { registerCatalogRoutes } from './catalog-routes.ts';
 import { registerCatalogFileRoutes } from './catalog-file-routes.ts';
@@ -49,6 +51,8 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   installRouteSecurityDocs(app);
   installAuthGuard(app, { sessions, adminToken: deps.adminToken, metricsToken: deps.metricsToken ?? null, secureCookies });
   installControlMetrics(app, deps.metrics, deps.sync);
+  const audit = new AuditTrail(deps.db);
+  installAuditTrail(app, audit, deps.log);
   // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store (validator.ts).
   app.addHook('preValidation', rejectUnstorableStrings);
   registerConfigJson(app, deps);
@@ -78,5 +82,6 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     registerVendorAdapterRoutes(api, { hooks: deps.hooks });
     registerContextWindowRoute(api, { sync: deps.sync });
     registerBudgetRoutes(api, { budgets: deps.budgets, alerts: deps.budgetAlerts, sync: deps.sync });
+    registerAuditRoutes(api, { trail: audit });
   });
 }

@@ -11,6 +11,7 @@ import { echoedName } from '../echoed-name.ts';
 import type { CreateBody } from './catalog-routes.ts';
 import { toPublicEntity, withoutServerFields } from './public-entity.ts';
 import { IdParams, createBodySchema, entitySchema, errorResponses } from './schemas.ts';
+import { noteAuditTarget } from './audit-trail.ts';
 
 const KeyWithPlaintext = Type.Object({
   plaintext: Type.String({ description: 'The relay key. Shown this once; only its sha256 is stored.' }),
@@ -30,6 +31,7 @@ export function registerRelayKeyRoutes(app: FastifyInstance, deps: { store: Cata
     const minted = mintRelayKey();
     const spec = { ...withoutServerFields('relay-keys', body.spec), prefix: minted.prefix };
     const created = await store.create('relay-keys', body.metadata, spec, { secretHash: minted.hash });
+    noteAuditTarget(request, created.metadata.id);
     return reply.code(201).send({ plaintext: minted.plaintext, relayKey: toPublicEntity('relay-keys', created) });
   });
 

@@ -9,6 +9,7 @@ import { findAdminUser, MAX_PASSWORD_LENGTH, type AdminRole } from './admin-user
 import { decoyHash, verifyPassword } from './passwords.ts';
 import { errorResponses } from './schemas.ts';
 import { createUser, deleteUser, listUsers, updateUser, type UserChange } from './user-store.ts';
+import { noteAuditTarget } from './audit-trail.ts';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('viewer')], { description: 'admin: everything; viewer: reads the catalog, logs and usage, never a secret or a change.' });
 const Password = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH, description: 'At least 8 characters; never shown again.' });
@@ -55,6 +56,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database })
     schema: { summary: 'Add a dashboard user', operationId: 'create-user', tags, body: CreateUserBody, response: { 201: User, ...errorResponses } },
   }, async (request, reply) => {
     const body = request.body as { username: string; password: string; role: AdminRole };
+    noteAuditTarget(request, body.username);
     return reply.code(201).send(await createUser(deps.db, body.username, body.password, body.role));
   });
 

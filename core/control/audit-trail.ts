@@ -1,0 +1,142 @@
+// The control plane's audit trail: who changed what, and when. A row for every change an
+// authenticated caller asked for (any method but GET, HEAD and OPTIONS, refused ones included) and
+// for every sign-in that succeeded: the caller, the route, the entity it named, the status it got,
+// the request id and the address it came from. No body is kept: bodies carry host keys, relay
+// keys and passwords. Unauthenticated calls are not recorded, so a keyless client cannot fill the
+// table. The row is written after the answer went out; a failed write is logged and the change stands.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Database } from '../db/types.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const LOGIN_ROUTE = '/api/auth/login';
+/** Longest route, target or address kept: a route pattern and an id are far shorter. */
+const MAX_TEXT = 300;
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: { kind: 'admin-token' | 'user'; name: string | null };
+  method: string;
+  route: string;
+  target: string | null;
+  status: number;
+  requestId: string;
+  clientIp: string;
+}
+
+export interface AuditQuery {
+  limit: number;
+  /** Entries older than this entry id (the previous page's nextCursor). */
+  before?: string;
+  actor?: string;
+  target?: string;
+}
+
+/** Targets that handlers name themselves: the id of what a create made (it is not in the path). */
+const namedTargets = new WeakMap<FastifyRequest, string>();
+
+/** Names the entity a create made, for its audit row. */
+export function noteAuditTarget(request: FastifyRequest, target: string): void {
+  namedTargets.set(request, target);
+}
+
+function clip(value: string): string {
+  return value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value;
+}
+
+function targetOf(request: FastifyRequest): string | null {
+  const named = namedTargets.get(request);
+  if (named !== undefined) return clip(named);
+  const params = request.params as Record<string, unknown> | undefined;
+  const value = params?.id ?? params?.username;
+  return typeof value === 'string' ? clip(value) : null;
+}
+
+type Actor = Pick<AuditEntry['actor'], 'kind' | 'name'>;
+
+function actorOf(request: FastifyRequest, reply: FastifyReply): Actor | null {
+  const principal = request.controlPrincipal;
+  if (principal?.kind === 'admin-token') return { kind: 'admin-token', name: null };
+  if (principal?.kind === 'user') return { kind: 'user', name: principal.username };
+  if (request.routeOptions.url === LOGIN_ROUTE && reply.statusCode === 200) {
+    const username = (request.body as { username?: unknown } | undefined)?.username;
+    if (typeof username === 'string') return { kind: 'user', name: clip(username) };
+  }
+  return null;
+}
+
+export class AuditTrail {
+  constructor(private readonly db: Database) {}
+
+  async record(row: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
+    await this.db.query(
+      `INSERT INTO control_audit (actor_kind, actor, method, route, target, status, request_id, client_ip)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [row.actor.kind, row.actor.name, row.method, row.route, row.target, row.status, row.requestId, row.clientIp],
+    );
+  }
+
+  /** The newest entries first, `limit` of them, and the cursor of the page after. */
+  async list(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.before !== undefined) where.push(`id < $${params.push(query.before)}`);
+    if (query.actor !== undefined) where.push(`actor = $${params.push(query.actor)}`);
+    if (query.target !== undefined) where.push(`target = $${params.push(query.target)}`);
+    const { rows } = await this.db.query<AuditRow>(
+      `SELECT id::text AS id, at, actor_kind, actor, method, route, target, status, request_id, client_ip FROM control_audit
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY control_audit.id DESC LIMIT $${params.push(query.limit + 1)}`,
+      params,
+    );
+    const items = rows.slice(0, query.limit).map(entryOf);
+    return { items, nextCursor: rows.length > query.limit ? items[items.length - 1]!.id : null };
+  }
+}
+
+interface AuditRow {
+  id: string;
+  at: Date | string;
+  actor_kind: 'admin-token' | 'user';
+  actor: string | null;
+  method: string;
+  route: string;
+  target: string | null;
+  status: number;
+  request_id: string;
+  client_ip: string;
+}
+
+function entryOf(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    at: new Date(row.at).toISOString(),
+    actor: { kind: row.actor_kind, name: row.actor },
+    method: row.method,
+    route: row.route,
+    target: row.target,
+    status: row.status,
+    requestId: row.request_id,
+    clientIp: row.client_ip,
+  };
+}
+
+/** Records every change made on the control listener (see the top of this file). */
+export function installAuditTrail(app: FastifyInstance, trail: AuditTrail, log: Logger): void {
+  app.addHook('onResponse', async (request, reply) => {
+    if (SAFE_METHODS.has(request.method) || request.routeOptions.url === undefined) return;
+    const actor = actorOf(request, reply);
+    if (actor === null) return;
+    await trail.record({
+      actor,
+      method: request.method,
+      route: clip(request.routeOptions.url),
+      target: targetOf(request),
+      status: reply.statusCode,
+      requestId: clip(String(request.id)),
+      clientIp: clip(request.ip ?? ''),
+    }).catch((err: Error) => {
+      log.warn({ err: { message: err.message }, route: request.routeOptions.url, status: reply.statusCode }, 'the audit trail could not record a control-plane change');
+    });
+  });
+}
