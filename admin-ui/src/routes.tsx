@@ -14,6 +14,7 @@ import { BudgetsPage } from './budgets/budgets-page.tsx';
 import { BudgetPage } from './budgets/budget-page.tsx';
 import { SettingsPage } from './settings/settings-page.tsx';
 import { UsersPage } from './users/users-page.tsx';
+import { AuditPage } from './audit/audit-page.tsx';
 import { AccountPage } from './users/account-page.tsx';
 import { PageHeader } from './ui/page-header.tsx';
 import { EmptyState } from './ui/states.tsx';
@@ -43,6 +44,7 @@ export function Routes({ config, user }: { config: RelayConfig | null; user: Who
   if ((m = matchPath('/logs/:requestId', path))) return <LogDetailPage key={m.requestId} requestId={m.requestId} />;
   if (path === '/settings') return <SettingsPage config={config} />;
   if (path === '/users') return <UsersPage />;
+  if (path === '/audit') return <AuditPage />;
   if (path === '/account') return <AccountPage user={user} />;
   if (path === '/budgets') return <BudgetsPage />;
   if ((m = matchPath('/budgets/:budgetId', path))) return <BudgetPage key={m.budgetId} budgetId={m.budgetId} />;

@@ -39,6 +39,7 @@ export function Shell({ user, config, onSignOut, children }: { user: Whoami; con
         <div class="nav-group">
           <NavLink href="/settings">Settings</NavLink>
           {(user.role ?? 'admin') === 'admin' && <NavLink href="/users">Users</NavLink>}
+          {(user.role ?? 'admin') === 'admin' && <NavLink href="/audit">Audit trail</NavLink>}
           <NavLink href="/account">Account</NavLink>
         </div>
         <div class="nav-footer">

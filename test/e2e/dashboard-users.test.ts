@@ -84,4 +84,22 @@ async function run(t: Test) {
   await viewer.waitForSelector('p.saved');
   const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'vera', password: 'vera password 2' }) });
   t.equal(login.status, 200, 'the new password signs in');
+
+  // The audit trail: what the two of them did, in words, newest first; a viewer has no way in.
+  t.equal(await viewer.locator('nav a[href="/audit"]').count(), 0, 'a viewer sees no Audit trail link');
+  await admin.click('nav a[href="/audit"]');
+  await admin.waitForSelector('table.table-audit tbody tr');
+  const rows = await admin.$$eval('table.table-audit tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 5).map((td) => td.firstChild?.textContent?.trim() ?? '')));
+  t.same(rows.slice(0, 4), [
+    ['vera', 'Signed in', '—', '200'],
+    ['vera', 'Changed their own password', '—', '204'],
+    ['vera', 'Signed in', '—', '200'],
+    ['boss', 'Added a user', 'vera', '201'],
+  ], "the latest changes, each with who, what, the entity and the status");
+  await admin.screenshot({ path: 'test/.output/dashboard-audit.png', fullPage: true });
+  await admin.fill('#audit-actor', 'boss');
+  await admin.click('form[role=search] button[type=submit]');
+  await admin.waitForFunction(() => [...document.querySelectorAll('table.table-audit tbody tr td:nth-child(2)')].every((td) => td.textContent === 'boss'));
+  t.ok(await admin.locator('table.table-audit tbody tr').count() >= 2, "boss's own changes and sign-in, filtered");
+  t.notOk((await admin.content()).includes('vera password'), 'no password is on the page');
 }
