@@ -99,7 +99,7 @@ async function run(t: Test) {
   await admin.screenshot({ path: 'test/.output/dashboard-audit.png', fullPage: true });
   await admin.fill('#audit-actor', 'boss');
   await admin.click('form[role=search] button[type=submit]');
-  await admin.waitForFunction(() => [...document.querySelectorAll('table.table-audit tbody tr td:nth-child(2)')].every((td) => td.textContent === 'boss'));
+  await admin.waitForFunction("[...document.querySelectorAll('table.table-audit tbody tr td:nth-child(2)')].every((td) => td.textContent === 'boss')");
   t.ok(await admin.locator('table.table-audit tbody tr').count() >= 2, "boss's own changes and sign-in, filtered");
   t.notOk((await admin.content()).includes('vera password'), 'no password is on the page');
 }
