@@ -9,13 +9,15 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * Path segments that the control API routes statically under /api/{plural}/ and that therefore
  * shadow GET /api/{plural}/:ref (Fastify prefers a static route to a parametric one): an entity
  * with such a slug could never be read by it. `by-id` prefixes every kind's PUT and DELETE (and
- * relay keys' rotate); `health` is GET /api/host-keys/health (core/control/host-key-routes.ts).
+ * relay keys' rotate); `health` is GET /api/host-keys/health (core/control/host-key-routes.ts),
+ * `last-used` GET /api/relay-keys/last-used (core/control/relay-key-routes.ts).
  * test/core/catalog-validation.test.ts walks the control routes and fails when a static segment
  * is missing here.
  */
 const RESERVED_FOR_EVERY_KIND = ['by-id'];
 const RESERVED_BY_KIND: Partial<Record<KindName, readonly string[]>> = {
   'host-keys': ['health'],
+  'relay-keys': ['last-used'],
 };
 
 export function isValidSlug(s: string): boolean {

@@ -72,7 +72,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
       customCreate: ['relay-keys'],
       sealer: deps.sealer,
     });
-    registerRelayKeyRoutes(api, { store: deps.store });
+    registerRelayKeyRoutes(api, { store: deps.store, sync: deps.sync, lastUsed: deps.relayKeyLastUsed });
     registerCatalogFileRoutes(api, {
       catalogFile: new CatalogFileService({ store: deps.store, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv, adapters: deps.hooks.adapters }),
     });

@@ -28,6 +28,7 @@ import { createPipeline } from '../pipeline/pipeline.ts';
 import { BindingMeter } from '../pipeline/binding-meter.ts';
 import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
+import { RelayKeyLastUsed } from '../pipeline/relay-key-last-used.ts';
 import { registerControlPlane } from '../control/index.ts';
 import { UpstreamClient } from '../http/upstream-client.ts';
 import { registerUpstreamMetrics } from '../http/upstream-metrics.ts';
@@ -159,6 +160,8 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     closers.push(async () => meter.close());
     const responsesState = new ResponsesStateStore(db, sealer, log, config.responsesState);
     closers.push(() => responsesState.close());
+    const relayKeyLastUsed = new RelayKeyLastUsed(db, log);
+    closers.push(() => relayKeyLastUsed.close());
     const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream, meter });
 
     let plugins: LoadedPlugin[] = [];
@@ -226,7 +229,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       authenticate: (request) => pipeline.authenticate(request, 'canonical'), reachableModels: (principal) => pipeline.reachableModels(principal),
     });
     await registerControlPlane(control, {
-      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, budgetAlerts, version: VERSION,
+      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, budgetAlerts, relayKeyLastUsed, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
       metricsToken: env.RELAY_METRICS_TOKEN ? env.RELAY_METRICS_TOKEN : null,
       plugins: () => plugins,
@@ -246,7 +249,11 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       snapshot: () => sync.snapshot(),
       responsesState,
       openSecret: (sealed) => sealer.open(sealed),
-      principalForRelayKey: (plaintext) => principalForRelayKey(sync.snapshot(), plaintext),
+      principalForRelayKey: (plaintext) => {
+        const principal = principalForRelayKey(sync.snapshot(), plaintext);
+        relayKeyLastUsed.note(principal.relayKey.metadata.id);
+        return principal;
+      },
       onClose: (fn) => { onCloseFns.push(fn); },
     };
 

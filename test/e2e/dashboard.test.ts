@@ -188,11 +188,16 @@ async function run(t: Test) {
     await shot('09-relay-key-page');
   });
 
+  /** The relay keys list's "Last used" column, counted from 1 as :nth-child counts. */
+  const lastUsedColumn = async () => 1 + (await page.$$eval('thead th', (ths) => ths.map((th) => th.textContent))).indexOf('Last used');
   await t.test('the relay keys list shows each key\'s expiry', async (t) => {
     await page.click('nav >> text=Relay keys');
     await page.waitForSelector('th:text("Expires")');
     const row = await page.textContent('tbody tr:has-text("E2E key")');
     t.match(row, /never/, 'a key without expiresAt never expires, and says so');
+    const cell = `tbody tr:has-text("E2E key") > :nth-child(${await lastUsedColumn()})`;
+    await page.waitForSelector(`${cell}:not(:text-is("…"))`);
+    t.equal(await page.textContent(cell), 'never', 'nor has it been used yet');
   });
 
   await t.test('payload logging is switched on in Settings', async (t) => {
@@ -219,6 +224,11 @@ async function run(t: Test) {
     t.equal(res.status, 200, 'the relay key created in the UI routes to the model created in the UI');
     requestId = res.headers.get('x-request-id') ?? '';
     t.ok(requestId, 'the response names its request id');
+    await page.click('nav >> text=Relay keys');
+    await page.waitForSelector('th:text("Last used")');
+    const cell = `tbody tr:has-text("E2E key") > :nth-child(${await lastUsedColumn()})`;
+    await page.waitForSelector(`${cell}:not(:text-is("…"))`);
+    t.match(await page.textContent(cell), /^(now|\d+ seconds? ago)$/, 'the relay keys list says the key was just used');
   });
 
   await t.test('the request is in the logs, with its captured body', async (t) => {

@@ -2,7 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Entity, HostKeyHealth, KindName } from '../api/types.ts';
 import { Badge, EnabledBadge } from '../ui/badge.tsx';
-import { formatCompact, formatDateTime } from '../format.ts';
+import { formatCompact, formatDateTime, formatRelative } from '../format.ts';
 import { HealthBadge } from './health-badge.tsx';
 import { nameOf, type References } from './use-references.ts';
 import { useRelayConfig } from '../config-context.ts';
@@ -11,7 +11,14 @@ export interface Column {
   label: string;
   /** Hidden on narrow screens. */
   optional?: boolean;
-  cell: (e: Entity, ctx: { refs: References | undefined; health: Map<string, HostKeyHealth> | undefined }) => ComponentChildren;
+  cell: (e: Entity, ctx: CellContext) => ComponentChildren;
+}
+
+export interface CellContext {
+  refs: References | undefined;
+  health: Map<string, HostKeyHealth> | undefined;
+  /** Relay keys: when each was last accepted (null: never). */
+  lastUsed: Map<string, string | null> | undefined;
 }
 
 const s = (e: Entity) => e.spec as Record<string, unknown>;
@@ -98,6 +105,11 @@ export const COLUMNS: Record<KindName, Column[]> = {
     { label: 'Expires', optional: true, cell: (e) => {
       const exp = s(e).expiresAt as string | null | undefined;
       return exp ? <span title={exp}>{formatDateTime(exp)}</span> : <span class="muted">never</span>;
+    } },
+    { label: 'Last used', cell: (e, { lastUsed }) => {
+      if (!lastUsed) return <span class="muted">…</span>;
+      const at = lastUsed.get(e.metadata.id);
+      return at ? <span title={formatDateTime(at)}>{formatRelative(at)}</span> : <span class="muted">never</span>;
     } },
     { label: 'Payloads', optional: true, cell: (e) => yes(s(e).payloadLoggingEnabled) },
   ],

@@ -8,7 +8,7 @@ import { takeFlash } from '../ui/flash.ts';
 import { useAsync } from '../ui/use-async.ts';
 import { errorMessage } from '../api/client.ts';
 import { formatRelative } from '../format.ts';
-import { hostKeyHealth, listPage } from './catalog-api.ts';
+import { hostKeyHealth, listPage, relayKeysLastUsed } from './catalog-api.ts';
 import { COLUMNS } from './columns.tsx';
 import { KIND_INFO, referencedKinds } from './kinds.ts';
 import { useReferences } from './use-references.ts';
@@ -25,6 +25,7 @@ export function ListPage({ kind }: { kind: KindName }) {
   const first = useAsync(() => listPage(kind, { limit: PAGE_SIZE, q }), [kind, q]);
   const refs = useReferences(useMemo(() => referencedKinds(kind), [kind]));
   const health = useAsync(() => (kind === 'host-keys' ? hostKeyHealth() : Promise.resolve(undefined)), [kind]);
+  const lastUsed = useAsync(() => (kind === 'relay-keys' ? relayKeysLastUsed() : Promise.resolve(undefined)), [kind]);
 
   useEffect(() => { setSearch(q); }, [kind, q]);
   useEffect(() => { setExtra({ items: [], cursor: first.data?.nextCursor ?? null, loading: false, error: null }); }, [first.data]);
@@ -82,7 +83,7 @@ export function ListPage({ kind }: { kind: KindName }) {
                       <Link class="row-link" href={`/catalog/${kind}/${e.metadata.id}`}>{e.metadata.displayName}</Link>
                       <div class="muted mono small">{e.metadata.slug}</div>
                     </td>
-                    {columns.map((c) => <td key={c.label} class={c.optional ? 'col-optional' : undefined}>{c.cell(e, { refs: refs.data, health: health.data })}</td>)}
+                    {columns.map((c) => <td key={c.label} class={c.optional ? 'col-optional' : undefined}>{c.cell(e, { refs: refs.data, health: health.data, lastUsed: lastUsed.data })}</td>)}
                     <td class="col-optional muted" title={e.metadata.updatedAt}>{formatRelative(e.metadata.updatedAt)}</td>
                   </tr>
                 ))}
