@@ -15,6 +15,7 @@ const AuditEntrySchema = Type.Object({
   method: Type.String(),
   route: Type.String({ description: 'The route as declared, e.g. /api/relay-keys/by-id/:id.' }),
   target: Type.Union([Type.String(), Type.Null()], { description: 'The entity the change named: the id in the path, or the id a create made.' }),
+  targetName: Type.Union([Type.String(), Type.Null()], { description: "A catalog entity's slug when the change was made (it outlives a delete); null otherwise." }),
   status: Type.Integer({ description: 'What the change was answered: a 4xx is a refused change.' }),
   requestId: Type.String(),
   clientIp: Type.String(),

@@ -6,6 +6,8 @@
 // table. The row is written after the answer went out; a failed write is logged and the change stands.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { isKindName } from '../catalog/kinds.ts';
+import type { CatalogSnapshot } from '../catalog/snapshot.ts';
 import type { Database } from '../db/types.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -20,6 +22,8 @@ export interface AuditEntry {
   method: string;
   route: string;
   target: string | null;
+  /** The catalog entity's slug when the change was made; null for what is not a catalog entity. */
+  targetName: string | null;
   status: number;
   requestId: string;
   clientIp: string;
@@ -33,24 +37,42 @@ export interface AuditQuery {
   target?: string;
 }
 
-/** Targets that handlers name themselves: the id of what a create made (it is not in the path). */
-const namedTargets = new WeakMap<FastifyRequest, string>();
+interface Target {
+  id: string;
+  name: string | null;
+}
+
+/** Targets named before the change (a catalog entity by its slug) or by a handler (what a create made). */
+const namedTargets = new WeakMap<FastifyRequest, Target>();
 
 /** Names the entity a create made, for its audit row. */
-export function noteAuditTarget(request: FastifyRequest, target: string): void {
-  namedTargets.set(request, target);
+export function noteAuditTarget(request: FastifyRequest, id: string, name: string | null = null): void {
+  namedTargets.set(request, { id, name });
 }
+
+/** The catalog kind of a by-id route (`/api/hosts/by-id/:id`, `/api/relay-keys/by-id/:id/rotate`). */
+const BY_ID_ROUTE = /^\/api\/([a-z-]+)\/by-id\/:id(?:\/[a-z-]+)?$/;
 
 function clip(value: string): string {
   return value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value;
 }
 
-function targetOf(request: FastifyRequest): string | null {
+function targetOf(request: FastifyRequest): Target | null {
   const named = namedTargets.get(request);
-  if (named !== undefined) return clip(named);
+  if (named !== undefined) return { id: clip(named.id), name: named.name === null ? null : clip(named.name) };
   const params = request.params as Record<string, unknown> | undefined;
   const value = params?.id ?? params?.username;
-  return typeof value === 'string' ? clip(value) : null;
+  return typeof value === 'string' ? { id: clip(value), name: null } : null;
+}
+
+/** Before a change by id, the slug of the entity it names, while it still exists. */
+function nameBeforeChange(request: FastifyRequest, snapshot: () => CatalogSnapshot): void {
+  if (SAFE_METHODS.has(request.method) || request.controlPrincipal === null) return;
+  const kind = BY_ID_ROUTE.exec(request.routeOptions.url ?? '')?.[1];
+  const id = (request.params as { id?: unknown } | undefined)?.id;
+  if (kind === undefined || !isKindName(kind) || typeof id !== 'string') return;
+  const entity = snapshot().byKind(kind).get(id);
+  if (entity) namedTargets.set(request, { id, name: entity.metadata.slug });
 }
 
 type Actor = Pick<AuditEntry['actor'], 'kind' | 'name'>;
@@ -71,9 +93,9 @@ export class AuditTrail {
 
   async record(row: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
     await this.db.query(
-      `INSERT INTO control_audit (actor_kind, actor, method, route, target, status, request_id, client_ip)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [row.actor.kind, row.actor.name, row.method, row.route, row.target, row.status, row.requestId, row.clientIp],
+      `INSERT INTO control_audit (actor_kind, actor, method, route, target, target_name, status, request_id, client_ip)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [row.actor.kind, row.actor.name, row.method, row.route, row.target, row.targetName, row.status, row.requestId, row.clientIp],
     );
   }
 
@@ -85,7 +107,7 @@ export class AuditTrail {
     if (query.actor !== undefined) where.push(`actor = $${params.push(query.actor)}`);
     if (query.target !== undefined) where.push(`target = $${params.push(query.target)}`);
     const { rows } = await this.db.query<AuditRow>(
-      `SELECT id::text AS id, at, actor_kind, actor, method, route, target, status, request_id, client_ip FROM control_audit
+      `SELECT id::text AS id, at, actor_kind, actor, method, route, target, target_name, status, request_id, client_ip FROM control_audit
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY control_audit.id DESC LIMIT $${params.push(query.limit + 1)}`,
       params,
     );
@@ -102,6 +124,7 @@ interface AuditRow {
   method: string;
   route: string;
   target: string | null;
+  target_name: string | null;
   status: number;
   request_id: string;
   client_ip: string;
@@ -115,6 +138,7 @@ function entryOf(row: AuditRow): AuditEntry {
     method: row.method,
     route: row.route,
     target: row.target,
+    targetName: row.target_name,
     status: row.status,
     requestId: row.request_id,
     clientIp: row.client_ip,
@@ -122,16 +146,19 @@ function entryOf(row: AuditRow): AuditEntry {
 }
 
 /** Records every change made on the control listener (see the top of this file). */
-export function installAuditTrail(app: FastifyInstance, trail: AuditTrail, log: Logger): void {
+export function installAuditTrail(app: FastifyInstance, trail: AuditTrail, log: Logger, snapshot: () => CatalogSnapshot): void {
+  app.addHook('preHandler', async (request) => nameBeforeChange(request, snapshot));
   app.addHook('onResponse', async (request, reply) => {
     if (SAFE_METHODS.has(request.method) || request.routeOptions.url === undefined) return;
     const actor = actorOf(request, reply);
     if (actor === null) return;
+    const target = targetOf(request);
     await trail.record({
       actor,
       method: request.method,
       route: clip(request.routeOptions.url),
-      target: targetOf(request),
+      target: target?.id ?? null,
+      targetName: target?.name ?? null,
       status: reply.statusCode,
       requestId: clip(String(request.id)),
       clientIp: clip(request.ip ?? ''),

@@ -88,7 +88,7 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
         const input = withoutServerFields(kind, body.spec);
         const { spec, secrets } = writer ? writer.forCreate(input) : { spec: input, secrets: undefined };
         const created = await store.create(kind, body.metadata, spec, secrets);
-        noteAuditTarget(request, created.metadata.id);
+        noteAuditTarget(request, created.metadata.id, created.metadata.slug);
         return reply.code(201).send(toPublicEntity(kind, created, secretViews(options.sealer, request)));
       });
     }

@@ -52,7 +52,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   installAuthGuard(app, { sessions, adminToken: deps.adminToken, metricsToken: deps.metricsToken ?? null, secureCookies });
   installControlMetrics(app, deps.metrics, deps.sync);
   const audit = new AuditTrail(deps.db);
-  installAuditTrail(app, audit, deps.log);
+  installAuditTrail(app, audit, deps.log, () => deps.sync.snapshot());
   // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store (validator.ts).
   app.addHook('preValidation', rejectUnstorableStrings);
   registerConfigJson(app, deps);

@@ -53,7 +53,7 @@ export function registerRelayKeyRoutes(app: FastifyInstance, deps: { store: Cata
     const minted = mintRelayKey();
     const spec = { ...withoutServerFields('relay-keys', body.spec), prefix: minted.prefix };
     const created = await store.create('relay-keys', body.metadata, spec, { secretHash: minted.hash });
-    noteAuditTarget(request, created.metadata.id);
+    noteAuditTarget(request, created.metadata.id, created.metadata.slug);
     return reply.code(201).send({ plaintext: minted.plaintext, relayKey: toPublicEntity('relay-keys', created) });
   });
 

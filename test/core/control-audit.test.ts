@@ -6,7 +6,7 @@ import { startRelay } from '../../core/testing.ts';
 
 interface Entry {
   id: string; at: string; actor: { kind: string; name: string | null }; method: string; route: string;
-  target: string | null; status: number; requestId: string; clientIp: string;
+  target: string | null; targetName: string | null; status: number; requestId: string; clientIp: string;
 }
 
 t.test('the audit trail', async (t) => {
@@ -54,21 +54,21 @@ t.test('the audit trail', async (t) => {
   t.equal((await control('DELETE', `/api/host-keys/by-id/${hostKeyId}`, ada)).status, 204);
 
   const { items } = await audit();
-  const rows = items.map((e) => `${e.actor.kind}:${e.actor.name ?? '-'} ${e.method} ${e.route} ${e.target ?? '-'} ${e.status}`);
+  const rows = items.map((e) => `${e.actor.kind}:${e.actor.name ?? '-'} ${e.method} ${e.route} ${e.target ?? '-'} ${e.targetName ?? '-'} ${e.status}`);
   t.same(rows, [
-    `user:ada DELETE /api/host-keys/by-id/:id ${hostKeyId} 204`,
-    `user:vic DELETE /api/host-keys/by-id/:id ${hostKeyId} 403`,
-    `admin-token:- POST /api/relay-keys/by-id/:id/rotate ${relayKeyId} 200`,
-    `admin-token:- POST /api/relay-keys ${relayKeyId} 201`,
-    `user:ada POST /api/policies ${policyId} 201`,
-    `user:ada POST /api/host-keys ${hostKeyId} 201`,
-    `user:ada POST /api/hosts ${hostId} 201`,
-    `user:ada POST /api/providers ${providerId} 201`,
-    'user:vic POST /api/auth/login - 200',
-    'user:ada POST /api/auth/login - 200',
-    'admin-token:- POST /api/users vic 201',
-    'admin-token:- POST /api/users ada 201',
-  ], 'newest first; the unauthenticated call and the failed sign-in are not recorded');
+    `user:ada DELETE /api/host-keys/by-id/:id ${hostKeyId} audited-key 204`,
+    `user:vic DELETE /api/host-keys/by-id/:id ${hostKeyId} - 403`,
+    `admin-token:- POST /api/relay-keys/by-id/:id/rotate ${relayKeyId} audited-relay-key 200`,
+    `admin-token:- POST /api/relay-keys ${relayKeyId} audited-relay-key 201`,
+    `user:ada POST /api/policies ${policyId} audited-policy 201`,
+    `user:ada POST /api/host-keys ${hostKeyId} audited-key 201`,
+    `user:ada POST /api/hosts ${hostId} audited-host 201`,
+    `user:ada POST /api/providers ${providerId} audited 201`,
+    'user:vic POST /api/auth/login - - 200',
+    'user:ada POST /api/auth/login - - 200',
+    'admin-token:- POST /api/users vic - 201',
+    'admin-token:- POST /api/users ada - 201',
+  ], 'newest first, a catalog entity by its slug as it was (a deleted one too); the unauthenticated call and the failed sign-in are not recorded');
   t.ok(items.every((e) => e.requestId !== '' && e.clientIp !== '' && !Number.isNaN(Date.parse(e.at))), 'each has a request id, an address and a time');
 
   const text = JSON.stringify(items);

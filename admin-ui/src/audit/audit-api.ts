@@ -8,6 +8,8 @@ export interface AuditEntry {
   method: string;
   route: string;
   target: string | null;
+  /** A catalog entity's slug when the change was made. */
+  targetName: string | null;
   status: number;
   requestId: string;
   clientIp: string;

@@ -19,12 +19,13 @@ interface Listing {
 
 function AuditRow({ entry }: { entry: AuditEntry }) {
   const href = auditTargetHref(entry);
+  const shown = entry.targetName ?? entry.target;
   return (
     <tr data-audit-id={entry.id}>
       <td title={formatDateTime(entry.at)}>{formatRelative(entry.at)}</td>
       <td>{entry.actor.kind === 'admin-token' ? <span class="muted">admin token</span> : entry.actor.name}</td>
       <td>{auditAction(entry)}<div class="muted small mono">{entry.method} {entry.route}</div></td>
-      <td class="mono small">{entry.target === null ? '—' : href ? <Link href={href}>{entry.target}</Link> : entry.target}</td>
+      <td class="mono small" title={entry.target ?? undefined}>{entry.target === null ? '—' : href ? <Link href={href}>{shown}</Link> : shown}</td>
       <td><StatusBadge status={entry.status} /></td>
       <td class="mono small col-optional">{entry.clientIp}</td>
     </tr>
