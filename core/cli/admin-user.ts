@@ -7,6 +7,7 @@ import { openDatabase } from '../db/open.ts';
 import { migrate } from '../db/migrate.ts';
 import { StartupError } from '../errors.ts';
 import { ADMIN_ROLES, checkCredentialsShape, upsertAdminUser, type AdminRole } from '../control/admin-users.ts';
+import { recordCliChange } from '../control/audit-trail.ts';
 
 export interface AdminUserOptions {
   configFile: string;
@@ -101,6 +102,7 @@ export async function adminUserSet(options: AdminUserOptions, env: Record<string
   try {
     await migrate(db);
     await upsertAdminUser(db, username, password, role);
+    await recordCliChange(db, 'relay admin-user set', username);
     process.stdout.write(`user ${username} saved\n`);
   } finally {
     await db.close();

@@ -11,6 +11,7 @@ import { catalogYaml, formatOutcome, parseCatalogText } from '../catalog-file/te
 import { loadConfigFile } from '../config/load.ts';
 import { StartupError } from '../errors.ts';
 import { createRelay } from '../server/relay.ts';
+import { recordCliChange } from '../control/audit-trail.ts';
 import { runningControlUrl } from './admin-user.ts';
 
 export const CATALOG_USAGE = 'usage: relay catalog export [--url http://host:8081] > catalog.yaml\n'
@@ -59,7 +60,11 @@ async function databaseTarget(configFile: string, env: Record<string, string | u
   const relay = await createRelay({ configFile, env, applyCatalogFile: false, logger: pino({ level: 'error' }, pino.destination(2)) });
   return {
     export: () => relay.catalogFile.export(),
-    apply: (document, options) => relay.catalogFile.apply(document, options),
+    apply: async (document, options) => {
+      const outcome = await relay.catalogFile.apply(document, options);
+      if (!options.dryRun && outcome.changes.length > 0) await recordCliChange(relay.db, `relay catalog apply (${outcome.changes.length} changes)`, null);
+      return outcome;
+    },
     close: () => relay.close(),
   };
 }

@@ -9,8 +9,8 @@ const AuditEntrySchema = Type.Object({
   id: Type.String({ description: 'Increasing with time; the cursor of the entries before it.' }),
   at: Type.String({ format: 'date-time' }),
   actor: Type.Object({
-    kind: Type.Union([Type.Literal('admin-token'), Type.Literal('user')], { description: 'admin-token: RELAY_ADMIN_TOKEN; user: a signed-in dashboard user.' }),
-    name: Type.Union([Type.String(), Type.Null()], { description: "The user's name; null for the admin token." }),
+    kind: Type.Union([Type.Literal('admin-token'), Type.Literal('user'), Type.Literal('cli')], { description: 'admin-token: RELAY_ADMIN_TOKEN; user: a signed-in dashboard user; cli: the relay CLI writing the database itself.' }),
+    name: Type.Union([Type.String(), Type.Null()], { description: "The user's name (for cli, the operating-system user that ran it); null for the admin token." }),
   }),
   method: Type.String(),
   route: Type.String({ description: 'The route as declared, e.g. /api/relay-keys/by-id/:id.' }),
@@ -18,7 +18,7 @@ const AuditEntrySchema = Type.Object({
   targetName: Type.Union([Type.String(), Type.Null()], { description: "A catalog entity's slug when the change was made (it outlives a delete); null otherwise." }),
   status: Type.Integer({ description: 'What the change was answered: a 4xx is a refused change.' }),
   requestId: Type.String(),
-  clientIp: Type.String(),
+  clientIp: Type.String({ description: "The caller's address; for cli, the machine's host name." }),
 });
 
 const AuditQuerySchema = Type.Object({

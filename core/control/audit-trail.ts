@@ -4,6 +4,9 @@
 // the request id and the address it came from. No body is kept: bodies carry host keys, relay
 // keys and passwords. Unauthenticated calls are not recorded, so a keyless client cannot fill the
 // table. The row is written after the answer went out; a failed write is logged and the change stands.
+// The relay CLI, when it writes the database itself, records its changes here too (recordCliChange).
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { isKindName } from '../catalog/kinds.ts';
@@ -18,7 +21,8 @@ const MAX_TEXT = 300;
 export interface AuditEntry {
   id: string;
   at: string;
-  actor: { kind: 'admin-token' | 'user'; name: string | null };
+  /** cli: the relay CLI writing the database itself, named by the operating-system user that ran it. */
+  actor: { kind: 'admin-token' | 'user' | 'cli'; name: string | null };
   method: string;
   route: string;
   target: string | null;
@@ -119,7 +123,7 @@ export class AuditTrail {
 interface AuditRow {
   id: string;
   at: Date | string;
-  actor_kind: 'admin-token' | 'user';
+  actor_kind: AuditEntry['actor']['kind'];
   actor: string | null;
   method: string;
   route: string;
@@ -143,6 +147,25 @@ function entryOf(row: AuditRow): AuditEntry {
     requestId: row.request_id,
     clientIp: row.client_ip,
   };
+}
+
+/** Records a change the relay CLI wrote to the database itself (`command`: `relay admin-user set`). */
+export async function recordCliChange(db: Database, command: string, target: string | null): Promise<void> {
+  await new AuditTrail(db).record({
+    actor: { kind: 'cli', name: cliUser() }, method: 'CLI', route: clip(command), target: target === null ? null : clip(target), targetName: null,
+    status: 200, requestId: randomUUID(), clientIp: clip(os.hostname()),
+  }).catch((err: Error) => {
+    // The change is made: say that it went unrecorded rather than fail the command.
+    process.stderr.write(`${command}: the change was made, but the audit trail could not record it (${err.message})\n`);
+  });
+}
+
+function cliUser(): string | null {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return null; // a uid without a passwd entry (some containers)
+  }
 }
 
 /** Records every change made on the control listener (see the top of this file). */

@@ -78,4 +78,10 @@ t.test('with no Relay running, the embedded database is written directly', async
   const res = await relayCli(['admin-user', 'set', '--username', 'bob'], 'bob password 1\n', { RELAY_CONTROL_PORT: '1' });
   t.equal(res.code, 0, res.err);
   t.equal(res.out, 'user bob saved\n');
+  // The audit trail has the change, by the CLI and the account that ran it.
+  const relay = await startRelay({ database: 'pglite', dataDir: path.join(dir, 'data') });
+  t.teardown(() => relay.close());
+  const audit = await relay.api('GET', '/api/audit?target=bob');
+  t.match(audit.body.items, [{ actor: { kind: 'cli', name: os.userInfo().username }, method: 'CLI', route: 'relay admin-user set', target: 'bob', status: 200 }]);
+  t.notOk(JSON.stringify(audit.body).includes('bob password'), 'not the password');
 });

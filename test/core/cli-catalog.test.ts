@@ -134,6 +134,8 @@ t.test('the embedded database: written when no Relay holds it, refused while one
   const running = await startRelay({ database: 'pglite', dataDir, masterKey });
   t.teardown(() => running.close());
   t.equal((await running.api('GET', '/api/models/claude')).status, 200, 'the Relay started on it serves the applied catalog');
+  const audit = await running.api('GET', '/api/audit');
+  t.match(audit.body.items, [{ actor: { kind: 'cli' }, method: 'CLI', route: 'relay catalog apply (6 changes)', status: 200 }], "the audit trail has the CLI's apply");
   const port = new URL(running.controlUrl).port;
   const refused = await relayCli(['catalog', 'export'], { ...env, RELAY_CONTROL_PORT: port });
   t.equal(refused.code, 1);

@@ -17,6 +17,7 @@ const FIXED: Record<string, string> = {
   'POST /api/master-key/generate': 'Generated a master key',
   'PUT /api/settings/usage-logging': 'Changed the usage-logging setting',
   'PUT /api/settings/payload-logging': 'Changed the payload-logging setting',
+  'CLI relay admin-user set': 'Set a user (from the CLI)',
 };
 
 const VERBS: Record<string, string> = { POST: 'Created', PUT: 'Changed', PATCH: 'Changed', DELETE: 'Deleted' };
@@ -30,6 +31,7 @@ function kindOf(route: string): KindName | null {
 export function auditAction(entry: AuditEntry): string {
   const fixed = FIXED[`${entry.method} ${entry.route}`];
   if (fixed) return fixed;
+  if (entry.method === 'CLI' && entry.route.startsWith('relay catalog apply')) return 'Applied a catalog file (from the CLI)';
   const kind = kindOf(entry.route);
   const verb = VERBS[entry.method];
   if (kind && verb) return `${verb} ${/^[aeiou]/.test(KIND_INFO[kind].singular) ? 'an' : 'a'} ${KIND_INFO[kind].singular}`;
