@@ -7,7 +7,7 @@ import { openDatabase } from '../db/open.ts';
 import { migrate } from '../db/migrate.ts';
 import { StartupError } from '../errors.ts';
 import { ADMIN_ROLES, checkCredentialsShape, upsertAdminUser, type AdminRole } from '../control/admin-users.ts';
-import { recordCliChange } from '../control/audit-trail.ts';
+import { recordCliChange } from '../control/audit-store.ts';
 
 export interface AdminUserOptions {
   configFile: string;

@@ -11,7 +11,7 @@ import { catalogYaml, formatOutcome, parseCatalogText } from '../catalog-file/te
 import { loadConfigFile } from '../config/load.ts';
 import { StartupError } from '../errors.ts';
 import { createRelay } from '../server/relay.ts';
-import { recordCliChange } from '../control/audit-trail.ts';
+import { recordCliChange } from '../control/audit-store.ts';
 import { runningControlUrl } from './admin-user.ts';
 
 export const CATALOG_USAGE = 'usage: relay catalog export [--url http://host:8081] > catalog.yaml\n'

@@ -2,7 +2,7 @@
 // it names every user and the addresses they came from.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AuditQuery, AuditTrail } from './audit-trail.ts';
+import type { AuditQuery, AuditTrail } from './audit-store.ts';
 import { errorResponses } from './schemas.ts';
 
 const AuditEntrySchema = Type.Object({
