@@ -2,7 +2,7 @@
 // refused ones included, and every sign-in, newest first, with who, the route, the entity and the
 // status; never a body's secret; nothing from a caller without credentials; admins only.
 import t from 'tap';
-import { startRelay } from '../../core/testing.ts';
+import { eventually, startRelay } from '../../core/testing.ts';
 
 interface Entry {
   id: string; at: string; actor: { kind: string; name: string | null }; method: string; route: string;
@@ -53,6 +53,8 @@ t.test('the audit trail', async (t) => {
   t.equal((await control('POST', '/api/auth/login', {}, { username: 'ada', password: 'not her password' })).status, 401, 'a failed sign-in');
   t.equal((await control('DELETE', `/api/host-keys/by-id/${hostKeyId}`, ada)).status, 204);
 
+  // A row is written just after its answer went out: wait for the last change's.
+  await eventually(async () => (await relay.api('GET', '/api/audit')).body.items.length === 12);
   const { items } = await audit();
   const rows = items.map((e) => `${e.actor.kind}:${e.actor.name ?? '-'} ${e.method} ${e.route} ${e.target ?? '-'} ${e.targetName ?? '-'} ${e.status}`);
   t.same(rows, [
