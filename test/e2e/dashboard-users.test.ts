@@ -87,6 +87,7 @@ async function run(t: Test) {
 
   // The audit trail: what the two of them did, in words, newest first; a viewer has no way in.
   t.equal(await viewer.locator('nav a[href="/audit"]').count(), 0, 'a viewer sees no Audit trail link');
+  await eventually(async () => (await relay.api('GET', '/api/audit?actor=vera')).body.items.length === 3); // rows follow their answers
   await admin.click('nav a[href="/audit"]');
   await admin.waitForSelector('table.table-audit tbody tr');
   const rows = await admin.$$eval('table.table-audit tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 5).map((td) => td.firstChild?.textContent?.trim() ?? '')));
