@@ -91,6 +91,9 @@ export async function setBindingWeights(relay: TestRelay, modelId: string, weigh
   const bindings = model.spec.bindings.map((b: { hostId: string }) => ({ ...b, weight: weights[b.hostId] ?? 1 }));
   const res = await relay.api('PUT', `/api/models/by-id/${modelId}`, { spec: { bindings } });
   if (res.status !== 200) throw new Error(`setting binding weights: ${res.status} ${JSON.stringify(res.body)}`);
+  // The change reaches the snapshot asynchronously: a request made before would see the old weights.
+  const version = res.body.metadata.updatedAt as string;
+  await settled(relay, (snap) => snap.models.get(modelId)?.metadata.updatedAt === version);
 }
 
 /** Waits until the instance's snapshot has applied catalog writes (NOTIFY is asynchronous). */
