@@ -10,13 +10,13 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * shadow GET /api/{plural}/:ref (Fastify prefers a static route to a parametric one): an entity
  * with such a slug could never be read by it. `by-id` prefixes every kind's PUT and DELETE (and
  * relay keys' rotate); `health` is GET /api/host-keys/health (core/control/host-key-routes.ts),
- * `last-used` GET /api/relay-keys/last-used (core/control/relay-key-routes.ts).
+ * `last-used` GET /api/relay-keys/last-used and /api/host-keys/last-used (core/control/last-used-routes.ts).
  * test/core/catalog-validation.test.ts walks the control routes and fails when a static segment
  * is missing here.
  */
 const RESERVED_FOR_EVERY_KIND = ['by-id'];
 const RESERVED_BY_KIND: Partial<Record<KindName, readonly string[]>> = {
-  'host-keys': ['health'],
+  'host-keys': ['health', 'last-used'],
   'relay-keys': ['last-used'],
 };
 

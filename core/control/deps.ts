@@ -12,7 +12,7 @@ import type { Hooks } from '../plugins/registry.ts';
 import type { LoadedPlugin } from '../plugins/loader.ts';
 import type { Observer } from '../observer/observer.ts';
 import type { KeyHealth } from '../pipeline/key-health.ts';
-import type { RelayKeyLastUsed } from '../pipeline/relay-key-last-used.ts';
+import type { LastUsed } from '../pipeline/last-used.ts';
 
 import type { BudgetGuard } from '../budgets/budget-guard.ts';
 import type { BudgetAlerts } from '../budgets/budget-alerts.ts';
@@ -41,7 +41,9 @@ export interface ControlDeps {
   /** Budget alerts this deployment recorded (GET /api/budgets/{id}/alerts); absent in tests that build a control plane without one. */
   budgetAlerts?: BudgetAlerts;
   /** When each relay key was last accepted (GET /api/relay-keys/last-used). */
-  relayKeyLastUsed: RelayKeyLastUsed;
+  relayKeyLastUsed: LastUsed;
+  /** When each host key was last sent upstream (GET /api/host-keys/last-used). */
+  hostKeyLastUsed: LastUsed;
   /** Plugins in load order (filled once loading finished). */
   plugins: () => LoadedPlugin[];
 }

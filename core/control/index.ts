@@ -26,6 +26,7 @@ import { installControlMetrics } from './metrics.ts';
 import { registerOpsRoutes } from './ops-routes.ts';
 import { providerWriter } from './provider-writer.ts';
 import { registerRelayKeyRoutes } from './relay-key-routes.ts';
+import { registerLastUsedRoute } from './last-used-routes.ts';
 import { installRouteSecurityDocs } from './route-security.ts';
 import { SessionStore } from './sessions.ts';
 import { registerSettingsRoutes } from './settings-routes.ts';
@@ -73,7 +74,9 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
       customCreate: ['relay-keys'],
       sealer: deps.sealer,
     });
-    registerRelayKeyRoutes(api, { store: deps.store, sync: deps.sync, lastUsed: deps.relayKeyLastUsed });
+    registerRelayKeyRoutes(api, { store: deps.store });
+    registerLastUsedRoute(api, { sync: deps.sync, lastUsed: deps.relayKeyLastUsed });
+    registerLastUsedRoute(api, { sync: deps.sync, lastUsed: deps.hostKeyLastUsed });
     registerCatalogFileRoutes(api, {
       catalogFile: new CatalogFileService({ store: deps.store, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv, adapters: deps.hooks.adapters }),
     });

@@ -1,13 +1,10 @@
 // Relay keys: the server mints the secret (core/crypto/relay-keys.ts), answers with the
 // plaintext exactly once, and stores only its sha256 and a display prefix. Rotation replaces
 // the hash; every instance drops the old one when the change notification reaches its
-// snapshot. Enable/disable and expiresAt go through the uniform PUT. GET /api/relay-keys/last-used
-// says when each key was last accepted, to find the keys nobody uses any more.
+// snapshot. Enable/disable and expiresAt go through the uniform PUT.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CatalogStore } from '../catalog/store.ts';
-import type { CatalogSync } from '../catalog/sync.ts';
-import type { RelayKeyLastUsed } from '../pipeline/relay-key-last-used.ts';
 import { mintRelayKey } from '../crypto/relay-keys.ts';
 import { RelayError } from '../errors.ts';
 import { echoedName } from '../echoed-name.ts';
@@ -21,27 +18,8 @@ const KeyWithPlaintext = Type.Object({
   relayKey: entitySchema('relay-keys'),
 });
 
-const LastUsedList = Type.Object({
-  items: Type.Array(Type.Object({
-    relayKeyId: Type.String({ format: 'uuid' }),
-    lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a request with the key was last accepted (by any instance, to within about 15 s); null when never since it was made.' }),
-  })),
-});
-
-export function registerRelayKeyRoutes(app: FastifyInstance, deps: { store: CatalogStore; sync: CatalogSync; lastUsed: RelayKeyLastUsed }): void {
+export function registerRelayKeyRoutes(app: FastifyInstance, deps: { store: CatalogStore }): void {
   const { store } = deps;
-
-  app.get('/api/relay-keys/last-used', {
-    schema: {
-      summary: 'When each relay key was last accepted, the least recently used first (never used keys before all others)',
-      operationId: 'relay-keys-last-used', tags: ['relay-keys'], response: { 200: LastUsedList, ...errorResponses },
-    },
-  }, async () => {
-    const seen = await deps.lastUsed.all();
-    const items = [...deps.sync.snapshot().byKind('relay-keys').keys()].map((relayKeyId) => ({ relayKeyId, lastUsedAt: seen.get(relayKeyId) ?? null }));
-    items.sort((a, b) => (a.lastUsedAt ?? '').localeCompare(b.lastUsedAt ?? '') || a.relayKeyId.localeCompare(b.relayKeyId));
-    return { items };
-  });
 
   app.post('/api/relay-keys', {
     schema: {

@@ -15,6 +15,7 @@ import { upstreamRequestIdOf } from '../http/request-id.ts';
 import { TRACE_CONTEXT_HEADERS } from '../http/headers.ts';
 import { NO_RETRY_POLICY, type RetryRun } from './retry-policy.ts';
 import { bindingKey, type BindingMeter } from './binding-meter.ts';
+import type { LastUsed } from './last-used.ts';
 import { isMeasured } from './balancing.ts';
 import { sendHedged, type HedgePlan } from './hedge.ts';
 import type { StandardSpeed } from './fast-mode.ts';
@@ -59,6 +60,8 @@ export class Attempt {
   private deadlineSignal: AbortSignal | null = null;
   /** Measures bindings of models balanced by what is measured (binding-meter.ts); null in tests without one. */
   meter: BindingMeter | null = null;
+  /** Notes each host key a request is built for, as it is sent (last-used.ts); null in tests without one. */
+  hostKeyUse: LastUsed | null = null;
   /** Ends the current binding's in-flight count (at the next attempt, or the request's end). */
   private endInFlight: (() => void) | null = null;
   /** A hedge for the next send (hedge.ts), set by the pipeline when the model asks for one. */
@@ -112,6 +115,7 @@ export class Attempt {
 
   /** What an adapter is asked to send: `fields` plus this request's cancellation and the instance's client. */
   upstreamRequest(fields: UpstreamRequestFields): UpstreamRequest {
+    if (fields.route.hostKey) this.hostKeyUse?.note(fields.route.hostKey.metadata.id);
     // The upstream sees the client's id when it sent one, else Relay's: either finds this request in Relay's log.
     const headers = Object.assign({}, fields.headers, { 'x-request-id': this.record.clientRequestId ?? this.request.id });
     // A traced call's trace context is the tracer's alone (its span's headers): the client's may lie.

@@ -41,6 +41,7 @@ import { effectiveWindow } from '../context-windows/lookup.ts';
 import { NO_RETRY_POLICY, RetryRun } from './retry-policy.ts';
 import { standardSpeedFor } from './fast-mode.ts';
 import type { BindingMeter } from './binding-meter.ts';
+import type { LastUsed } from './last-used.ts';
 import { UpstreamTries } from './upstream-tries.ts';
 import { planHedge } from './hedge.ts';
 import { createRoutingMetrics } from './routing-metrics.ts';
@@ -71,6 +72,8 @@ export interface PipelineDeps {
   upstream: UpstreamClient;
   /** In-flight counts and latencies per binding for spec.balancing (binding-meter.ts); absent in tests without one. */
   meter?: BindingMeter;
+  /** When each host key was last sent upstream (last-used.ts); absent in tests without one. */
+  hostKeyLastUsed?: LastUsed;
 }
 
 export interface KernelPipeline extends Pipeline {
@@ -283,6 +286,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       attempt.retry = retries;
       attempt.standardSpeed = standardSpeed;
       attempt.meter = deps.meter ?? null;
+      attempt.hostKeyUse = deps.hostKeyLastUsed ?? null;
       finishInFlight = () => attempt.finishInFlight();
       sending = attempt;
       for (let step = -1; step < chain.length && !served && !stopped; step++) {

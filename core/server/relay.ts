@@ -28,7 +28,7 @@ import { createPipeline } from '../pipeline/pipeline.ts';
 import { BindingMeter } from '../pipeline/binding-meter.ts';
 import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
-import { RelayKeyLastUsed } from '../pipeline/relay-key-last-used.ts';
+import { LastUsed } from '../pipeline/last-used.ts';
 import { registerControlPlane } from '../control/index.ts';
 import { UpstreamClient } from '../http/upstream-client.ts';
 import { registerUpstreamMetrics } from '../http/upstream-metrics.ts';
@@ -160,9 +160,11 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     closers.push(async () => meter.close());
     const responsesState = new ResponsesStateStore(db, sealer, log, config.responsesState);
     closers.push(() => responsesState.close());
-    const relayKeyLastUsed = new RelayKeyLastUsed(db, log);
+    const relayKeyLastUsed = new LastUsed(db, log, 'relay-keys');
     closers.push(() => relayKeyLastUsed.close());
-    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream, meter });
+    const hostKeyLastUsed = new LastUsed(db, log, 'host-keys');
+    closers.push(() => hostKeyLastUsed.close());
+    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream, meter, hostKeyLastUsed });
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
@@ -229,7 +231,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
       authenticate: (request) => pipeline.authenticate(request, 'canonical'), reachableModels: (principal) => pipeline.reachableModels(principal),
     });
     await registerControlPlane(control, {
-      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, budgetAlerts, relayKeyLastUsed, version: VERSION,
+      config, log, db, store, sync, settings, sealer, hostKeyEnv, hooks, observer, health, metrics, budgets, budgetAlerts, relayKeyLastUsed, hostKeyLastUsed, version: VERSION,
       adminToken: env.RELAY_ADMIN_TOKEN ? env.RELAY_ADMIN_TOKEN : null,
       metricsToken: env.RELAY_METRICS_TOKEN ? env.RELAY_METRICS_TOKEN : null,
       plugins: () => plugins,

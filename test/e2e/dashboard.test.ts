@@ -151,6 +151,8 @@ async function run(t: Test) {
     await shot('05-models-list');
   });
 
+  /** The relay keys' or host keys' list's "Last used" column, counted from 1 as :nth-child counts. */
+  const lastUsedColumn = async () => 1 + (await page.$$eval('thead th', (ths) => ths.map((th) => th.textContent))).indexOf('Last used');
   await t.test('a stored host key is write-only and its health shows', async (t) => {
     await page.click('nav >> text=Host keys');
     await page.click('text=New host key');
@@ -166,6 +168,9 @@ async function run(t: Test) {
     await page.click('nav >> text=Host keys');
     await page.waitForSelector('td .badge');
     t.match(await page.textContent('tbody tr'), /healthy|unknown/, 'the list shows each key\'s health');
+    const cell = `tbody tr:has-text("Fake key") > :nth-child(${await lastUsedColumn()})`;
+    await page.waitForSelector(`${cell}:not(:text-is("…"))`);
+    t.equal(await page.textContent(cell), 'never', 'no request was sent with the key yet');
     await shot('07-host-keys-list');
   });
 
@@ -188,8 +193,6 @@ async function run(t: Test) {
     await shot('09-relay-key-page');
   });
 
-  /** The relay keys list's "Last used" column, counted from 1 as :nth-child counts. */
-  const lastUsedColumn = async () => 1 + (await page.$$eval('thead th', (ths) => ths.map((th) => th.textContent))).indexOf('Last used');
   await t.test('the relay keys list shows each key\'s expiry', async (t) => {
     await page.click('nav >> text=Relay keys');
     await page.waitForSelector('th:text("Expires")');
@@ -229,6 +232,11 @@ async function run(t: Test) {
     const cell = `tbody tr:has-text("E2E key") > :nth-child(${await lastUsedColumn()})`;
     await page.waitForSelector(`${cell}:not(:text-is("…"))`);
     t.match(await page.textContent(cell), /^(now|\d+ seconds? ago)$/, 'the relay keys list says the key was just used');
+    await page.click('nav >> text=Host keys');
+    await page.waitForSelector('th:text("Health")');
+    const hostKeyCell = `tbody tr:has-text("Fake key") > :nth-child(${await lastUsedColumn()})`;
+    await page.waitForSelector(`${hostKeyCell}:not(:text-is("…"))`);
+    t.match(await page.textContent(hostKeyCell), /^(now|\d+ seconds? ago)$/, 'the host keys list says the key was just sent upstream');
   });
 
   await t.test('the request is in the logs, with its captured body', async (t) => {

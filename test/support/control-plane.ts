@@ -18,7 +18,7 @@ import { migrate } from '../../core/db/migrate.ts';
 import { PostgresDatabase } from '../../core/db/postgres.ts';
 import { createObserver, type Observer } from '../../core/observer/observer.ts';
 import { KeyHealth } from '../../core/pipeline/key-health.ts';
-import { RelayKeyLastUsed } from '../../core/pipeline/relay-key-last-used.ts';
+import { LastUsed } from '../../core/pipeline/last-used.ts';
 import { Hooks } from '../../core/plugins/registry.ts';
 import { createListener } from '../../core/server/listeners.ts';
 import { SettingsStore } from '../../core/settings/store.ts';
@@ -112,7 +112,8 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   hooks.addVendorAdapter(createOpenAIAdapter('openai'));
   hooks.addVendorAdapter(createAnthropicAdapter('anthropic', DEFAULT_ANTHROPIC_VERSION));
   const health = new KeyHealth({ redis: null, log });
-  const lastUsed = new RelayKeyLastUsed(db, log);
+  const lastUsed = new LastUsed(db, log, 'relay-keys');
+  const hostKeyLastUsed = new LastUsed(db, log, 'host-keys');
   const adminToken = options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const app = await createListener({
     config, log, title: 'Relay control API', version: '0.0.0-test', securitySchemes: SECURITY_SCHEMES,
@@ -124,7 +125,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
   options.beforeControl?.(app);
   await registerControlPlane(app, {
     config, log, db, store, sync, settings, sealer, hostKeyEnv: new HostKeyEnvironment(process.env), hooks, observer, health, metrics,
-    budgets: new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: async () => null, log }), relayKeyLastUsed: lastUsed,
+    budgets: new BudgetGuard({ snapshot: () => sync.snapshot(), readSpend: async () => null, log }), relayKeyLastUsed: lastUsed, hostKeyLastUsed,
     version: '0.0.0-test', adminToken, metricsToken: options.metricsToken ?? null, plugins: () => [],
   }, options.control);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -135,6 +136,7 @@ export async function startControl(options: StartControlOptions): Promise<Contro
     async close() {
       await app.close();
       await lastUsed.close();
+      await hostKeyLastUsed.close();
       sync.stop();
       await observer.close();
       await health.close();

@@ -32,10 +32,10 @@ export const deleteEntity = (kind: KindName, id: string) => api.del(`/api/${kind
 
 export const rotateRelayKey = (id: string) => api.post<PlaintextResult>(`/api/relay-keys/by-id/${encodeURIComponent(id)}/rotate`);
 
-/** When each relay key was last accepted: an ISO time, or null when never. */
-export async function relayKeysLastUsed(): Promise<Map<string, string | null>> {
-  const { items } = await api.get<{ items: Array<{ relayKeyId: string; lastUsedAt: string | null }> }>('/api/relay-keys/last-used');
-  return new Map(items.map((i) => [i.relayKeyId, i.lastUsedAt]));
+/** When each relay key was last accepted, or each host key last sent upstream: an ISO time, or null when never. */
+export async function keysLastUsed(kind: 'relay-keys' | 'host-keys'): Promise<Map<string, string | null>> {
+  const { items } = await api.get<{ items: Array<{ relayKeyId?: string; hostKeyId?: string; lastUsedAt: string | null }> }>(`/api/${kind}/last-used`);
+  return new Map(items.map((i) => [(i.relayKeyId ?? i.hostKeyId)!, i.lastUsedAt]));
 }
 
 export async function hostKeyHealth(): Promise<Map<string, HostKeyHealth>> {

@@ -17,11 +17,17 @@ export interface Column {
 export interface CellContext {
   refs: References | undefined;
   health: Map<string, HostKeyHealth> | undefined;
-  /** Relay keys: when each was last accepted (null: never). */
+  /** Relay keys: when each was last accepted; host keys: last sent upstream (null: never). */
   lastUsed: Map<string, string | null> | undefined;
 }
 
 const s = (e: Entity) => e.spec as Record<string, unknown>;
+
+function lastUsedCell(e: Entity, { lastUsed }: CellContext) {
+  if (!lastUsed) return <span class="muted">…</span>;
+  const at = lastUsed.get(e.metadata.id);
+  return at ? <span title={formatDateTime(at)}>{formatRelative(at)}</span> : <span class="muted">never</span>;
+}
 
 /** A provider's adapter, flagged when this instance has not loaded it (its requests would fail here). */
 function AdapterCell({ adapter }: { adapter: string }) {
@@ -60,6 +66,7 @@ export const COLUMNS: Record<KindName, Column[]> = {
       return vf?.kind === 'stored' ? <span>stored {s(e).hasValue ? '✓' : <Badge tone="red">missing</Badge>}</span> : <span>env <code>{vf?.env}</code></span>;
     } },
     { label: 'Health', cell: (e, { health }) => (s(e).enabled === false ? <Badge tone="gray">disabled</Badge> : <HealthBadge health={health?.get(e.metadata.id)} />) },
+    { label: 'Last used', cell: lastUsedCell },
   ],
   'rate-limits': [
     { label: 'Requests/min', cell: (e) => formatCompact(s(e).requestsPerMinute as number | undefined) },
@@ -106,11 +113,7 @@ export const COLUMNS: Record<KindName, Column[]> = {
       const exp = s(e).expiresAt as string | null | undefined;
       return exp ? <span title={exp}>{formatDateTime(exp)}</span> : <span class="muted">never</span>;
     } },
-    { label: 'Last used', cell: (e, { lastUsed }) => {
-      if (!lastUsed) return <span class="muted">…</span>;
-      const at = lastUsed.get(e.metadata.id);
-      return at ? <span title={formatDateTime(at)}>{formatRelative(at)}</span> : <span class="muted">never</span>;
-    } },
+    { label: 'Last used', cell: lastUsedCell },
     { label: 'Payloads', optional: true, cell: (e) => yes(s(e).payloadLoggingEnabled) },
   ],
 };

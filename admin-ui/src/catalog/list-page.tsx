@@ -8,7 +8,7 @@ import { takeFlash } from '../ui/flash.ts';
 import { useAsync } from '../ui/use-async.ts';
 import { errorMessage } from '../api/client.ts';
 import { formatRelative } from '../format.ts';
-import { hostKeyHealth, listPage, relayKeysLastUsed } from './catalog-api.ts';
+import { hostKeyHealth, listPage, keysLastUsed } from './catalog-api.ts';
 import { COLUMNS } from './columns.tsx';
 import { KIND_INFO, referencedKinds } from './kinds.ts';
 import { useReferences } from './use-references.ts';
@@ -25,7 +25,7 @@ export function ListPage({ kind }: { kind: KindName }) {
   const first = useAsync(() => listPage(kind, { limit: PAGE_SIZE, q }), [kind, q]);
   const refs = useReferences(useMemo(() => referencedKinds(kind), [kind]));
   const health = useAsync(() => (kind === 'host-keys' ? hostKeyHealth() : Promise.resolve(undefined)), [kind]);
-  const lastUsed = useAsync(() => (kind === 'relay-keys' ? relayKeysLastUsed() : Promise.resolve(undefined)), [kind]);
+  const lastUsed = useAsync(() => (kind === 'relay-keys' || kind === 'host-keys' ? keysLastUsed(kind) : Promise.resolve(undefined)), [kind]);
 
   useEffect(() => { setSearch(q); }, [kind, q]);
   useEffect(() => { setExtra({ items: [], cursor: first.data?.nextCursor ?? null, loading: false, error: null }); }, [first.data]);
