@@ -22,6 +22,8 @@ export interface CatalogChange {
   action: 'create' | 'update' | 'delete';
   kind: FileKind;
   slug: string;
+  /** The entity's id (a dry run's create: the id it would have had). */
+  id: string;
   /** What an update changes: spec fields, displayName, sealedValue. */
   fields?: string[];
 }
@@ -190,7 +192,7 @@ function planChanges(deps: ApplyDeps, doc: CatalogDocument, current: Array<{ kin
       const secrets = kind === 'host-keys' ? hostKeySecrets(deps, planned) : undefined;
       if (!existing) {
         plan.creates.push({ ...planned, secrets });
-        plan.changes.push({ action: 'create', kind, slug: entity.slug });
+        plan.changes.push({ action: 'create', kind, slug: entity.slug, id: planned.id });
         continue;
       }
       const before = existing.spec as Record<string, unknown>;
@@ -205,7 +207,7 @@ function planChanges(deps: ApplyDeps, doc: CatalogDocument, current: Array<{ kin
       // A field the file leaves out is cleared (null), as an update through the API clears it.
       const patch = Object.fromEntries(changedFields.map((field) => [field, spec[field] === undefined ? null : spec[field]]));
       plan.updates.push({ ...planned, patch, displayNameChanged, secrets });
-      plan.changes.push({ action: 'update', kind, slug: entity.slug, fields });
+      plan.changes.push({ action: 'update', kind, slug: entity.slug, id: planned.id, fields });
     }
   }
   for (const kind of FILE_KINDS) {
@@ -216,7 +218,7 @@ function planChanges(deps: ApplyDeps, doc: CatalogDocument, current: Array<{ kin
         continue;
       }
       plan.deletes.push({ kind, entity });
-      plan.changes.push({ action: 'delete', kind, slug: entity.metadata.slug });
+      plan.changes.push({ action: 'delete', kind, slug: entity.metadata.slug, id: entity.metadata.id });
     }
   }
   return plan;

@@ -11,7 +11,7 @@ import { catalogYaml, formatOutcome, parseCatalogText } from '../catalog-file/te
 import { loadConfigFile } from '../config/load.ts';
 import { StartupError } from '../errors.ts';
 import { createRelay } from '../server/relay.ts';
-import { recordCliChange } from '../control/audit-store.ts';
+import { cliActor, recordCatalogChanges } from '../control/audit-store.ts';
 import { runningControlUrl } from './admin-user.ts';
 
 export const CATALOG_USAGE = 'usage: relay catalog export [--url http://host:8081] > catalog.yaml\n'
@@ -62,7 +62,12 @@ async function databaseTarget(configFile: string, env: Record<string, string | u
     export: () => relay.catalogFile.export(),
     apply: async (document, options) => {
       const outcome = await relay.catalogFile.apply(document, options);
-      if (!options.dryRun && outcome.changes.length > 0) await recordCliChange(relay.db, `relay catalog apply (${outcome.changes.length} changes)`, null);
+      if (!options.dryRun && outcome.changes.length > 0) {
+        await recordCatalogChanges(relay.db, cliActor(), outcome.changes).catch((err: Error) => {
+          // The changes are made: say that they went unrecorded rather than fail the command.
+          process.stderr.write(`relay catalog apply: the changes were made, but the audit trail could not record them (${err.message})\n`);
+        });
+      }
       return outcome;
     },
     close: () => relay.close(),

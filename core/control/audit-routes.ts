@@ -9,16 +9,18 @@ const AuditEntrySchema = Type.Object({
   id: Type.String({ description: 'Increasing with time; the cursor of the entries before it.' }),
   at: Type.String({ format: 'date-time' }),
   actor: Type.Object({
-    kind: Type.Union([Type.Literal('admin-token'), Type.Literal('user'), Type.Literal('cli')], { description: 'admin-token: RELAY_ADMIN_TOKEN; user: a signed-in dashboard user; cli: the relay CLI writing the database itself.' }),
-    name: Type.Union([Type.String(), Type.Null()], { description: "The user's name (for cli, the operating-system user that ran it); null for the admin token." }),
+    kind: Type.Union([Type.Literal('admin-token'), Type.Literal('user'), Type.Literal('cli'), Type.Literal('catalog-file')], {
+      description: 'admin-token: RELAY_ADMIN_TOKEN; user: a signed-in dashboard user; cli: the relay CLI writing the database itself; catalog-file: catalog.file applied as an instance started.',
+    }),
+    name: Type.Union([Type.String(), Type.Null()], { description: "The user's name (for cli, the operating-system user that ran it; for catalog-file, the file's path); null for the admin token." }),
   }),
-  method: Type.String(),
-  route: Type.String({ description: 'The route as declared, e.g. /api/relay-keys/by-id/:id.' }),
+  method: Type.String({ description: 'The HTTP method; CLI for a command of the relay CLI; CATALOG for an entity a catalog file applied outside the API changed.' }),
+  route: Type.String({ description: 'The route as declared, e.g. /api/relay-keys/by-id/:id; for CATALOG, the change and its kind, e.g. `update models: bindings`.' }),
   target: Type.Union([Type.String(), Type.Null()], { description: 'The entity the change named: the id in the path, or the id a create made.' }),
   targetName: Type.Union([Type.String(), Type.Null()], { description: "A catalog entity's slug when the change was made (it outlives a delete); null otherwise." }),
   status: Type.Integer({ description: 'What the change was answered: a 4xx is a refused change.' }),
   requestId: Type.String(),
-  clientIp: Type.String({ description: "The caller's address; for cli, the machine's host name." }),
+  clientIp: Type.String({ description: "The caller's address; for cli and catalog-file, the machine's host name." }),
 });
 
 const AuditQuerySchema = Type.Object({

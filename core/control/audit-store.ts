@@ -1,9 +1,11 @@
-// The audit trail's rows (audit-trail.ts records the control plane's changes): written one at a
-// time, read newest first by id with a cursor. The relay CLI, when it writes the database itself,
-// records its changes here too (recordCliChange).
+// The audit trail's rows (audit-trail.ts records the control plane's changes): written after each
+// change, read newest first by id with a cursor. The relay CLI, when it writes the database itself,
+// records its changes here too (recordCliChange), and so does a catalog file applied outside the
+// API (recordCatalogChanges: catalog.file at start, relay catalog apply), one row per entity.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Database } from '../db/types.ts';
+import type { CatalogChange } from '../catalog-file/apply.ts';
 
 /** Longest route, target or address kept: a route pattern and an id are far shorter. */
 const MAX_TEXT = 300;
@@ -15,8 +17,11 @@ export function clip(value: string): string {
 export interface AuditEntry {
   id: string;
   at: string;
-  /** cli: the relay CLI writing the database itself, named by the operating-system user that ran it. */
-  actor: { kind: 'admin-token' | 'user' | 'cli'; name: string | null };
+  /**
+   * cli: the relay CLI writing the database itself, named by the operating-system user that ran
+   * it; catalog-file: catalog.file applied as an instance started, named by the file's path.
+   */
+  actor: { kind: 'admin-token' | 'user' | 'cli' | 'catalog-file'; name: string | null };
   method: string;
   route: string;
   target: string | null;
@@ -39,10 +44,19 @@ export class AuditTrail {
   constructor(private readonly db: Database) {}
 
   async record(row: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
+    await this.recordAll([row]);
+  }
+
+  /** Rows in one statement, in their order. */
+  async recordAll(rows: Array<Omit<AuditEntry, 'id' | 'at'>>): Promise<void> {
+    if (rows.length === 0) return;
+    const column = <T>(of: (row: Omit<AuditEntry, 'id' | 'at'>) => T): T[] => rows.map(of);
     await this.db.query(
       `INSERT INTO control_audit (actor_kind, actor, method, route, target, target_name, status, request_id, client_ip)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [row.actor.kind, row.actor.name, row.method, row.route, row.target, row.targetName, row.status, row.requestId, row.clientIp],
+       SELECT actor_kind, actor, method, route, target, target_name, status, request_id, client_ip FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[]) WITH ORDINALITY
+         AS r(actor_kind, actor, method, route, target, target_name, status, request_id, client_ip, n) ORDER BY n`,
+      [column((r) => r.actor.kind), column((r) => r.actor.name), column((r) => r.method), column((r) => r.route), column((r) => r.target),
+        column((r) => r.targetName), column((r) => r.status), column((r) => r.requestId), column((r) => r.clientIp)],
     );
   }
 
@@ -95,12 +109,32 @@ function entryOf(row: AuditRow): AuditEntry {
 /** Records a change the relay CLI wrote to the database itself (`command`: `relay admin-user set`). */
 export async function recordCliChange(db: Database, command: string, target: string | null): Promise<void> {
   await new AuditTrail(db).record({
-    actor: { kind: 'cli', name: cliUser() }, method: 'CLI', route: clip(command), target: target === null ? null : clip(target), targetName: null,
+    actor: cliActor(), method: 'CLI', route: clip(command), target: target === null ? null : clip(target), targetName: null,
     status: 200, requestId: randomUUID(), clientIp: clip(os.hostname()),
   }).catch((err: Error) => {
     // The change is made: say that it went unrecorded rather than fail the command.
     process.stderr.write(`${command}: the change was made, but the audit trail could not record it (${err.message})\n`);
   });
+}
+
+/**
+ * Records what a catalog file applied outside the API changed, a row per entity (method CATALOG,
+ * route `update models: spec.bindings`), under one request id. Rejects when the rows cannot be
+ * written; the changes are made by then.
+ */
+export async function recordCatalogChanges(db: Database, actor: AuditEntry['actor'], changes: CatalogChange[]): Promise<void> {
+  const requestId = randomUUID();
+  const clientIp = clip(os.hostname());
+  await new AuditTrail(db).recordAll(changes.map((change) => ({
+    actor: { kind: actor.kind, name: actor.name === null ? null : clip(actor.name) },
+    method: 'CATALOG', route: clip(`${change.action} ${change.kind}${change.fields?.length ? `: ${change.fields.join(', ')}` : ''}`),
+    target: change.id, targetName: change.slug, status: 200, requestId, clientIp,
+  })));
+}
+
+/** The relay CLI as an actor: the operating-system user that ran it. */
+export function cliActor(): AuditEntry['actor'] {
+  return { kind: 'cli', name: cliUser() };
 }
 
 function cliUser(): string | null {

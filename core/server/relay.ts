@@ -283,7 +283,7 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     const catalogFile = new CatalogFileService({ store, sealer, hostKeyEnv, adapters: hooks.adapters });
     try {
       checkSelectedBackends(config, where, observer.backends(), settings, log);
-      if (options.applyCatalogFile !== false) await applyCatalogFileAtStart(config, loaded.baseDir, catalogFile, sync, log);
+      if (options.applyCatalogFile !== false) await applyCatalogFileAtStart(config, loaded.baseDir, catalogFile, sync, db, log);
     } catch (err) {
       // The plugins are registered: close them (and their pools) the way shutdown does.
       await Promise.allSettled([inference.close(), control.close()]);

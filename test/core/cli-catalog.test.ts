@@ -135,7 +135,12 @@ t.test('the embedded database: written when no Relay holds it, refused while one
   t.teardown(() => running.close());
   t.equal((await running.api('GET', '/api/models/claude')).status, 200, 'the Relay started on it serves the applied catalog');
   const audit = await running.api('GET', '/api/audit');
-  t.match(audit.body.items, [{ actor: { kind: 'cli' }, method: 'CLI', route: 'relay catalog apply (6 changes)', status: 200 }], "the audit trail has the CLI's apply");
+  const created = audit.body.items as Array<{ actor: { kind: string }; method: string; route: string; target: string; targetName: string; status: number }>;
+  t.same(created.map((e) => `${e.actor.kind} ${e.method} ${e.route} ${e.targetName}`).reverse(), [
+    'cli CATALOG create providers anthropic', 'cli CATALOG create hosts anthropic-main', 'cli CATALOG create models claude',
+    'cli CATALOG create policies team', 'cli CATALOG create host-keys anthropic-key', 'cli CATALOG create pricings claude-price',
+  ], "the audit trail has a row per entity the CLI's apply created, in the order it wrote them");
+  t.equal(created.find((e) => e.targetName === 'claude')!.target, (await running.api('GET', '/api/models/claude')).body.metadata.id, "each names the entity's id");
   const port = new URL(running.controlUrl).port;
   const refused = await relayCli(['catalog', 'export'], { ...env, RELAY_CONTROL_PORT: port });
   t.equal(refused.code, 1);
@@ -151,6 +156,24 @@ t.test('catalog.file at start: applied before serving; a bad one stops the start
   t.teardown(() => relay.close());
   t.equal((await relay.api('GET', '/api/host-keys/anthropic-key')).body.spec.hasValue, true);
   t.ok([...relay.relay.sync.snapshot().byKind('models').values()].some((m) => m.metadata.slug === 'claude'));
+  type Row = { actor: { kind: string; name: string | null }; method: string; route: string; target: string; targetName: string };
+  const rows = async (r: TestRelay) => ((await r.api('GET', '/api/audit')).body.items as Row[]).filter((e) => e.actor.kind === 'catalog-file');
+  const applied = await rows(relay);
+  t.equal(applied.length, 6, 'the audit trail has a row per entity the file created');
+  t.match(applied.find((e) => e.targetName === 'claude'), { actor: { kind: 'catalog-file', name: file }, method: 'CATALOG', route: 'create models',
+    target: (await relay.api('GET', '/api/models/claude')).body.metadata.id }, "under the file's path, naming the entity");
+  t.notOk(JSON.stringify(applied).includes(SECRET), 'no secret in the rows');
+
+  await t.test('a later start records what the file changed, and nothing when it changed nothing', { skip: relay.databaseUrl === null ? 'the embedded database has one instance' : false }, async (t) => {
+    const changed = writeCatalog('gitops-changed.yaml', exportedYaml.replace('inputPerMillion: 3', 'inputPerMillion: 4'));
+    const second = await startRelay({ masterKey, database: relay.databaseUrl!, config: { catalog: { file: changed } } });
+    await second.close();
+    const third = await startRelay({ masterKey, database: relay.databaseUrl!, config: { catalog: { file: changed } } });
+    t.teardown(() => third.close());
+    const after = await rows(third);
+    t.equal(after.length, 7, 'one more row: the second start changed one entity, the third none');
+    t.match(after[0], { actor: { name: changed }, route: 'update pricings: inputPerMillion', targetName: 'claude-price' });
+  });
 
   const bad = writeCatalog('gitops-bad.yaml', exportedYaml.replace('providerId: anthropic', 'providerId: nobody'));
   await t.rejects(startRelay({ masterKey, config: { catalog: { file: bad } } }),

@@ -3,7 +3,8 @@
 // changes their own password on the Account page, which then signs them in. A request's detail
 // shows the viewer a line instead of its captured bodies (admins only).
 import t, { type Test } from 'tap';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildDashboard } from '../support/dashboard-build.ts';
@@ -30,9 +31,15 @@ async function signIn(page: Page, base: string, username: string, password: stri
 
 async function run(t: Test) {
   const dashboardRoot = buildDashboard(t);
+  // A catalog file applied at start: its change is in the audit trail under the file's path.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-dashboard-users-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const catalogFile = path.join(dir, 'catalog.yaml');
+  writeFileSync(catalogFile, 'version: 1\nproviders:\n  - slug: gitops-openai\n    spec: { adapter: openai }\n');
   const relay = await startRelay({
     plugins: [{ use: 'auth-bearer' }, { use: 'wire-vendor-a' }, { use: 'vendor-openai' }, { use: 'log-file' }, { use: 'payload-file' }, { use: 'admin-ui', options: { root: dashboardRoot } }],
     env: { RELAY_ADMIN_USERNAME: 'boss', RELAY_ADMIN_PASSWORD: 'boss password 1' },
+    config: { catalog: { file: catalogFile } },
   });
   t.teardown(() => relay.close());
   const up = await startFakeUpstream();
@@ -102,5 +109,13 @@ async function run(t: Test) {
   await admin.click('form[role=search] button[type=submit]');
   await admin.waitForFunction("[...document.querySelectorAll('table.table-audit tbody tr td:nth-child(2)')].every((td) => td.textContent === 'boss')");
   t.ok(await admin.locator('table.table-audit tbody tr').count() >= 2, "boss's own changes and sign-in, filtered");
+  const gitops = (await relay.api('GET', '/api/providers/gitops-openai')).body.metadata.id as string;
+  await admin.fill('#audit-actor', '');
+  await admin.fill('#audit-target', gitops);
+  await admin.click('form[role=search] button[type=submit]');
+  await admin.waitForFunction("document.querySelectorAll('table.table-audit tbody tr').length === 1 && document.querySelector('table.table-audit tbody tr td:nth-child(3)').textContent.includes('catalog file')");
+  const [fromFile] = await admin.$$eval('table.table-audit tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 5).map((td) => td.textContent?.trim() ?? '')));
+  t.same(fromFile, [`${catalogFile} (catalog.file at start)`, 'Created a provider (catalog file)CATALOG create providers', 'gitops-openai', '200'], 'the catalog file at start: its path, what it did, the entity');
+  t.equal(await admin.getAttribute('table.table-audit tbody tr td:nth-child(4) a', 'href'), `/catalog/providers/${gitops}`, 'linked to the entity');
   t.notOk((await admin.content()).includes('vera password'), 'no password is on the page');
 }

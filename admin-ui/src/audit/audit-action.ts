@@ -28,13 +28,27 @@ function kindOf(route: string): KindName | null {
   return m && isKindName(m[1]) ? (m[1] as KindName) : null;
 }
 
+/** A catalog file's change outside the API (method CATALOG, route `update models: bindings`). */
+function catalogChangeOf(entry: AuditEntry): { action: string; kind: KindName } | null {
+  const m = entry.method === 'CATALOG' ? /^(create|update|delete) ([a-z-]+)/.exec(entry.route) : null;
+  return m && isKindName(m[2]) ? { action: m[1], kind: m[2] as KindName } : null;
+}
+
+const CATALOG_VERBS: Record<string, string> = { create: 'Created', update: 'Changed', delete: 'Deleted' };
+
+function article(kind: KindName): string {
+  return /^[aeiou]/.test(KIND_INFO[kind].singular) ? 'an' : 'a';
+}
+
 export function auditAction(entry: AuditEntry): string {
   const fixed = FIXED[`${entry.method} ${entry.route}`];
   if (fixed) return fixed;
   if (entry.method === 'CLI' && entry.route.startsWith('relay catalog apply')) return 'Applied a catalog file (from the CLI)';
+  const change = catalogChangeOf(entry);
+  if (change) return `${CATALOG_VERBS[change.action]} ${article(change.kind)} ${KIND_INFO[change.kind].singular} (catalog file)`;
   const kind = kindOf(entry.route);
   const verb = VERBS[entry.method];
-  if (kind && verb) return `${verb} ${/^[aeiou]/.test(KIND_INFO[kind].singular) ? 'an' : 'a'} ${KIND_INFO[kind].singular}`;
+  if (kind && verb) return `${verb} ${article(kind)} ${KIND_INFO[kind].singular}`;
   return `${entry.method} ${entry.route}`;
 }
 
@@ -42,7 +56,9 @@ export function auditAction(entry: AuditEntry): string {
 export function auditTargetHref(entry: AuditEntry): string | null {
   if (entry.target === null || entry.method === 'DELETE') return null;
   if (entry.route.startsWith('/api/relay-keys')) return `/catalog/relay-keys/${encodeURIComponent(entry.target)}`;
-  const kind = kindOf(entry.route);
+  const change = catalogChangeOf(entry);
+  if (change?.action === 'delete') return null;
+  const kind = change?.kind ?? kindOf(entry.route);
   if (kind === 'budgets') return `/budgets/${encodeURIComponent(entry.target)}`;
   return kind ? `/catalog/${kind}/${encodeURIComponent(entry.target)}` : null;
 }

@@ -4,7 +4,7 @@ import { api } from '../api/client.ts';
 export interface AuditEntry {
   id: string;
   at: string;
-  actor: { kind: 'admin-token' | 'user' | 'cli'; name: string | null };
+  actor: { kind: 'admin-token' | 'user' | 'cli' | 'catalog-file'; name: string | null };
   method: string;
   route: string;
   target: string | null;

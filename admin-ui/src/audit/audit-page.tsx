@@ -24,7 +24,8 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
     <tr data-audit-id={entry.id}>
       <td title={formatDateTime(entry.at)}>{formatRelative(entry.at)}</td>
       <td>{entry.actor.kind === 'admin-token' ? <span class="muted">admin token</span>
-        : entry.actor.kind === 'cli' ? <>{entry.actor.name ?? '—'} <span class="muted small">(CLI)</span></> : entry.actor.name}</td>
+        : entry.actor.kind === 'cli' ? <>{entry.actor.name ?? '—'} <span class="muted small">(CLI)</span></>
+        : entry.actor.kind === 'catalog-file' ? <><span class="mono small">{entry.actor.name}</span> <span class="muted small">(catalog.file at start)</span></> : entry.actor.name}</td>
       <td>{auditAction(entry)}<div class="muted small mono">{entry.method} {entry.route}</div></td>
       <td class="mono small" title={entry.target ?? undefined}>{entry.target === null ? '—' : href ? <Link href={href}>{shown}</Link> : shown}</td>
       <td><StatusBadge status={entry.status} /></td>
