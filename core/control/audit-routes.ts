@@ -14,7 +14,7 @@ const AuditEntrySchema = Type.Object({
     }),
     name: Type.Union([Type.String(), Type.Null()], { description: "The user's name (for cli, the operating-system user that ran it; for catalog-file, the file's path); null for the admin token." }),
   }),
-  method: Type.String({ description: 'The HTTP method; CLI for a command of the relay CLI; CATALOG for an entity a catalog file applied outside the API changed.' }),
+  method: Type.String({ description: 'The HTTP method; CLI for a command of the relay CLI; CATALOG for an entity a catalog file changed (after its apply\'s own row when applied through the API).' }),
   route: Type.String({ description: 'The route as declared, e.g. /api/relay-keys/by-id/:id; for CATALOG, the change and its kind, e.g. `update models: bindings`.' }),
   target: Type.Union([Type.String(), Type.Null()], { description: 'The entity the change named: the id in the path, or the id a create made.' }),
   targetName: Type.Union([Type.String(), Type.Null()], { description: "A catalog entity's slug when the change was made (it outlives a delete); null otherwise." }),

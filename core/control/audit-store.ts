@@ -1,7 +1,7 @@
 // The audit trail's rows (audit-trail.ts records the control plane's changes): written after each
 // change, read newest first by id with a cursor. The relay CLI, when it writes the database itself,
 // records its changes here too (recordCliChange), and so does a catalog file applied outside the
-// API (recordCatalogChanges: catalog.file at start, relay catalog apply), one row per entity.
+// API (recordCatalogChanges: catalog.file at start, relay catalog apply), a row per entity.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Database } from '../db/types.ts';
@@ -123,13 +123,16 @@ export async function recordCliChange(db: Database, command: string, target: str
  * written; the changes are made by then.
  */
 export async function recordCatalogChanges(db: Database, actor: AuditEntry['actor'], changes: CatalogChange[]): Promise<void> {
-  const requestId = randomUUID();
-  const clientIp = clip(os.hostname());
-  await new AuditTrail(db).recordAll(changes.map((change) => ({
+  await new AuditTrail(db).recordAll(catalogChangeRows(actor, changes, randomUUID(), os.hostname()));
+}
+
+/** A row per entity a catalog file changed (method CATALOG), by `actor`, under one request id. */
+export function catalogChangeRows(actor: AuditEntry['actor'], changes: CatalogChange[], requestId: string, clientIp: string): Array<Omit<AuditEntry, 'id' | 'at'>> {
+  return changes.map((change) => ({
     actor: { kind: actor.kind, name: actor.name === null ? null : clip(actor.name) },
     method: 'CATALOG', route: clip(`${change.action} ${change.kind}${change.fields?.length ? `: ${change.fields.join(', ')}` : ''}`),
-    target: change.id, targetName: change.slug, status: 200, requestId, clientIp,
-  })));
+    target: change.id, targetName: change.slug, status: 200, requestId: clip(requestId), clientIp: clip(clientIp),
+  }));
 }
 
 /** The relay CLI as an actor: the operating-system user that ran it. */

@@ -4,12 +4,14 @@
 // the request id and the address it came from. No body is kept: bodies carry host keys, relay
 // keys and passwords. Unauthenticated calls are not recorded, so a keyless client cannot fill the
 // table. The row is written after the answer went out; a failed write is logged and the change stands.
-// The rows and the CLI's own are kept by audit-store.ts.
+// A catalog file applied through the API adds a row per entity it changed. The rows and the
+// CLI's own are kept by audit-store.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { isKindName } from '../catalog/kinds.ts';
 import type { CatalogSnapshot } from '../catalog/snapshot.ts';
-import { clip, type AuditEntry, type AuditTrail } from './audit-store.ts';
+import type { CatalogChange } from '../catalog-file/apply.ts';
+import { catalogChangeRows, clip, type AuditEntry, type AuditTrail } from './audit-store.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const LOGIN_ROUTE = '/api/auth/login';
@@ -25,6 +27,13 @@ const namedTargets = new WeakMap<FastifyRequest, Target>();
 /** Names the entity a create made, for its audit row. */
 export function noteAuditTarget(request: FastifyRequest, id: string, name: string | null = null): void {
   namedTargets.set(request, { id, name });
+}
+
+/** What a catalog file applied through the API changed, a row each after the request's own. */
+const catalogChanges = new WeakMap<FastifyRequest, CatalogChange[]>();
+
+export function noteAuditCatalogChanges(request: FastifyRequest, changes: CatalogChange[]): void {
+  catalogChanges.set(request, changes);
 }
 
 /** The catalog kind of a by-id route (`/api/hosts/by-id/:id`, `/api/relay-keys/by-id/:id/rotate`). */
@@ -69,7 +78,8 @@ export function installAuditTrail(app: FastifyInstance, trail: AuditTrail, log: 
     const actor = actorOf(request, reply);
     if (actor === null) return;
     const target = targetOf(request);
-    await trail.record({
+    const changes = reply.statusCode < 300 ? catalogChanges.get(request) ?? [] : [];
+    await trail.recordAll([{
       actor,
       method: request.method,
       route: clip(request.routeOptions.url),
@@ -78,7 +88,7 @@ export function installAuditTrail(app: FastifyInstance, trail: AuditTrail, log: 
       status: reply.statusCode,
       requestId: clip(String(request.id)),
       clientIp: clip(request.ip ?? ''),
-    }).catch((err: Error) => {
+    }, ...catalogChangeRows(actor, changes, String(request.id), request.ip ?? '')]).catch((err: Error) => {
       log.warn({ err: { message: err.message }, route: request.routeOptions.url, status: reply.statusCode }, 'the audit trail could not record a control-plane change');
     });
   });

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CatalogFileService } from '../catalog-file/service.ts';
 import { CatalogDocumentSchema } from '../catalog-file/document.ts';
 import { errorResponses } from './schemas.ts';
+import { noteAuditCatalogChanges } from './audit-trail.ts';
 
 const ApplyBody = Type.Object({
   document: Type.Record(Type.String(), Type.Unknown(), { description: 'The catalog file (relay catalog export), parsed.' }),
@@ -46,6 +47,8 @@ export function registerCatalogFileRoutes(app: FastifyInstance, deps: { catalogF
     },
   }, async (request) => {
     const body = request.body as { document: unknown; dryRun?: boolean; prune?: boolean };
-    return deps.catalogFile.apply(body.document, { dryRun: body.dryRun, prune: body.prune });
+    const outcome = await deps.catalogFile.apply(body.document, { dryRun: body.dryRun, prune: body.prune });
+    if (!outcome.dryRun) noteAuditCatalogChanges(request, outcome.changes);
+    return outcome;
   });
 }

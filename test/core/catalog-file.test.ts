@@ -109,6 +109,17 @@ t.test('a change: the diff names entity and fields; a dry run writes nothing', a
 
   const real = await source.api('POST', '/api/catalog/apply', { document: doc });
   t.same(real.body.changes, dry.body.changes);
+  // The audit trail: the apply's row, then a row per entity it changed (rows follow their answers).
+  const requestId = real.headers.get('x-request-id');
+  type Row = { method: string; route: string; target: string | null; targetName: string | null; requestId: string; actor: { kind: string } };
+  const auditOf = async (id: string | null) => ((await source.api('GET', '/api/audit?limit=500')).body.items as Row[]).filter((e) => e.requestId === id).reverse();
+  await eventually(async () => (await auditOf(requestId)).length === 4);
+  t.same((await auditOf(requestId)).map((e) => `${e.method} ${e.route} ${e.targetName}`), [
+    'POST /api/catalog/apply null', 'CATALOG update hosts: headers, timeoutMs openai-us', 'CATALOG create rate-limits ten', 'CATALOG update policies: rateLimitIds team',
+  ], 'the audit trail has the apply and a row per entity it changed');
+  t.equal((await auditOf(requestId))[2]!.target, (await source.api('GET', '/api/rate-limits/ten')).body.metadata.id, 'naming the entity made by its id');
+  await eventually(async () => (await auditOf(dry.headers.get('x-request-id'))).length === 1);
+  t.same((await auditOf(dry.headers.get('x-request-id'))).map((e) => e.method), ['POST'], 'a dry run changed nothing: its own row only');
   const stored = (await source.api('GET', '/api/hosts/openai-us')).body.spec;
   t.equal(stored.timeoutMs, 45_000);
   t.notOk('headers' in stored, 'a field the file leaves out is cleared');
