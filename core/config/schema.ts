@@ -107,6 +107,10 @@ export const RelayConfigSchema = Type.Object({
     sessionTtlMinutes: Type.Integer({ minimum: 1, default: 12 * 60 }),
     /** Always mark the session cookie Secure. Without it the cookie is Secure when the request came over TLS or a trusted proxy (server.trustProxy) says https. */
     secureCookies: Type.Boolean({ default: false }),
+    auditRetentionDays: Type.Optional(Type.Integer({
+      minimum: 1, maximum: 36_500,
+      description: "Days the audit trail keeps a row (they name users and the addresses they came from); older rows are deleted at start and every hour. Unset: kept.",
+    })),
   }, { additionalProperties: false, default: {} }),
   usageLogging: Type.Object({
     backend: Type.String({

@@ -29,6 +29,7 @@ import { BindingMeter } from '../pipeline/binding-meter.ts';
 import { createRateLimiter } from '../pipeline/rate-limit.ts';
 import { principalForRelayKey } from '../pipeline/relay-key-auth.ts';
 import { LastUsed } from '../pipeline/last-used.ts';
+import { AuditRetention } from '../control/audit-retention.ts';
 import { registerControlPlane } from '../control/index.ts';
 import { UpstreamClient } from '../http/upstream-client.ts';
 import { registerUpstreamMetrics } from '../http/upstream-metrics.ts';
@@ -160,6 +161,10 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     closers.push(async () => meter.close());
     const responsesState = new ResponsesStateStore(db, sealer, log, config.responsesState);
     closers.push(() => responsesState.close());
+    if (config.admin.auditRetentionDays !== undefined) {
+      const auditRetention = new AuditRetention(db, log, config.admin.auditRetentionDays);
+      closers.push(async () => auditRetention.close());
+    }
     const relayKeyLastUsed = new LastUsed(db, log, 'relay-keys');
     closers.push(() => relayKeyLastUsed.close());
     const hostKeyLastUsed = new LastUsed(db, log, 'host-keys');
