@@ -1033,7 +1033,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (kind === 'embeddings') {
       const input = j?.input;
       const n = Array.isArray(input) && input.length > 0 && typeof input[0] !== 'number' ? input.length : 1;
-      return `emb|${model}|${n}|${j?.dimensions}|${j?.encoding_format === 'base64'}`;
+      // Only a number is a dimension count: a fuzzed body may nest arrays deeper than String() recurses.
+      const dimensions = typeof j?.dimensions === 'number' ? j.dimensions : '';
+      return `emb|${model}|${n}|${dimensions}|${j?.encoding_format === 'base64'}`;
     }
     return `${kind}|${model}|${stream}`;
   }
