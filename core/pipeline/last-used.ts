@@ -10,22 +10,21 @@ export const FLUSH_MS = 15_000;
 
 export type LastUsedKind = 'relay-keys' | 'host-keys';
 
-/** Each kind's table (migrations 010 and 011); fixed text, never built from input. */
-const TABLES: Record<LastUsedKind, { upsert: string; select: string; what: string }> = {
-  'relay-keys': {
-    upsert: `INSERT INTO relay_key_last_used (relay_key_id, last_used_at)
+/** A kind's statements; `table` and `column` are the constants below, never input. */
+function statements(table: string, column: string, what: string) {
+  return {
+    upsert: `INSERT INTO ${table} (${column}, last_used_at)
       SELECT id, to_timestamp(ms / 1000.0) FROM unnest($1::uuid[], $2::float8[]) AS u(id, ms)
-      ON CONFLICT (relay_key_id) DO UPDATE SET last_used_at = greatest(relay_key_last_used.last_used_at, EXCLUDED.last_used_at)`,
-    select: 'SELECT relay_key_id AS id, last_used_at FROM relay_key_last_used',
-    what: 'relay keys',
-  },
-  'host-keys': {
-    upsert: `INSERT INTO host_key_last_used (host_key_id, last_used_at)
-      SELECT id, to_timestamp(ms / 1000.0) FROM unnest($1::uuid[], $2::float8[]) AS u(id, ms)
-      ON CONFLICT (host_key_id) DO UPDATE SET last_used_at = greatest(host_key_last_used.last_used_at, EXCLUDED.last_used_at)`,
-    select: 'SELECT host_key_id AS id, last_used_at FROM host_key_last_used',
-    what: 'host keys',
-  },
+      ON CONFLICT (${column}) DO UPDATE SET last_used_at = greatest(${table}.last_used_at, EXCLUDED.last_used_at)`,
+    select: `SELECT ${column} AS id, last_used_at FROM ${table}`,
+    what,
+  };
+}
+
+/** Each kind's table (migrations 010 and 011). */
+const TABLES: Record<LastUsedKind, ReturnType<typeof statements>> = {
+  'relay-keys': statements('relay_key_last_used', 'relay_key_id', 'relay keys'),
+  'host-keys': statements('host_key_last_used', 'host_key_id', 'host keys'),
 };
 
 export class LastUsed {
