@@ -89,7 +89,22 @@ function canonical(value: unknown): string {
     : v));
 }
 
-/** Checks the file's form and its slugs; returns it typed. */
+/** Far deeper than any kind's spec goes (none nests past a handful of levels). */
+const MAX_SPEC_NESTING = 32;
+
+/** Whether arrays and objects in `value` nest deeper than `max` levels; iterative, so it cannot overflow the stack itself. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Checks the file's form, its slugs and its specs' nesting; returns it typed. */
 export function parseCatalogDocument(raw: unknown): CatalogDocument {
   const problem = firstProblem(CatalogDocumentSchema, raw);
   if (problem) {
@@ -106,6 +121,8 @@ export function parseCatalogDocument(raw: unknown): CatalogDocument {
       if (reserved) throw fileError(where, '/slug', reserved);
       if (seen.has(entity.slug)) throw fileError(`${kind}/${entity.slug}`, '/slug', `appears twice in ${kind}`);
       seen.add(entity.slug);
+      // Copying and comparing specs recurse: a spec nested past any kind's shape is refused first.
+      if (nestedDeeperThan(entity.spec, MAX_SPEC_NESTING)) throw fileError(`${kind}/${entity.slug}`, '/spec', `nests arrays and objects deeper than ${MAX_SPEC_NESTING} levels`);
     }
   }
   return doc;

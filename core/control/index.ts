@@ -33,7 +33,7 @@ import { registerSettingsRoutes } from './settings-routes.ts';
 import { registerUserRoutes } from './user-routes.ts';
 import { registerVendorAdapterRoutes } from './vendor-adapter-routes.ts';
 import { registerContextWindowRoute } from './context-window-route.ts';
-import { rejectUnstorableStrings, typeboxValidatorCompiler } from './validator.ts';
+import { rejectUnstorableInput, typeboxValidatorCompiler } from './validator.ts';
 
 export { ensureInitialAdmin, upsertAdminUser } from './admin-users.ts';
 export { SECURITY_SCHEMES } from './route-security.ts';
@@ -55,8 +55,9 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   installControlMetrics(app, deps.metrics, deps.sync);
   const audit = new AuditTrail(deps.db);
   installAuditTrail(app, audit, deps.log, () => deps.sync.snapshot());
-  // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store (validator.ts).
-  app.addHook('preValidation', rejectUnstorableStrings);
+  // Every control route, plugins' included: no NUL or unpaired surrogate reaches a store, and no
+  // nesting deeper than any route takes reaches a schema or a handler (validator.ts).
+  app.addHook('preValidation', rejectUnstorableInput);
   registerConfigJson(app, deps);
   registerControlLiveness(app);
   registerLogRoutes(app, deps.observer, { viewersReadPayloads: () => deps.settings.get('payload-logging').viewersReadPayloads });

@@ -3,8 +3,9 @@
 // partial update must not have defaults filled in (they would overwrite stored values).
 // Bodies are checked strictly; path and query strings are converted first (they are text).
 // A failure is a 400 RELAY_ERR_BAD_REQUEST whose `field` is the JSON pointer of the problem.
-// Also here: rejectUnstorableStrings, the control listener's check for text Postgres cannot
-// store, which covers every control route, with or without a TypeBox schema.
+// Also here: rejectUnstorableInput, the control listener's check for text Postgres cannot store
+// and for nesting deeper than any route takes, which covers every control route, with or without
+// a TypeBox schema.
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
@@ -104,11 +105,19 @@ function pointerSegment(key: string): string {
   return escaped.replace(/[\u0000\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * Arrays and objects nested deeper than this are refused: far deeper than any route's body goes
+ * (a catalog file applied through the API has its specs 5 levels down), and TypeBox's clone and
+ * the stores recurse.
+ */
+export const MAX_CONTROL_NESTING = 64;
+
 /** A container still to look into, with the way back to the root for the error's pointer. */
 interface Pending {
   value: object;
   key: string;
   parent: Pending | null;
+  depth: number;
 }
 
 function pointerOf(node: Pending | null, last?: string): string {
@@ -124,23 +133,28 @@ function badString(path: string, problem: string): RelayError {
 
 /**
  * Walks a parsed body, params or query object once and throws a 400 naming the first string
- * (value or field name) that Postgres could not store. Iterative, so a deeply nested body cannot
- * overflow the stack; strings are checked where they are met, only containers are queued.
+ * (value or field name) that Postgres could not store, or the first container nested deeper than
+ * MAX_CONTROL_NESTING. Iterative, so the walk itself cannot overflow the stack; strings are
+ * checked where they are met, only containers are queued.
  */
-export function assertStorableStrings(value: unknown, prefix: string): void {
+export function assertStorableInput(value: unknown, prefix: string): void {
   if (typeof value === 'string') {
     const problem = unstorable(value);
     if (problem) throw badString(`${prefix}/`, problem);
     return;
   }
   if (value === null || typeof value !== 'object') return;
-  const stack: Pending[] = [{ value, key: '', parent: null }];
+  const stack: Pending[] = [{ value, key: '', parent: null, depth: 1 }];
   const visit = (parent: Pending, child: unknown, key: string | number) => {
     if (typeof child === 'string') {
       const problem = unstorable(child);
       if (problem) throw badString(`${prefix}${pointerOf(parent, String(key))}`, problem);
     } else if (child !== null && typeof child === 'object') {
-      stack.push({ value: child, key: String(key), parent });
+      if (parent.depth >= MAX_CONTROL_NESTING) {
+        const pointer = echoedName(`${prefix}${pointerOf(parent, String(key))}`);
+        throw new RelayError('RELAY_ERR_BAD_REQUEST', `${pointer}: nests arrays and objects deeper than ${MAX_CONTROL_NESTING} levels`, { field: pointer });
+      }
+      stack.push({ value: child, key: String(key), parent, depth: parent.depth + 1 });
     }
   };
   for (let node = stack.pop(); node; node = stack.pop()) {
@@ -162,8 +176,8 @@ export function assertStorableStrings(value: unknown, prefix: string): void {
  * preValidation hook for the control listener: runs after the body is parsed and before any
  * schema (TypeBox here, Ajv on the logs routes) or handler sees the request, for every route.
  */
-export async function rejectUnstorableStrings(request: FastifyRequest): Promise<void> {
-  if (request.body !== undefined && request.body !== null) assertStorableStrings(request.body, PART_PREFIX.body);
-  assertStorableStrings(request.params, PART_PREFIX.params);
-  assertStorableStrings(request.query, PART_PREFIX.querystring);
+export async function rejectUnstorableInput(request: FastifyRequest): Promise<void> {
+  if (request.body !== undefined && request.body !== null) assertStorableInput(request.body, PART_PREFIX.body);
+  assertStorableInput(request.params, PART_PREFIX.params);
+  assertStorableInput(request.query, PART_PREFIX.querystring);
 }

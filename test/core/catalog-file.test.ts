@@ -4,6 +4,7 @@
 // deletes what the file lacks; the running instance routes by what it just applied.
 import t from 'tap';
 import { eventually, startRelay, type TestRelay } from '../../core/testing.ts';
+import { parseCatalogDocument } from '../../core/catalog-file/apply.ts';
 import { generateMasterKey } from '../../core/crypto/sealing.ts';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -190,6 +191,17 @@ t.test('a bad file is refused naming the entity and field, and nothing is half-a
   const envRef = await target.api('POST', '/api/catalog/apply', { document: reserved });
   t.equal(envRef.status, 400);
   t.match(envRef.body.error.message, /host-keys\/openai-env: \/spec\/valueFrom\/env: RELAY_ADMIN_TOKEN is one of Relay's own settings/);
+
+  // Nested deeper than any spec goes: refused before its copy and comparison recurse (5,000 levels
+  // gave a 500). Through the API the control plane's own bound (64 levels) comes first; the file's
+  // (32 in a spec) is what a file at start or from the CLI meets.
+  const deep = structuredClone(base);
+  deep.providers[0].spec.extra = JSON.parse(`${'['.repeat(40)}${']'.repeat(40)}`);
+  const tooDeep = await target.api('POST', '/api/catalog/apply', { document: deep });
+  t.equal(tooDeep.status, 400);
+  t.match(tooDeep.body.error.message, `providers/${deep.providers[0].slug}: /spec: nests arrays and objects deeper than 32 levels`);
+  deep.providers[0].spec.extra = JSON.parse(`${'['.repeat(5000)}${']'.repeat(5000)}`);
+  t.throws(() => parseCatalogDocument(deep), { code: 'RELAY_ERR_BAD_REQUEST', message: /nests arrays and objects deeper than 32 levels/ }, 'a file 5,000 levels deep: the same 400, no stack overflow');
 
   const adapter = structuredClone(base);
   adapter.providers[0].spec.adapter = 'nonesuch';

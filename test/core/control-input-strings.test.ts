@@ -1,10 +1,10 @@
 // Strings Postgres cannot store (a NUL character, an unpaired UTF-16 surrogate) anywhere in a
 // control-plane request: JSON bodies, path parameters and query strings answer 400
-// RELAY_ERR_BAD_REQUEST naming where the character is, never a 500 from the database. One
-// whole Relay (Postgres by default, RELAY_TEST_DB=pglite for PGlite).
+// RELAY_ERR_BAD_REQUEST naming where the character is, never a 500 from the database; so do
+// bodies nested deeper than any route takes. One whole Relay (Postgres by default,
+// RELAY_TEST_DB=pglite for PGlite).
 import t, { type Test } from 'tap';
-import { assertStorableStrings } from '../../core/control/validator.ts';
-import { echoedName } from '../../core/echoed-name.ts';
+import { MAX_CONTROL_NESTING, assertStorableInput } from '../../core/control/validator.ts';
 import { startRelay } from '../../core/testing.ts';
 
 const relay = await startRelay({ env: { RELAY_ADMIN_USERNAME: 'admin', RELAY_ADMIN_PASSWORD: 'correct horse battery' } });
@@ -74,19 +74,36 @@ t.test('sign-in: a 400, before any lookup', async (t) => {
   t.equal(ok.status, 200, 'a good sign-in still works');
 });
 
+t.test('a body nested deeper than any route takes is a 400 where it passes the bound, never a 500', async (t) => {
+  const provider = await api('POST', '/api/providers', { metadata: { displayName: 'nesting' }, spec: { adapter: 'openai' } });
+  const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+  // A host's options are a free-form record: TypeBox's clone of them overflowed the stack (a 500) before.
+  const host = await send('POST', '/api/hosts', `{"metadata":{"displayName":"nesting"},"spec":{"providerId":"${provider.body.metadata.id}","baseUrl":"http://127.0.0.1:9/v1","options":{"a":${deep}}}}`);
+  t.equal(host.status, 400);
+  t.match(host.body.error, { code: 'RELAY_ERR_BAD_REQUEST', field: /^\/spec\/options\/a\/0\/0\//, message: `nests arrays and objects deeper than ${MAX_CONTROL_NESTING} levels` });
+  const apply = await send('POST', '/api/catalog/apply', `{"document":{"version":1,"providers":[{"slug":"deep","spec":{"adapter":"openai","x":${deep}}}]}}`);
+  t.equal(apply.status, 400, 'a catalog file too');
+  t.equal((await api('GET', '/api/hosts')).body.items.length, 0, 'nothing was written');
+});
+
 t.test('credentials are checked first: no 400 tells an anonymous caller about a route', async (t) => {
   const res = await fetch(`${relay.controlUrl}/api/providers?q=%00`);
   t.equal(res.status, 401);
 });
 
 t.test('the walk itself: deep nesting, pointer escaping, plain values', async (t) => {
-  let deep: unknown = 'bad\u0000';
-  for (let i = 0; i < 100_000; i++) deep = [deep];
-  // The 200,000-character pointer is echoed as callers' names are: its start and its length.
-  t.throws(() => assertStorableStrings(deep, ''), { code: 'RELAY_ERR_BAD_REQUEST', field: echoedName(`/${Array(100_000).fill('0').join('/')}`) },
-    '100,000 levels deep: found, and no stack overflow');
-  t.throws(() => assertStorableStrings({ 'a/b~c': { 'd\ud800': 1 } }, ''), { code: 'RELAY_ERR_BAD_REQUEST', field: '/a~1b~0c/d\\ud800' }, 'segments escaped as JSON pointer, bad characters as \\uXXXX');
-  t.throws(() => assertStorableStrings('x\u0000', 'query:'), { code: 'RELAY_ERR_BAD_REQUEST', field: 'query:/' });
-  t.doesNotThrow(() => assertStorableStrings({ n: 1, b: true, z: null, s: ['ok', '\ud83d\ude80', { k: 'é' }] }, ''));
-  t.throws(() => assertStorableStrings(['\ude80\ud83d'], ''), { message: /U\+DE80/ }, 'a pair in the wrong order is two unpaired surrogates');
+  const nested = (levels: number, inside: unknown): unknown => {
+    let value = inside;
+    for (let i = 0; i < levels; i++) value = [value];
+    return value;
+  };
+  t.throws(() => assertStorableInput(nested(100_000, 'ok'), ''), { code: 'RELAY_ERR_BAD_REQUEST', message: `/${Array(MAX_CONTROL_NESTING).fill('0').join('/')}: nests arrays and objects deeper than ${MAX_CONTROL_NESTING} levels` },
+    '100,000 levels deep: refused where it passes the bound, and no stack overflow');
+  t.doesNotThrow(() => assertStorableInput(nested(MAX_CONTROL_NESTING, 'ok'), ''), 'as deep as the bound: accepted');
+  t.throws(() => assertStorableInput(nested(MAX_CONTROL_NESTING, 'bad\u0000'), ''), { code: 'RELAY_ERR_BAD_REQUEST', field: `/${Array(MAX_CONTROL_NESTING).fill('0').join('/')}` },
+    'a bad string at the bound\'s depth: found');
+  t.throws(() => assertStorableInput({ 'a/b~c': { 'd\ud800': 1 } }, ''), { code: 'RELAY_ERR_BAD_REQUEST', field: '/a~1b~0c/d\\ud800' }, 'segments escaped as JSON pointer, bad characters as \\uXXXX');
+  t.throws(() => assertStorableInput('x\u0000', 'query:'), { code: 'RELAY_ERR_BAD_REQUEST', field: 'query:/' });
+  t.doesNotThrow(() => assertStorableInput({ n: 1, b: true, z: null, s: ['ok', '\ud83d\ude80', { k: 'é' }] }, ''));
+  t.throws(() => assertStorableInput(['\ude80\ud83d'], ''), { message: /U\+DE80/ }, 'a pair in the wrong order is two unpaired surrogates');
 });
