@@ -119,7 +119,7 @@ export async function recordCliChange(db: Database, command: string, target: str
 
 /**
  * Records what a catalog file applied outside the API changed, a row per entity (method CATALOG,
- * route `update models: spec.bindings`), under one request id. Rejects when the rows cannot be
+ * route `update models: bindings`), under one request id. Rejects when the rows cannot be
  * written; the changes are made by then.
  */
 export async function recordCatalogChanges(db: Database, actor: AuditEntry['actor'], changes: CatalogChange[]): Promise<void> {
