@@ -38,6 +38,7 @@ const list = (v: string | undefined, dflt: string) => (v ?? dflt).split(',').map
 const cfg = {
   durationS: Number(env.BENCH_DURATION ?? 5),
   warmupS: Number(env.BENCH_WARMUP ?? 1),
+  startWarmupS: Number(env.BENCH_START_WARMUP ?? 10),
   connections: list(env.BENCH_CONNECTIONS, '1,16,64').map(Number),
   cases: list(env.BENCH_CASES, CASES.map((c) => c.id).join(',')),
   targets: list(env.BENCH_TARGETS, TARGET_ORDER.join(',')) as TargetName[],
@@ -108,6 +109,7 @@ const MB = (b: number) => Math.round((b / 1048576) * 10) / 10;
 
 async function measureTarget(target: Target, status: TargetStatus, cases: BenchCase[], upstreamPid: number): Promise<void> {
   if (target.pid) status.idleRssMB = MB(sampleProc(target.pid).rssBytes);
+  let started = false;
   for (const c of cases) {
     const routed = target.route(c);
     if ('unsupported' in routed) {
@@ -127,8 +129,11 @@ async function measureTarget(target: Target, status: TargetStatus, cases: BenchC
       log(`  ${target.name} ${c.id}: not measured: ${bad}`);
       continue;
     }
-    if (cfg.warmupS > 0) {
-      await runWrk(routed, { connections: 16, durationS: cfg.warmupS, cpu: cfg.loadCpu }, join(BENCH_DIR, 'wrk'));
+    // A fresh process serves at about half its steady speed while the JIT warms (5-15 s under load).
+    const warmupS = started ? cfg.warmupS : Math.max(cfg.warmupS, cfg.startWarmupS);
+    started = true;
+    if (warmupS > 0) {
+      await runWrk(routed, { connections: 16, durationS: warmupS, cpu: cfg.loadCpu }, join(BENCH_DIR, 'wrk'));
     }
     for (const conns of cfg.connections) {
       const before: ProcSample | undefined = target.pid ? sampleProc(target.pid) : undefined;
