@@ -2,7 +2,8 @@
 // operation, path parameters, query parameters and bodies generated from its schemas (valid, and
 // deliberately violating them: wrong types, huge strings, unknown fields, cut JSON, invalid UTF-8),
 // sent with the admin token. No answer may be a 5xx (the database is up, so not even a 503);
-// every 4xx is a JSON error. Then wrong content types, an oversized body, huge headers, a bad
+// every 4xx is a JSON error. Then every free-form field (a host's options) nested 5,000 levels
+// deep in an otherwise valid body, wrong content types, an oversized body, huge headers, a bad
 // percent-encoding. Fixed seed, bounded cases, a timeout on every request.
 import fc from 'fast-check';
 import t from 'tap';
@@ -10,10 +11,11 @@ import { seedRoute, startRelay } from '../../core/testing.ts';
 import { startFakeUpstream } from '../support/fake-upstream.ts';
 import { viaRelay } from '../support/relay-client.ts';
 import { recordCounters } from './counters.ts';
-import { hostileFor, validFor, type Schema, type SchemaContext } from './schema-arbitrary.ts';
+import { deepFreeFormFor, hostileFor, toJsonText, validFor, type Schema, type SchemaContext } from './schema-arbitrary.ts';
 
 const SEED = 1103;
 const CASES_PER_OPERATION = 16;
+const DEEP_CASES_PER_OPERATION = 4;
 const REQUEST_TIMEOUT_MS = 15_000;
 const BODY_LIMIT = 1024 * 1024;
 
@@ -37,6 +39,11 @@ const served = await viaRelay(relay, '/vendor-a/v1/chat/completions', seeded.rel
 const ids = [seeded.providerId, seeded.hostId, seeded.modelId, seeded.policyId, seeded.relayKeyId, ...seeded.hostKeyIds,
   rateLimit.body?.metadata?.id, pricing.body?.metadata?.id, served.headers.get('x-request-id')].filter((x): x is string => typeof x === 'string');
 const ctx: SchemaContext = { ids };
+/** The seeded entity of each kind, for by-id routes that must find one. */
+const idOfKind: Record<string, string | undefined> = {
+  providers: seeded.providerId, hosts: seeded.hostId, models: seeded.modelId, policies: seeded.policyId,
+  'relay-keys': seeded.relayKeyId, 'host-keys': seeded.hostKeyIds[0], 'rate-limits': rateLimit.body?.metadata?.id, pricings: pricing.body?.metadata?.id,
+};
 
 interface Operation {
   method: string;
@@ -78,7 +85,7 @@ function caseFor(op: Operation): fc.Arbitrary<Case> {
     const query = fc.record(Object.fromEntries(queryParams.map((p) => [p.name, queryValue(p.schema, h)])), { requiredKeys: [] });
     const bodyValue = op.body ? (h ? hostileFor(op.body, ctx) : validFor(op.body, ctx)) : fc.constant(undefined);
     const rawBody = fc.oneof(
-      { weight: 8, arbitrary: bodyValue.map((v) => (v === undefined ? undefined : Buffer.from(JSON.stringify(v)))) },
+      { weight: 8, arbitrary: bodyValue.map((v) => (v === undefined ? undefined : Buffer.from(toJsonText(v)))) },
       { weight: 1, arbitrary: fc.constantFrom(Buffer.from('{"metadata":'), Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), Buffer.from('[]'), Buffer.from('null'), Buffer.from('"'), Buffer.from('{"a":' + '['.repeat(5_000) + ']'.repeat(5_000) + '}')) },
     );
     return fc.record({ params, query, body: op.method === 'GET' || op.method === 'DELETE' ? fc.constant(undefined) : rawBody }).map(({ params, query, body }) => {
@@ -136,6 +143,28 @@ t.test('every operation of the control API, with generated and schema-violating 
     }
   }
   t.same(findings.slice(0, 30), [], `${operations.length * CASES_PER_OPERATION} requests: no 5xx, every 4xx a JSON error`);
+});
+
+t.test('every free-form field of every body, nested 5,000 levels deep in an otherwise valid body', async (t) => {
+  const withBody = operations.filter((op) => op.body !== undefined && op.method !== 'GET' && op.method !== 'DELETE');
+  const findings: string[] = [];
+  let sent = 0;
+  for (const [i, op] of withBody.entries()) {
+    for (const value of fc.sample(deepFreeFormFor(op.body, ctx), { seed: SEED + i, numRuns: DEEP_CASES_PER_OPERATION })) {
+      const body = toJsonText(value);
+      if (body === JSON.stringify(value)) continue;
+      badInputs++;
+      sent++;
+      const kind = /^\/api\/([a-z-]+)\//.exec(op.path)?.[1] ?? '';
+      const url = op.path.replace(/\{(\w+)\}/g, () => encodeURIComponent(idOfKind[kind] ?? ids[0]!));
+      const got = await send(op.method, url, Buffer.from(body)).catch((err: Error) => ({ status: 0, contentType: null, text: `no answer: ${err.message}` }));
+      statuses.set(got.status, (statuses.get(got.status) ?? 0) + 1);
+      const problem = got.status === 0 ? got.text : judge(got);
+      if (problem) findings.push(`${op.method} ${url}: ${problem}`);
+    }
+  }
+  t.ok(sent >= 8, `${sent} bodies with a free-form field nested deep`);
+  t.same(findings.slice(0, 30), [], 'no 5xx, every 4xx a JSON error');
 });
 
 t.test('wrong content types, an oversized body, huge headers, bad percent-encoding', async (t) => {
