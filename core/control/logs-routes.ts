@@ -16,7 +16,7 @@ import {
 import { mergeSessions } from '../observer/sessions.ts';
 import { emptyTotals } from '../observer/usage-query.ts';
 import { mergePages, mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
-import { costsByCurrency, mergeCosts, timeseriesInCurrency } from '../observer/costs-by-currency.ts';
+import { costsByCurrency, groupCostsByCurrency, mergeCosts, mergeGroupCosts, timeseriesInCurrency } from '../observer/costs-by-currency.ts';
 import type { CapturedPayload } from '../hooks.ts';
 import type { SessionsQuery, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
 import { askBackend, readEach, sourcesOf, type SkippedBackend, type Source } from './log-sources.ts';
@@ -175,7 +175,17 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
       return Promise.all([summary(query), costsByCurrency(summary, filter)]).then(([totals, costs]) => ({ summary: totals, costs: costs ?? [] }));
     });
     const merged = mergeSummaries(results.map((r) => r.summary));
-    return withSkipped({ from: filter.from?.toISOString() ?? null, to: filter.to?.toISOString() ?? null, ...merged, costs: mergeCosts(results.map((r) => r.costs)) }, skipped);
+    const costs = mergeCosts(results.map((r) => r.costs));
+    const window = { from: filter.from?.toISOString() ?? null, to: filter.to?.toISOString() ?? null };
+    if (!merged.groups || costs.length < 2) return withSkipped({ ...window, ...merged, costs }, skipped);
+    // Priced in several currencies: a group's totals.cost adds amounts that do not add, so each
+    // group also gets its cost per currency.
+    const currencies = costs.map((c) => c.currency);
+    const perGroup = await readEach('usage', sources, (b) => (b.summary ? groupCostsByCurrency(b.summary.bind(b), query, currencies) : null));
+    const groupCosts = mergeGroupCosts(perGroup.results);
+    const groups = merged.groups.map((g) => ({ ...g, costs: groupCosts.get(g.key) ?? [] }));
+    const skippedEither = [...skipped, ...perGroup.skipped.filter((s) => !skipped.some((k) => k.backend === s.backend))];
+    return withSkipped({ ...window, totals: merged.totals, groups, costs }, skippedEither);
   });
 
   app.get('/api/usage/sessions', {

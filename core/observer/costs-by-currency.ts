@@ -1,15 +1,16 @@
 // Costs where requests are priced in more than one currency: a window's total cost adds amounts
 // that do not add (USD and EUR), so the usage API gives the cost per currency beside it, and a
 // timeseries' cost in one currency when asked (as a budget reads its own).
-import type { Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageFilter } from './types.ts';
+import type { Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageFilter, UsageTotals } from './types.ts';
 
 export interface CurrencyCost {
   currency: string;
   cost: number;
 }
 
-/** GET /api/usage/summary's totals: a summary and its cost per currency. */
-export interface SummaryWithCosts extends Summary {
+/** GET /api/usage/summary's totals: a summary and its cost per currency, each group's too when the window has several. */
+export interface SummaryWithCosts extends Omit<Summary, 'groups'> {
+  groups?: Array<{ key: string | null; totals: UsageTotals; costs?: CurrencyCost[] }>;
   costs: CurrencyCost[];
 }
 
@@ -18,6 +19,29 @@ export async function costsByCurrency(summary: (query: SummaryQuery) => Promise<
   const byCurrency = await summary({ ...filter, groupBy: 'currency' });
   if (!byCurrency.groups) return null;
   return mergeCosts([byCurrency.groups.flatMap((g) => (g.key === null ? [] : [{ currency: g.key, cost: g.totals.cost }]))]);
+}
+
+/**
+ * A grouped summary's cost per currency in each group (keyed by the group's key), one read per
+ * currency: for a window priced in several, where a group's totals.cost adds amounts that do not add.
+ */
+export async function groupCostsByCurrency(summary: (query: SummaryQuery) => Promise<Summary>, query: SummaryQuery, currencies: string[]): Promise<Map<string | null, CurrencyCost[]>> {
+  const reads = await Promise.all(currencies.map(async (currency) => ({ currency, summary: await summary({ ...query, currency }) })));
+  const byGroup = new Map<string | null, CurrencyCost[]>();
+  for (const { currency, summary: read } of reads) {
+    for (const group of read.groups ?? []) {
+      const costs = byGroup.get(group.key) ?? [];
+      costs.push({ currency, cost: group.totals.cost });
+      byGroup.set(group.key, costs);
+    }
+  }
+  return byGroup;
+}
+
+/** The group costs of several backends, added per group and currency, each group's costliest first. */
+export function mergeGroupCosts(reads: Array<Map<string | null, CurrencyCost[]>>): Map<string | null, CurrencyCost[]> {
+  const keys = new Set(reads.flatMap((read) => [...read.keys()]));
+  return new Map([...keys].map((key) => [key, mergeCosts(reads.map((read) => read.get(key) ?? []))]));
 }
 
 /** The costs of several backends, added per currency, costliest first (ties by code). */

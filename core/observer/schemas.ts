@@ -111,7 +111,13 @@ export const SummaryResponseSchema = Type.Object({
   to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   totals: UsageTotalsSchema,
   costs: CostsSchema,
-  groups: Type.Optional(Type.Array(Type.Object({ key: NullableString, totals: UsageTotalsSchema }))),
+  groups: Type.Optional(Type.Array(Type.Object({
+    key: NullableString,
+    totals: UsageTotalsSchema,
+    costs: Type.Optional(Type.Array(Type.Object({ currency: Type.String(), cost: Type.Number() }), {
+      description: "The group's cost in each currency, the costliest first; only when the window is priced in more than one (totals.cost then adds amounts in different currencies). Empty for a group with no priced request.",
+    })),
+  }))),
   skipped: SkippedSchema,
 });
 

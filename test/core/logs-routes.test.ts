@@ -135,6 +135,33 @@ t.test('costs in more than one currency: per currency in the summary, one curren
   t.same(single.body.costs, [], 'no priced request: no currency');
 });
 
+t.test('a grouped summary priced in more than one currency: each group\'s cost per currency', async (t) => {
+  const close = (a: number, b: number) => Math.abs(a - b) < 1e-9;
+  const summary = await get('/api/usage/summary?since=7d&groupBy=relay_key');
+  t.equal(summary.status, 200);
+  const groups = summary.body.groups as Array<{ key: string | null; totals: { cost: number }; costs: Array<{ currency: string; cost: number }> }>;
+  let mixedGroups = 0;
+  for (const g of groups) {
+    const mine = events.filter((e) => e.relay_key_id === g.key);
+    const expected = ['USD', 'EUR']
+      .map((currency) => ({ currency, cost: mine.filter((e) => e.currency === currency).reduce((n, e) => n + (e.cost ?? 0), 0), priced: mine.some((e) => e.currency === currency) }))
+      .filter((c) => c.priced).sort((a, b) => b.cost - a.cost);
+    t.same(g.costs.map((c) => c.currency), expected.map((c) => c.currency), `${g.key}: its currencies, the costliest first`);
+    t.ok(g.costs.every((c, i) => close(c.cost, expected[i]!.cost)), `${g.key}: ${JSON.stringify(g.costs)} as its events say`);
+    t.ok(close(g.costs.reduce((n, c) => n + c.cost, 0), g.totals.cost), `${g.key}: they add up to totals.cost`);
+    if (g.costs.length > 1) mixedGroups++;
+  }
+  t.ok(mixedGroups > 0, `${mixedGroups} groups priced in both currencies`);
+
+  const byModel = await get('/api/usage/summary?since=7d&groupBy=model');
+  const model2 = (byModel.body.groups as Array<{ key: string | null; costs: Array<{ currency: string }> }>).find((g) => g.key === 'model-2');
+  t.same(model2?.costs.map((c) => c.currency), ['EUR'], 'a model priced in EUR: its cost in EUR only');
+
+  const oneCurrency = await get('/api/usage/summary?since=7d&groupBy=relay_key&modelId=model-1');
+  t.equal(oneCurrency.body.costs.length, 1, 'a window priced in one currency');
+  t.ok((oneCurrency.body.groups as Array<Record<string, unknown>>).every((g) => !('costs' in g)), 'its groups carry totals.cost alone, which is in that currency');
+});
+
 t.test('a clear 400 naming the bad parameter', async (t) => {
   const cases: Array<[string, string]> = [
     ['/api/logs?limit=501', 'limit'],

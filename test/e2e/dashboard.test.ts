@@ -405,6 +405,26 @@ async function run(t: Test) {
     await shot('14f-usage-small-cost');
   });
 
+  await t.test('a model priced in EUR after USD: the window and the model\'s row give each currency\'s cost', async (t) => {
+    const pricing = (await relay.api('GET', '/api/pricings')).body.items[0];
+    const eur = await relay.api('PUT', `/api/pricings/by-id/${pricing.metadata.id}`, { spec: { modelId: ids.model, currency: 'EUR', inputPerMillion: 1, outputPerMillion: 3 } });
+    t.equal(eur.status, 200, JSON.stringify(eur.body));
+    await eventually(() => [...relay.relay.sync.snapshot().pricings.values()].some((p) => p.spec.currency === 'EUR'));
+    const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-gpt', messages: [{ role: 'user', content: 'An expensive hello' }] }),
+    });
+    await res.text();
+    t.equal(res.status, 200);
+    await page.goto(`${base}/usage?since=1h&bucket=5m&groupBy=model`);
+    await page.locator('[data-testid=total-cost]', { hasText: '€' }).waitFor();
+    t.match(await page.textContent('[data-testid=total-cost]'), /^€0\.0000\d+ · \$0\.000021$/, 'the window: each currency\'s amount, the costliest first');
+    const row = page.locator('.table tbody tr:has-text("Fake GPT") td.num').last();
+    t.match(await row.textContent(), /^€0\.0000\d+ · \$0\.000021$/, 'the model\'s row: its cost in each currency, not a blank');
+    await shot('14g-usage-two-currencies');
+  });
+
   await t.test('a session that ends mid-edit: sign in again over the form, the edit is kept', async (t) => {
     await page.goto(`${base}/catalog/models/${ids.model}`);
     await page.fill('#f-description', 'edited across a sign-in');

@@ -178,7 +178,8 @@ export type GroupBy = 'model' | 'relay_key';
 
 export interface UsageSummary {
   totals: UsageTotals;
-  groups?: Array<{ key: string | null; totals: UsageTotals }>;
+  /** costs: the group's cost per currency, only in a window priced in several (its totals.cost adds them). */
+  groups?: Array<{ key: string | null; totals: UsageTotals; costs?: Array<{ currency: string; cost: number }> }>;
   /** The cost in each currency requests were priced in, the costliest first; totals.cost adds them. */
   costs: Array<{ currency: string; cost: number }>;
 }

@@ -8,10 +8,16 @@ import { EmptyState, ErrorBanner, Spinner } from '../ui/states.tsx';
 import { useAsync } from '../ui/use-async.ts';
 import { useReferences, type References } from '../catalog/use-references.ts';
 import { formatCompact, formatCost } from '../format.ts';
-import { totalCostText, UNPRICED, UNPRICED_HINT, windowCostText } from '../logs/cost-text.ts';
+import { UNPRICED, UNPRICED_HINT, windowCostText } from '../logs/cost-text.ts';
 import { summary, timeseries } from './usage-api.ts';
 import { BUCKET_SECONDS, DEFAULT_BUCKET, WINDOW_SECONDS, seriesFor, toColumns } from './series.ts';
 import { TimeChart } from './time-chart.tsx';
+
+/** A group's cost: in the window's currency, or in each of its own when the window is priced in several. */
+function GroupCost({ totals, costs }: { totals: UsageTotals; costs: Array<{ currency: string; cost: number }> }) {
+  const text = windowCostText(totals, costs);
+  return text === UNPRICED ? <span class="muted" title={UNPRICED_HINT}>{UNPRICED}</span> : <>{text}</>;
+}
 
 const REF_KINDS: KindName[] = ['models', 'relay-keys'];
 const fmtCount = (n: number) => formatCompact(n);
@@ -151,8 +157,7 @@ export function UsagePage() {
                   <td class="num">{formatCompact(g.totals.errors)}</td>
                   <td class="num col-optional">{formatCompact(g.totals.input_tokens)}</td>
                   <td class="num col-optional">{formatCompact(g.totals.output_tokens)}</td>
-                  <td class="num">{mixed ? <span class="muted" title="This window is priced in several currencies: the totals above give each">—</span>
-                    : totalCostText(g.totals, currencies[0]) === UNPRICED ? <span class="muted" title={UNPRICED_HINT}>{UNPRICED}</span> : totalCostText(g.totals, currencies[0])}</td>
+                  <td class="num"><GroupCost totals={g.totals} costs={g.costs ?? sum.data?.costs ?? []} /></td>
                 </tr>
               ))}
             </tbody>
