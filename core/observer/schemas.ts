@@ -74,7 +74,9 @@ export const UsageTotalsSchema = Type.Object({
   cost: Type.Number({ description: 'The priced requests\' costs added up: in more than one currency when they were priced so (see the summary\'s costs, or a timeseries\' costCurrency).' }),
 });
 
-const CostsSchema = Type.Array(Type.Object({ currency: Type.String(), cost: Type.Number() }), {
+const CurrencyCostSchema = Type.Object({ currency: Type.String(), cost: Type.Number() });
+
+const CostsSchema = Type.Array(CurrencyCostSchema, {
   description: 'The cost in each currency requests were priced in, the costliest first: totals.cost adds these when there are several.',
 });
 
@@ -114,7 +116,7 @@ export const SummaryResponseSchema = Type.Object({
   groups: Type.Optional(Type.Array(Type.Object({
     key: NullableString,
     totals: UsageTotalsSchema,
-    costs: Type.Optional(Type.Array(Type.Object({ currency: Type.String(), cost: Type.Number() }), {
+    costs: Type.Optional(Type.Array(CurrencyCostSchema, {
       description: "The group's cost in each currency, the costliest first; only when the window is priced in more than one (totals.cost then adds amounts in different currencies). Empty for a group with no priced request.",
     })),
   }))),
