@@ -18,7 +18,7 @@ import { parseFilter } from '../observer/query-params.ts';
 import { FilterQuerySchema, UsageTotalsSchema } from '../observer/schemas.ts';
 import type { TimeseriesPoint, TimeseriesQuery, UsageBackend, UsageFilter } from '../observer/types.ts';
 import { BudgetStatusSchema } from './budget-routes.ts';
-import { readEach, type SkippedBackend } from './log-sources.ts';
+import { readEach, skippedByAny, type SkippedBackend } from './log-sources.ts';
 import { rejectInvalid, usageSources, type LogReader } from './logs-routes.ts';
 
 const Skipped = Type.Optional(Type.Array(Type.Object({ backend: Type.String(), code: Type.String(), message: Type.String() })));
@@ -59,14 +59,14 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
     rejectInvalid(request);
     const window = parseFilter(request.query as { since?: string; from?: string; to?: string });
     const sources = usageSources(deps.observer, 'summary', 'a summary');
-    const skipped: SkippedBackend[] = [];
+    const skippedReads: SkippedBackend[][] = [];
     const rows = await Promise.all(allBudgets().map(async (budget) => {
       const status = await deps.budgets.freshStatus(budget);
       const from = window.from ?? new Date(status.windowStart);
       const to = window.from ? window.to ?? null : null;
       const filter: UsageFilter = { ...scopeFilter(budget), from, ...(to ? { to } : {}) };
       const read = await readEach('usage', sources, (b) => (b.summary ? totalsInCurrency(b.summary.bind(b), filter, budget.spec.currency).then((totals) => ({ totals })) : null));
-      for (const s of read.skipped) if (!skipped.some((k) => k.backend === s.backend)) skipped.push(s);
+      skippedReads.push(read.skipped);
       return {
         budgetId: budget.metadata.id, slug: budget.metadata.slug, displayName: budget.metadata.displayName, scope: budget.spec.scope ?? {},
         window: budget.spec.window, enabled: budget.spec.enabled !== false, from: from.toISOString(), to: to?.toISOString() ?? null,
@@ -74,6 +74,7 @@ export function registerBudgetUsageRoutes(app: FastifyInstance, deps: { observer
       };
     }));
     rows.sort(nearestToLimitFirst);
+    const skipped = skippedByAny(...skippedReads);
     return skipped.length > 0 ? { budgets: rows, skipped } : { budgets: rows };
   });
 

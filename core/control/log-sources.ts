@@ -70,3 +70,10 @@ export async function readEach<B extends { id: string }, T>(
   });
   return { results, skipped };
 }
+
+/** The backends left out of any of an answer's reads, each once (its first reason). */
+export function skippedByAny(...reads: SkippedBackend[][]): SkippedBackend[] {
+  const byBackend = new Map<string, SkippedBackend>();
+  for (const skipped of reads.flat()) if (!byBackend.has(skipped.backend)) byBackend.set(skipped.backend, skipped);
+  return [...byBackend.values()];
+}

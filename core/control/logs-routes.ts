@@ -16,10 +16,10 @@ import {
 import { mergeSessions } from '../observer/sessions.ts';
 import { emptyTotals } from '../observer/usage-query.ts';
 import { mergePages, mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
-import { costsByCurrency, groupCostsByCurrency, mergeCosts, mergeGroupCosts, timeseriesInCurrency } from '../observer/costs-by-currency.ts';
+import { costsByCurrency, groupCostsByCurrency, mergeCosts, mergeGroupCosts, timeseriesInCurrency, type CurrencyCost } from '../observer/costs-by-currency.ts';
 import type { CapturedPayload } from '../hooks.ts';
 import type { SessionsQuery, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
-import { askBackend, readEach, sourcesOf, type SkippedBackend, type Source } from './log-sources.ts';
+import { askBackend, readEach, skippedByAny, sourcesOf, type SkippedBackend, type Source } from './log-sources.ts';
 import { callerIsViewer } from './auth-guard.ts';
 
 /** The part of the observer these routes read through. */
@@ -184,8 +184,7 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     const perGroup = await readEach('usage', sources, (b) => (b.summary ? groupCostsByCurrency(b.summary.bind(b), query, currencies) : null));
     const groupCosts = mergeGroupCosts(perGroup.results);
     const groups = merged.groups.map((g) => ({ ...g, costs: groupCosts.get(g.key) ?? [] }));
-    const skippedEither = [...skipped, ...perGroup.skipped.filter((s) => !skipped.some((k) => k.backend === s.backend))];
-    return withSkipped({ ...window, totals: merged.totals, groups, costs }, skippedEither);
+    return withSkipped({ ...window, totals: merged.totals, groups, costs }, skippedByAny(skipped, perGroup.skipped));
   });
 
   app.get('/api/usage/sessions', {
@@ -226,8 +225,12 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     }
     const query = { sessionId, limit: params.limit ?? 100, cursor: params.cursor || undefined };
     const pages = await readEach('usage', usageSources(observer, 'list', 'a list of events'), (b) => b.list?.(query) ?? null);
-    const skipped = [...summaries.skipped, ...pages.skipped.filter((s) => !summaries.skipped.some((k) => k.backend === s.backend))];
-    return withSkipped({ session, ...mergePages(pages.results, query.limit) }, skipped);
+    // Priced in several currencies: its totals.cost adds amounts that do not add, so it also gets its cost in each.
+    const priced = session.currencies.length > 1 && observer.usageBackend()?.summary
+      ? await readEach('usage', usageSources(observer, 'summary', 'a summary'), (b) => (b.summary ? costsByCurrency(b.summary.bind(b), { sessionId }) : null))
+      : null;
+    const costs = priced ? { costs: mergeCosts(priced.results.filter((c): c is CurrencyCost[] => c !== null)) } : {};
+    return withSkipped({ session, ...costs, ...mergePages(pages.results, query.limit) }, skippedByAny(summaries.skipped, pages.skipped, priced?.skipped ?? []));
   });
 
   app.get('/api/usage/timeseries', {

@@ -178,6 +178,9 @@ export const SessionQuerySchema = Type.Object({
 
 export const SessionResponseSchema = Type.Object({
   session: SessionSchema,
+  costs: Type.Optional(Type.Array(CurrencyCostSchema, {
+    description: "The session's cost in each currency, the costliest first; only when it was priced in more than one (session.totals.cost then adds amounts in different currencies).",
+  })),
   items: Type.Array(UsageEventSchema, { description: "The session's requests, newest first." }),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
   skipped: SkippedSchema,

@@ -14,6 +14,7 @@ import type { UsageBackend } from '../../core/observer/types.ts';
 import { FileUsageBackend } from '../../plugins/log-file/file-usage-backend.ts';
 import { FilePayloadBackend } from '../../plugins/payload-file/file-payload-backend.ts';
 import { makeEvents } from '../support/usage-backend-suite.ts';
+import { sessionIdOf } from '../../core/observer/session-id.ts';
 import { capturedPayload, silentLog, testSettings } from '../support/observer-fixtures.ts';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'relay-logs-routes-'));
@@ -160,6 +161,30 @@ t.test('a grouped summary priced in more than one currency: each group\'s cost p
   const oneCurrency = await get('/api/usage/summary?since=7d&groupBy=relay_key&modelId=model-1');
   t.equal(oneCurrency.body.costs.length, 1, 'a window priced in one currency');
   t.ok((oneCurrency.body.groups as Array<Record<string, unknown>>).every((g) => !('costs' in g)), 'its groups carry totals.cost alone, which is in that currency');
+});
+
+t.test('a session priced in more than one currency: its cost in each', async (t) => {
+  const close = (a: number, b: number) => Math.abs(a - b) < 1e-9;
+  const ids = [...new Set(events.map(sessionIdOf).filter((id): id is string => id !== null))];
+  let mixed = 0;
+  let single = 0;
+  for (const id of ids) {
+    const mine = events.filter((e) => sessionIdOf(e) === id);
+    const currencies = [...new Set(mine.map((e) => e.currency).filter((c): c is string => c !== null))];
+    const detail = await get(`/api/usage/sessions/${encodeURIComponent(id)}`);
+    t.equal(detail.status, 200, id);
+    if (currencies.length < 2) {
+      single++;
+      t.notOk('costs' in detail.body, `${id}: in ${currencies.length} currency, its totals.cost is its cost`);
+      continue;
+    }
+    mixed++;
+    const expected = currencies.map((currency) => ({ currency, cost: mine.filter((e) => e.currency === currency).reduce((n, e) => n + (e.cost ?? 0), 0) })).sort((a, b) => b.cost - a.cost);
+    const costs = detail.body.costs as Array<{ currency: string; cost: number }>;
+    t.same(costs.map((c) => c.currency), expected.map((c) => c.currency), `${id}: each currency, the costliest first`);
+    t.ok(costs.every((c, i) => close(c.cost, expected[i]!.cost)), `${id}: ${JSON.stringify(costs)} as its events say`);
+  }
+  t.ok(mixed > 0 && single > 0, `${mixed} sessions in two currencies, ${single} in one or none`);
 });
 
 t.test('a clear 400 naming the bad parameter', async (t) => {

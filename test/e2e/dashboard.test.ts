@@ -405,24 +405,35 @@ async function run(t: Test) {
     await shot('14f-usage-small-cost');
   });
 
-  await t.test('a model priced in EUR after USD: the window and the model\'s row give each currency\'s cost', async (t) => {
+  await t.test('a model priced in EUR after USD: the window, the model\'s row and the session give each currency\'s cost', async (t) => {
+    // One Claude Code session, one turn at the USD price and one at the EUR price.
+    const turn = async () => {
+      const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json', 'x-claude-code-session-id': 'two-currencies' },
+        body: JSON.stringify({ model: 'fake-gpt', messages: [{ role: 'user', content: 'An expensive hello' }] }),
+      });
+      await res.text();
+      t.equal(res.status, 200);
+    };
+    await turn();
     const pricing = (await relay.api('GET', '/api/pricings')).body.items[0];
-    const eur = await relay.api('PUT', `/api/pricings/by-id/${pricing.metadata.id}`, { spec: { modelId: ids.model, currency: 'EUR', inputPerMillion: 1, outputPerMillion: 3 } });
+    const eur = await relay.api('PUT', `/api/pricings/by-id/${pricing.metadata.id}`, { spec: { modelId: ids.model, currency: 'EUR', inputPerMillion: 2, outputPerMillion: 6 } });
     t.equal(eur.status, 200, JSON.stringify(eur.body));
     await eventually(() => [...relay.relay.sync.snapshot().pricings.values()].some((p) => p.spec.currency === 'EUR'));
-    const res = await fetch(`${relay.inferenceUrl}/vendor-a/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'fake-gpt', messages: [{ role: 'user', content: 'An expensive hello' }] }),
-    });
-    await res.text();
-    t.equal(res.status, 200);
+    await turn();
+    // 21 input and 7 output tokens: $0.000021 a turn in USD (two in the window), €0.000084 in EUR.
     await page.goto(`${base}/usage?since=1h&bucket=5m&groupBy=model`);
     await page.locator('[data-testid=total-cost]', { hasText: '€' }).waitFor();
-    t.match(await page.textContent('[data-testid=total-cost]'), /^€0\.0000\d+ · \$0\.000021$/, 'the window: each currency\'s amount, the costliest first');
+    t.equal(await page.textContent('[data-testid=total-cost]'), '€0.000084 · $0.000042', 'the window: each currency\'s amount, the costliest first');
     const row = page.locator('.table tbody tr:has-text("Fake GPT") td.num').last();
-    t.match(await row.textContent(), /^€0\.0000\d+ · \$0\.000021$/, 'the model\'s row: its cost in each currency, not a blank');
+    t.equal(await row.textContent(), '€0.000084 · $0.000042', 'the model\'s row: its cost in each currency, not a blank');
     await shot('14g-usage-two-currencies');
+    await page.goto(`${base}/sessions/two-currencies`);
+    const cost = page.locator('.stat:has(.stat-label:text-is("Cost")) .stat-value');
+    await cost.waitFor();
+    t.equal(await cost.textContent(), '€0.000084 · $0.000021', 'the session: its cost in each currency, not "mixed"');
+    await shot('14h-session-two-currencies');
   });
 
   await t.test('a session that ends mid-edit: sign in again over the form, the edit is kept', async (t) => {

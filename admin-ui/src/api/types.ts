@@ -148,6 +148,8 @@ export interface SessionsAnswer {
 
 export interface SessionDetail {
   session: SessionSummary;
+  /** The session's cost per currency, only when it was priced in several (its totals.cost adds them). */
+  costs?: Array<{ currency: string; cost: number }>;
   items: UsageEvent[];
   nextCursor: string | null;
 }
