@@ -2,7 +2,7 @@
 // type, properties, required, additionalProperties, min/max, minLength/maxLength, pattern, format,
 // const, enum, anyOf/oneOf, items). `valid` values follow the schema; `hostile` ones follow it
 // mostly but, at any node, may put a value of the wrong type, a huge string, an unknown field, an
-// object nested thousands of levels deep; `deepFreeForm` ones follow it with every free-form value
+// object nested thousands of levels deep; `deepFreeFormFor` ones follow it with every free-form value
 // (where a schema takes any member) nested thousands of levels deep.
 import fc from 'fast-check';
 
