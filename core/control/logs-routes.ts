@@ -225,11 +225,12 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     }
     const query = { sessionId, limit: params.limit ?? 100, cursor: params.cursor || undefined };
     const pages = await readEach('usage', usageSources(observer, 'list', 'a list of events'), (b) => b.list?.(query) ?? null);
-    // Priced in several currencies: its totals.cost adds amounts that do not add, so it also gets its cost in each.
-    const priced = session.currencies.length > 1 && observer.usageBackend()?.summary
+    // Priced in several currencies: its totals.cost adds amounts that do not add, so it also gets its cost in each
+    // (read by summary when a backend's session gave no split).
+    const priced = session.currencies.length > 1 && !session.costs && observer.usageBackend()?.summary
       ? await readEach('usage', usageSources(observer, 'summary', 'a summary'), (b) => (b.summary ? costsByCurrency(b.summary.bind(b), { sessionId }) : null))
       : null;
-    const costs = priced ? { costs: mergeCosts(priced.results.filter((c): c is CurrencyCost[] => c !== null)) } : {};
+    const costs = session.costs ? { costs: session.costs } : priced ? { costs: mergeCosts(priced.results.filter((c): c is CurrencyCost[] => c !== null)) } : {};
     return withSkipped({ session, ...costs, ...mergePages(pages.results, query.limit) }, skippedByAny(summaries.skipped, pages.skipped, priced?.skipped ?? []));
   });
 

@@ -1,12 +1,9 @@
 // Costs where requests are priced in more than one currency: a window's total cost adds amounts
 // that do not add (USD and EUR), so the usage API gives the cost per currency beside it, and a
 // timeseries' cost in one currency when asked (as a budget reads its own).
-import type { Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageFilter, UsageTotals } from './types.ts';
+import type { CurrencyCost, Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageFilter, UsageTotals } from './types.ts';
 
-export interface CurrencyCost {
-  currency: string;
-  cost: number;
-}
+export type { CurrencyCost };
 
 /** GET /api/usage/summary's totals: a summary and its cost per currency, each group's too when the window has several. */
 export interface SummaryWithCosts extends Omit<Summary, 'groups'> {

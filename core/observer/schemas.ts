@@ -152,6 +152,9 @@ export const SessionSchema = Type.Object({
   turns: Type.Integer({ description: 'Requests (model calls) in the session.' }),
   models: Type.Array(Type.String(), { description: 'The models it used, sorted.' }),
   currencies: Type.Array(Type.String(), { description: 'The currencies its requests were priced in (that of totals.cost), sorted; none when none was priced. With more than one, totals.cost adds amounts in different currencies.' }),
+  costs: Type.Optional(Type.Array(CurrencyCostSchema, {
+    description: "Its cost in each currency, the costliest first; only when priced in more than one (totals.cost then adds amounts in different currencies), and when the usage backend splits it (Relay's backends do).",
+  })),
   totals: UsageTotalsSchema,
   cache_hit_ratio: Nullable(Type.Number({ description: 'Prompt tokens read from the cache over all prompt tokens.' })),
 }, { description: 'One agent session (a Codex thread, a Claude Code session), its requests added up.' });

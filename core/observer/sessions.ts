@@ -1,14 +1,21 @@
 // Agent sessions from usage events: the in-memory answer (log-file, log-valkey, and the reference
 // the backend conformance suite holds every backend to), and the merge of several backends'.
 import type { UsageEvent } from '../hooks.ts';
+import { mergeCosts } from './costs-by-currency.ts';
 import { addTotals } from './merge-reads.ts';
+import { addMoney } from './money.ts';
 import { sessionIdOf } from './session-id.ts';
-import type { SessionSummary, SessionsQuery } from './types.ts';
+import type { CurrencyCost, SessionSummary, SessionsQuery } from './types.ts';
 import { addToTotals, emptyTotals, matchesFilter } from './usage-query.ts';
 
 /** cache reads over prompt tokens, rounded to 4 places; null without prompt tokens. */
 export function cacheHitRatio(cacheRead: number, input: number): number | null {
   return input > 0 ? Math.round((cacheRead / input) * 10_000) / 10_000 : null;
+}
+
+/** A session's cost in each currency, the costliest first (SessionSummary.costs); none when it was priced in fewer than two. */
+export function costsPerCurrency(amounts: CurrencyCost[]): CurrencyCost[] | undefined {
+  return amounts.length > 1 ? mergeCosts([amounts]) : undefined;
 }
 
 /** Whether the sessions' costs compare: all priced in one currency (or none). */
@@ -37,7 +44,8 @@ interface Building {
   firstMs: number;
   lastMs: number;
   models: Set<string>;
-  currencies: Set<string>;
+  /** Cost per currency it was priced in: a session priced in several gets each amount (its totals.cost adds them). */
+  costs: Map<string, number>;
   summary: SessionSummary;
 }
 
@@ -49,7 +57,9 @@ function finish(b: Building): SessionSummary {
   s.duration_ms = b.lastMs - b.firstMs;
   s.turns = s.totals.requests;
   s.models = [...b.models].sort();
-  s.currencies = [...b.currencies].sort();
+  s.currencies = [...b.costs.keys()].sort();
+  const costs = costsPerCurrency([...b.costs].map(([currency, cost]) => ({ currency, cost })));
+  if (costs) s.costs = costs;
   s.cache_hit_ratio = cacheHitRatio(s.totals.cache_read_tokens, s.totals.input_tokens);
   return s;
 }
@@ -68,7 +78,7 @@ export class SessionsBuilder {
     let b = this.sessions.get(id);
     if (!b) {
       b = {
-        client: null, firstMs: started, lastMs: finished, models: new Set(), currencies: new Set(),
+        client: null, firstMs: started, lastMs: finished, models: new Set(), costs: new Map(),
         summary: { session_id: id, client: null, first_started_at: '', last_finished_at: '', duration_ms: 0, turns: 0, models: [], currencies: [], totals: emptyTotals(), cache_hit_ratio: null },
       };
       this.sessions.set(id, b);
@@ -78,7 +88,7 @@ export class SessionsBuilder {
     b.lastMs = Math.max(b.lastMs, finished);
     const model = event.model_slug ?? event.model_requested;
     if (model !== null) b.models.add(model);
-    if (event.currency !== null) b.currencies.add(event.currency);
+    if (event.currency !== null) b.costs.set(event.currency, addMoney(b.costs.get(event.currency) ?? 0, event.cost ?? 0));
     addToTotals(b.summary.totals, event);
   }
 
@@ -93,12 +103,22 @@ export function sessionsOfEvents(events: Iterable<UsageEvent>, query: SessionsQu
   return builder.result();
 }
 
+/** A session's cost per currency as one backend read it; null when it is in several and the backend gave no split. */
+function costsOf(s: SessionSummary): CurrencyCost[] | null {
+  if (s.costs) return s.costs;
+  if (s.currencies.length > 1) return null;
+  return s.currencies.map((currency) => ({ currency, cost: s.totals.cost }));
+}
+
 /** One list from several backends' lists: a session in more than one (written across a switch) is added up. */
 export function mergeSessions(lists: SessionSummary[][], query: Pick<SessionsQuery, 'sort' | 'limit'>): SessionSummary[] {
   if (lists.length === 1) return lists[0]!;
   const byId = new Map<string, SessionSummary>();
+  // Each session's costs from every backend that has it: a session in one currency per backend may be in two once merged.
+  const costLists = new Map<string, Array<CurrencyCost[] | null>>();
   for (const s of lists.flat()) {
     const into = byId.get(s.session_id);
+    costLists.set(s.session_id, [...(costLists.get(s.session_id) ?? []), costsOf(s)]);
     if (!into) {
       byId.set(s.session_id, { ...s, models: [...s.models], currencies: [...s.currencies], totals: { ...s.totals } });
       continue;
@@ -112,6 +132,11 @@ export function mergeSessions(lists: SessionSummary[][], query: Pick<SessionsQue
     addTotals(into.totals, s.totals);
     into.turns = into.totals.requests;
     into.cache_hit_ratio = cacheHitRatio(into.totals.cache_read_tokens, into.totals.input_tokens);
+  }
+  for (const s of byId.values()) {
+    const costs = costLists.get(s.session_id)!;
+    delete s.costs;
+    if (s.currencies.length > 1 && costs.every((c) => c !== null)) s.costs = mergeCosts(costs);
   }
   return sortSessions([...byId.values()], query);
 }

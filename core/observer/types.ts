@@ -84,6 +84,12 @@ export interface SessionsQuery extends UsageFilter {
   sort?: 'cost' | 'recent';
 }
 
+/** An amount in one currency (ISO 4217 code), where requests are priced in several. */
+export interface CurrencyCost {
+  currency: string;
+  cost: number;
+}
+
 /** One agent session (a Codex thread, a Claude Code session): its requests added up. */
 export interface SessionSummary {
   session_id: string;
@@ -99,6 +105,8 @@ export interface SessionSummary {
   models: string[];
   /** The currencies its requests were priced in, sorted; none when none was priced. With more than one, totals.cost adds amounts in different currencies. */
   currencies: string[];
+  /** Its cost in each currency, the costliest first; only when priced in more than one. Optional for in-house backends: without it the session's cost is named by its currencies only. */
+  costs?: CurrencyCost[];
   totals: UsageTotals;
   /** cache_read_tokens / input_tokens; null without input. */
   cache_hit_ratio: number | null;

@@ -16,7 +16,7 @@ export {
   SummaryBuilder, TimeseriesBuilder, summarizeEvents, timeseriesOfEvents, sortPoints,
 } from '../observer/usage-query.ts';
 export { MICROS_PER_UNIT, toMicros, fromMicros, addMoney } from '../observer/money.ts';
-export { SessionsBuilder, sessionsOfEvents, sortSessions, cacheHitRatio } from '../observer/sessions.ts';
+export { SessionsBuilder, sessionsOfEvents, sortSessions, cacheHitRatio, costsPerCurrency } from '../observer/sessions.ts';
 export { SESSION_EXTRAS, sessionIdOf } from '../observer/session-id.ts';
 export { usageEventFromRow } from '../observer/usage-row.ts';
 export { untilAborted } from '../observer/until-aborted.ts';

@@ -1,6 +1,6 @@
 // Usage events in ClickHouse: JSONEachRow batch inserts, reads in SQL.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { cacheHitRatio, usageEventFromRow, decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals, type BatchWriteOptions, untilAborted } from '../../core/plugin-api/log-backends.ts';
+import { cacheHitRatio, costsPerCurrency, usageEventFromRow, decodeCursor, emptyTotals, encodeCursor, fromMicros, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals, type BatchWriteOptions, untilAborted } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { EVENT_COLUMNS, GROUP_EXPRESSIONS, SESSION_ID_SQL, TOTALS_SQL, whereOf } from './query.ts';
 import { usageTableAdditions, usageTableDdl } from './schema.ts';
@@ -120,20 +120,24 @@ export class ClickHouseUsageBackend implements UsageBackend {
     const rows = await this.rows(
       `SELECT ${SESSION_ID_SQL} AS session_id, max(client) AS client_name,
          toUnixTimestamp64Milli(min(started_at)) AS first_ms, toUnixTimestamp64Milli(max(finished_at)) AS last_ms,
-         groupUniqArray(coalesce(model_slug, model_requested)) AS models, groupUniqArray(currency) AS currencies, ${TOTALS_SQL}
+         groupUniqArray(coalesce(model_slug, model_requested)) AS models, groupUniqArray(currency) AS currencies, ${TOTALS_SQL},
+         sumMap([CAST(ifNull(currency, '') AS String)], [toInt64(round(ifNull(cost, 0) * 1000000))]) AS cost_split
        FROM ${this.table} ${where.clause ? `${where.clause} AND` : 'WHERE'} session_id != ''
        GROUP BY session_id ORDER BY ${order} LIMIT {session_limit:UInt32}`,
       where.params,
     );
     return rows.map((r) => {
       const totals = totalsOf(r);
+      // sumMap's (currencies, micro-units): '' holds the unpriced events, which are in no currency.
+      const [currencies, micros] = r.cost_split as [string[], Array<string | number>];
+      const costs = costsPerCurrency(currencies.flatMap((currency, i) => (currency === '' ? [] : [{ currency, cost: fromMicros(Number(micros[i])) }])));
       const first = Number(r.first_ms);
       const last = Number(r.last_ms);
       return {
         session_id: String(r.session_id), client: (r.client_name as string | null) ?? null,
         first_started_at: new Date(first).toISOString(), last_finished_at: new Date(last).toISOString(), duration_ms: last - first,
         turns: totals.requests, models: (r.models as Array<string | null>).filter((m): m is string => m !== null).sort(),
-        currencies: (r.currencies as Array<string | null>).filter((c): c is string => c !== null).sort(), totals,
+        currencies: (r.currencies as Array<string | null>).filter((c): c is string => c !== null).sort(), ...(costs ? { costs } : {}), totals,
         cache_hit_ratio: cacheHitRatio(totals.cache_read_tokens, totals.input_tokens),
       };
     });

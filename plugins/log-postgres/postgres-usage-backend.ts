@@ -1,5 +1,5 @@
 // Usage events in a Postgres (or PGlite) table: batched inserts, reads in SQL.
-import { cacheHitRatio, decodeCursor, type BatchWriteOptions, type BatchWriteResult, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals, untilAborted } from '../../core/plugin-api/log-backends.ts';
+import { cacheHitRatio, costsPerCurrency, decodeCursor, type BatchWriteOptions, type BatchWriteResult, emptyTotals, encodeCursor, fromMicros, type Database, type ListPage, type ListQuery, type SessionSummary, type SessionsQuery, type Summary, type SummaryQuery, type TimeseriesPoint, type TimeseriesQuery, type UsageTotals, untilAborted } from '../../core/plugin-api/log-backends.ts';
 import { type UsageBackend, type UsageEvent } from '../../core/plugin-api.ts';
 import { COLUMN_LIST, RECORD_DEFINITION, rowToEvent } from './columns.ts';
 import { migrate } from './migrations.ts';
@@ -184,18 +184,22 @@ export class PostgresUsageBackend implements UsageBackend {
          s AS (SELECT session_id, max(client) AS client, min(started_at) AS first_at, max(finished_at) AS last_at,
            array_remove(array_agg(DISTINCT coalesce(model_slug, model_requested)), NULL) AS models,
            array_remove(array_agg(DISTINCT currency), NULL) AS currencies, ${TOTALS_SQL}
-         FROM e GROUP BY session_id)
-       SELECT * FROM s ORDER BY ${order} LIMIT $${where.params.length}`,
+         FROM e GROUP BY session_id),
+         c AS (SELECT session_id, json_agg(json_build_object('currency', currency, 'micros', micros)) AS cost_split
+           FROM (SELECT session_id, currency, coalesce(sum(round(cost * 1000000)), 0)::float8 AS micros FROM e WHERE currency IS NOT NULL GROUP BY 1, 2) AS pc
+           GROUP BY session_id HAVING count(*) > 1)
+       SELECT s.*, c.cost_split FROM s LEFT JOIN c USING (session_id) ORDER BY ${order} LIMIT $${where.params.length}`,
       where.params,
     );
     return rows.map((r) => {
       const totals = totalsOf(r);
+      const costs = costsPerCurrency(((r.cost_split ?? []) as Array<{ currency: string; micros: number }>).map((c) => ({ currency: c.currency, cost: fromMicros(c.micros) })));
       const first = new Date(r.first_at as string | Date);
       const last = new Date(r.last_at as string | Date);
       return {
         session_id: String(r.session_id), client: (r.client as string | null) ?? null,
         first_started_at: first.toISOString(), last_finished_at: last.toISOString(), duration_ms: last.getTime() - first.getTime(),
-        turns: totals.requests, models: [...(r.models as string[])].sort(), currencies: [...(r.currencies as string[])].sort(), totals,
+        turns: totals.requests, models: [...(r.models as string[])].sort(), currencies: [...(r.currencies as string[])].sort(), ...(costs ? { costs } : {}), totals,
         cache_hit_ratio: cacheHitRatio(totals.cache_read_tokens, totals.input_tokens),
       };
     });

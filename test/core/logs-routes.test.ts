@@ -183,8 +183,49 @@ t.test('a session priced in more than one currency: its cost in each', async (t)
     const costs = detail.body.costs as Array<{ currency: string; cost: number }>;
     t.same(costs.map((c) => c.currency), expected.map((c) => c.currency), `${id}: each currency, the costliest first`);
     t.ok(costs.every((c, i) => close(c.cost, expected[i]!.cost)), `${id}: ${JSON.stringify(costs)} as its events say`);
+    t.same(detail.body.session.costs, costs, `${id}: the session itself carries them`);
   }
   t.ok(mixed > 0 && single > 0, `${mixed} sessions in two currencies, ${single} in one or none`);
+});
+
+t.test('the sessions list: each session priced in more than one currency has its cost in each', async (t) => {
+  const list = await get('/api/usage/sessions?since=24h&limit=500');
+  t.equal(list.status, 200);
+  let mixed = 0;
+  for (const s of list.body.sessions as Array<{ session_id: string; currencies: string[]; costs?: unknown }>) {
+    const detail = await get(`/api/usage/sessions/${encodeURIComponent(s.session_id)}`);
+    if (s.currencies.length < 2) {
+      t.notOk('costs' in s, `${s.session_id}: in one currency or none, no split`);
+      continue;
+    }
+    mixed++;
+    t.same(s.costs, detail.body.costs, `${s.session_id}: the list's amounts are the session page's`);
+  }
+  t.ok(mixed > 0, `${mixed} sessions in two currencies`);
+});
+
+t.test('an in-house backend whose sessions carry no split: the session page reads it by currency', async (t) => {
+  // A team's backend written before SessionSummary.costs (here under the selected backend's id): its sessions name their currencies only.
+  const files = new FileUsageBackend({ dir: path.join(dir, 'usage'), maxFileBytes: 1 << 20, rotateDaily: true, retentionDays: 30, maxScanBytes: 1 << 30, orderSkewMs: 5000 });
+  const older: UsageBackend = {
+    id: 'file', async write() {},
+    list: (q) => files.list(q), summary: (q) => files.summary(q),
+    sessions: async (q) => (await files.sessions(q)).map(({ costs: _split, ...session }) => session),
+  };
+  const olderObserver = createObserver({ settings, log: silentLog, metrics: new Registry(), queue: { maxDelayMs: 5 } });
+  olderObserver.addUsageBackend(older);
+  const olderApp = Fastify();
+  await olderApp.register(swagger, { openapi: { info: { title: 'test', version: '0' } } });
+  registerLogRoutes(olderApp, olderObserver);
+  await olderApp.ready();
+  t.teardown(async () => { await olderApp.close(); await olderObserver.close(); });
+  const list = await olderApp.inject({ method: 'GET', url: '/api/usage/sessions?since=24h&limit=500' });
+  const mixed = (list.json().sessions as Array<{ session_id: string; currencies: string[]; costs?: unknown }>).filter((s) => s.currencies.length > 1);
+  t.ok(mixed.length > 0 && mixed.every((s) => !('costs' in s)), 'the list names the currencies without amounts');
+  for (const s of mixed) {
+    const detail = (await olderApp.inject({ method: 'GET', url: `/api/usage/sessions/${encodeURIComponent(s.session_id)}` })).json();
+    t.same(detail.costs, (await get(`/api/usage/sessions/${encodeURIComponent(s.session_id)}`)).body.costs, `${s.session_id}: the page's amounts, read by currency`);
+  }
 });
 
 t.test('a clear 400 naming the bad parameter', async (t) => {

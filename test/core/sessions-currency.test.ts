@@ -29,6 +29,20 @@ t.test('merged from two backends, each in its own currency: the most tokens firs
   const merged = mergeSessions([before, after], { limit: 10 });
   t.same(merged.map((s) => s.session_id), ['dollars', 'yen', 'shared']);
   t.same(merged.find((s) => s.session_id === 'shared')?.currencies, ['JPY', 'USD']);
+  t.same(merged.find((s) => s.session_id === 'shared')?.costs, [{ currency: 'JPY', cost: 50 }, { currency: 'USD', cost: 1 }], 'one currency in each backend, two once merged: each amount');
+  t.equal(merged.find((s) => s.session_id === 'yen')?.costs, undefined, 'in one currency: no split');
   t.same(mergeSessions([after, sessionsOfEvents([turn('more', 9, 'USD', 10)], { limit: 10 })], { limit: 10 }).map((s) => s.session_id),
     ['more', 'dollars', 'shared'], 'merged in one currency: the costliest first');
+});
+
+t.test('a session priced in two currencies gets each amount; merged, the amounts add per currency', async (t) => {
+  const [both] = sessionsOfEvents([turn('both', 0.25, 'USD', 10), turn('both', 100, 'JPY', 10), turn('both', 0.5, 'USD', 10), turn('both', 0, null, 10)], { limit: 10 });
+  t.same(both?.costs, [{ currency: 'JPY', cost: 100 }, { currency: 'USD', cost: 0.75 }], 'the costliest first; the unpriced turn in none');
+  const later = sessionsOfEvents([turn('both', 0.1, 'EUR', 10), turn('both', 0.05, 'USD', 10)], { limit: 10 });
+  const [merged] = mergeSessions([[both!], later], { limit: 10 });
+  t.same(merged?.currencies, ['EUR', 'JPY', 'USD']);
+  t.same(merged?.costs, [{ currency: 'JPY', cost: 100 }, { currency: 'USD', cost: 0.8 }, { currency: 'EUR', cost: 0.1 }]);
+  // An in-house backend that gives no split: the merged session's amounts are not known, so none are given.
+  const { costs: _dropped, ...withoutSplit } = later[0]!;
+  t.equal(mergeSessions([[both!], [withoutSplit]], { limit: 10 })[0]?.costs, undefined, 'a backend without the split: no amounts rather than wrong ones');
 });

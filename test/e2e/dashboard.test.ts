@@ -391,6 +391,8 @@ async function run(t: Test) {
     });
     await res.text();
     t.equal(res.status, 200);
+    // Usage is written off the request path: the page reads the window once, so it loads after the write.
+    await eventually(async () => (await relay.api('GET', '/api/usage/summary?since=1h')).body.totals.cost > 0);
     await page.goto(`${base}/usage?since=1h&bucket=5m`);
     await page.locator('[data-testid=total-cost]', { hasText: '$0.000021' }).waitFor();
     await page.waitForSelector('figure[aria-label="Cost"] .u-over');
@@ -422,6 +424,7 @@ async function run(t: Test) {
     t.equal(eur.status, 200, JSON.stringify(eur.body));
     await eventually(() => [...relay.relay.sync.snapshot().pricings.values()].some((p) => p.spec.currency === 'EUR'));
     await turn();
+    await eventually(async () => (await relay.api('GET', '/api/usage/summary?since=1h')).body.costs.length === 2);
     // 21 input and 7 output tokens: $0.000021 a turn in USD (two in the window), €0.000084 in EUR.
     await page.goto(`${base}/usage?since=1h&bucket=5m&groupBy=model`);
     await page.locator('[data-testid=total-cost]', { hasText: '€' }).waitFor();
@@ -434,6 +437,11 @@ async function run(t: Test) {
     await cost.waitFor();
     t.equal(await cost.textContent(), '€0.000084 · $0.000021', 'the session: its cost in each currency, not "mixed"');
     await shot('14h-session-two-currencies');
+    await page.goto(`${base}/sessions`);
+    const listed = page.locator('.table tbody tr:has-text("two-currencies") td.num').nth(3); // turns, tokens, cache hits, cost
+    await listed.waitFor();
+    t.equal(await listed.textContent(), '€0.000084 · $0.000021', 'the sessions list: the same amounts');
+    await shot('14i-sessions-two-currencies');
   });
 
   await t.test('a session that ends mid-edit: sign in again over the form, the edit is kept', async (t) => {

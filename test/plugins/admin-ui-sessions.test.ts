@@ -27,7 +27,8 @@ t.test('cost in the session\'s currency; a sum over several currencies names the
   const totals = { cost: 1.5 } as never;
   t.equal(sessionCost({ currencies: ['EUR'], totals }), '€1.50');
   t.equal(sessionCost({ currencies: [], totals: { cost: 0 } as never }), '$0.00', 'unpriced: nothing spent');
-  t.equal(sessionCost({ currencies: ['EUR', 'USD'], totals }), 'mixed (EUR, USD)');
+  t.equal(sessionCost({ currencies: ['EUR', 'USD'], totals }), 'mixed (EUR, USD)', 'without the split (an in-house backend): the currencies named');
+  t.equal(sessionCost({ currencies: ['EUR', 'USD'], totals, costs: [{ currency: 'USD', cost: 1.25 }, { currency: 'EUR', cost: 0.25 }] }), '$1.25 · €0.25', 'with it: each amount');
   t.equal(pricedInSeveralCurrencies([{ currencies: ['USD'] }, { currencies: [] }, { currencies: ['USD'] }]), false);
   t.equal(pricedInSeveralCurrencies([{ currencies: ['USD'] }, { currencies: ['JPY'] }]), true, 'the page then says the order is by tokens');
 });

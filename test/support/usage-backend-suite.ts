@@ -263,6 +263,7 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
     t.ok(bySession.size >= 4, 'the fixture has several sessions');
     const sessions = await backend.sessions!({ from, limit: 100 });
     t.same(sessions.map((s) => s.session_id).sort(), [...bySession.keys()].sort(), 'one entry per session');
+    let mixed = 0;
     for (const s of sessions) {
       const mine = bySession.get(s.session_id) ?? [];
       const first = Math.min(...mine.map((e) => Date.parse(e.started_at)));
@@ -272,12 +273,20 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
       t.equal(s.turns, mine.length, `${s.session_id}: turns`);
       t.same(s.models, [...new Set(mine.map((e) => e.model_slug ?? e.model_requested))].sort(), `${s.session_id}: models`);
       t.same(s.currencies, [...new Set(mine.flatMap((e) => (e.currency === null ? [] : [e.currency])))].sort(), `${s.session_id}: currencies`);
+      if (s.currencies.length > 1) {
+        mixed += 1;
+        const expected = s.currencies.map((currency) => ({ currency, cost: totalsOf(mine.filter((e) => e.currency === currency)).cost })).sort((a, b) => b.cost - a.cost);
+        t.same(s.costs, expected, `${s.session_id}: its cost in each currency, the costliest first`);
+      } else {
+        t.equal(s.costs, undefined, `${s.session_id}: in one currency, no split`);
+      }
       t.equal(s.first_started_at, new Date(first).toISOString(), `${s.session_id}: first start`);
       t.equal(s.last_finished_at, new Date(last).toISOString(), `${s.session_id}: last finish`);
       t.equal(s.duration_ms, last - first, `${s.session_id}: duration`);
       t.equal(s.cache_hit_ratio, Math.round((totals.cache_read_tokens / totals.input_tokens) * 10_000) / 10_000, `${s.session_id}: cache hit ratio`);
       t.equal(s.client, mine.find((e) => e.client !== null)?.client ?? null, `${s.session_id}: client`);
     }
+    t.ok(mixed > 0, 'the fixture has a session priced in two currencies');
     const then = (a: SessionSummary, b: SessionSummary) => b.last_finished_at.localeCompare(a.last_finished_at) || a.session_id.localeCompare(b.session_id);
     // Priced in EUR and USD: costs do not compare, so "costliest" is by tokens (which here is not the order of the cost sums).
     const tokens = (s: SessionSummary) => s.totals.input_tokens + s.totals.output_tokens;

@@ -136,6 +136,8 @@ export interface SessionSummary {
   models: string[];
   /** The currencies its requests were priced in, sorted; with more than one, totals.cost adds different currencies. */
   currencies: string[];
+  /** Its cost in each currency, only when priced in several and the usage backend splits it. */
+  costs?: Array<{ currency: string; cost: number }>;
   totals: UsageTotals;
   cache_hit_ratio: number | null;
 }

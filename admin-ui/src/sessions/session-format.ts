@@ -1,5 +1,5 @@
 // How a session's figures read: its duration in the largest fitting units, its cache hit ratio as
-// a percentage, its models as one line, and its cost in its currency.
+// a percentage, its models as one line, and its cost in its currency or in each of its currencies.
 import type { SessionSummary } from '../api/types.ts';
 import { formatCost } from '../format.ts';
 
@@ -23,9 +23,10 @@ export function modelsLine(session: Pick<SessionSummary, 'models'>): string {
   return models.length <= 2 ? models.join(', ') : `${models.slice(0, 2).join(', ')} +${models.length - 2}`;
 }
 
-/** The cost in the session's currency; a sum over several currencies is no amount: it names them instead. */
-export function sessionCost(session: Pick<SessionSummary, 'currencies' | 'totals'>): string {
-  const { currencies } = session;
+/** The cost in the session's currency, or in each of its currencies; a sum over several is no amount: without the split it names them instead. */
+export function sessionCost(session: Pick<SessionSummary, 'currencies' | 'totals' | 'costs'>): string {
+  const { currencies, costs } = session;
+  if (costs) return costs.map((c) => formatCost(c.cost, c.currency)).join(' · ');
   return currencies.length > 1 ? `mixed (${currencies.join(', ')})` : formatCost(session.totals.cost, currencies[0]);
 }
 

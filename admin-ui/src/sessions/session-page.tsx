@@ -9,7 +9,7 @@ import { ErrorBanner, Spinner } from '../ui/states.tsx';
 import { StatusBadge } from '../ui/badge.tsx';
 import { CopyButton } from '../ui/copy-button.tsx';
 import { useAsync } from '../ui/use-async.ts';
-import { formatCompact, formatCost, formatDateTime, formatMs } from '../format.ts';
+import { formatCompact, formatDateTime, formatMs } from '../format.ts';
 import { costText } from '../logs/cost-text.ts';
 import { getSession } from './sessions-api.ts';
 import { formatDuration, formatRatio, sessionCost } from './session-format.ts';
@@ -41,7 +41,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <PageHeader title={`Session ${session.session_id}`} subtitle={session.client ?? undefined}
         back={<Link href="/sessions">← Sessions</Link>} actions={<CopyButton text={session.session_id} label="Copy session id" />} />
       <div class="stats card">
-        <Stat label="Cost">{first.data.costs ? first.data.costs.map((c) => formatCost(c.cost, c.currency)).join(' · ') : sessionCost(session)}</Stat>
+        <Stat label="Cost">{sessionCost(first.data.costs ? { ...session, costs: first.data.costs } : session)}</Stat>
         <Stat label="Turns">{formatCompact(session.turns)}{t.errors > 0 && <div class="muted small">{t.errors} failed</div>}</Stat>
         <Stat label="Input tokens">{formatCompact(t.input_tokens)}<div class="muted small">cache hits {formatRatio(session.cache_hit_ratio)}</div></Stat>
         <Stat label="Output tokens">{formatCompact(t.output_tokens)}{t.reasoning_tokens > 0 && <div class="muted small">{formatCompact(t.reasoning_tokens)} reasoning</div>}</Stat>

@@ -54,7 +54,7 @@ export function SessionsPage() {
         ) : (
           <section class="card table-wrap">
             {sort === 'cost' && pricedInSeveralCurrencies(list.data.sessions) && (
-              <p class="muted small">These sessions are priced in more than one currency, whose costs do not compare: the costliest are those that used the most tokens (input and output).</p>
+              <p class="muted small table-note">These sessions are priced in more than one currency, whose costs do not compare: the costliest are those that used the most tokens (input and output).</p>
             )}
             <table class="table table-sessions">
               <thead>
