@@ -1,6 +1,7 @@
 // Costs where requests are priced in more than one currency: a window's total cost adds amounts
 // that do not add (USD and EUR), so the usage API gives the cost per currency beside it, and a
 // timeseries' cost in one currency when asked (as a budget reads its own).
+import { addMoney } from './money.ts';
 import type { CurrencyCost, Summary, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageFilter, UsageTotals } from './types.ts';
 
 export type { CurrencyCost };
@@ -44,7 +45,7 @@ export function mergeGroupCosts(reads: Array<Map<string | null, CurrencyCost[]>>
 /** The costs of several backends, added per currency, costliest first (ties by code). */
 export function mergeCosts(lists: CurrencyCost[][]): CurrencyCost[] {
   const sums = new Map<string, number>();
-  for (const { currency, cost } of lists.flat()) sums.set(currency, (sums.get(currency) ?? 0) + cost);
+  for (const { currency, cost } of lists.flat()) sums.set(currency, addMoney(sums.get(currency) ?? 0, cost));
   return [...sums].map(([currency, cost]) => ({ currency, cost })).sort((a, b) => b.cost - a.cost || (a.currency < b.currency ? -1 : 1));
 }
 

@@ -46,3 +46,9 @@ t.test('a session priced in two currencies gets each amount; merged, the amounts
   const { costs: _dropped, ...withoutSplit } = later[0]!;
   t.equal(mergeSessions([[both!], [withoutSplit]], { limit: 10 })[0]?.costs, undefined, 'a backend without the split: no amounts rather than wrong ones');
 });
+
+t.test('amounts merged across backends add in micro-units: no float noise', async (t) => {
+  const one = sessionsOfEvents([turn('s', 0.1, 'USD', 10), turn('s', 1, 'EUR', 10)], { limit: 10 });
+  const two = sessionsOfEvents([turn('s', 0.2, 'USD', 10)], { limit: 10 });
+  t.same(mergeSessions([one, two], { limit: 10 })[0]?.costs, [{ currency: 'EUR', cost: 1 }, { currency: 'USD', cost: 0.3 }], '0.1 + 0.2 is 0.3');
+});
