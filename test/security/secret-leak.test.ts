@@ -201,11 +201,16 @@ t.test('no secret anywhere', async (t) => {
     return logList.length >= inferenceCalls;
   }, 10_000, 100).catch(() => undefined);
   t.equal(logList.length, inferenceCalls, 'every request to the inference API is in the request log');
+  // Payloads are written in their own batches, after the usage events that name them.
   let withPayload = 0;
-  for (const item of logList) {
-    const detail = await admin('GET', `/api/logs/${item.request_id}`);
-    if (detail.json?.request_body !== undefined) withPayload++;
-  }
+  await eventually(async () => {
+    withPayload = 0;
+    for (const item of logList) {
+      const detail = await admin('GET', `/api/logs/${item.request_id}`);
+      if (detail.json?.request_body !== undefined) withPayload++;
+    }
+    return withPayload >= 20;
+  }, 10_000, 100).catch(() => undefined);
   t.ok(withPayload >= 20, `${withPayload} of ${logList.length} records carry captured payloads`);
   await eventually(() => logs.some((l) => l.includes('"level":20')), 1_000).catch(() => undefined);
 
