@@ -16,6 +16,7 @@ export type { UsageBackend, PayloadBackend } from './observer/types.ts';
 export { RelayError, StartupError, ERROR_CODES, codeForUpstreamStatus, type ErrorCode, type ErrorType, type RelayErrorBody } from './errors.ts';
 export { sendToHost, sendUpstream, joinUrl } from './http/upstream.ts';
 export { readUpstreamBody } from './http/read-body.ts';
+export { readUpstreamError } from './pipeline/upstream-error.ts';
 export { sseFrame, SseParser } from './http/sse.ts';
 export { mountInferenceRoute, mountShapedNotFound } from './http/inference-route.ts';
 export { validateBody } from './http/validate.ts';

@@ -6,7 +6,7 @@
 // A body Relay cannot check (an encoding it cannot decode, one too large once decoded, JSON too
 // deep to rewrite) is not passed on at all. zstd is decoded where this Node has it (22.15+).
 import zlib from 'node:zlib';
-import type { UpstreamBody } from '../hooks.ts';
+import type { UpstreamBody, UpstreamResponse } from '../hooks.ts';
 import { readUpstreamBody } from '../http/read-body.ts';
 
 /** What replaces the host key in an error body. */
@@ -31,6 +31,19 @@ const DECOMPRESS: ReadonlyMap<string, Decompress> = new Map<string, Decompress>(
 /** The body as read: at most MAX_ERROR_BODY_BYTES, the rest never read. */
 export async function readErrorBody(body: UpstreamBody): Promise<Buffer> {
   return (await readUpstreamBody(body, MAX_ERROR_BODY_BYTES)).bytes;
+}
+
+/**
+ * An error answer's body for an adapter to classify (a key refusal, an exception name): `bytes` as
+ * they came, to pass on (at most MAX_ERROR_BODY_BYTES), and `decoded` from the answer's
+ * content-encoding (a proxy may compress it; the same bytes when it is not), or null when Relay
+ * cannot decode it.
+ */
+export async function readUpstreamError(res: Pick<UpstreamResponse, 'headers' | 'body'>): Promise<{ bytes: Buffer; decoded: Buffer | null }> {
+  const bytes = await readErrorBody(res.body);
+  const coding = res.headers['content-encoding'];
+  const read = decodeErrorBody(bytes, Array.isArray(coding) ? coding.join(', ') : coding);
+  return { bytes, decoded: 'plain' in read ? read.plain : null };
 }
 
 /** An error body without the credential, decoded from its content-encoding; or why it cannot be passed on. */

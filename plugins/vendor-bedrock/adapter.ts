@@ -6,7 +6,7 @@
 // Bedrock's exceptions become the statuses health and failover read.
 import { Readable } from 'node:stream';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { readUpstreamBody, sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
+import { readUpstreamError, sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
 import { anthropicErrorBody } from './anthropic-errors.ts';
 import * as codec from './codec/index.ts';
 import { CONVERSE_SHAPE, COUNTING_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
@@ -40,9 +40,6 @@ export function operationUrl(options: BedrockHostOptions, upstreamModel: string,
   return new URL(`${runtimeBaseUrl(options)}/model/${encodeURIComponent(upstreamModel)}/${operation}`);
 }
 
-/** Error answers are read up to this size (Bedrock's are a few hundred bytes). */
-const MAX_ERROR_BYTES = 1024 * 1024;
-
 interface Authentication {
   headers: Record<string, string>;
   /** What of the credential went on the wire besides the host key as written (UpstreamResponse.sentCredentials). */
@@ -70,12 +67,6 @@ function sentOf(identity: AwsCredentialIdentity): string[] {
   return identity.sessionToken ? [identity.accessKeyId, identity.sessionToken] : [identity.accessKeyId];
 }
 
-/** Whether the answer's body is compressed (AWS compresses nothing Relay does not ask for; a proxy might). */
-function contentCoded(res: UpstreamResponse): boolean {
-  const coding = res.headers['content-encoding'];
-  return coding !== undefined && String(coding).trim().toLowerCase() !== 'identity' && String(coding).trim() !== '';
-}
-
 /** `res` naming what the request sent of its credential, to be masked out of it. */
 function withSent(res: UpstreamResponse, sent: readonly string[] | undefined): UpstreamResponse {
   return sent && sent.length > 0 ? { ...res, sentCredentials: sent } : res;
@@ -86,8 +77,11 @@ function withSent(res: UpstreamResponse, sent: readonly string[] | undefined): U
  * ...: errors.ts), and for Messages clients in Anthropic's error body.
  */
 async function normalizeError(res: UpstreamResponse, shape: ShapeId): Promise<UpstreamResponse> {
-  const bytes = (await readUpstreamBody(res.body, MAX_ERROR_BYTES)).bytes;
-  const text = bytes.toString('utf8');
+  // Decoded when a proxy compressed it (AWS compresses nothing Relay does not ask for).
+  const { bytes, decoded } = await readUpstreamError(res);
+  // A coding Relay cannot decode: passed on as it came, and the kernel says it cannot be read.
+  if (decoded === null) return { ...res, body: Readable.from([bytes]) };
+  const text = decoded.toString('utf8');
   const typeHeader = res.headers['x-amzn-errortype'];
   let bodyType: unknown;
   try {
@@ -99,7 +93,7 @@ async function normalizeError(res: UpstreamResponse, shape: ShapeId): Promise<Up
   const status = statusForException(exceptionName(raw), res.status);
   const out = shape !== CONVERSE_SHAPE
     ? Buffer.from(anthropicErrorBody(raw, bedrockErrorMessageOf(text) ?? (text.trim() || `Bedrock answered HTTP ${res.status}`)))
-    : bytes;
+    : decoded;
   const headers: UpstreamResponse['headers'] = { ...res.headers, 'content-type': 'application/json', 'content-length': String(out.length) };
   delete headers['content-encoding'];
   return { status, headers, body: Readable.from([out]) };
@@ -146,8 +140,7 @@ export function createBedrockAdapter(id: string, adapterOptions: BedrockAdapterO
       const operation = OPERATIONS[req.shape];
       if (!operation) throw new Error(`the bedrock adapter does not speak ${req.shape}`);
       const res = await sendOperation(req, req.stream ? operation.stream : operation.json, bodyFor(req));
-      // A compressed error is left to the kernel, which decodes it (and checks it for the key) itself.
-      if (res.status >= 400) return contentCoded(res) ? res : withSent(await normalizeError(res, req.shape), res.sentCredentials);
+      if (res.status >= 400) return withSent(await normalizeError(res, req.shape), res.sentCredentials);
       if (req.shape === COUNTING_SHAPE) return withSent(await countTokensAnswer(res), res.sentCredentials);
       return req.stream ? withSent(asSse(res, req.shape), res.sentCredentials) : res;
     },

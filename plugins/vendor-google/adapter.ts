@@ -3,15 +3,12 @@
 // identity), chosen by the host's spec.options.mode. Both speak generateContent and
 // streamGenerateContent?alt=sse; every client shape reaches them through the canonical shape.
 import { Readable } from 'node:stream';
-import { readUpstreamBody, sendUpstream, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
+import { readUpstreamError, sendUpstream, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
 import type { VertexTokens } from './access-token.ts';
 import { GEMINI_SHAPE, geminiTranslation, isInvalidApiKey, parseGeminiError, type SchemaDialect } from './codec/index.ts';
 import { geminiApiUrl, vertexUrl } from './endpoints.ts';
 import { googleHostOptions, isVertex } from './host-options.ts';
 import { sendToVertex } from './vertex-send.ts';
-
-/** Error answers are read up to this size (Google's are a few kilobytes). */
-const MAX_ERROR_BYTES = 1024 * 1024;
 
 /**
  * The Gemini API answers a wrong API key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID):
@@ -20,8 +17,9 @@ const MAX_ERROR_BYTES = 1024 * 1024;
  */
 async function withKeyRefusalAs401(res: UpstreamResponse): Promise<UpstreamResponse> {
   if (res.status !== 400) return res;
-  const bytes = (await readUpstreamBody(res.body, MAX_ERROR_BYTES)).bytes;
-  const status = isInvalidApiKey(parseGeminiError(bytes.toString('utf8'))) ? 401 : 400;
+  // Read decoded (a proxy may compress it), passed on as it came: the kernel decodes it for the caller.
+  const { bytes, decoded } = await readUpstreamError(res);
+  const status = decoded !== null && isInvalidApiKey(parseGeminiError(decoded.toString('utf8'))) ? 401 : 400;
   return { status, headers: res.headers, body: Readable.from([bytes]) };
 }
 

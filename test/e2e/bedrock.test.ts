@@ -278,4 +278,12 @@ t.test('a gzip-compressed error (a proxy in front of Bedrock) reaches the caller
   const translated = await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug));
   t.equal(translated.status, 400, translated.text);
   t.match(JSON.parse(translated.text).error.message, /The model input is malformed/, 'and the Chat client, translated');
+  // The exception named in the body only (no x-amzn-errortype): read from the decoded body.
+  once({
+    kind: 'raw', status: 429, contentType: 'application/json', headers: { 'content-encoding': 'gzip' },
+    body: gzipSync(JSON.stringify({ __type: 'com.amazon.coral.availability#ThrottlingException', message: 'Too many tokens, please wait before trying again.' })),
+  });
+  const throttled = await viaRelay(relay, '/vendor-b/v1/messages', s.relayKey, messages(s.modelSlug));
+  t.equal(throttled.status, 429, throttled.text);
+  t.same(JSON.parse(throttled.text), { type: 'error', error: { type: 'rate_limit_error', message: 'Too many tokens, please wait before trying again.' } }, "the Messages client gets Anthropic's error for the exception in the compressed body");
 });

@@ -12,7 +12,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { DEFAULT_TEST_PLUGINS, seedRoute, startRelay } from '../../core/testing.ts';
 import { serviceAccountKey, startFakeGoogle } from '../support/fake-google.ts';
 import { faults, startFakeUpstream } from '../support/fake-upstream.ts';
-import { readThenAbort, routeLive, setBindingWeights, settled, usageRecord } from '../support/relay-client.ts';
+import { hostKeyHealth, readThenAbort, routeLive, setBindingWeights, settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 
 const TEXT = 'Gemini says hello through Relay.';
 const API_KEY = 'AIza-fake-host-key';
@@ -141,6 +141,20 @@ t.test('Gemini API: a tool call round trip, functionCall out, functionResponse b
   const contents = lastGoogle().json.contents;
   t.same(contents[1], { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] });
   t.same(contents[2], { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temperature: 21 } } }] });
+});
+
+t.test('Gemini API: a wrong API key (400 API_KEY_INVALID) marks the host key invalid, also when a proxy compressed the answer', async (t) => {
+  for (const compressed of [false, true]) {
+    const wrongKey = `AIza-wrong-key-${compressed ? 'gzip' : 'plain'}`;
+    const seeded = await seedRoute(relay, { baseUrl: `${google.url}/v1beta`, adapter: 'google', model: `gemini-wrong-${compressed}`, upstreamModel: 'models/gemini-2.5-flash', hostKeys: [wrongKey] });
+    await routeLive(relay, seeded);
+    google.compressErrors(compressed);
+    const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', seeded.relayKey, { model: seeded.modelSlug, messages: [{ role: 'user', content: 'hi' }] });
+    google.compressErrors(false);
+    t.equal(res.status, 502, `${compressed ? 'gzip' : 'plain'}: the host refused its key, not the caller's request (${res.text})`);
+    t.notMatch(res.text, new RegExp(wrongKey), 'the host key is not echoed');
+    t.equal((await hostKeyHealth(relay)).get(seeded.hostKeyIds[0]!)?.state, 'invalid', `${compressed ? 'gzip' : 'plain'}: the key is marked invalid`);
+  }
 });
 
 t.test("Gemini API: an error reaches the client in the client's shape", async (t) => {

@@ -16,6 +16,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, verify, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 
 export const GOOGLE_TOKEN_AUDIENCE = 'https://oauth2.googleapis.com/token';
 
@@ -65,6 +66,8 @@ export interface FakeGoogle {
    * `frameGapMs` spaces a stream's frames (so a client has the head before the later ones).
    */
   setAnswerParts(parts: unknown[] | null, frameGapMs?: number): void;
+  /** From now on, error answers are gzip-compressed (content-encoding: gzip), as a proxy in front of Google may send them. */
+  compressErrors(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -135,6 +138,7 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
   const tokens = new Map<string, number>();
   const queue: ScriptedAnswer[] = [];
   let answerParts: unknown[] | null = null;
+  let gzipErrors = false;
   let frameGapMs = 0;
 
   const usageMetadata = () => ({ ...usage, totalTokenCount: usage.promptTokenCount + usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0) });
@@ -222,8 +226,9 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const raw = Buffer.concat(chunks).toString('utf8');
       const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
-        res.end(JSON.stringify(body));
+        const gzip = gzipErrors && status >= 400;
+        res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+        res.end(gzip ? gzipSync(JSON.stringify(body)) : JSON.stringify(body));
       };
       if (req.method === 'POST' && url.pathname === '/token') {
         const form = new URLSearchParams(raw);
@@ -284,6 +289,7 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
     enqueue: (answer) => { queue.push(answer); },
     error: googleError,
     expireTokens: () => { for (const token of tokens.keys()) tokens.set(token, 0); },
+    compressErrors: (on) => { gzipErrors = on; },
     setAnswerParts: (parts, gap = 0) => {
       answerParts = parts;
       frameGapMs = gap;
