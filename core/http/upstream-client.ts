@@ -190,6 +190,16 @@ export class UpstreamClient {
     });
   }
 
+  /** This client, telling `onStatus` the status of each answer it gets (the kernel watching calls an adapter makes). */
+  observed(onStatus: (status: number) => void): UpstreamClient {
+    const view = Object.create(this) as UpstreamClient;
+    view.send = (url, options) => this.send(url, options).then((res) => {
+      onStatus(res.status);
+      return res;
+    });
+    return view;
+  }
+
   /** Per origin, summed over the agents (hosts with other settings have their own): read at scrape time. */
   connectionStats(): Map<string, OriginConnections> {
     const out = new Map<string, OriginConnections>();

@@ -37,6 +37,7 @@ import { conditionOfFailure, conditionOfRefusal, exhausted, takes, type Fallback
 import { translate } from './translate.ts';
 import { clearlyOverWindow } from './context-window.ts';
 import { countedOverWindow, nearWindow } from './exact-count.ts';
+import { MISSING_FOR_MS, MissingCounters } from './missing-counters.ts';
 import { effectiveWindow } from '../context-windows/lookup.ts';
 import { NO_RETRY_POLICY, RetryRun } from './retry-policy.ts';
 import { standardSpeedFor } from './fast-mode.ts';
@@ -133,6 +134,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const holdBounds = { maxMs: deps.holdMaxMs ?? 2_000, maxBytes: deps.holdMaxBytes ?? 64 * 1024 };
 
   const inferenceMetrics = createInferenceMetrics(deps.metrics);
+  const missingCounters = new MissingCounters((route, status) => log.warn(
+    { host: route.host.metadata.slug, model: route.upstreamModel, status },
+    `the host's token counter answered ${status}: Relay estimates prompts there instead for ${MISSING_FOR_MS / 60_000} minutes (narrow the provider's shapes if the server has none)`,
+  ));
   const routingMetrics = createRoutingMetrics(deps.metrics);
   const requests = new Counter({
     name: 'relay_inference_requests_total', help: 'Inference requests by inbound shape and status', labelNames: ['shape', 'status'], registers: [deps.metrics],
@@ -344,7 +349,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         attempt.fallbackTakes = takesLater;
         // Near the window, the vendor's count endpoint says exactly whether the prompt fits (exact-count.ts).
         if (takesLater('context_window_exceeded') && nearWindow(candidate, call.body.length)
-          && await countedOverWindow(attempt, routes[0], credentials, codec, translation, effectiveWindow(candidate)!.tokens)) {
+          && await countedOverWindow(attempt, routes[0], credentials, codec, translation, effectiveWindow(candidate)!.tokens, missingCounters)) {
           condition = 'context_window_exceeded';
           tried.push({ model: servedSlug, outcome: condition });
           continue;
@@ -479,7 +484,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       const resend = sending?.resend;
       if (resend && answeredWithoutUsage(record)) {
         record.markEnd();
-        await meterUnreported(record, resend, canonicalPrompt(record.route!, call, hooks.codecs.get(call.shape), translation));
+        await meterUnreported(record, missingCounters, resend, canonicalPrompt(record.route!, call, hooks.codecs.get(call.shape), translation));
       } else if (endedEarlyWithUsage(record)) {
         raiseOutputToSeen(record);
       }

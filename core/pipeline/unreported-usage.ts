@@ -4,8 +4,9 @@
 // stream_options). The vendor still bills the prompt and the output it generated, and a refusing
 // budget that counted such answers as 0 could be overspent without limit. So the record gets:
 // - input: the vendor's count of the prompt as it was sent, when its adapter has a count endpoint
-//   (VendorAdapter.countTokens) and it answers in time (extras.usage_counted: "input"); else Relay's
-//   estimate of the prompt (input-token-estimate.ts);
+//   (VendorAdapter.countTokens), the host has not lately answered it as missing (missing-counters.ts),
+//   and it answers in time (extras.usage_counted: "input"); else Relay's estimate of the prompt
+//   (input-token-estimate.ts);
 // - output: an estimate of what Relay saw of the answer before it ended (output-token-estimate.ts);
 // and extras.usage_estimated names the parts that are estimates ("input", "output", "input,output").
 // An answer cut or broken after the upstream reported part of its usage (Anthropic reports the prompt
@@ -20,6 +21,7 @@ import { estimateOutputTokens } from '../canonical/output-token-estimate.ts';
 import { COUNTING_SHAPES } from '../canonical/counting-shapes.ts';
 import type { UpstreamRequest } from '../hooks.ts';
 import type { RequestRecord } from './request-record.ts';
+import type { MissingCounters } from './missing-counters.ts';
 
 /** The count is worth this much of the finished request's time at most. */
 export const CUT_COUNT_TIMEOUT_MS = 5_000;
@@ -56,8 +58,8 @@ export function raiseOutputToSeen(record: RequestRecord): void {
  * of this file). `resend` makes the request as it was sent (its body is not kept meanwhile);
  * `prompt`, the same in canonical form, for a counter that takes another shape and for the estimate.
  */
-export async function meterUnreported(record: RequestRecord, resend: () => UpstreamRequest, prompt?: () => CanonicalRequest): Promise<void> {
-  const counted = await vendorCount(record, resend, prompt);
+export async function meterUnreported(record: RequestRecord, counters: MissingCounters, resend: () => UpstreamRequest, prompt?: () => CanonicalRequest): Promise<void> {
+  const counted = await vendorCount(record, counters, resend, prompt);
   const estimated: string[] = [];
   let input = counted;
   if (input === null) {
@@ -73,13 +75,14 @@ export async function meterUnreported(record: RequestRecord, resend: () => Upstr
 }
 
 /** The prompt's count by the route's vendor, or null when it has no counter or it did not answer in time. */
-async function vendorCount(record: RequestRecord, resend: () => UpstreamRequest, prompt?: () => CanonicalRequest): Promise<number | null> {
-  const adapter = record.route?.adapter;
-  if (!adapter?.countTokens) return null;
+async function vendorCount(record: RequestRecord, counters: MissingCounters, resend: () => UpstreamRequest, prompt?: () => CanonicalRequest): Promise<number | null> {
+  const route = record.route;
+  const adapter = route?.adapter;
+  if (!route || !adapter?.countTokens || counters.missing(route)) return null;
   let counted: number | null;
   try {
     // The request's own signal fired when the client left: the count gets its own deadline.
-    counted = await adapter.countTokens({ ...resend(), signal: AbortSignal.timeout(CUT_COUNT_TIMEOUT_MS) }, prompt);
+    counted = await adapter.countTokens(counters.watched({ ...resend(), signal: AbortSignal.timeout(CUT_COUNT_TIMEOUT_MS) }), prompt);
   } catch {
     return null;
   }

@@ -4,7 +4,8 @@
 // included) with extras.usage_counted, and the output the client got as an estimate
 // (extras.usage_estimated: "output"); the record's latency is the request's. A whole answer, or an
 // Anthropic stream (its first event has the prompt), is not counted; a counter that fails leaves the
-// prompt to Relay's estimate. A Chat stream (passed through, or Relay's translation of a Messages one) is
+// prompt to Relay's estimate, and one answered as missing (404) is not asked again until its host is
+// edited (missing-counters.ts). A Chat stream (passed through, or Relay's translation of a Messages one) is
 // counted as the Responses input Relay makes of it, the only input OpenAI's counter takes; a
 // provider narrowed to shapes without the counter gets Relay's estimate (unreported-usage-estimate.test.ts).
 import t from 'tap';
@@ -127,6 +128,48 @@ t.test('a counter that fails leaves the prompt to Relay\'s estimate, and nothing
   t.notOk(record.extras.usage_counted);
   t.equal(record.extras.usage_estimated, 'input,output');
   t.equal((await viaRelay(relay, '/vendor-a/v1/responses', s.relayKey, { model: 'cut-count-fails', input: 'hi' })).status, 200, 'the route still serves');
+});
+
+/** A Codex turn on `model` cut by the client after its first text; its usage record. */
+async function cutCodexTurn(s: Seeded, model: string): Promise<any> {
+  slowResponsesStream('gpt-4o');
+  const { requestId } = await readThenAbort(relay, '/vendor-a/v1/responses', s.relayKey, codexTurn(model), (x) => x.includes('response.output_text.delta'));
+  return usageRecord(relay, requestId);
+}
+
+t.test('a host without the counter (404) is not asked again until the host is edited', async (t) => {
+  const s = await seed('cut-count-missing');
+  up.enqueue({ status: 404, body: { error: { message: 'Not Found' } } }, { path: COUNT_PATH });
+  const before = counts().length;
+  const first = await cutCodexTurn(s, 'cut-count-missing');
+  t.equal(counts().length, before + 1, 'the first cut answer asks the counter');
+  t.equal(first.extras.usage_estimated, 'input,output', 'answered 404: the prompt estimated');
+
+  const second = await cutCodexTurn(s, 'cut-count-missing');
+  t.equal(counts().length, before + 1, 'the next cut answer does not ask it again');
+  t.ok(second.input_tokens > 0 && second.cost > 0, `estimated and billed (${second.input_tokens} input tokens)`);
+  t.equal(second.extras.usage_estimated, 'input,output');
+
+  const host = await relay.api<any>('GET', `/api/hosts/${s.hostId}`);
+  const put = await relay.api('PUT', `/api/hosts/by-id/${s.hostId}`, { spec: { ...host.body.spec, timeoutMs: 60_000 } });
+  t.equal(put.status, 200, JSON.stringify(put.body));
+  await settled(relay, (snap) => snap.hosts.get(s.hostId)?.spec.timeoutMs === 60_000);
+  up.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 3_210 } }, { path: COUNT_PATH });
+  const third = await cutCodexTurn(s, 'cut-count-missing');
+  t.equal(counts().length, before + 2, 'an edited host is asked again');
+  t.equal(third.input_tokens, 3_210);
+  t.equal(third.extras.usage_counted, 'input');
+});
+
+t.test('a counter that failed otherwise (500) is asked again at the next cut answer', async (t) => {
+  const s = await seed('cut-count-down');
+  up.enqueue({ status: 500, body: { error: { message: 'counter down' } } }, { path: COUNT_PATH });
+  const before = counts().length;
+  t.equal((await cutCodexTurn(s, 'cut-count-down')).extras.usage_estimated, 'input,output');
+  up.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 2_345 } }, { path: COUNT_PATH });
+  const next = await cutCodexTurn(s, 'cut-count-down');
+  t.equal(counts().length, before + 2, 'asked both times');
+  t.equal(next.input_tokens, 2_345);
 });
 
 t.test('answers with usage are not counted: a whole Responses answer, an Anthropic stream cut after its first event', async (t) => {

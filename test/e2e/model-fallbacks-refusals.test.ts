@@ -176,6 +176,22 @@ t.test("near the window, Anthropic's count_tokens decides: over it goes to the f
   t.same(countUp.requests.slice(before).map((r) => r.pathname), ['/v1/messages'], 'a prompt far from the window is not counted');
 });
 
+t.test('near the window, a server without count_tokens (404): the model itself is asked, and the counter not again', async (t) => {
+  const countUp = await fake();
+  const counted = await seedRoute(relay, { baseUrl: `${countUp.url}/v1`, adapter: 'anthropic', model: 'cw-no-counter', model_spec: { contextWindow: 1000 } });
+  await relay.api('PUT', `/api/policies/by-id/${counted.policyId}`, { spec: { modelIds: [counted.modelId, long.modelId] } });
+  await settled(relay, (s) => s.relayKeys.has(counted.relayKeyId) && s.policies.get(counted.policyId)?.spec.modelIds.length === 2 && s.hostKeysOfHost(counted.hostId).length === 1);
+  await setFallbacks(counted, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  const body = { model: 'cw-no-counter', max_tokens: 64, system: 'be brief', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(290) }] };
+  countUp.enqueue({ status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'Not Found' } } }, { path: '/v1/messages/count_tokens' });
+  for (const turn of ['first', 'second']) {
+    const res = await viaRelay(relay, '/vendor-b/v1/messages', counted.relayKey, body);
+    t.equal(res.status, 200, res.text);
+    t.equal(res.headers.get('x-relay-served-model'), 'cw-no-counter', `${turn}: no count, so the model itself answered`);
+  }
+  t.same(countUp.requests.map((r) => r.pathname), ['/v1/messages/count_tokens', '/v1/messages', '/v1/messages'], 'the counter asked once, not before the second request');
+});
+
 t.test("near the window, a Chat request is counted at OpenAI's counter as the Responses input Relay makes of it", async (t) => {
   const countUp = await fake();
   const counted = await seedRoute(relay, { baseUrl: `${countUp.url}/v1`, adapter: 'openai', model: 'cw-chat-counted', model_spec: { contextWindow: 1000 } });
