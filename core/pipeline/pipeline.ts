@@ -136,7 +136,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   const inferenceMetrics = createInferenceMetrics(deps.metrics);
   const missingCounters = new MissingCounters((route, status) => log.warn(
     { host: route.host.metadata.slug, model: route.upstreamModel, status },
-    `the host's token counter answered ${status}: Relay estimates prompts there instead for ${MISSING_FOR_MS / 60_000} minutes (narrow the provider's shapes if the server has none)`,
+    `the host's token counter answered ${status}: not asked again for ${MISSING_FOR_MS / 60_000} minutes, prompts of answers without usage are estimated (narrow the provider's shapes if the server has no counter)`,
   ));
   const routingMetrics = createRoutingMetrics(deps.metrics);
   const requests = new Counter({
