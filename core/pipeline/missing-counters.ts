@@ -4,7 +4,9 @@
 // its usage would send one more request that fails the same way. A count answered 404, 405 or 501
 // marks the host and upstream model as missing the counter for MISSING_FOR_MS; their prompts are
 // estimated meanwhile, and an edit of the host asks again. Other failures (a 500, a timeout) are the
-// counter's bad moment, not its absence, and the next count asks again.
+// counter's bad moment, not its absence, and the next count asks again. A count sent with a
+// caller's own credential (proxy mode) marks nothing: what one caller's account is answered must
+// not decide for the others.
 import type { Route, UpstreamRequest } from '../hooks.ts';
 
 export const MISSING_FOR_MS = 10 * 60_000;
@@ -33,6 +35,7 @@ export class MissingCounters {
 
   /** `req` sent through a client that marks the route's counter as missing when the count is answered as missing. */
   watched(req: UpstreamRequest): UpstreamRequest {
+    if (req.credential === null) return req;
     const route = req.route;
     return { ...req, client: req.client.observed((status) => this.answered(route, status)) };
   }

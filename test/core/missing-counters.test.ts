@@ -26,8 +26,8 @@ function routeTo(model: string, updatedAt = '2026-11-01T00:00:00.000Z', hostId =
 }
 
 /** The count call an adapter would make for `route`, answered `status`. */
-async function count(counters: MissingCounters, route: Route, status: number): Promise<void> {
-  const req = counters.watched({ route, client } as UpstreamRequest);
+async function count(counters: MissingCounters, route: Route, status: number, credential: string | null = 'sk-host'): Promise<void> {
+  const req = counters.watched({ route, client, credential } as UpstreamRequest);
   const res = await req.client.send(`${base}/status/${status}`, { headers: {}, timeoutMs: 2_000 });
   res.body.resume();
 }
@@ -69,6 +69,15 @@ t.test('a mark lasts MISSING_FOR_MS, is per upstream model and host version, and
   t.same(warned, ['gpt-4o', 'gpt-4o'], 'a new mark warns again');
 });
 
+t.test("a count with the caller's own credential (proxy mode) marks nothing", async (t) => {
+  const warned: number[] = [];
+  const counters = new MissingCounters((_route, status) => warned.push(status));
+  const route = routeTo('proxied');
+  await count(counters, route, 404, null);
+  t.notOk(counters.missing(route), "one caller's account does not decide for the others");
+  t.same(warned, []);
+});
+
 t.test('the memory is bounded: the oldest mark goes first', async (t) => {
   const counters = new MissingCounters();
   const first = routeTo('model-0');
@@ -81,7 +90,7 @@ t.test('the memory is bounded: the oldest mark goes first', async (t) => {
 
 t.test('the watched client is the same client: the answer is the one the adapter reads', async (t) => {
   const counters = new MissingCounters();
-  const req = counters.watched({ route: routeTo('m'), client } as UpstreamRequest);
+  const req = counters.watched({ route: routeTo('m'), client, credential: 'sk-host' } as UpstreamRequest);
   t.not(req.client, client, 'a view of the client');
   const res = await req.client.send(`${base}/status/200`, { headers: {}, timeoutMs: 2_000 });
   t.equal(res.status, 200);
