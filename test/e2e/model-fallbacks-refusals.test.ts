@@ -40,6 +40,17 @@ async function setFallbacks(model: Seeded, fallbacks: Fallbacks): Promise<void> 
   if (res.status !== 200) throw new Error(`setting fallbacks: ${res.status} ${JSON.stringify(res.body)}`);
   await settled(relay, (s) => summary(s.models.get(model.modelId)?.spec.fallbacks) === summary(fallbacks));
 }
+
+/** A model with a 1,000-token window on its own fake upstream, falling back to cw-long when the prompt is over it. */
+async function nearWindowModel(model: string, adapter: 'openai' | 'anthropic'): Promise<{ countUp: FakeUpstream; counted: Seeded }> {
+  const countUp = await fake();
+  const counted = await seedRoute(relay, { baseUrl: `${countUp.url}/v1`, adapter, model, model_spec: { contextWindow: 1000 } });
+  await relay.api('PUT', `/api/policies/by-id/${counted.policyId}`, { spec: { modelIds: [counted.modelId, long.modelId] } });
+  await settled(relay, (s) => s.relayKeys.has(counted.relayKeyId) && s.policies.get(counted.policyId)?.spec.modelIds.length === 2 && s.hostKeysOfHost(counted.hostId).length === 1);
+  await setFallbacks(counted, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  return { countUp, counted };
+}
+
 await settled(relay, (s) => s.relayKeys.has(short.relayKeyId) && s.relayKeys.has(claude.relayKeyId)
   && s.policies.get(claude.policyId)?.spec.modelIds.length === 3 && s.policies.get(short.policyId)?.spec.modelIds.length === 3
   && [short, claude, long].every((x) => s.hostKeysOfHost(x.hostId).length === 1));
@@ -147,11 +158,7 @@ t.test('over the window and no later fallback fits: the last one is sent anyway,
 });
 
 t.test("near the window, Anthropic's count_tokens decides: over it goes to the fallback, under it stays", async (t) => {
-  const countUp = await fake();
-  const counted = await seedRoute(relay, { baseUrl: `${countUp.url}/v1`, adapter: 'anthropic', model: 'cw-counted', model_spec: { contextWindow: 1000 } });
-  await relay.api('PUT', `/api/policies/by-id/${counted.policyId}`, { spec: { modelIds: [counted.modelId, long.modelId] } });
-  await settled(relay, (s) => s.relayKeys.has(counted.relayKeyId) && s.policies.get(counted.policyId)?.spec.modelIds.length === 2 && s.hostKeysOfHost(counted.hostId).length === 1);
-  await setFallbacks(counted, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  const { countUp, counted } = await nearWindowModel('cw-counted', 'anthropic');
   // ~3,600 bytes: ~900 tokens by bytes/4, near a window of 1,000 but not clearly over it.
   const body = { model: 'cw-counted', max_tokens: 64, system: 'be brief', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(290) }] };
   const isCount = (path: string) => path === '/v1/messages/count_tokens';
@@ -177,11 +184,7 @@ t.test("near the window, Anthropic's count_tokens decides: over it goes to the f
 });
 
 t.test('near the window, a server without count_tokens (404): the model itself is asked, and the counter not again', async (t) => {
-  const countUp = await fake();
-  const counted = await seedRoute(relay, { baseUrl: `${countUp.url}/v1`, adapter: 'anthropic', model: 'cw-no-counter', model_spec: { contextWindow: 1000 } });
-  await relay.api('PUT', `/api/policies/by-id/${counted.policyId}`, { spec: { modelIds: [counted.modelId, long.modelId] } });
-  await settled(relay, (s) => s.relayKeys.has(counted.relayKeyId) && s.policies.get(counted.policyId)?.spec.modelIds.length === 2 && s.hostKeysOfHost(counted.hostId).length === 1);
-  await setFallbacks(counted, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  const { countUp, counted } = await nearWindowModel('cw-no-counter', 'anthropic');
   const body = { model: 'cw-no-counter', max_tokens: 64, system: 'be brief', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(290) }] };
   countUp.enqueue({ status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'Not Found' } } }, { path: '/v1/messages/count_tokens' });
   for (const turn of ['first', 'second']) {
@@ -193,11 +196,7 @@ t.test('near the window, a server without count_tokens (404): the model itself i
 });
 
 t.test("near the window, a Chat request is counted at OpenAI's counter as the Responses input Relay makes of it", async (t) => {
-  const countUp = await fake();
-  const counted = await seedRoute(relay, { baseUrl: `${countUp.url}/v1`, adapter: 'openai', model: 'cw-chat-counted', model_spec: { contextWindow: 1000 } });
-  await relay.api('PUT', `/api/policies/by-id/${counted.policyId}`, { spec: { modelIds: [counted.modelId, long.modelId] } });
-  await settled(relay, (s) => s.relayKeys.has(counted.relayKeyId) && s.policies.get(counted.policyId)?.spec.modelIds.length === 2 && s.hostKeysOfHost(counted.hostId).length === 1);
-  await setFallbacks(counted, [{ modelId: long.modelId, on: ['context_window_exceeded'] }]);
+  const { countUp, counted } = await nearWindowModel('cw-chat-counted', 'openai');
   // ~3,600 bytes: ~900 tokens by bytes/4, near a window of 1,000 but not clearly over it.
   const body = { model: 'cw-chat-counted', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'lorem ipsum '.repeat(290) }] };
   countUp.enqueue({ status: 200, body: { object: 'response.input_tokens', input_tokens: 1500 } }, { path: '/v1/responses/input_tokens' });
