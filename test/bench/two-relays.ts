@@ -1,5 +1,6 @@
 // Two Relays on the gateway core, measured round after round on one case: the engine of
-// `bench:logging` (with and without a usage backend) and `bench:compare` (two builds). In
+// `bench:logging` (with and without a usage backend), `bench:compare` (two builds) and
+// `bench:vs-proxy` (Relay beside the bare Node proxy, node-proxy.ts, on a passthrough case). In
 // `paired` mode each round drives both at once, each under its own wrk: sharing the core, each
 // gets about half of it, so the ratio of their throughputs is the inverse of their CPU per
 // request at the same moment, and the machine's drift falls on both alike. In `alternate` mode
@@ -9,8 +10,8 @@ import { join, resolve } from 'node:path';
 import { CASES, type BenchCase } from './cases.ts';
 import { runWrk } from './wrk.ts';
 import { sampleProc } from './proc.ts';
-import { startRelayForBench, type RelayBenchHandle, type RelayBenchOptions } from './relay-target.ts';
-import { relayTarget, probe, type RoutedRequest } from './targets.ts';
+import { startRelayForBench, type RelayBenchOptions } from './relay-target.ts';
+import { nodeProxyTarget, relayTarget, probe, type RoutedRequest, type Target } from './targets.ts';
 import { killAllChildren, pinSelf, readLine, spawnPinned, stopChild } from './processes.ts';
 import { describeIdleMode, holdIdleMode, idleModeFromEnv, type IdleHold } from './idle-polling.ts';
 
@@ -29,13 +30,45 @@ export interface TwoRelaysOptions {
   mode: 'paired' | 'alternate';
   gatewayCpu: string;
   loadCpu: string;
-  /** The two Relays, first and second (the ratios are first / second). */
-  relays: [RelaySpec, RelaySpec];
+  /** The two Relays (or a Relay and the bare proxy), first and second (the ratios are first / second). */
+  relays: [SideSpec, SideSpec];
 }
 
 export interface RelaySpec {
   name: string;
   options: Omit<RelayBenchOptions, 'cpu'>;
+}
+
+/** The bare Node proxy (node-proxy.ts) as one side: passthrough cases only. */
+export interface BareProxySpec {
+  name: string;
+  bareProxy: true;
+}
+
+export type SideSpec = RelaySpec | BareProxySpec;
+
+interface Side {
+  name: string;
+  pid: number;
+  routed: RoutedRequest;
+  stop(): Promise<void>;
+}
+
+/** Starts one side on `cpu`, forwarding to the fake upstream, routed for `benchCase`. */
+async function startSide(spec: SideSpec, upstreamUrl: string, cpu: string, benchCase: BenchCase): Promise<Side> {
+  let target: Target;
+  if ('bareProxy' in spec) {
+    const proxy = spawnPinned(cpu, process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/node-proxy.ts'), '--upstream', upstreamUrl], { cwd: ROOT });
+    target = nodeProxyTarget(await readLine(proxy, 'READY '), proxy.pid!, () => stopChild(proxy));
+  } else {
+    target = relayTarget(await startRelayForBench(upstreamUrl, { ...spec.options, cpu }));
+  }
+  const routed = target.route(benchCase);
+  if ('unsupported' in routed) {
+    await target.stop();
+    throw new Error(`${spec.name}: ${benchCase.id}: ${routed.unsupported}`);
+  }
+  return { name: spec.name, pid: target.pid!, routed, stop: target.stop };
 }
 
 export interface TwoRelaysResult {
@@ -56,21 +89,20 @@ export async function runTwoRelays(o: TwoRelaysOptions): Promise<TwoRelaysResult
   mkdirSync(BENCH_DIR, { recursive: true });
   pinSelf(o.loadCpu);
   const upstream = spawnPinned(o.loadCpu, process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/upstream-process.ts')], { cwd: ROOT });
-  const handles: RelayBenchHandle[] = [];
+  const sides: Side[] = [];
   try {
     const upstreamUrl = await readLine(upstream, 'READY ');
-    for (const spec of o.relays) handles.push(await startRelayForBench(upstreamUrl, { ...spec.options, cpu: o.gatewayCpu }));
-    const sides = handles.map((handle, i) => ({ name: o.relays[i]!.name, handle, routed: relayTarget(handle).route(benchCase) as RoutedRequest }));
+    for (const spec of o.relays) sides.push(await startSide(spec, upstreamUrl, o.gatewayCpu, benchCase));
 
-    const measure = async (side: typeof sides[number], durationS: number): Promise<Sample> => {
-      const before = sampleProc(side.handle.pid);
+    const measure = async (side: Side, durationS: number): Promise<Sample> => {
+      const before = sampleProc(side.pid);
       const r = await runWrk(side.routed, { connections: o.connections, durationS, cpu: o.loadCpu }, join(BENCH_DIR, 'wrk'));
-      const after = sampleProc(side.handle.pid);
+      const after = sampleProc(side.pid);
       const errors = r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout;
       if (errors > 0) throw new Error(`${side.name}: ${errors} errors during a round`);
       return { rps: r.rps, cpuUsPerReq: (after.cpuUs - before.cpuUs) / r.requests };
     };
-    const runRound = async (order: typeof sides, durationS: number): Promise<Sample[]> => {
+    const runRound = async (order: Side[], durationS: number): Promise<Sample[]> => {
       if (o.mode === 'paired') return Promise.all(order.map((side) => measure(side, durationS)));
       const out: Sample[] = [];
       for (const side of order) out.push(await measure(side, durationS));
@@ -101,7 +133,7 @@ export async function runTwoRelays(o: TwoRelaysOptions): Promise<TwoRelaysResult
     }
     return { benchCase, samples, ratios };
   } finally {
-    for (const h of handles) await h.stop();
+    for (const side of sides) await side.stop();
     await stopChild(upstream);
   }
 }
