@@ -13,19 +13,14 @@
 // so read differences under about 4% as noise.
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BENCH_DIR, median, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 import { splitArgs } from './relay-target.ts';
 
 const env = process.env;
 const cfg = {
   base: env.BENCH_BASE ?? '',
-  rounds: Number(env.BENCH_ROUNDS ?? 12),
-  warmupS: Number(env.BENCH_WARMUP ?? 6),
-  durationS: Number(env.BENCH_DURATION ?? 2),
-  connections: Number(env.BENCH_CONNECTIONS ?? 16),
+  ...roundsFromEnv(env, { rounds: 12, durationS: 2 }),
   caseId: env.BENCH_CASE ?? 'chat',
-  gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
-  loadCpu: env.BENCH_LOAD_CPU ?? '1',
   baseNodeArgs: splitArgs(env.BENCH_BASE_NODE_ARGS ?? env.BENCH_RELAY_NODE_ARGS),
   currentNodeArgs: splitArgs(env.BENCH_CURRENT_NODE_ARGS ?? env.BENCH_RELAY_NODE_ARGS),
 };

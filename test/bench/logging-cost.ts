@@ -11,20 +11,16 @@
 //   BENCH_PAIRS (3)  BENCH_ROUNDS (6 per pair)  BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)  BENCH_MODE (paired)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_DIR, median, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 import type { BenchCase } from './cases.ts';
 import { describeIdleMode } from './idle-polling.ts';
 
 const env = process.env;
 const cfg = {
   pairs: Number(env.BENCH_PAIRS ?? 3),
-  rounds: Number(env.BENCH_ROUNDS ?? 6),
-  durationS: Number(env.BENCH_DURATION ?? 3),
-  connections: Number(env.BENCH_CONNECTIONS ?? 16),
+  ...roundsFromEnv(env, { rounds: 6, durationS: 3 }),
   caseId: env.BENCH_CASE ?? 'chat',
   mode: env.BENCH_MODE === 'alternate' ? 'alternate' as const : 'paired' as const,
-  gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
-  loadCpu: env.BENCH_LOAD_CPU ?? '1',
 };
 
 runBenchMain('bench:logging', async (idle) => {

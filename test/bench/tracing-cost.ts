@@ -8,7 +8,7 @@
 //   BENCH_OTEL_RATIOS (1,0.01)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_DIR, median, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 import type { BenchCase } from './cases.ts';
 import { describeIdleMode } from './idle-polling.ts';
 import { startOtlpSink } from './otlp-sink.ts';
@@ -16,13 +16,9 @@ import { startOtlpSink } from './otlp-sink.ts';
 const env = process.env;
 const cfg = {
   pairs: Number(env.BENCH_PAIRS ?? 2),
-  rounds: Number(env.BENCH_ROUNDS ?? 6),
-  durationS: Number(env.BENCH_DURATION ?? 3),
-  connections: Number(env.BENCH_CONNECTIONS ?? 16),
+  ...roundsFromEnv(env, { rounds: 6, durationS: 3 }),
   caseId: env.BENCH_CASE ?? 'chat',
   mode: env.BENCH_MODE === 'alternate' ? 'alternate' as const : 'paired' as const,
-  gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
-  loadCpu: env.BENCH_LOAD_CPU ?? '1',
   ratios: (env.BENCH_OTEL_RATIOS ?? '1,0.01').split(',').map(Number),
 };
 

@@ -78,6 +78,21 @@ export interface TwoRelaysResult {
   ratios: number[];
 }
 
+/**
+ * The knobs every script on runTwoRelays reads: BENCH_ROUNDS, BENCH_WARMUP (6), BENCH_DURATION,
+ * BENCH_CONNECTIONS (16), BENCH_GATEWAY_CPU (0) and BENCH_LOAD_CPU (1).
+ */
+export function roundsFromEnv(env: NodeJS.ProcessEnv, defaults: { rounds: number; durationS: number }) {
+  return {
+    rounds: Number(env.BENCH_ROUNDS ?? defaults.rounds),
+    warmupS: Number(env.BENCH_WARMUP ?? 6),
+    durationS: Number(env.BENCH_DURATION ?? defaults.durationS),
+    connections: Number(env.BENCH_CONNECTIONS ?? 16),
+    gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
+    loadCpu: env.BENCH_LOAD_CPU ?? '1',
+  };
+}
+
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;

@@ -11,17 +11,12 @@
 //   BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_WARMUP (6 s of load on each first)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_DIR, median, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 
 const env = process.env;
 const cfg = {
   cases: (env.BENCH_CASES ?? 'chat,chat-stream,messages-stream,agent-turn-stream').split(',').filter(Boolean),
-  rounds: Number(env.BENCH_ROUNDS ?? 8),
-  warmupS: Number(env.BENCH_WARMUP ?? 6),
-  durationS: Number(env.BENCH_DURATION ?? 3),
-  connections: Number(env.BENCH_CONNECTIONS ?? 16),
-  gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
-  loadCpu: env.BENCH_LOAD_CPU ?? '1',
+  ...roundsFromEnv(env, { rounds: 8, durationS: 3 }),
 };
 
 runBenchMain('bench:vs-proxy', async (idle) => {
