@@ -10,7 +10,7 @@
 import type { Route, UpstreamRequest } from '../hooks.ts';
 
 export const MISSING_FOR_MS = 10 * 60_000;
-/** The statuses of an endpoint that is not there: not found, method not allowed, not implemented. */
+/** 404, 405 and 501: the server has no such endpoint, or takes no POST there. */
 const MISSING_STATUSES = new Set([404, 405, 501]);
 /** Routes remembered at most (hosts times models); the oldest marks are dropped first. */
 const MAX_REMEMBERED = 1024;
