@@ -94,7 +94,10 @@ export function loadConfigFile(file: string, env: Env = process.env): LoadedConf
   try {
     text = readFileSync(abs, 'utf8');
   } catch (err) {
-    throw new StartupError(`${abs}: cannot read the config file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    // A relative default (config/relay.yaml) read from another directory is the common way to get here.
+    const hint = code === 'ENOENT' ? ': no such file; name one with --config FILE or RELAY_CONFIG' : '';
+    throw new StartupError(`${abs}: cannot read the config file (${code})${hint}`);
   }
   let raw: unknown;
   try {

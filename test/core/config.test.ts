@@ -45,7 +45,7 @@ t.test('an unset variable without default is an error', async (t) => {
 t.test('invalid YAML and a missing file are clear errors', async (t) => {
   const f = file('broken.yaml', 'server: [\n');
   t.throws(() => loadConfigFile(f, {}), { message: /not valid YAML/ });
-  t.throws(() => loadConfigFile(path.join(dir, 'missing.yaml'), {}), { message: /cannot read the config file \(ENOENT\)/ });
+  t.throws(() => loadConfigFile(path.join(dir, 'missing.yaml'), {}), { message: /cannot read the config file \(ENOENT\): no such file; name one with --config FILE or RELAY_CONFIG$/ });
 });
 
 t.test('a bad port in the environment is an error', async (t) => {
