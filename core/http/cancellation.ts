@@ -31,6 +31,11 @@ export class Cancellation {
     return this.controller.signal;
   }
 
+  /** Listeners still waiting for an abort. */
+  get listenerCount(): number {
+    return this.listeners?.length ?? 0;
+  }
+
   /** Calls `listener` once, when aborted (at once if already); returns what stops listening. */
   onAbort(listener: AbortListener): () => void {
     if (this.aborted) {

@@ -152,7 +152,10 @@ class UpstreamCall extends EventEmitter {
     this.settled = true;
     // Errors reach the reader through its iterator; an unread body's error must not crash the process.
     res.body.on('error', ignore);
-    // The caller still listens: leaving mid-answer aborts the body.
+    // Once the body is over nothing is left to abort; a listener left behind ties this call and its
+    // whole answer to the caller's cancellation or signal for as long as that lives (RESULTS.md).
+    res.body.once('close', this.stopListening);
+    // The caller still listens until the body closes: leaving mid-answer aborts the body.
     this.resolve({ status: res.statusCode, headers: res.headers, body: res.body });
   };
 

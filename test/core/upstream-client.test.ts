@@ -1,10 +1,14 @@
 // The upstream client (core/http/upstream-client.ts) against real sockets: an egress proxy named
 // by HTTP_PROXY carries the calls (NO_PROXY exempts a host), a wait for a connection counts
-// against the call's timeout, and a caller that leaves while its call waits is let go at once.
+// against the call's timeout, a caller that leaves while its call waits is let go at once, and an
+// answer whose body is over leaves nothing listening on its caller's cancellation or signal.
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
+import type { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import type { UpstreamBody } from '../../core/hooks.ts';
 import { Cancellation } from '../../core/http/cancellation.ts';
 import { UpstreamClient, UpstreamTimeoutError } from '../../core/http/upstream-client.ts';
 
@@ -165,4 +169,41 @@ t.test('a caller already gone sends nothing; a head past the deadline is let go;
 
   const { port } = odd.address() as AddressInfo;
   await t.rejects(client.send(`http://127.0.0.1:${port}/odd`, { headers: {}, body: '{}', timeoutMs: 2_000 }), { code: 'RELAY_UPSTREAM_BAD_RESPONSE', message: /status 999/ });
+});
+
+t.test('an answer read to its end or let go leaves no listener on its caller\'s cancellation or signal', async (t) => {
+  const up = await startUpstream();
+  const client = new UpstreamClient(OPTIONS);
+  t.teardown(async () => {
+    await client.close();
+    await up.close();
+  });
+  // undici's body is a Readable, which the plugin API types as less.
+  const stream = (body: UpstreamBody) => body as unknown as Readable;
+  const closed = (body: UpstreamBody) => new Promise((resolve) => stream(body).once('close', resolve));
+
+  const cancellation = new Cancellation();
+  const read = await client.send(`${up.url}/read`, { headers: {}, body: '{}', timeoutMs: 2_000, cancellation });
+  t.equal(cancellation.listenerCount, 1, 'while the body is open, leaving aborts it');
+  const ended = closed(read.body);
+  for await (const _ of read.body) void _;
+  await ended;
+  t.equal(cancellation.listenerCount, 0, 'read to its end: the cancellation holds nothing of the call');
+
+  // A signal that outlives the call (a timeout signal lives until it fires) holds nothing either.
+  const signal = AbortSignal.timeout(60_000);
+  const dropped = await client.send(`${up.url}/dropped`, { headers: {}, body: '{}', timeoutMs: 2_000, signal });
+  t.equal(getEventListeners(signal, 'abort').length, 1, 'while the body is open, the signal aborts it');
+  const gone = closed(dropped.body);
+  dropped.body.destroy();
+  await gone;
+  t.equal(getEventListeners(signal, 'abort').length, 0, 'let go unread: the signal holds nothing of the call');
+
+  // The listener still works while the body is open: the caller leaving mid-answer ends it.
+  const leaving = new Cancellation();
+  const open = await client.send(`${up.url}/open`, { headers: {}, body: '{}', timeoutMs: 2_000, cancellation: leaving });
+  const cut = closed(open.body);
+  leaving.abort(new Error('client left'));
+  await cut;
+  t.equal(stream(open.body).destroyed, true, 'the body was cut when the caller left');
 });
