@@ -1,14 +1,15 @@
 // `npm run bench:logging`: what usage logging to the file backend costs in throughput. Two Relays
 // run on the gateway core, one with log-file loaded and one without (its events are built and
-// dropped at the observer). By default they run at the same time, each under its own wrk
-// (BENCH_MODE=paired): the cost is 1 minus the median of the per-round throughput ratios (see
-// two-relays.ts). BENCH_MODE=alternate drives them one at a time instead. Each of BENCH_PAIRS
+// dropped at the observer). By default they run one at a time in alternating rounds: the cost is
+// 1 minus the median of the per-round throughput ratios (see two-relays.ts). BENCH_MODE=paired
+// drives both at once, each under its own wrk, which misses the collector's helper threads
+// (compare-builds.ts). Each of BENCH_PAIRS
 // pairs of fresh processes (started in alternating order) runs BENCH_ROUNDS rounds: a single pair
 // carries its two processes' own luck (their CPU per request moved by up to ±4% against each
 // other; one pair gave 5.4 us of cost and the next 27.6), which more pairs average out. Prints the
 // medians, each pair's cost, the cost over all rounds and CPU per request; writes
 // .bench/logging-cost.json.
-//   BENCH_PAIRS (3)  BENCH_ROUNDS (6 per pair)  BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)  BENCH_MODE (paired)
+//   BENCH_PAIRS (3)  BENCH_ROUNDS (6 per pair)  BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)  BENCH_MODE (alternate)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
@@ -20,7 +21,7 @@ const cfg = {
   pairs: Number(env.BENCH_PAIRS ?? 3),
   ...roundsFromEnv(env, { rounds: 6, durationS: 3 }),
   caseId: env.BENCH_CASE ?? 'chat',
-  mode: env.BENCH_MODE === 'alternate' ? 'alternate' as const : 'paired' as const,
+  mode: env.BENCH_MODE === 'paired' ? 'paired' as const : 'alternate' as const,
 };
 
 runBenchMain('bench:logging', async (idle) => {

@@ -2,9 +2,9 @@
 // 100% and at 1% in the same run. Like bench:logging (two-relays.ts): for each ratio, BENCH_PAIRS
 // pairs of fresh Relay processes on the gateway core, one without the otel plugin and one with it
 // exporting over OTLP/HTTP to a sink in this process (otlp-sink.ts: answers 200, decodes nothing),
-// run BENCH_ROUNDS rounds side by side; the cost is 1 minus the median of the per-round
+// run BENCH_ROUNDS alternating rounds (BENCH_MODE=paired: side by side); the cost is 1 minus the median of the per-round
 // throughput ratios. Prints each ratio's figures; writes .bench/tracing-cost.json.
-//   BENCH_PAIRS (2)  BENCH_ROUNDS (6 per pair)  BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)  BENCH_MODE (paired)
+//   BENCH_PAIRS (2)  BENCH_ROUNDS (6 per pair)  BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)  BENCH_MODE (alternate)
 //   BENCH_OTEL_RATIOS (1,0.01)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ const cfg = {
   pairs: Number(env.BENCH_PAIRS ?? 2),
   ...roundsFromEnv(env, { rounds: 6, durationS: 3 }),
   caseId: env.BENCH_CASE ?? 'chat',
-  mode: env.BENCH_MODE === 'alternate' ? 'alternate' as const : 'paired' as const,
+  mode: env.BENCH_MODE === 'paired' ? 'paired' as const : 'alternate' as const,
   ratios: (env.BENCH_OTEL_RATIOS ?? '1,0.01').split(',').map(Number),
 };
 
