@@ -1,10 +1,10 @@
 // Two Relays on the gateway core, measured round after round on one case: the engine of
 // `bench:logging` (with and without a usage backend), `bench:compare` (two builds) and
 // `bench:vs-proxy` (Relay beside the bare Node proxy, node-proxy.ts, on a passthrough case). In
-// `paired` mode each round drives both at once, each under its own wrk: sharing the core, each
-// gets about half of it, so the ratio of their throughputs is the inverse of their CPU per
-// request at the same moment, and the machine's drift falls on both alike. In `alternate` mode
-// they run one at a time (A, B, B, A, ...).
+// `alternate` mode (every script's default) they run one at a time (A, B, B, A, ...), so the
+// machine's drift falls on both alike. In `paired` mode each round drives both at once, each under
+// its own wrk, sharing the core; the kernel shares it per thread, so a side whose collector keeps
+// more helper threads busy gets more of it, and paired ratios understate such work (RESULTS.md).
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CASES, type BenchCase } from './cases.ts';
