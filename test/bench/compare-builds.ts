@@ -13,7 +13,7 @@
 // threads, not processes, so the build with the busier collector gets more of it (RESULTS.md).
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { BENCH_DIR, median, modeFromEnv, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 import { splitArgs } from './relay-target.ts';
 
 const env = process.env;
@@ -21,7 +21,7 @@ const cfg = {
   base: env.BENCH_BASE ?? '',
   ...roundsFromEnv(env, { rounds: 12, durationS: 2 }),
   caseId: env.BENCH_CASE ?? 'chat',
-  mode: env.BENCH_MODE === 'paired' ? 'paired' as const : 'alternate' as const,
+  mode: modeFromEnv(env),
   baseNodeArgs: splitArgs(env.BENCH_BASE_NODE_ARGS ?? env.BENCH_RELAY_NODE_ARGS),
   currentNodeArgs: splitArgs(env.BENCH_CURRENT_NODE_ARGS ?? env.BENCH_RELAY_NODE_ARGS),
 };

@@ -12,7 +12,7 @@
 //   BENCH_PAIRS (3)  BENCH_ROUNDS (6 per pair)  BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_CASE (chat)  BENCH_MODE (alternate)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { BENCH_DIR, median, modeFromEnv, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 import type { BenchCase } from './cases.ts';
 import { describeIdleMode } from './idle-polling.ts';
 
@@ -21,7 +21,7 @@ const cfg = {
   pairs: Number(env.BENCH_PAIRS ?? 3),
   ...roundsFromEnv(env, { rounds: 6, durationS: 3 }),
   caseId: env.BENCH_CASE ?? 'chat',
-  mode: env.BENCH_MODE === 'paired' ? 'paired' as const : 'alternate' as const,
+  mode: modeFromEnv(env),
 };
 
 runBenchMain('bench:logging', async (idle) => {

@@ -8,7 +8,7 @@
 //   BENCH_OTEL_RATIOS (1,0.01)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { BENCH_DIR, median, modeFromEnv, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 import type { BenchCase } from './cases.ts';
 import { describeIdleMode } from './idle-polling.ts';
 import { startOtlpSink } from './otlp-sink.ts';
@@ -18,7 +18,7 @@ const cfg = {
   pairs: Number(env.BENCH_PAIRS ?? 2),
   ...roundsFromEnv(env, { rounds: 6, durationS: 3 }),
   caseId: env.BENCH_CASE ?? 'chat',
-  mode: env.BENCH_MODE === 'paired' ? 'paired' as const : 'alternate' as const,
+  mode: modeFromEnv(env),
   ratios: (env.BENCH_OTEL_RATIOS ?? '1,0.01').split(',').map(Number),
 };
 

@@ -14,6 +14,9 @@ import { startRelayForBench, type RelayBenchOptions } from './relay-target.ts';
 import { nodeProxyTarget, relayTarget, probe, type RoutedRequest, type Target } from './targets.ts';
 import { killAllChildren, pinSelf, readLine, spawnPinned, stopChild } from './processes.ts';
 import { describeIdleMode, holdIdleMode, idleModeFromEnv, type IdleHold } from './idle-polling.ts';
+import type { RoundsMode } from './rounds-env.ts';
+
+export { modeFromEnv, roundsFromEnv } from './rounds-env.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BENCH_DIR = join(ROOT, '.bench');
@@ -27,7 +30,7 @@ export interface TwoRelaysOptions {
   rounds: number;
   /** Seconds of load on both before the first round (JIT and heap warming; default 6). */
   warmupS?: number;
-  mode: 'paired' | 'alternate';
+  mode: RoundsMode;
   gatewayCpu: string;
   loadCpu: string;
   /** The two Relays (or a Relay and the bare proxy), first and second (the ratios are first / second). */
@@ -76,21 +79,6 @@ export interface TwoRelaysResult {
   samples: [Sample[], Sample[]];
   /** Per round: the first Relay's req/s over the second's. */
   ratios: number[];
-}
-
-/**
- * The knobs every script on runTwoRelays reads: BENCH_ROUNDS, BENCH_WARMUP (6), BENCH_DURATION,
- * BENCH_CONNECTIONS (16), BENCH_GATEWAY_CPU (0) and BENCH_LOAD_CPU (1).
- */
-export function roundsFromEnv(env: NodeJS.ProcessEnv, defaults: { rounds: number; durationS: number }) {
-  return {
-    rounds: Number(env.BENCH_ROUNDS ?? defaults.rounds),
-    warmupS: Number(env.BENCH_WARMUP ?? 6),
-    durationS: Number(env.BENCH_DURATION ?? defaults.durationS),
-    connections: Number(env.BENCH_CONNECTIONS ?? 16),
-    gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
-    loadCpu: env.BENCH_LOAD_CPU ?? '1',
-  };
 }
 
 export const median = (xs: number[]): number => {

@@ -11,13 +11,14 @@
 //   BENCH_DURATION (3 s)  BENCH_CONNECTIONS (16)  BENCH_WARMUP (6 s of load on each first)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_DIR, median, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
+import { BENCH_DIR, median, modeFromEnv, roundsFromEnv, runBenchMain, runTwoRelays, type Sample } from './two-relays.ts';
 
 const env = process.env;
 const cfg = {
   cases: (env.BENCH_CASES ?? 'chat,chat-stream,messages-stream,agent-turn-stream').split(',').filter(Boolean),
   ...roundsFromEnv(env, { rounds: 8, durationS: 3 }),
 };
+if (modeFromEnv(env) === 'paired') throw new Error('bench:vs-proxy alternates only: two gateways at once load the other core\'s wrk and upstream twice over (see the header)');
 
 runBenchMain('bench:vs-proxy', async (idle) => {
   const results = [];
