@@ -7,7 +7,15 @@
 # RELAY_MAX_HEAP_MB sets the 2048 (0: V8's own). Left alone: a --max-old-space-size already in
 # NODE_OPTIONS, a limit under 512 MB or one that does not read as a number (V8 then takes a quarter
 # of it). RELAY_CGROUP_ROOT (default /sys/fs/cgroup) is where the limit is read; tests point it elsewhere.
+#
+# It also has glibc's malloc keep freed memory (blocks up to 4 MB on its heap, up to 64 MB freed at
+# its top), unless set already: agent-sized bodies otherwise land in freshly faulted pages
+# (test/bench/RESULTS.md, "Page faults on agent-sized bodies").
 set -eu
+
+: "${MALLOC_MMAP_THRESHOLD_:=4194304}"
+: "${MALLOC_TRIM_THRESHOLD_:=67108864}"
+export MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_
 
 heap_mb=${RELAY_MAX_HEAP_MB:-2048}
 case $heap_mb in

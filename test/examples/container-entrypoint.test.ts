@@ -1,7 +1,8 @@
 // bin/container-entrypoint.sh, run with sh as the image runs it, against made-up cgroup trees: a
 // 2048 MB heap ceiling for node when the container's memory is not limited, half the limit when
 // that is less, nothing under a limit below 512 MB or when NODE_OPTIONS already sets one,
-// RELAY_MAX_HEAP_MB honoured and checked, the command exec'd with its arguments intact. What node is told is read back from V8 in the process the script runs.
+// RELAY_MAX_HEAP_MB honoured and checked, glibc's malloc told to keep freed memory (the operator's
+// own values kept), the command exec'd with its arguments intact. What node is told is read back from V8 in the process the script runs.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -34,7 +35,7 @@ const V2_SMALL = cgroupRoot('v2-small', { 'memory.max': String(384 * 1024 * 1024
 const V2_GARBLED = cgroupRoot('v2-garbled', { 'memory.max': '12x' });
 const NONE = cgroupRoot('none', {});
 
-interface Seen { code: number; stderr: string; nodeOptions: string | null; heapLimitMb: number; argv: string[] }
+interface Seen { code: number; stderr: string; nodeOptions: string | null; heapLimitMb: number; malloc: Record<string, string | null>; argv: string[] }
 
 /** The --max-old-space-size values in what node saw, and the rest of NODE_OPTIONS. */
 function options(seen: Seen): { ceilings: string[]; rest: string[] } {
@@ -47,15 +48,17 @@ function options(seen: Seen): { ceilings: string[]; rest: string[] } {
 
 /** Runs the entrypoint with a node command that reports what it was given. */
 function run(env: Record<string, string>, args: string[] = []): Promise<Seen> {
-  const report = 'console.log(JSON.stringify({ nodeOptions: process.env.NODE_OPTIONS ?? null, heapLimitMb: require("v8").getHeapStatistics().heap_size_limit / 1048576, argv: process.argv.slice(1) }))';
+  const report = 'console.log(JSON.stringify({ nodeOptions: process.env.NODE_OPTIONS ?? null, heapLimitMb: require("v8").getHeapStatistics().heap_size_limit / 1048576, malloc: { mmapThreshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null, trimThreshold: process.env.MALLOC_TRIM_THRESHOLD_ ?? null }, argv: process.argv.slice(1) }))';
   // tap sets every child's NODE_OPTIONS itself, whatever env says: the test's value goes through
   // another variable, and a shell puts it in place just before the entrypoint runs.
   const { NODE_OPTIONS: given = '', ...rest } = env;
+  // Only what a test gives reaches the script's malloc settings, whatever this process was started with.
+  const { MALLOC_MMAP_THRESHOLD_: _mmap, MALLOC_TRIM_THRESHOLD_: _trim, ...inherited } = process.env;
   const setOptions = 'NODE_OPTIONS=$ENTRYPOINT_TEST_NODE_OPTIONS; export NODE_OPTIONS; exec /bin/sh "$0" "$@"';
   return new Promise((resolve) => {
-    execFile('/bin/sh', ['-c', setOptions, script, process.execPath, '-e', report, '--', ...args], { env: { ...process.env, ...rest, ENTRYPOINT_TEST_NODE_OPTIONS: given }, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile('/bin/sh', ['-c', setOptions, script, process.execPath, '-e', report, '--', ...args], { env: { ...inherited, ...rest, ENTRYPOINT_TEST_NODE_OPTIONS: given }, timeout: 20_000 }, (err, stdout, stderr) => {
       const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
-      const seen = code === 0 ? JSON.parse(stdout) : { nodeOptions: null, heapLimitMb: 0, argv: [] };
+      const seen = code === 0 ? JSON.parse(stdout) : { nodeOptions: null, heapLimitMb: 0, malloc: {}, argv: [] };
       resolve({ code, stderr, ...seen });
     });
   });
@@ -111,6 +114,15 @@ t.test('NODE_OPTIONS: kept and added to, or left alone when it sets a ceiling it
   const own = await run({ RELAY_CGROUP_ROOT: V2_UNLIMITED, NODE_OPTIONS: '--max-old-space-size=300' });
   t.same(options(own).ceilings, ['300'], 'the operator\'s ceiling wins');
   t.ok(own.heapLimitMb < 500, `heap limit ${Math.round(own.heapLimitMb)} MB`);
+});
+
+t.test('glibc malloc keeps blocks up to 4 MB on its heap and up to 64 MB freed at its top; an operator\'s values win', async (t) => {
+  const defaults = await run({ RELAY_CGROUP_ROOT: V2_UNLIMITED });
+  t.same(defaults.malloc, { mmapThreshold: '4194304', trimThreshold: '67108864' });
+  const empty = await run({ RELAY_CGROUP_ROOT: V2_UNLIMITED, MALLOC_MMAP_THRESHOLD_: '', MALLOC_TRIM_THRESHOLD_: '' });
+  t.same(empty.malloc, { mmapThreshold: '4194304', trimThreshold: '67108864' }, 'an empty value (glibc would read 0: every block from mmap) takes the default');
+  const own = await run({ RELAY_CGROUP_ROOT: V2_UNLIMITED, MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '1048576' });
+  t.same(own.malloc, { mmapThreshold: '131072', trimThreshold: '1048576' });
 });
 
 t.test('the command is exec\'d with its arguments as given', async (t) => {
