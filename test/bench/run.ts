@@ -26,6 +26,7 @@ import {
 } from './targets.ts';
 import { hasTaskset, killAllChildren, pinSelf, readLine, spawnPinned, stopChild } from './processes.ts';
 import { describeIdleMode, holdIdleMode, idleModeFromEnv, type IdleHold } from './idle-polling.ts';
+import { cpuNumber, listOf, wholeNumber, wholeNumbers } from './bench-env.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BENCH_DIR = join(ROOT, '.bench');
@@ -34,18 +35,17 @@ const BENCH_DIR = join(ROOT, '.bench');
 // Configuration (environment)
 
 const env = process.env;
-const list = (v: string | undefined, dflt: string) => (v ?? dflt).split(',').map((s) => s.trim()).filter(Boolean);
 const cfg = {
-  durationS: Number(env.BENCH_DURATION ?? 5),
-  warmupS: Number(env.BENCH_WARMUP ?? 1),
-  startWarmupS: Number(env.BENCH_START_WARMUP ?? 10),
-  connections: list(env.BENCH_CONNECTIONS, '1,16,64').map(Number),
-  cases: list(env.BENCH_CASES, CASES.map((c) => c.id).join(',')),
-  targets: list(env.BENCH_TARGETS, TARGET_ORDER.join(',')) as TargetName[],
-  ttfbRequests: Number(env.BENCH_TTFB_REQUESTS ?? 200),
-  chunks: Number(env.BENCH_CHUNKS ?? 20),
-  gatewayCpu: env.BENCH_GATEWAY_CPU ?? '0',
-  loadCpu: env.BENCH_LOAD_CPU ?? '1',
+  durationS: wholeNumber(env, 'BENCH_DURATION', 5, 1),
+  warmupS: wholeNumber(env, 'BENCH_WARMUP', 1, 0),
+  startWarmupS: wholeNumber(env, 'BENCH_START_WARMUP', 10, 0),
+  connections: wholeNumbers(env, 'BENCH_CONNECTIONS', [1, 16, 64]),
+  cases: listOf(env, 'BENCH_CASES', CASES.map((c) => c.id), CASES.map((c) => c.id)),
+  targets: listOf<TargetName>(env, 'BENCH_TARGETS', TARGET_ORDER, TARGET_ORDER),
+  ttfbRequests: wholeNumber(env, 'BENCH_TTFB_REQUESTS', 200, 0),
+  chunks: wholeNumber(env, 'BENCH_CHUNKS', 20, 1),
+  gatewayCpu: cpuNumber(env, 'BENCH_GATEWAY_CPU', '0'),
+  loadCpu: cpuNumber(env, 'BENCH_LOAD_CPU', '1'),
   idle: idleModeFromEnv(env.BENCH_IDLE),
   out: env.BENCH_OUT ?? join(BENCH_DIR, 'results.json'),
 };

@@ -14,9 +14,9 @@ import { startRelayForBench, type RelayBenchOptions } from './relay-target.ts';
 import { nodeProxyTarget, relayTarget, probe, type RoutedRequest, type Target } from './targets.ts';
 import { killAllChildren, pinSelf, readLine, spawnPinned, stopChild } from './processes.ts';
 import { describeIdleMode, holdIdleMode, idleModeFromEnv, type IdleHold } from './idle-polling.ts';
-import type { RoundsMode } from './rounds-env.ts';
+import type { RoundsMode } from './bench-env.ts';
 
-export { modeFromEnv, roundsFromEnv } from './rounds-env.ts';
+export { modeFromEnv, roundsFromEnv } from './bench-env.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BENCH_DIR = join(ROOT, '.bench');

@@ -1,7 +1,7 @@
 // The bench scripts' shared knobs: defaults when unset, and a clear refusal of a value that would
 // otherwise measure something other than what was asked for.
 import t from 'tap';
-import { modeFromEnv, roundsFromEnv } from './rounds-env.ts';
+import { listOf, modeFromEnv, roundsFromEnv, wholeNumbers } from './bench-env.ts';
 
 const defaults = { rounds: 12, durationS: 2 };
 
@@ -28,4 +28,14 @@ t.test('counts that are not whole numbers, or too small, are refused with their 
   t.throws(() => roundsFromEnv({ BENCH_CONNECTIONS: '-1' }, defaults), /BENCH_CONNECTIONS/);
   t.throws(() => roundsFromEnv({ BENCH_WARMUP: '-1' }, defaults), /BENCH_WARMUP must be a whole number of 0 or more/);
   t.throws(() => roundsFromEnv({ BENCH_GATEWAY_CPU: '0,1' }, defaults), /BENCH_GATEWAY_CPU must be a CPU number/);
+});
+
+t.test('lists: each entry must be a known one, and counts whole numbers', async (t) => {
+  const known = ['chat', 'chat-stream'] as const;
+  t.same(listOf({}, 'BENCH_CASES', known, known), ['chat', 'chat-stream']);
+  t.same(listOf({ BENCH_CASES: ' chat-stream , ' }, 'BENCH_CASES', known, known), ['chat-stream']);
+  t.throws(() => listOf({ BENCH_CASES: 'chat,chatt' }, 'BENCH_CASES', known, known), /BENCH_CASES: "chatt" is not one of chat, chat-stream/);
+  t.same(wholeNumbers({}, 'BENCH_CONNECTIONS', [1, 16]), [1, 16]);
+  t.same(wholeNumbers({ BENCH_CONNECTIONS: '16,64' }, 'BENCH_CONNECTIONS', [1]), [16, 64]);
+  t.throws(() => wholeNumbers({ BENCH_CONNECTIONS: '16,sixty' }, 'BENCH_CONNECTIONS', [1]), /BENCH_CONNECTIONS must be a whole number of 1 or more, not "sixty"/);
 });

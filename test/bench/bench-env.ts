@@ -1,5 +1,6 @@
-// The knobs every script on two-relays.ts reads, checked: a misspelt value stops the run with its
-// name instead of measuring something other than what was asked for.
+// The bench scripts' knobs, checked: a misspelt value stops the run with its name instead of
+// measuring something other than what was asked for. roundsFromEnv and modeFromEnv are the knobs
+// every script on two-relays.ts shares; run.ts reads its own through the readers below.
 
 export type RoundsMode = 'paired' | 'alternate';
 
@@ -12,7 +13,7 @@ export interface RoundsSettings {
   loadCpu: string;
 }
 
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, least: 0 | 1): number {
+export function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, least: 0 | 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -20,11 +21,28 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, lea
   return value;
 }
 
-function cpuNumber(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+export function cpuNumber(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a CPU number (as taskset -c takes it), not ${JSON.stringify(raw)}`);
   return raw;
+}
+
+/** A comma-separated list, each entry one of `known`; `fallback` when unset. */
+export function listOf<T extends string>(env: NodeJS.ProcessEnv, name: string, fallback: readonly T[], known: readonly T[]): T[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [...fallback];
+  const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = items.filter((item) => !(known as readonly string[]).includes(item));
+  if (unknown.length > 0) throw new Error(`${name}: ${unknown.map((u) => JSON.stringify(u)).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not one of ${known.join(', ')}`);
+  return items as T[];
+}
+
+/** A comma-separated list of whole numbers of 1 or more; `fallback` when unset. */
+export function wholeNumbers(env: NodeJS.ProcessEnv, name: string, fallback: readonly number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [...fallback];
+  return raw.split(',').map((s) => s.trim()).filter(Boolean).map((item) => wholeNumber({ [name]: item }, name, 0, 1));
 }
 
 /**
