@@ -2,11 +2,13 @@
 // closes what was opened (bounded) and rejects with a StartupError naming the port.
 import { createRelay, type Relay } from '../server/relay.ts';
 import { listenFailure } from './listen-failure.ts';
+import { turnOffPretenuring } from './heap-tuning.ts';
 
 /** How long a failed start may spend closing what it opened before the process exits anyway. */
 const FAILED_START_CLOSE_MS = 500;
 
 export async function startService(configFile: string): Promise<void> {
+  turnOffPretenuring();
   const relay = await createRelay({ configFile });
   let urls: { inferenceUrl: string; controlUrl: string };
   const { host, port, controlPort } = relay.config.server;

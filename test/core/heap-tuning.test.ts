@@ -1,0 +1,37 @@
+// `relay start` turns V8's allocation-site pretenuring off (core/cli/heap-tuning.ts). Seen from a
+// child process given the same flag at run time: objects from one allocation site, most of which
+// survive, are allocated straight into the old generation with pretenuring on, and young with it off.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { PRETENURING_OFF } from '../../core/cli/heap-tuning.ts';
+
+const probeFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/pretenuring-probe.mjs');
+
+interface Seen { straightToOld: number; clean: number }
+
+function probe(flag?: string): Promise<Seen> {
+  return new Promise((resolve, reject) => {
+    // Without what tap puts in every child's NODE_OPTIONS (it sets them whatever env says): its
+    // hooks change when V8 first decides to pretenure.
+    const args = ['-c', 'NODE_OPTIONS=; export NODE_OPTIONS; exec "$0" "$@"', process.execPath, probeFile, ...(flag ? [flag] : [])];
+    execFile('/bin/sh', args, { timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${err.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Seen);
+    });
+  });
+}
+
+t.test('with pretenuring on, surviving objects go straight to the old generation', async (t) => {
+  // When V8 first decides to pretenure a site is its heuristic's to say: one of three runs will do.
+  const runs: Seen[] = [];
+  for (let run = 0; run < 3 && !runs.some((seen) => seen.straightToOld === 5); run++) runs.push(await probe());
+  t.ok(runs.some((seen) => seen.straightToOld === 5), runs.map((seen) => `${seen.straightToOld} of ${seen.clean} batches went straight to the old generation`).join('; '));
+});
+
+t.test('with the flag relay start sets, the same objects are allocated young', async (t) => {
+  const seen = await probe(PRETENURING_OFF);
+  t.ok(seen.clean >= 100, `${seen.clean} batches without a scavenge`);
+  t.ok(seen.straightToOld < 5, `${seen.straightToOld} of ${seen.clean} batches went straight to the old generation`);
+});
