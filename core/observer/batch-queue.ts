@@ -5,6 +5,9 @@
 // Guarantees:
 //  - push() never blocks and never throws; beyond `maxQueued` held items it drops the new item
 //    and counts it (reason `queue_full`).
+//  - A batch is written when it is full (`maxBatchSize`), when its oldest item has waited
+//    `maxDelayMs`, or when flush() or settled() asks; under steady load it still waits to fill,
+//    rather than each write taking the few items that came during the last one.
 //  - Batches are written in order, one at a time. A failing batch stays at the head and is retried
 //    with exponential backoff (with jitter); items pushed meanwhile wait behind it, within the bound.
 //  - An attempt that gets no answer within `writeTimeoutMs` fails and is retried like any failure,
@@ -161,7 +164,9 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
   // so the bound counts it.
   let items: T[] = [];
   let draining: Promise<void> | null = null;
-  let flushRequested = false;
+  // Items accepted up to this count are written now, not at the batch delay (the delay passed, or a
+  // caller waits); later ones wait for their own delay, so a steady trickle still coalesces.
+  let flushThrough = 0;
   let delayTimer: NodeJS.Timeout | null = null;
   let closed = false;
   let deadlinePassed = false;
@@ -219,7 +224,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
     if (delayTimer !== null || items.length === 0) return;
     delayTimer = setTimeout(() => {
       delayTimer = null;
-      flushRequested = true;
+      flushThrough = accepted;
       void kick();
     }, maxDelayMs);
     delayTimer.unref();
@@ -235,7 +240,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
   }
 
   async function drainLoop(): Promise<void> {
-    while (items.length >= maxBatchSize || (items.length > 0 && (flushRequested || closed))) {
+    while (items.length >= maxBatchSize || (items.length > 0 && (left < flushThrough || closed))) {
       if (deadlinePassed) return;
       const batch = items.slice(0, maxBatchSize);
       await writeWithRetry(batch);
@@ -245,7 +250,6 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
       items = items.slice(batch.length);
       leave(held - items.length);
     }
-    flushRequested = false;
     scheduleDelayedFlush();
   }
 
@@ -335,7 +339,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
 
     async flush(): Promise<void> {
       while (items.length > 0) {
-        flushRequested = true;
+        flushThrough = accepted;
         await kick();
       }
       if (draining) await draining;
@@ -345,7 +349,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): BatchQueue<T
       if (left >= accepted) return Promise.resolve();
       const mark = accepted;
       // Written now rather than at the batch delay: the caller is waiting.
-      flushRequested = true;
+      flushThrough = mark;
       void kick();
       return new Promise((resolve) => { waiters.push({ mark, resolve }); });
     },

@@ -214,3 +214,31 @@ t.test('settled: resolves once the items pushed before it have left, whatever is
   t.same(written.slice(0, 3), [0, 1, 2], 'after the items pushed before it were written');
   await q.close();
 });
+
+t.test('under a steady trickle, batches still wait for their delay rather than following each write', async (t) => {
+  const batches: number[][] = [];
+  const pushedAt = new Map<number, number>();
+  let longestWait = 0;
+  // A write that takes a few milliseconds, as an append through Node's thread pool or an INSERT does.
+  const q = createBatchQueue<number>({
+    name: 't', maxBatchSize: 500, maxDelayMs: 100,
+    write: async (b) => {
+      for (const i of b) longestWait = Math.max(longestWait, Date.now() - pushedAt.get(i)!);
+      batches.push(b);
+      await sleep(3);
+    },
+  });
+  const start = Date.now();
+  for (let i = 0; Date.now() - start < 450; i++) {
+    pushedAt.set(i, Date.now());
+    q.push(i);
+    await sleep(1);
+  }
+  await q.flush();
+  const pushed = pushedAt.size;
+  t.same(batches.flat(), Array.from({ length: pushed }, (_, i) => i), 'every item written once, in order');
+  // 450 ms of items at a 100 ms delay: about one batch per delay, not one per 3 ms write.
+  t.ok(batches.length <= 8, `${batches.length} writes for ${pushed} items`);
+  t.ok(longestWait < 100 + 60, `no item waited much past the delay (longest ${longestWait} ms)`);
+  await q.close();
+});
