@@ -3,7 +3,7 @@
 // survive, are allocated straight into the old generation with pretenuring on, and young with it off;
 // and from inside a running `relay start`, where they are allocated young.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,7 @@ t.test('with the flag relay start sets, the same objects are allocated young', a
 
 t.test('relay start runs with pretenuring off: the probe inside the service allocates young', { timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-pretenuring-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const configFile = path.join(dir, 'relay.yaml');
   writeFileSync(configFile, 'server: { host: 127.0.0.1 }\nlog: { level: warn }\nplugins:\n  - use: auth-bearer\n');
   const relay = await startRelayProcess({
