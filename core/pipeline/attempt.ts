@@ -11,7 +11,7 @@ import type { RequestRecord } from './request-record.ts';
 import { holdOpening, type HoldResult } from './hold.ts';
 import type { UpstreamClient } from '../http/upstream-client.ts';
 import type { RequestLog } from './request-log.ts';
-import { upstreamRequestIdOf } from '../http/request-id.ts';
+import { upstreamIdOf } from './upstream-id.ts';
 import { TRACE_CONTEXT_HEADERS } from '../http/headers.ts';
 import { NO_RETRY_POLICY, type RetryRun } from './retry-policy.ts';
 import { bindingKey, type BindingMeter } from './binding-meter.ts';
@@ -163,7 +163,7 @@ export class Attempt {
     this.span = this.startSpan(route, req);
     try {
       const res = await route.adapter.send(req);
-      this.record.upstreamRequestId = upstreamRequestIdOf(res.headers);
+      this.record.upstreamRequestId = upstreamIdOf(route, req.credential, this.principal, res);
       this.span?.response(res.status, this.record.upstreamRequestId);
       // An error answer's speed says nothing of the binding's (health and failover deal with it).
       if (measured && res.status < 400) this.meter!.observe(measured, performance.now() - started);
@@ -204,7 +204,7 @@ export class Attempt {
       if (result.route !== route) this.resend = null;
       this.hedgeCredential = plan.credential;
       this.record.route = result.route;
-      this.record.upstreamRequestId = upstreamRequestIdOf(result.res.headers);
+      this.record.upstreamRequestId = upstreamIdOf(result.route, result.route === route ? req.credential : plan.credential, this.principal, result.res);
       this.span?.response(result.res.status, this.record.upstreamRequestId);
       // Only the kept answer is timed: a cancelled one's time is unknown (longer than it was given).
       if (this.meter && result.res.status < 400) this.meter.observe(bindingKey(result.route), result.ttfbMs);

@@ -53,18 +53,20 @@ export class ClientWriter {
 
   /**
    * Sends status and headers. Upstream headers pass, minus hop-by-hop and x-relay-* (and the
-   * vendor account's ids when the answer is to Relay's host key); Relay's own are added. `relayMade`: the headers are Relay's (a translated answer's), x-relay-* included.
+   * vendor account's ids when the answer is to Relay's host key), the kept-out secrets masked in
+   * their values (keepOut, called first); Relay's own are added. `relayMade`: the headers are Relay's (a translated answer's), x-relay-* included.
    */
   commit(status: number, upstreamHeaders: Record<string, string | string[] | undefined>, keepLength: boolean, relayMade = false): void {
     if (this.committed) return;
     this.committed = true;
     const headers: Record<string, string | string[]> = {};
     const listed = connectionListed(upstreamHeaders);
+    const mask = this.keptOut !== null || this.hostSecrets !== null ? this.keyMask : null;
     for (const name in upstreamHeaders) {
       const value = upstreamHeaders[name];
       if (value === undefined || SKIP.has(name) || listed?.has(name) || (!keepLength && name === 'content-length') || (!relayMade && name.startsWith(RELAY_PREFIX))) continue;
       if (this.keptOut !== null && ACCOUNT.has(name)) continue;
-      headers[name] = value;
+      headers[name] = mask === null ? value : maskedHeader(value, mask);
     }
     headers['x-request-id'] = this.requestId;
     if (this.servedModel !== null) headers['x-relay-served-model'] = this.servedModel;
@@ -130,6 +132,11 @@ export class ClientWriter {
   cut(): void {
     this.raw.destroy();
   }
+}
+
+/** An upstream may quote the key in a header (an echo, a WWW-Authenticate realm) as in its body. */
+function maskedHeader(value: string | string[], mask: HostKeyMask): string | string[] {
+  return typeof value === 'string' ? mask.text(value) : value.map((v) => mask.text(v));
 }
 
 /** Resolves on drain, or on close: a closed response emits neither again, so never wait then. */
