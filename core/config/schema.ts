@@ -33,6 +33,8 @@ export const RelayConfigSchema = Type.Object({
     bodyTimeoutMs: Type.Integer({ minimum: 1_000, default: 300_000 }),
     /** Bound on the gap between two reads of a request body. */
     bodyIdleTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
+    /** Bound on waiting for a client that stopped reading its answer; past it the answer is cut and its upstream call closed. */
+    writeStallTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
     /** Request-body bytes held in memory at once across every request; past it a request gets 503. */
     bodyMemoryLimitBytes: Type.Integer({ minimum: 1024, default: 512 * 1024 * 1024 }),
   }, { additionalProperties: false, default: {} }),

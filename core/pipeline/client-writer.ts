@@ -14,6 +14,8 @@ const SKIP = new Set([
 ]);
 /** Relay's own headers: an upstream's are not passed on, so one can never pose as Relay's. */
 const RELAY_PREFIX = 'x-relay-';
+/** server.writeStallTimeoutMs's default. */
+export const DEFAULT_STALL_MS = 30_000;
 /** Which vendor account answered: the host key's, the operator's to know, not every caller's (proxy mode: the caller's own, kept). */
 const ACCOUNT = new Set(['openai-organization', 'openai-project', 'anthropic-organization-id']);
 
@@ -34,12 +36,19 @@ export class ClientWriter {
   private keptOut: string | null = null;
   /** The answering host's header values kept out with it (keepOut). */
   private hostSecrets: HostSecrets | null = null;
+  /** True once the answer was cut because the client stopped reading it (stallMs). */
+  stalled = false;
 
+  /**
+   * `stallMs`: how long a write may wait for a client that stopped reading (a full socket) before
+   * the answer is cut, so a caller cannot hold an upstream connection by not reading.
+   */
   constructor(
     private readonly raw: ServerResponse,
     private readonly requestId: string,
     private readonly onFirstByte: () => void,
     private readonly tap?: (chunk: Buffer) => void,
+    private readonly stallMs = DEFAULT_STALL_MS,
   ) {}
 
   get isCommitted(): boolean {
@@ -113,7 +122,28 @@ export class ClientWriter {
     this.wroteBody = true;
     this.onFirstByte();
     this.tap?.(buf);
-    return this.raw.write(buf) ? undefined : waitForDrain(this.raw);
+    return this.raw.write(buf) ? undefined : this.waitForDrain();
+  }
+
+  /** Resolves on drain, or on close (a closed response emits neither again); cuts the answer after stallMs. */
+  private waitForDrain(): Promise<void> {
+    const raw = this.raw;
+    if (raw.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.stalled = true;
+        // Its close event aborts the upstream call, as when the client leaves.
+        raw.destroy();
+      }, this.stallMs);
+      const done = () => {
+        clearTimeout(timer);
+        raw.off('drain', done);
+        raw.off('close', done);
+        resolve();
+      };
+      raw.once('drain', done);
+      raw.once('close', done);
+    });
   }
 
   /** Trailers sent after the last chunk (only a chunked response carries them; others drop them). */
@@ -137,18 +167,4 @@ export class ClientWriter {
 /** An upstream may quote the key in a header (an echo, a WWW-Authenticate realm) as in its body. */
 function maskedHeader(value: string | string[], mask: HostKeyMask): string | string[] {
   return typeof value === 'string' ? mask.text(value) : value.map((v) => mask.text(v));
-}
-
-/** Resolves on drain, or on close: a closed response emits neither again, so never wait then. */
-function waitForDrain(raw: ServerResponse): Promise<void> {
-  if (raw.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      raw.off('drain', done);
-      raw.off('close', done);
-      resolve();
-    };
-    raw.once('drain', done);
-    raw.once('close', done);
-  });
 }

@@ -70,6 +70,8 @@ export interface PipelineDeps {
   /** Bounds on holding a stream's opening frames (DESIGN.md "the first byte"). */
   holdMaxMs?: number;
   holdMaxBytes?: number;
+  /** How long an answer's write may wait for a client that stopped reading (server.writeStallTimeoutMs). */
+  writeStallMs?: number;
   upstream: UpstreamClient;
   /** In-flight counts and latencies per binding for spec.balancing (binding-meter.ts); absent in tests without one. */
   meter?: BindingMeter;
@@ -223,7 +225,7 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
         record.markFirstByte();
         trace?.firstByte();
       }
-    }, (chunk) => responseCapture?.add(chunk));
+    }, (chunk) => responseCapture?.add(chunk), deps.writeStallMs);
     let permit: Permit | null = null;
     let retries: RetryRun | null = null;
     let finishInFlight: (() => void) | null = null;
@@ -478,6 +480,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       if (triesExtra) record.extras.relay_attempts = triesExtra;
       res.off('close', onClose);
       if (cancellation.aborted && writer.isCommitted && !res.writableEnded) record.clientAborted = true;
+      if (writer.stalled) {
+        record.errorCode = 'client_stalled';
+        requestLog.warn({ stallMs: deps.writeStallMs }, 'the client stopped reading its answer; the answer and its upstream call were cut');
+      }
       const reported = tokensOf(record.usage);
       permit?.release(reported);
       // The answer has ended: counting or estimating its usage delays only the record.

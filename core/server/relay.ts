@@ -169,7 +169,10 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     closers.push(() => relayKeyLastUsed.close());
     const hostKeyLastUsed = new LastUsed(db, log, 'host-keys');
     closers.push(() => hostKeyLastUsed.close());
-    const pipeline = createPipeline({ hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream, meter, hostKeyLastUsed });
+    const pipeline = createPipeline({
+      hooks, sync, observer, health, rateLimiter, budgets, sealer, hostKeyEnv, log, metrics, upstream, meter, hostKeyLastUsed,
+      writeStallMs: config.server.writeStallTimeoutMs,
+    });
 
     let plugins: LoadedPlugin[] = [];
     const renderInference = (request: FastifyRequest, reply: FastifyReply, err: RelayError) => {
