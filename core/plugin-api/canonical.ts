@@ -12,7 +12,7 @@ export { asksReasoning } from '../canonical/asks-reasoning.ts';
 export { markedToolResultContent, TOOL_ERROR_MARKER } from '../canonical/tool-result-error.ts';
 export { toolArgumentsText } from '../canonical/tool-arguments-text.ts';
 export { WEB_SEARCH_HISTORY_NAME, WEB_SEARCH_TOOL_NAME, functionTools, webSearchTool } from '../canonical/web-search.ts';
-export { presentParameters } from '../canonical/dropped-parameters.ts';
+export { presentParameters, unknownParameters } from '../canonical/dropped-parameters.ts';
 export { holdsEnvelope } from '../canonical/envelope-mark.ts';
 export { holdsEscapedLetter } from '../canonical/escaped-letters.ts';
 export {

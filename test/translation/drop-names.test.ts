@@ -195,9 +195,19 @@ const INBOUND: Record<string, { table: Record<string, string>; codec: typeof cha
         body: { ...CHAT, web_search_options: { search_context_size: 'low', user_location: { type: 'approximate', approximate: { country: 'DE' } } } },
         expect: { mapped: (r) => r.tools?.[0]?.type === 'web_search' && r.tools[0].search_context_size === 'low' && r.tools[0].user_location?.country === 'DE' },
       },
-      'audio, modalities, prediction, service_tier, store': {
-        body: { ...CHAT, audio: { voice: 'x', format: 'mp3' }, modalities: ['text'], prediction: { type: 'content', content: 'x' }, service_tier: 'auto', store: true },
-        expect: { named: ['audio', 'modalities', 'prediction', 'service_tier', 'store'] },
+      'audio, modalities, prediction, service_tier, store, verbosity': {
+        body: { ...CHAT, audio: { voice: 'x', format: 'mp3' }, modalities: ['text'], prediction: { type: 'content', content: 'x' }, service_tier: 'auto', store: true, verbosity: 'low' },
+        expect: { named: ['audio', 'modalities', 'prediction', 'service_tier', 'store', 'verbosity'] },
+      },
+      'prompt_cache_key, prompt_cache_options, prompt_cache_retention': {
+        body: { ...CHAT, prompt_cache_key: 'k', prompt_cache_options: { mode: 'explicit' }, prompt_cache_retention: '24h' },
+        expect: { named: ['prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention'] },
+      },
+      moderation: { body: { ...CHAT, moderation: { model: 'omni-moderation-latest' } }, expect: { refused: /cannot take `moderation` here: moderation runs inside OpenAI/ } },
+      'any other top-level member': {
+        // Parsed as a client's body is: "__proto__" an own member, as JSON.parse makes it.
+        body: JSON.parse(`{"model":"m","messages":[{"role":"user","content":"hi"}],"bogus_param":1,"a b":2,"__proto__":3,"${'x'.repeat(65)}":4}`),
+        expect: { named: ['bogus_param', 'other members'] },
       },
       'deprecated function calling (functions, function_call, role "function" messages)': { body: { ...CHAT, functions: [{ name: 'f', parameters: {} }] }, expect: { refused: /deprecated function calling/ } },
       'allowed_tools subsets of tool_choice': {
@@ -238,6 +248,12 @@ const INBOUND: Record<string, { table: Record<string, string>; codec: typeof cha
         body: { ...RESPONSES, text: { verbosity: 'low' }, top_logprobs: 2, max_tool_calls: 3, client_metadata: { a: 'b' } },
         expect: { named: ['text.verbosity', 'top_logprobs', 'max_tool_calls', 'client_metadata'] },
       },
+      'prompt_cache_options, prompt_cache_retention, context_management, stream_options': {
+        body: { ...RESPONSES, prompt_cache_options: { mode: 'explicit' }, prompt_cache_retention: '24h', context_management: [{ type: 'compaction', compact_threshold: 1000 }], stream_options: { include_obfuscation: false } },
+        expect: { named: ['prompt_cache_options', 'prompt_cache_retention', 'context_management', 'stream_options'] },
+      },
+      moderation: { body: { ...RESPONSES, moderation: { model: 'omni-moderation-latest' } }, expect: { refused: /cannot take `moderation` here/ } },
+      'any other top-level member': { body: { ...RESPONSES, bogus_param: 1 }, expect: { named: ['bogus_param'] } },
       'namespace descriptions': {
         body: { ...RESPONSES, tools: [{ type: 'namespace', name: 'ns', description: 'Files.', tools: [{ type: 'function', name: 'read', description: 'Reads.', parameters: { type: 'object' } }] }] },
         expect: { mapped: (r) => /Files\./.test((r.tools?.[0] as { description?: string }).description ?? '') },
@@ -274,6 +290,7 @@ const INBOUND: Record<string, { table: Record<string, string>; codec: typeof cha
         expect: { named: ['citations', 'document.context'] },
       },
       'metadata.user_id': { body: { ...MESSAGES, metadata: { user_id: 'u1' } }, expect: { mapped: (r) => r.user === 'u1' } },
+      'any other top-level member': { body: { ...MESSAGES, bogus_param: 1, 'bad name!': 2 }, expect: { named: ['bogus_param', 'other members'] } },
     },
   },
 };

@@ -6,12 +6,16 @@ import { TokenCount, type CanonicalRequest, type ContentPart, type ImagePart, ty
 import { effortFromOpenAI } from './reasoning-effort.ts';
 import { unsupportedContent } from '../../../core/plugin-api/canonical.ts';
 import { documentFromFile } from './file-parts.ts';
+import { refuseModeration } from './moderation.ts';
 
 /** What the Chat inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const CHAT_REQUEST_DROPPED = {
   'n of 1': 'one choice is what Relay returns anyway (n above 1 is refused with a 400)',
   'frequency_penalty, presence_penalty, logit_bias, seed, logprobs, top_logprobs': 'no canonical field; each is named in x-relay-dropped (sampling changes, so the answer may differ)',
-  'audio, modalities, prediction, service_tier, store': 'no canonical field; each is named in x-relay-dropped',
+  'audio, modalities, prediction, service_tier, store, verbosity': 'no canonical field; each is named in x-relay-dropped',
+  'prompt_cache_key, prompt_cache_options, prompt_cache_retention': 'OpenAI\'s prompt cache settings, no canonical field; each is named in x-relay-dropped',
+  moderation: 'refused with a 400 naming it: an answer without the screening asked for is not one to serve in silence',
+  'any other top-level member': 'named in x-relay-dropped (a plain identifier by its name, others as `other members`)',
   web_search_options: 'mapped to the canonical web search tool (search_context_size, user_location); an upstream without web search names it `tools.web_search`',
   'deprecated function calling (functions, function_call, role "function" messages)': 'refused with a 400 naming it (use tools and tool_calls), never dropped',
   'allowed_tools subsets of tool_choice': 'the mode is kept, the subset has no canonical field; named `tool_choice.tools`',
@@ -127,6 +131,8 @@ const ChatRequest = Type.Object({
   safety_identifier: Type.Optional(Type.String()),
 });
 type ChatRequest = Static<typeof ChatRequest>;
+/** The members the decoder reads. */
+export const CHAT_REQUEST_MEMBERS: readonly string[] = Object.keys(ChatRequest.properties);
 
 /** Parses a data: URL into a base64 image source; other URLs stay URLs. */
 export function imageFromUrl(url: string, detail?: ImagePart['detail']): ImagePart {
@@ -318,6 +324,7 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
   const req = validateBody<ChatRequest>(ChatRequest, body);
   const raw = body as Record<string, unknown>;
   for (const name of ['functions', 'function_call']) if (raw[name] != null) throw deprecatedFunctions(name, req.model);
+  refuseModeration(raw, req.model);
   // One choice is all a translated answer has: more would be answered as if asked for one.
   if (typeof raw.n === 'number' && raw.n > 1) throw unsupportedContent(`n = ${raw.n}`, req.model, 'a translated answer has one choice; send n separate requests');
   const { system, messages } = decodeMessages(req.messages, req.model);

@@ -12,6 +12,7 @@ import { effortFromOpenAI } from './reasoning-effort.ts';
 import { StoreFlag } from './store-flag.ts';
 import { openReasoning } from './reasoning-envelope.ts';
 import { webSearchPart } from './web-search-item.ts';
+import { refuseModeration } from './moderation.ts';
 
 /** What the Responses inbound decoder drops, and why. Pinned by test/translation/conformance.test.ts. */
 export const RESPONSES_REQUEST_DROPPED = {
@@ -24,6 +25,9 @@ export const RESPONSES_REQUEST_DROPPED = {
   'include, prompt_cache_key, background, truncation, service_tier':
     'no effect on the answer\'s content on another vendor (listed in x-relay-dropped); previous_response_id and item_reference resolve from Relay\'s Responses state (responses-state.ts), store is honoured there',
   'text.verbosity, top_logprobs, max_tool_calls, client_metadata': 'no canonical field',
+  'prompt_cache_options, prompt_cache_retention, context_management, stream_options': 'OpenAI\'s cache, compaction and stream padding settings, no canonical field; each is named in x-relay-dropped',
+  moderation: 'refused with a 400 naming it: an answer without the screening asked for is not one to serve in silence',
+  'any other top-level member': 'named in x-relay-dropped (a plain identifier by its name, others as `other members`)',
   'namespace descriptions': 'prefixed to each member tool description',
 } as const;
 
@@ -163,6 +167,8 @@ const ResponsesRequest = Type.Object({
   safety_identifier: Type.Optional(Type.String()),
 });
 type ResponsesRequest = Static<typeof ResponsesRequest>;
+/** The members the decoder reads. */
+export const RESPONSES_REQUEST_MEMBERS: readonly string[] = Object.keys(ResponsesRequest.properties);
 
 function messageParts(item: Static<typeof MessageItem>, pointer: string, model: string): ContentPart[] {
   if (typeof item.content === 'string') return item.content === '' ? [] : [{ type: 'text', text: item.content }];
@@ -366,6 +372,7 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   // A stored conversation Relay did not resolve (see responses-state.ts) is refused, never dropped.
   const conversation = ['previous_response_id', 'conversation', 'prompt'].find((k) => (body as Record<string, unknown>)[k] !== undefined && (body as Record<string, unknown>)[k] !== null);
   if (conversation) throw new RelayError('RELAY_ERR_BAD_REQUEST', `${conversation} names state Relay cannot resolve on a translated route; send the conversation as input items.`, { field: conversation });
+  refuseModeration(body as Record<string, unknown>, req.model);
   const { system, messages } = decodeInput(req.input, req.model);
   const out: CanonicalRequest = { model: req.model, messages };
   const allSystem = [

@@ -1,12 +1,12 @@
 // The InboundCodec of OpenAI Responses ('openai.responses'), used by /vendor-a and /agent-a.
 import type { InboundCodec } from '../../../core/plugin-api.ts';
 import type { ResponsesState } from '../../../core/plugin-api/canonical.ts';
-import { presentParameters } from '../../../core/plugin-api/canonical.ts';
+import { presentParameters, unknownParameters } from '../../../core/plugin-api/canonical.ts';
 import { renderOpenAIError } from './errors.ts';
 import { priorityTier } from './fast-mode.ts';
 import { refuseBackground } from './background.ts';
 import { checkStoreFlag } from './store-flag.ts';
-import { WEB_SEARCH_TOOL_TYPES, decodeResponsesRequest } from './responses-request.ts';
+import { RESPONSES_REQUEST_MEMBERS, WEB_SEARCH_TOOL_TYPES, decodeResponsesRequest } from './responses-request.ts';
 import { encodeResponsesResponse } from './responses-response.ts';
 import { responsesStreamEncoder } from './responses-stream.ts';
 import { responsesConversationState } from './responses-state.ts';
@@ -14,7 +14,17 @@ import { responsesOwnership } from './forwarded-owners.ts';
 import { withoutForeignItems } from './foreign-items.ts';
 
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
-export const RESPONSES_DROPPED_PARAMETERS = ['store', 'include', 'service_tier', 'truncation', 'background', 'prompt_cache_key', 'text.verbosity', 'top_logprobs', 'max_tool_calls', 'client_metadata'] as const;
+export const RESPONSES_DROPPED_PARAMETERS = [
+  'store', 'include', 'service_tier', 'truncation', 'background', 'prompt_cache_key', 'text.verbosity', 'top_logprobs', 'max_tool_calls', 'client_metadata',
+  'prompt_cache_options', 'prompt_cache_retention', 'context_management', 'stream_options',
+] as const;
+/** What is read, named, resolved from Relay's state or refused; any other member is named as unknown. */
+const RESPONSES_KNOWN = new Set<string>([
+  ...RESPONSES_REQUEST_MEMBERS, ...RESPONSES_DROPPED_PARAMETERS.filter((p) => !p.includes('.')), 'previous_response_id', 'conversation', 'prompt', 'moderation',
+]);
+/** Every drop of a body: the parameters present of `dropped`, server-side tools and items, unknown members. */
+const droppedOf = (dropped: readonly string[]) => (body: unknown): string[] =>
+  [...presentParameters(body, dropped), ...droppedServerSide(body), ...unknownParameters(body, RESPONSES_KNOWN)];
 
 const TRANSLATED_TOOLS = new Set(['function', 'custom', 'namespace', ...WEB_SEARCH_TOOL_TYPES]);
 const TRANSLATED_ITEMS = new Set(['message', 'function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output', 'reasoning', 'item_reference', 'web_search_call']);
@@ -48,7 +58,7 @@ export function droppedServerSide(body: unknown): string[] {
 
 export const responsesCodec: InboundCodec = {
   shape: 'openai.responses',
-  droppedParameters: (body) => [...presentParameters(body, RESPONSES_DROPPED_PARAMETERS), ...droppedServerSide(body)],
+  droppedParameters: droppedOf(RESPONSES_DROPPED_PARAMETERS),
   decodeRequest: decodeResponsesRequest,
   encodeResponse: encodeResponsesResponse,
   streamEncoder: responsesStreamEncoder,
@@ -64,5 +74,5 @@ export const responsesCodec: InboundCodec = {
 /** The codec with Relay's Responses state: references resolve, `store` is honoured (so not dropped). */
 export function statefulResponsesCodec(state: ResponsesState): InboundCodec {
   const dropped = state.enabled ? RESPONSES_DROPPED_PARAMETERS.filter((p) => p !== 'store') : RESPONSES_DROPPED_PARAMETERS;
-  return { ...responsesCodec, droppedParameters: (body) => [...presentParameters(body, dropped), ...droppedServerSide(body)], state: responsesConversationState(state), ownership: responsesOwnership(state) };
+  return { ...responsesCodec, droppedParameters: droppedOf(dropped), state: responsesConversationState(state), ownership: responsesOwnership(state) };
 }

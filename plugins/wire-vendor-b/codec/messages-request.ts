@@ -19,6 +19,7 @@ export const MESSAGES_REQUEST_DROPPED = {
   'server_tool_use and *_tool_result blocks of server tools in history': 'no canonical part; named `messages.<type>` (search_result blocks and image and document file sources are refused); a web search\'s pair is mapped to a canonical web search, which an upstream of another vendor names `history.web_search_call`',
   'citations, and a document\'s context': 'no canonical field (a document\'s title becomes its file name); named `citations`, `document.context`',
   'metadata.user_id': 'becomes canonical `user`',
+  'any other top-level member': 'named in x-relay-dropped (a plain identifier by its name, others as `other members`)',
 } as const;
 
 const Typed = Type.Object({ type: Type.String() });
@@ -110,6 +111,8 @@ const MessagesRequest = Type.Object({
   stream: Type.Optional(Type.Boolean()),
 });
 type MessagesRequest = Static<typeof MessagesRequest>;
+/** The members the decoder reads. */
+export const MESSAGES_REQUEST_MEMBERS: readonly string[] = Object.keys(MessagesRequest.properties);
 
 function image(block: Static<typeof ImageBlock>, model: string, pointer: string): ImagePart {
   const s = block.source;

@@ -1,8 +1,8 @@
 // The InboundCodec of Anthropic Messages ('anthropic.messages').
 import type { InboundCodec } from '../../../core/plugin-api.ts';
-import { presentParameters } from '../../../core/plugin-api/canonical.ts';
+import { presentParameters, unknownParameters } from '../../../core/plugin-api/canonical.ts';
 import { renderAnthropicError } from './errors.ts';
-import { WEB_SEARCH_TOOL_TYPE, decodeMessagesRequest } from './messages-request.ts';
+import { MESSAGES_REQUEST_MEMBERS, WEB_SEARCH_TOOL_TYPE, decodeMessagesRequest } from './messages-request.ts';
 import { encodeMessagesResponse } from './messages-response.ts';
 import { messagesStreamEncoder } from './messages-stream.ts';
 import { withoutForeignBlocks } from './foreign-blocks.ts';
@@ -10,6 +10,8 @@ import { fastSpeed } from './fast-mode.ts';
 
 /** Top-level parameters translation drops (listed in the plugin README); a response names them in x-relay-dropped. */
 export const MESSAGES_DROPPED_PARAMETERS = ['top_k', 'service_tier', 'speed', 'context_management', 'container', 'mcp_servers'] as const;
+/** What is read or named; any other member is named as unknown. */
+const MESSAGES_KNOWN = new Set<string>([...MESSAGES_REQUEST_MEMBERS, ...MESSAGES_DROPPED_PARAMETERS, 'cache_control']);
 
 /** Anthropic server tools (typed tools other than custom and web search), which run inside Anthropic: named as `tools.<type>`. */
 export function droppedServerTools(body: unknown): string[] {
@@ -54,7 +56,7 @@ export function droppedHistory(body: unknown): string[] {
 
 export const messagesCodec: InboundCodec = {
   shape: 'anthropic.messages',
-  droppedParameters: (body) => [...presentParameters(body, MESSAGES_DROPPED_PARAMETERS), ...droppedServerTools(body), ...droppedHistory(body)],
+  droppedParameters: (body) => [...presentParameters(body, MESSAGES_DROPPED_PARAMETERS), ...droppedServerTools(body), ...droppedHistory(body), ...unknownParameters(body, MESSAGES_KNOWN)],
   decodeRequest: decodeMessagesRequest,
   encodeResponse: encodeMessagesResponse,
   streamEncoder: messagesStreamEncoder,
