@@ -136,3 +136,21 @@ for (const target of targets) {
     });
   }
 }
+
+t.test("a canonical answer names the served model, not the upstream's name for it, as every shape's does", async (t) => {
+  const up = await startFakeUpstream();
+  upstreams.push(up);
+  const seeded = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'claude-slug', upstreamModel: 'claude-upstream-name-4-5', policy: { modelIds: '*' } });
+  await settled(relay, (s) => s.relayKeys.has(seeded.relayKeyId));
+  const ask = { model: 'claude-slug', messages: [question] };
+  const json = await viaRelay(relay, '/v1/generate', seeded.relayKey, ask);
+  t.equal(json.status, 200, json.text);
+  t.equal(up.lastRequest()?.json?.model, 'claude-upstream-name-4-5', 'the upstream was asked by its own name');
+  t.equal(JSON.parse(json.text).model, 'claude-slug');
+  const streamed = await viaRelay(relay, '/v1/generate', seeded.relayKey, { ...ask, stream: true });
+  t.equal(streamed.status, 200, streamed.text);
+  const start = sseFrames(streamed.text).map((f) => JSON.parse(f.data)).find((e) => e.type === 'start');
+  t.equal(start?.model, 'claude-slug', "the stream's start event too");
+  const chat = await viaRelay(relay, '/vendor-a/v1/chat/completions', seeded.relayKey, ask);
+  t.equal(JSON.parse(chat.text).model, 'claude-slug', 'as a Chat answer does');
+});
