@@ -310,7 +310,7 @@ async function translateStream(
     } else {
       // The upstream broke mid-stream: end the client's stream in its own shape (an error event,
       // e.g. Responses' response.failed) instead of cutting it; no failover once bytes flowed.
-      await closeWithError(attempt, decoder, encoder, takeAll, err);
+      await closeWithError(attempt, decoder, encoder, takeAll, ownReason(err, route.host.spec.timeoutMs) ?? err);
     }
   }
   // Ended before its end event (cut, broken, or closed early): what the upstream reported so far, as a passthrough tap records it.
@@ -319,11 +319,17 @@ async function translateStream(
   return { kind: 'done' };
 }
 
+/** An upstream that sent nothing for the host's timeoutMs mid-stream (undici's body timeout) said so in Relay's words. */
+function ownReason(err: unknown, timeoutMs: number): RelayError | null {
+  if ((err as { code?: unknown } | null)?.code !== 'UND_ERR_BODY_TIMEOUT') return null;
+  return new RelayError('RELAY_ERR_UPSTREAM_TIMEOUT', `The upstream sent nothing for ${timeoutMs} ms (the host's timeoutMs) in the middle of its stream.`);
+}
+
 async function closeWithError(attempt: Attempt, decoder: StreamDecoder, encoder: ReturnType<InboundCodec['streamEncoder']>, take: () => string, err: unknown): Promise<void> {
   attempt.noteStreamBroken(err, 'the client\'s stream ends with an error event');
   try {
     const pending = take();
-    // Relay's own reason for stopping (a bound) replaces the decoder's "the stream ended early".
+    // Relay's own reason for stopping (a bound, the host's timeout) replaces the decoder's "the stream ended early".
     const own = err instanceof RelayError ? err : null;
     const closing = decoder.finish()
       .map((ev) => (own && ev.type === 'error' ? { ...ev, error: { ...ev.error, code: own.code, message: own.message } } : ev))

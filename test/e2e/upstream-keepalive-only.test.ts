@@ -1,6 +1,6 @@
 // An upstream stream that stays open without saying anything: keep-alive comments or Anthropic's
-// `ping` events only, after it began (a proxy whose backend hung), or more of them after its own
-// error event. The host's
+// `ping` events only, or no byte at all, after it began (a proxy whose backend hung), or more of
+// them after its own error event. The host's
 // timeoutMs is between bytes, and comments are bytes; Relay bounds the wait between events by it
 // too (a frame still arriving is not idle), and a translated stream ends with the error the client
 // was sent. Each upstream here would keep its stream open for 8 s and then end it itself: the
@@ -36,7 +36,8 @@ const server = http.createServer((req, res) => {
       return next(0);
     }
     res.write(opening);
-    const ping = setInterval(() => res.write(keepAlive), 100);
+    // keepAlive '': nothing at all after the opening.
+    const ping = keepAlive === '' ? undefined : setInterval(() => res.write(keepAlive), 100);
     const stop = setTimeout(() => {
       endedItself = true;
       res.end();
@@ -153,4 +154,21 @@ t.test("Anthropic's ping events are keep-alives too: only pings past the host ti
   t.ok(passed.cut, 'then its stream was cut');
   t.notOk(endedItself, 'passed through: Relay hung up on the upstream');
   t.equal((await usageRecord(relay, passed.requestId)).error_code, 'upstream_stream_error', 'passed through: recorded as broken');
+});
+
+t.test('translated: an upstream silent past the host timeout mid-stream ends the stream with an error naming the timeout', async (t) => {
+  keepAlive = '';
+  t.teardown(() => { keepAlive = COMMENT; });
+  for (const [what, path, route, body, start] of [
+    ['Messages -> OpenAI', '/vendor-b/v1/messages', openai, messages, CHAT_START],
+    ['Chat -> Anthropic', '/vendor-a/v1/chat/completions', anthropic, chat, MESSAGES_START],
+  ] as const) {
+    opening = start;
+    const got = await stream(path, route.relayKey, body(route.modelSlug));
+    t.equal(got.status, 200, what);
+    t.match(got.text, /Hel/, `${what}: the output before it`);
+    t.match(got.text, /The upstream sent nothing for 1000 ms \(the host's timeoutMs\) in the middle of its stream\./, `${what}: the error event says the timeout passed, not that the stream ended`);
+    t.notOk(endedItself, `${what}: Relay hung up on the upstream`);
+    t.equal((await usageRecord(relay, got.requestId)).error_code, 'upstream_stream_error', `${what}: recorded as broken`);
+  }
 });
