@@ -45,7 +45,7 @@ export class BodyGuard {
     const held = tracked ?? { bytes: 0 };
     const declared = Number(payload.headers['content-length']);
     if (declared > limitBytes) {
-      done(tooLarge());
+      done(tooLarge(limitBytes));
       return;
     }
     const coding = contentCoding(payload.headers['content-encoding']);
@@ -79,7 +79,7 @@ export class BodyGuard {
       received += chunk.length;
       held.bytes += chunk.length;
       this.heldBytes += chunk.length;
-      if (received > limitBytes) return finish(tooLarge());
+      if (received > limitBytes) return finish(tooLarge(limitBytes));
       if (this.heldBytes > options.memoryLimitBytes) return finish(overloaded());
       chunks.push(chunk);
       idle.refresh();
@@ -119,8 +119,8 @@ function overloaded(): RelayError {
   return new RelayError('RELAY_ERR_OVERLOADED', 'Relay holds as many request bodies as it may; retry shortly.', { headers: { ...CLOSE, 'retry-after': '1' } });
 }
 
-function tooLarge(): RelayError {
-  return new RelayError('RELAY_ERR_BODY_TOO_LARGE', 'request body is larger than the configured limit');
+function tooLarge(limitBytes: number): RelayError {
+  return new RelayError('RELAY_ERR_BODY_TOO_LARGE', `request body is larger than the limit of ${limitBytes} bytes (server.bodyLimitBytes)`);
 }
 
 function idleError(ms: number): RelayError {

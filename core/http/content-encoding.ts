@@ -38,7 +38,7 @@ export function decodeBody(body: Buffer, coding: string, limitBytes: number, don
   decode(body, { maxOutputLength: limitBytes }, (err, decoded) => {
     if (!err) return done(null, decoded);
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-      return done(new RelayError('RELAY_ERR_BODY_TOO_LARGE', 'request body is larger than the configured limit once decoded'));
+      return done(new RelayError('RELAY_ERR_BODY_TOO_LARGE', `request body is larger than the limit of ${limitBytes} bytes (server.bodyLimitBytes) once decoded`));
     }
     done(new RelayError('RELAY_ERR_BAD_REQUEST', `the request body is not valid ${coding}, as its content-encoding says`));
   });

@@ -60,6 +60,7 @@ t.test('a chunked body over the limit is refused with 413 once it passes the lim
   const got = await postInPieces(CHAT, pieces);
   t.equal(got.status, 413);
   t.equal(JSON.parse(got.text).error.code, 'RELAY_ERR_BODY_TOO_LARGE');
+  t.match(JSON.parse(got.text).error.message, new RegExp(`larger than the limit of ${BODY_LIMIT} bytes \\(server\\.bodyLimitBytes\\)`), 'the message names the limit and its setting');
   t.equal(got.headers.connection, 'close', 'the connection closes: the rest of the body is not read');
   const record = await usageRecord(relay, String(got.headers['x-request-id']));
   t.match(record, { status: 413, error_code: 'RELAY_ERR_BODY_TOO_LARGE', inbound_shape: 'openai.chat' });

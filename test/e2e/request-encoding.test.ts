@@ -87,7 +87,7 @@ t.test('a body that unpacks past the body limit is a 413, and the next request i
   const res = await send(gpt.relayKey, bomb, 'gzip');
   t.equal(res.status, 413);
   t.equal(res.json.error.code, 'RELAY_ERR_BODY_TOO_LARGE');
-  t.match(res.json.error.message, /once decoded/);
+  t.match(res.json.error.message, new RegExp(`limit of ${BODY_LIMIT} bytes \\(server\\.bodyLimitBytes\\) once decoded`));
   t.equal((await send(gpt.relayKey, zlib.gzipSync(chat('gpt')), 'gzip')).status, 200);
 });
 
