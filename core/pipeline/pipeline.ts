@@ -179,9 +179,11 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
   function renderError(shape: ShapeId, err: RelayError): { status: number; headers: Record<string, string>; body: unknown } {
     const codec = hooks.codecs.get(shape);
     const body = err.toBody();
-    if (!codec) return { status: err.status, headers: err.headers ?? {}, body: { error: body } };
+    // Every shape's answer names Relay's code, Anthropic's error body having no place for it.
+    const headers = { ...(err.headers ?? {}), 'x-relay-error-code': err.code };
+    if (!codec) return { status: err.status, headers, body: { error: body } };
     const rendered = codec.renderError(body);
-    return { status: rendered.status, headers: { ...(err.headers ?? {}), ...(rendered.headers ?? {}) }, body: rendered.body };
+    return { status: rendered.status, headers: { ...headers, ...(rendered.headers ?? {}) }, body: rendered.body };
   }
 
   function sendError(reply: FastifyReply, shape: ShapeId, err: unknown): void {

@@ -43,6 +43,7 @@ function expectError(t: Test, shape: Shape, got: Answer, status: number, code: s
   t.equal(got.status, status, `${what}: status`);
   t.match(got.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, `${what}: x-request-id`);
   t.match(got.headers.get('content-type'), /^application\/json/, `${what}: JSON`);
+  t.equal(got.headers.get('x-relay-error-code'), code, `${what}: the code in a header, whatever the shape`);
   for (const secret of secrets) t.notOk(got.text.includes(secret), `${what}: no secret in the body`);
   const body = JSON.parse(got.text);
   let message: string;
