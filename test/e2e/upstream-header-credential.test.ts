@@ -1,13 +1,14 @@
 // An upstream that echoes the credential it was sent in a response header (a debugging echo, a
 // WWW-Authenticate realm) or as its own request id must not hand Relay's host key to the caller,
 // to the captured payload or to the usage log, which viewers read. Header values are masked as
-// bodies are (credential-scrub.ts); an upstream id holding a secret is not recorded.
+// bodies are (credential-scrub.ts); an upstream id holding a secret is not recorded, in proxy mode
+// the caller's own credential included.
 import t from 'tap';
 import { DEFAULT_TEST_PLUGINS, eventually, startRelay, seedRoute } from '../../core/testing.ts';
-import { openai, startFakeUpstream, type ScriptedAction } from '../support/fake-upstream.ts';
+import { anthropic, openai, startFakeUpstream, type ScriptedAction } from '../support/fake-upstream.ts';
 import { settled, usageRecord, viaRelay } from '../support/relay-client.ts';
 
-const relay = await startRelay({ plugins: [...DEFAULT_TEST_PLUGINS, { use: 'payload-file' }] });
+const relay = await startRelay({ plugins: [{ use: 'auth-proxy' }, ...DEFAULT_TEST_PLUGINS, { use: 'payload-file' }] });
 const up = await startFakeUpstream();
 t.teardown(async () => {
   await relay.close();
@@ -75,4 +76,32 @@ t.test('an upstream id without a secret is still recorded', async (t) => {
   const got = await viaRelay(relay, '/vendor-a/v1/chat/completions', seeded.relayKey, chat());
   t.equal(got.status, 200);
   t.equal((await usageRecord(relay, got.headers.get('x-request-id')!)).upstream_request_id, 'req_plain_7');
+});
+
+t.test("proxy mode: an upstream id that is the caller's own credential is not recorded either", async (t) => {
+  const claude = await seedRoute(relay, { baseUrl: `${up.url}/v1`, adapter: 'anthropic', model: 'echo-proxy' });
+  await settled(relay, (s) => s.relayKeys.has(claude.relayKeyId));
+  const callerKey = 'sk-ant-api03-callers-own-key-0123456789';
+  const send = async () => (await fetch(`${relay.inferenceUrl}/vendor-b/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-gw-api-key': claude.relayKey, 'x-gw-proxy-mode': '1', 'x-api-key': callerKey },
+    body: JSON.stringify({ model: 'echo-proxy', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+  }));
+  up.enqueue({
+    kind: 'raw',
+    handle(_req, res, rec) {
+      const body = JSON.stringify(anthropic.message({ model: 'echo-proxy' }));
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': String(rec.headers['x-api-key']), 'content-length': String(Buffer.byteLength(body)) });
+      res.end(body);
+    },
+  });
+  const echoed = await send();
+  t.equal(echoed.status, 200, await echoed.clone().text());
+  t.equal(up.lastRequest()?.headers['x-api-key'], callerKey, "the caller's own key went upstream (proxy mode)");
+  const record = await usageRecord(relay, echoed.headers.get('x-request-id')!);
+  t.equal(record.upstream_request_id, null, "an upstream id that is the caller's key is not recorded");
+  t.notOk(JSON.stringify(record).includes(callerKey), "the caller's key is nowhere in the record");
+  up.enqueue({ status: 200, headers: { 'content-type': 'application/json', 'request-id': 'req_011CProxyPlain' }, body: JSON.stringify(anthropic.message({ model: 'echo-proxy' })) });
+  const plain = await send();
+  t.equal((await usageRecord(relay, plain.headers.get('x-request-id')!)).upstream_request_id, 'req_011CProxyPlain', 'a plain id is');
 });
