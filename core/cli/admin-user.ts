@@ -1,13 +1,15 @@
 // `relay admin-user set`: adds a dashboard user or resets one's password (and role). The
 // password comes on standard input, never argv (process lists, shell history). A Relay running
 // on the embedded database holds it in its own process and would not see a write from here, so
-// then the change goes through that instance's admin API (RELAY_ADMIN_TOKEN) or is refused.
+// then the change goes through that instance's admin API (RELAY_ADMIN_TOKEN) or is refused; the
+// Relay is the one holding the data directory's lock, found there, not by the config's port.
 import { loadConfigFile } from '../config/load.ts';
 import { openDatabase } from '../db/open.ts';
 import { migrate } from '../db/migrate.ts';
 import { StartupError } from '../errors.ts';
 import { ADMIN_ROLES, checkCredentialsShape, upsertAdminUser, type AdminRole } from '../control/admin-users.ts';
 import { recordCliChange } from '../control/audit-store.ts';
+import { embeddedHolderUrl } from './embedded-holder-url.ts';
 
 export interface AdminUserOptions {
   configFile: string;
@@ -27,18 +29,6 @@ async function readPassword(): Promise<string> {
   const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
   if (password === '') throw new StartupError(`relay admin-user set: no password on standard input\n${USAGE}`);
   return password;
-}
-
-/** The control URL of a Relay answering on this config's control port, or null when none does. */
-export async function runningControlUrl(host: string, port: number): Promise<string | null> {
-  const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
-  try {
-    const res = await fetch(`${url}/livez`, { signal: AbortSignal.timeout(1_000) });
-    await res.body?.cancel();
-    return url;
-  } catch {
-    return null;
-  }
 }
 
 async function setThroughApi(url: string, token: string, username: string, password: string, role: AdminRole | undefined): Promise<void> {
@@ -87,10 +77,10 @@ export async function adminUserSet(options: AdminUserOptions, env: Record<string
   }
   const { config } = loadConfigFile(options.configFile, env);
   if (!config.database.url) {
-    const running = await runningControlUrl(config.server.controlHost, config.server.controlPort);
+    const running = await embeddedHolderUrl(config.dataDir, 'relay admin-user set');
     if (running !== null) {
       if (!token) {
-        throw new StartupError(`relay admin-user set: a Relay is running on the embedded database (its control port ${running} answers) and would not see a change written here until it restarts; `
+        throw new StartupError(`relay admin-user set: a Relay is running on the embedded database (it holds ${config.dataDir}; its control API is ${running}) and would not see a change written here until it restarts; `
           + 'set RELAY_ADMIN_TOKEN to make the change through it, stop it first, or use the dashboard\'s Users page');
       }
       await setThroughApi(running, token, username, password, role);

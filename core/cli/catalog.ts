@@ -1,7 +1,8 @@
 // `relay catalog export` and `relay catalog apply -f FILE [--dry-run] [--prune]`: through a
 // running Relay's admin API (--url, RELAY_ADMIN_TOKEN), or on the database of a stopped one with
 // the same config `relay` starts from (its plugins loaded: a provider's adapter is checked as the
-// API checks it). A Relay running on the embedded database owns it: then its API is used.
+// API checks it). A Relay running on the embedded database owns it (it holds the data directory's
+// lock and names its control API there): then its API is used.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
@@ -12,7 +13,7 @@ import { loadConfigFile } from '../config/load.ts';
 import { StartupError } from '../errors.ts';
 import { createRelay } from '../server/relay.ts';
 import { cliActor, recordCatalogChanges } from '../control/audit-store.ts';
-import { runningControlUrl } from './admin-user.ts';
+import { embeddedHolderUrl } from './embedded-holder-url.ts';
 
 export const CATALOG_USAGE = 'usage: relay catalog export [--url http://host:8081] > catalog.yaml\n'
   + '       relay catalog apply -f catalog.yaml [--dry-run] [--prune] [--url http://host:8081]';
@@ -82,10 +83,10 @@ async function openTarget(options: CatalogCommandOptions, env: Record<string, st
   }
   const { config } = loadConfigFile(options.configFile, env);
   if (!config.database.url) {
-    const running = await runningControlUrl(config.server.controlHost, config.server.controlPort);
+    const running = await embeddedHolderUrl(config.dataDir, 'relay catalog');
     if (running !== null) {
       if (!token) {
-        throw new StartupError(`relay catalog: a Relay is running on the embedded database (its control port ${running} answers) and holds it; `
+        throw new StartupError(`relay catalog: a Relay is running on the embedded database and holds it (${config.dataDir}; its control API is ${running}); `
           + 'set RELAY_ADMIN_TOKEN to go through it (or pass --url), or stop it first');
       }
       return apiTarget(running, token);

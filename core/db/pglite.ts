@@ -6,6 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, QueryOptions, QueryResult, Queryable } from './types.ts';
+import { lockEmbeddedDir, type LockEvents } from './embedded-lock.ts';
+import { removeHolder } from './embedded-holder.ts';
 
 // Postgres's memory inside PGlite's WebAssembly memory, which never shrinks: whatever Postgres
 // touches once stays resident for the life of the process. Relay's catalog is a few MB, so the
@@ -32,14 +34,25 @@ async function initializeDataDir(dataDir: string): Promise<void> {
 export class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
 
-  private constructor(private readonly db: PGlite) {}
+  private constructor(private readonly db: PGlite, private readonly releaseLock: (() => Promise<void>) | null) {}
 
-  static async open(dataDir: string | null): Promise<PgliteDatabase> {
-    if (dataDir) {
-      mkdirSync(dataDir, { recursive: true });
+  /** Opens `dataDir` under its lock (held until close), or an in-memory database when null. */
+  static async open(dataDir: null): Promise<PgliteDatabase>;
+  static async open(dataDir: string | null, lockEvents: LockEvents): Promise<PgliteDatabase>;
+  static async open(dataDir: string | null, lockEvents?: LockEvents): Promise<PgliteDatabase> {
+    if (!dataDir) return new PgliteDatabase(await PGlite.create({ startParams: START_PARAMS }), null);
+    if (!lockEvents) throw new TypeError(`PgliteDatabase.open(${JSON.stringify(dataDir)}): a data directory needs its lock events`);
+    mkdirSync(dataDir, { recursive: true });
+    const release = await lockEmbeddedDir(dataDir, lockEvents);
+    try {
+      // A record left by a killed holder names a control port that is no longer its.
+      removeHolder(dataDir);
       if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeDataDir(dataDir);
+      return new PgliteDatabase(await PGlite.create({ dataDir, startParams: START_PARAMS }), release);
+    } catch (err) {
+      await release().catch(() => undefined);
+      throw err;
     }
-    return new PgliteDatabase(await PGlite.create({ ...(dataDir ? { dataDir } : {}), startParams: START_PARAMS }));
   }
 
   async query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>> {
@@ -75,6 +88,11 @@ export class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    try {
+      await this.db.close();
+    } finally {
+      // Rejects when the lock was lost meanwhile (reported then): nothing is left to release.
+      await this.releaseLock?.().catch(() => undefined);
+    }
   }
 }

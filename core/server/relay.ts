@@ -9,7 +9,8 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Redis } from 'ioredis';
 import type { RelayConfig } from '../config/schema.ts';
 import { loadConfigFile, resolveConfig, type LoadedConfig } from '../config/load.ts';
-import { openDatabase } from '../db/open.ts';
+import { embeddedDatabaseDir, openDatabase } from '../db/open.ts';
+import { removeHolder, writeHolder } from '../db/embedded-holder.ts';
 import type { Database } from '../db/types.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import { CatalogSync } from '../catalog/sync.ts';
@@ -304,12 +305,19 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     budgets.warm();
 
     let closing: Promise<void> | null = null;
+    // On the embedded database, where this instance answers: relay CLI commands on the directory go through it.
+    let holderDir: string | null = null;
     const relay: Relay = {
       config, log, db, store, sync, settings, observer, hooks, health, inference, upstream, control, plugins, catalogFile,
       async listen() {
         await inference.listen({ host: config.server.host, port: config.server.port });
         await control.listen({ host: config.server.controlHost, port: config.server.controlPort });
-        return { inferenceUrl: baseUrl(inference), controlUrl: baseUrl(control) };
+        const controlUrl = baseUrl(control);
+        if (db.kind === 'pglite') {
+          holderDir = embeddedDatabaseDir(dataDir);
+          writeHolder(holderDir, controlUrl);
+        }
+        return { inferenceUrl: baseUrl(inference), controlUrl };
       },
       close() {
         closing ??= shutdown();
@@ -318,6 +326,8 @@ export async function createRelay(options: CreateRelayOptions): Promise<Relay> {
     };
 
     const shutdown = async (): Promise<void> => {
+      // The control port stops taking connections now: a CLI command must not be sent to it.
+      if (holderDir) removeHolder(holderDir);
       const drain = Promise.allSettled([inference.close(), control.close()]);
       const bound = config.server.drainTimeoutMs;
       let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 // `relay admin-user set` (issue 39 #3): the password comes on stdin and never argv; against a
 // Relay running on the embedded database the CLI refuses with a clear message, or, given
-// RELAY_ADMIN_TOKEN, makes the change through that instance so it takes effect at once.
+// RELAY_ADMIN_TOKEN, makes the change through that instance so it takes effect at once. That
+// Relay is the one holding the data directory, whatever answers on the config's control port.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { startRelay } from '../../core/testing.ts';
+import { openDatabase } from '../../core/db/open.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin/relay.js');
@@ -52,10 +54,12 @@ t.test('a password on argv is refused; one on stdin is checked before any databa
 });
 
 t.test('against a Relay running on the embedded database: refused without the token, through its API with it', async (t) => {
-  const relay = await startRelay({ database: 'pglite' });
+  const dataDir = path.join(dir, 'data');
+  let relay = await startRelay({ database: 'pglite', dataDir });
   t.teardown(() => relay.close());
   const controlPort = new URL(relay.controlUrl).port;
-  const env = { RELAY_CONTROL_PORT: controlPort };
+  // Not the running Relay's control port: the data directory names it.
+  const env = { RELAY_CONTROL_PORT: '1' };
   const refused = await relayCli(['admin-user', 'set', '--username', 'ada'], 'ada password 1\n', env);
   t.equal(refused.code, 1);
   t.match(refused.err, /a Relay is running on the embedded database .* set RELAY_ADMIN_TOKEN/);
@@ -72,6 +76,34 @@ t.test('against a Relay running on the embedded database: refused without the to
   const reset = await relayCli(['admin-user', 'set', '--username', 'ada'], 'ada password 2', { ...env, RELAY_ADMIN_TOKEN: relay.adminToken });
   t.equal(reset.code, 0, reset.err);
   t.equal(await signIn(relay.controlUrl, 'ada', 'ada password 2'), 200, 'a reset takes effect at once');
+
+  await relay.close();
+  relay = await startRelay({ database: 'pglite', dataDir });
+  t.equal(await signIn(relay.controlUrl, 'ada', 'ada password 2'), 200, 'the change survives a restart');
+});
+
+t.test('pointed at another data directory, it writes that one, not through the Relay answering on its control port', async (t) => {
+  const relay = await startRelay({ database: 'pglite' });
+  t.teardown(() => relay.close());
+  const dataDir = path.join(dir, 'other');
+  const res = await relayCli(['admin-user', 'set', '--username', 'dave'], 'dave password 1\n',
+    { RELAY_DATA_DIR: dataDir, RELAY_CONTROL_PORT: new URL(relay.controlUrl).port, RELAY_ADMIN_TOKEN: relay.adminToken });
+  t.equal(res.code, 0, res.err);
+  t.equal(res.out, 'user dave saved\n');
+  t.equal(await signIn(relay.controlUrl, 'dave', 'dave password 1'), 401, 'the Relay on another directory was not changed');
+  const own = await startRelay({ database: 'pglite', dataDir });
+  t.teardown(() => own.close());
+  t.equal(await signIn(own.controlUrl, 'dave', 'dave password 1'), 200, 'the directory it was pointed at has the user');
+});
+
+t.test('while another relay CLI command holds the embedded database (no control API named): refused', async (t) => {
+  const dataDir = path.join(dir, 'held');
+  const held = await openDatabase({ dataDir });
+  t.teardown(() => held.close());
+  const res = await relayCli(['admin-user', 'set', '--username', 'gus'], 'gus password 1\n', { RELAY_DATA_DIR: dataDir });
+  t.equal(res.code, 1);
+  t.equal(res.err, `relay: relay admin-user set: the embedded database ${path.join(dataDir, 'pglite')} is in use by another relay CLI command, `
+    + 'or by a Relay starting or stopping (it names no control API); run this again once it is done\n');
 });
 
 t.test('with no Relay running, the embedded database is written directly', async (t) => {
