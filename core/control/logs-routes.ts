@@ -13,7 +13,7 @@ import {
   SessionResponseSchema, SessionsQuerySchema, SessionsResponseSchema, SummaryQuerySchema, SummaryResponseSchema,
   TimeseriesQuerySchema, TimeseriesResponseSchema,
 } from '../observer/schemas.ts';
-import { mergeSessions } from '../observer/sessions.ts';
+import { acrossKeys, mergeSessions } from '../observer/sessions.ts';
 import { emptyTotals } from '../observer/usage-query.ts';
 import { mergePages, mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
 import { costsByCurrency, groupCostsByCurrency, mergeCosts, mergeGroupCosts, timeseriesInCurrency, type CurrencyCost } from '../observer/costs-by-currency.ts';
@@ -38,6 +38,9 @@ type ListParams = FilterParams & { limit?: number; cursor?: string };
 type SummaryParams = FilterParams & { groupBy?: SummaryQuery['groupBy'] };
 type TimeseriesParams = FilterParams & { bucket?: string; groupBy?: TimeseriesQuery['groupBy']; costCurrency?: string };
 type SessionsParams = FilterParams & { limit?: number; sort?: SessionsQuery['sort'] };
+
+/** Most relay keys' sessions one session id is read with (GET /api/usage/sessions/{id} lists each). */
+const MAX_KEYS_PER_SESSION_ID = 500;
 
 const errorResponses = { description: 'A RelayError: 400 names the bad parameter (`field`); RELAY_ERR_QUERY_UNSUPPORTED when the backend cannot answer.' };
 
@@ -207,31 +210,35 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
 
   app.get('/api/usage/sessions/:sessionId', {
     schema: {
-      tags: ['usage'], summary: 'One agent session: its totals and its requests, newest first',
+      tags: ['usage'], summary: "One agent session: its totals and its requests, newest first; relayKeyId narrows to that key's session with the id",
       params: SessionParamsSchema, querystring: SessionQuerySchema, response: { 200: SessionResponseSchema, '4xx': errorResponses },
     },
     attachValidation: true,
   }, async (request) => {
     rejectInvalid(request);
     const { sessionId } = request.params as { sessionId: string };
-    const params = request.query as { limit?: number; cursor?: string };
+    const params = request.query as { limit?: number; cursor?: string; relayKeyId?: string };
+    // The id is the client's: with relayKeyId, that key's session; without, every key's with the id (as links made before keys split sessions expect).
+    const filter = { sessionId, ...(params.relayKeyId !== undefined ? { relayKeyId: params.relayKeyId } : {}) };
     const sessionSources = usageSources(observer, 'sessions', 'a session');
-    const summaries = await readEach('usage', sessionSources, (b) => b.sessions?.({ sessionId, limit: 1 }) ?? null);
-    const [session] = mergeSessions(summaries.results, { limit: 1 });
+    const summaries = await readEach('usage', sessionSources, (b) => b.sessions?.({ ...filter, limit: MAX_KEYS_PER_SESSION_ID }) ?? null);
+    const sessions = mergeSessions(summaries.results, { limit: MAX_KEYS_PER_SESSION_ID });
+    const session = acrossKeys(sessions);
     if (!session) {
       const down = summaries.skipped.find((s) => s.code === 'RELAY_ERR_LOG_BACKEND_UNAVAILABLE');
       if (down) throw new RelayError(down.code, `no session ${JSON.stringify(echoedName(sessionId))} in the backends that answered; ${down.message}`);
-      throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request of session ${JSON.stringify(echoedName(sessionId))}`, { field: 'sessionId' });
+      const ofKey = params.relayKeyId !== undefined ? ` of relay key ${JSON.stringify(echoedName(params.relayKeyId))}` : '';
+      throw new RelayError('RELAY_ERR_NOT_FOUND', `no logged request of session ${JSON.stringify(echoedName(sessionId))}${ofKey}`, { field: 'sessionId' });
     }
-    const query = { sessionId, limit: params.limit ?? 100, cursor: params.cursor || undefined };
+    const query = { ...filter, limit: params.limit ?? 100, cursor: params.cursor || undefined };
     const pages = await readEach('usage', usageSources(observer, 'list', 'a list of events'), (b) => b.list?.(query) ?? null);
     // Priced in several currencies: its totals.cost adds amounts that do not add, so it also gets its cost in each
     // (read by summary when a backend's session gave no split).
     const priced = session.currencies.length > 1 && !session.costs && observer.usageBackend()?.summary
-      ? await readEach('usage', usageSources(observer, 'summary', 'a summary'), (b) => (b.summary ? costsByCurrency(b.summary.bind(b), { sessionId }) : null))
+      ? await readEach('usage', usageSources(observer, 'summary', 'a summary'), (b) => (b.summary ? costsByCurrency(b.summary.bind(b), filter) : null))
       : null;
     const costs = session.costs ? { costs: session.costs } : priced ? { costs: mergeCosts(priced.results.filter((c): c is CurrencyCost[] => c !== null)) } : {};
-    return withSkipped({ session, ...costs, ...mergePages(pages.results, query.limit) }, skippedByAny(summaries.skipped, pages.skipped, priced?.skipped ?? []));
+    return withSkipped({ session, sessions, ...costs, ...mergePages(pages.results, query.limit) }, skippedByAny(summaries.skipped, pages.skipped, priced?.skipped ?? []));
   });
 
   app.get('/api/usage/timeseries', {

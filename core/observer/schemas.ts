@@ -144,7 +144,11 @@ export const TimeseriesResponseSchema = Type.Object({
 });
 
 export const SessionSchema = Type.Object({
-  session_id: Type.String({ description: "Codex's thread-id, or Claude Code's session id." }),
+  session_id: Type.String({ description: "Codex's thread-id, or Claude Code's session id. The id is the client's choice: sessions of different relay keys with one id are different sessions." }),
+  relay_key_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The relay key that made it: sessions are grouped by relay key and session id. Null for requests made with no key, and in a session page without relayKeyId whose id several keys used (its `sessions` then lists each).',
+  }),
+  relay_key_prefix: Type.Union([Type.String(), Type.Null()], { description: "That key's display prefix." }),
   client: NullableString,
   first_started_at: Type.String({ format: 'date-time' }),
   last_finished_at: Type.String({ format: 'date-time' }),
@@ -157,7 +161,7 @@ export const SessionSchema = Type.Object({
   })),
   totals: UsageTotalsSchema,
   cache_hit_ratio: Nullable(Type.Number({ description: 'Prompt tokens read from the cache over all prompt tokens.' })),
-}, { description: 'One agent session (a Codex thread, a Claude Code session), its requests added up.' });
+}, { description: 'One agent session (a Codex thread, a Claude Code session) of one relay key, its requests added up.' });
 
 export const SessionsQuerySchema = Type.Object({
   ...FilterQuerySchema,
@@ -175,12 +179,16 @@ export const SessionsResponseSchema = Type.Object({
 export const SessionParamsSchema = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 256 }) });
 
 export const SessionQuerySchema = Type.Object({
+  relayKeyId: Type.Optional(Type.String({ minLength: 1, description: "Only this relay key's session with the id (its relay_key_id in the list). Without it, every request with the id, whichever key made it." })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Requests per page.' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page.' })),
 }, { additionalProperties: false });
 
 export const SessionResponseSchema = Type.Object({
   session: SessionSchema,
+  sessions: Type.Array(SessionSchema, {
+    description: 'Each relay key\'s session with this id (only the one with relayKeyId): more than one when several keys sent the id, and `session` then adds them up.',
+  }),
   costs: Type.Optional(Type.Array(CurrencyCostSchema, {
     description: "The session's cost in each currency, the costliest first; only when it was priced in more than one (session.totals.cost then adds amounts in different currencies).",
   })),

@@ -1,5 +1,7 @@
 // Agent sessions from usage events: the in-memory answer (log-file, log-valkey, and the reference
 // the backend conformance suite holds every backend to), and the merge of several backends'.
+// A session is one relay key's: its id is client-chosen, so another key sending the same id makes
+// another session rather than adding turns to this one.
 import type { UsageEvent } from '../hooks.ts';
 import { mergeCosts } from './costs-by-currency.ts';
 import { addTotals } from './merge-reads.ts';
@@ -25,8 +27,19 @@ function inOneCurrency(sessions: ReadonlyArray<Pick<SessionSummary, 'currencies'
 
 const tokensOf = (s: SessionSummary): number => s.totals.input_tokens + s.totals.output_tokens;
 
+/** What tells sessions apart: the relay key and the session id. */
+const identityOf = (relayKeyId: string | null, sessionId: string): string => JSON.stringify([relayKeyId, sessionId]);
+
+/** Relay key ids in order, no key last: SQL's ascending order, where NULL comes last. */
+function byKey(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a.localeCompare(b);
+}
+
 /**
- * The costliest first (or the last active first), ties by last activity then id, cut to the limit.
+ * The costliest first (or the last active first), ties by last activity, then session id, then relay key id; cut to the limit.
  * Costs in different currencies do not compare: a list priced in more than one is ordered by
  * tokens (input and output) instead, as the whole list, so that the order stays one order.
  */
@@ -35,7 +48,7 @@ export function sortSessions(sessions: SessionSummary[], query: Pick<SessionsQue
   const spent = query.sort === 'recent' ? () => 0
     : inOneCurrency(sessions) ? (a: SessionSummary, b: SessionSummary) => b.totals.cost - a.totals.cost
     : (a: SessionSummary, b: SessionSummary) => tokensOf(b) - tokensOf(a);
-  sessions.sort((a, b) => spent(a, b) || byRecent(a, b) || a.session_id.localeCompare(b.session_id));
+  sessions.sort((a, b) => spent(a, b) || byRecent(a, b) || a.session_id.localeCompare(b.session_id) || byKey(a.relay_key_id, b.relay_key_id));
   return sessions.slice(0, query.limit);
 }
 
@@ -75,15 +88,20 @@ export class SessionsBuilder {
     if (id === null || !matchesFilter(event, this.query)) return;
     const started = Date.parse(event.started_at);
     const finished = Date.parse(event.finished_at);
-    let b = this.sessions.get(id);
+    const identity = identityOf(event.relay_key_id, id);
+    let b = this.sessions.get(identity);
     if (!b) {
       b = {
         client: null, firstMs: started, lastMs: finished, models: new Set(), costs: new Map(),
-        summary: { session_id: id, client: null, first_started_at: '', last_finished_at: '', duration_ms: 0, turns: 0, models: [], currencies: [], totals: emptyTotals(), cache_hit_ratio: null },
+        summary: {
+          session_id: id, relay_key_id: event.relay_key_id, relay_key_prefix: null, client: null, first_started_at: '', last_finished_at: '',
+          duration_ms: 0, turns: 0, models: [], currencies: [], totals: emptyTotals(), cache_hit_ratio: null,
+        },
       };
-      this.sessions.set(id, b);
+      this.sessions.set(identity, b);
     }
     b.client ??= event.client;
+    b.summary.relay_key_prefix ??= event.relay_key_prefix;
     b.firstMs = Math.min(b.firstMs, started);
     b.lastMs = Math.max(b.lastMs, finished);
     const model = event.model_slug ?? event.model_requested;
@@ -110,18 +128,27 @@ function costsOf(s: SessionSummary): CurrencyCost[] | null {
   return s.currencies.map((currency) => ({ currency, cost: s.totals.cost }));
 }
 
-/** One list from several backends' lists: a session in more than one (written across a switch) is added up. */
-export function mergeSessions(lists: SessionSummary[][], query: Pick<SessionsQuery, 'sort' | 'limit'>): SessionSummary[] {
-  if (lists.length === 1) return lists[0]!;
+/**
+ * Sessions added up by `identity`: a session in more than one list (written across a switch of
+ * backend) is summed. Entries of different relay keys summed into one name no key.
+ */
+function addUp(lists: SessionSummary[][], identity: (s: SessionSummary) => string): SessionSummary[] {
   const byId = new Map<string, SessionSummary>();
   // Each session's costs from every backend that has it: a session in one currency per backend may be in two once merged.
   const costLists = new Map<string, Array<CurrencyCost[] | null>>();
   for (const s of lists.flat()) {
-    const into = byId.get(s.session_id);
-    costLists.set(s.session_id, [...(costLists.get(s.session_id) ?? []), costsOf(s)]);
+    const id = identity(s);
+    const into = byId.get(id);
+    costLists.set(id, [...(costLists.get(id) ?? []), costsOf(s)]);
     if (!into) {
-      byId.set(s.session_id, { ...s, models: [...s.models], currencies: [...s.currencies], totals: { ...s.totals } });
+      byId.set(id, { ...s, models: [...s.models], currencies: [...s.currencies], totals: { ...s.totals } });
       continue;
+    }
+    if (into.relay_key_id !== s.relay_key_id) {
+      into.relay_key_id = null;
+      into.relay_key_prefix = null;
+    } else {
+      into.relay_key_prefix ??= s.relay_key_prefix;
     }
     into.client ??= s.client;
     if (s.first_started_at < into.first_started_at) into.first_started_at = s.first_started_at;
@@ -133,10 +160,24 @@ export function mergeSessions(lists: SessionSummary[][], query: Pick<SessionsQue
     into.turns = into.totals.requests;
     into.cache_hit_ratio = cacheHitRatio(into.totals.cache_read_tokens, into.totals.input_tokens);
   }
-  for (const s of byId.values()) {
-    const costs = costLists.get(s.session_id)!;
+  for (const [id, s] of byId) {
+    const costs = costLists.get(id)!;
     delete s.costs;
     if (s.currencies.length > 1 && costs.every((c) => c !== null)) s.costs = mergeCosts(costs);
   }
-  return sortSessions([...byId.values()], query);
+  return [...byId.values()];
+}
+
+/** One list from several backends' lists: a session (a relay key's session id) in more than one is added up. */
+export function mergeSessions(lists: SessionSummary[][], query: Pick<SessionsQuery, 'sort' | 'limit'>): SessionSummary[] {
+  if (lists.length === 1) return lists[0]!;
+  return sortSessions(addUp(lists, (s) => identityOf(s.relay_key_id, s.session_id)), query);
+}
+
+/**
+ * Every relay key's session of one session id as one (GET /api/usage/sessions/{id} without
+ * relayKeyId, which answers every request with the id): its relay_key_id is null unless one key made them all.
+ */
+export function acrossKeys(sessions: SessionSummary[]): SessionSummary | undefined {
+  return sessions.length > 1 ? addUp([sessions], (s) => s.session_id)[0] : sessions[0];
 }

@@ -90,9 +90,13 @@ export interface CurrencyCost {
   cost: number;
 }
 
-/** One agent session (a Codex thread, a Claude Code session): its requests added up. */
+/** One agent session (a Codex thread, a Claude Code session) of one relay key: its requests added up. */
 export interface SessionSummary {
   session_id: string;
+  /** The relay key that made it: a session is a key's, so two keys sending one session id make two sessions. Null for requests made with no key. */
+  relay_key_id: string | null;
+  /** That key's display prefix, when recorded. */
+  relay_key_prefix: string | null;
   /** The client that ran it (codex, claude-code), when recorded. */
   client: string | null;
   /** Start of its first request and end of its last, ISO times. */

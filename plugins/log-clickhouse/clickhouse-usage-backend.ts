@@ -116,14 +116,15 @@ export class ClickHouseUsageBackend implements UsageBackend {
     const inSessions = `${where.clause ? `${where.clause} AND` : 'WHERE'} ${SESSION_ID_SQL} != ''`;
     // Costs in different currencies do not compare: sessions priced in more than one are ordered by tokens (sessions.ts).
     const spent = `if((SELECT uniqExact(currency) FROM ${this.table} ${inSessions}) > 1, toInt64(input_tokens + output_tokens), cost_micros)`;
-    const order = query.sort === 'recent' ? 'last_ms DESC, session_id' : `${spent} DESC, last_ms DESC, session_id`;
+    // A session is a relay key's (core/observer/sessions.ts): two keys sending one id are two sessions.
+    const order = query.sort === 'recent' ? 'last_ms DESC, session_id, relay_key_id' : `${spent} DESC, last_ms DESC, session_id, relay_key_id`;
     const rows = await this.rows(
-      `SELECT ${SESSION_ID_SQL} AS session_id, max(client) AS client_name,
+      `SELECT relay_key_id, ${SESSION_ID_SQL} AS session_id, max(relay_key_prefix) AS key_prefix, max(client) AS client_name,
          toUnixTimestamp64Milli(min(started_at)) AS first_ms, toUnixTimestamp64Milli(max(finished_at)) AS last_ms,
          groupUniqArray(coalesce(model_slug, model_requested)) AS models, groupUniqArray(currency) AS currencies, ${TOTALS_SQL},
          sumMap([CAST(ifNull(currency, '') AS String)], [toInt64(round(ifNull(cost, 0) * 1000000))]) AS cost_split
        FROM ${this.table} ${where.clause ? `${where.clause} AND` : 'WHERE'} session_id != ''
-       GROUP BY session_id ORDER BY ${order} LIMIT {session_limit:UInt32}`,
+       GROUP BY relay_key_id, session_id ORDER BY ${order} LIMIT {session_limit:UInt32}`,
       where.params,
     );
     return rows.map((r) => {
@@ -134,7 +135,8 @@ export class ClickHouseUsageBackend implements UsageBackend {
       const first = Number(r.first_ms);
       const last = Number(r.last_ms);
       return {
-        session_id: String(r.session_id), client: (r.client_name as string | null) ?? null,
+        session_id: String(r.session_id), relay_key_id: (r.relay_key_id as string | null) ?? null, relay_key_prefix: (r.key_prefix as string | null) ?? null,
+        client: (r.client_name as string | null) ?? null,
         first_started_at: new Date(first).toISOString(), last_finished_at: new Date(last).toISOString(), duration_ms: last - first,
         turns: totals.requests, models: (r.models as Array<string | null>).filter((m): m is string => m !== null).sort(),
         currencies: (r.currencies as Array<string | null>).filter((c): c is string => c !== null).sort(), ...(costs ? { costs } : {}), totals,

@@ -178,17 +178,19 @@ export class PostgresUsageBackend implements UsageBackend {
     where.params.push(query.limit);
     // Costs in different currencies do not compare: sessions priced in more than one are ordered by tokens (sessions.ts).
     const spent = `CASE WHEN (SELECT count(DISTINCT currency) FROM e) > 1 THEN input_tokens + output_tokens ELSE cost_micros END`;
-    const order = query.sort === 'recent' ? 'last_at DESC, session_id' : `${spent} DESC, last_at DESC, session_id`;
+    // A session is a relay key's (core/observer/sessions.ts): two keys sending one id are two sessions.
+    const order = query.sort === 'recent' ? 'last_at DESC, session_id, relay_key_id' : `${spent} DESC, last_at DESC, session_id, relay_key_id`;
     const { rows } = await this.db.query(
       `WITH e AS (SELECT * FROM (SELECT *, ${SESSION_ID_SQL} AS session_id FROM ${this.table} ${where.clause}) AS w WHERE session_id IS NOT NULL),
-         s AS (SELECT session_id, max(client) AS client, min(started_at) AS first_at, max(finished_at) AS last_at,
+         s AS (SELECT relay_key_id, session_id, max(relay_key_prefix) AS relay_key_prefix, max(client) AS client, min(started_at) AS first_at, max(finished_at) AS last_at,
            array_remove(array_agg(DISTINCT coalesce(model_slug, model_requested)), NULL) AS models,
            array_remove(array_agg(DISTINCT currency), NULL) AS currencies, ${TOTALS_SQL}
-         FROM e GROUP BY session_id),
-         c AS (SELECT session_id, json_agg(json_build_object('currency', currency, 'micros', micros)) AS cost_split
-           FROM (SELECT session_id, currency, coalesce(sum(round(cost * 1000000)), 0)::float8 AS micros FROM e WHERE currency IS NOT NULL GROUP BY 1, 2) AS pc
-           GROUP BY session_id HAVING count(*) > 1)
-       SELECT s.*, c.cost_split FROM s LEFT JOIN c USING (session_id) ORDER BY ${order} LIMIT $${where.params.length}`,
+         FROM e GROUP BY relay_key_id, session_id),
+         c AS (SELECT relay_key_id, session_id, json_agg(json_build_object('currency', currency, 'micros', micros)) AS cost_split
+           FROM (SELECT relay_key_id, session_id, currency, coalesce(sum(round(cost * 1000000)), 0)::float8 AS micros FROM e WHERE currency IS NOT NULL GROUP BY 1, 2, 3) AS pc
+           GROUP BY relay_key_id, session_id HAVING count(*) > 1)
+       SELECT s.*, c.cost_split FROM s LEFT JOIN c ON c.session_id = s.session_id AND c.relay_key_id IS NOT DISTINCT FROM s.relay_key_id
+       ORDER BY ${order} LIMIT $${where.params.length}`,
       where.params,
     );
     return rows.map((r) => {
@@ -197,7 +199,8 @@ export class PostgresUsageBackend implements UsageBackend {
       const first = new Date(r.first_at as string | Date);
       const last = new Date(r.last_at as string | Date);
       return {
-        session_id: String(r.session_id), client: (r.client as string | null) ?? null,
+        session_id: String(r.session_id), relay_key_id: (r.relay_key_id as string | null) ?? null, relay_key_prefix: (r.relay_key_prefix as string | null) ?? null,
+        client: (r.client as string | null) ?? null,
         first_started_at: first.toISOString(), last_finished_at: last.toISOString(), duration_ms: last.getTime() - first.getTime(),
         turns: totals.requests, models: [...(r.models as string[])].sort(), currencies: [...(r.currencies as string[])].sort(), ...(costs ? { costs } : {}), totals,
         cache_hit_ratio: cacheHitRatio(totals.cache_read_tokens, totals.input_tokens),

@@ -37,9 +37,9 @@ await settled(relay, (s) => s.relayKeys.has(codex.relayKeyId) && s.relayKeys.has
 const CODEX_TURN_COST = 0.0145;
 // claude-sonnet-4-5: 1,000 x 3 + 20,000 x 0.30 + 300 x 15 = 13,500 micro-USD a turn (27,000 for two).
 
-async function codexTurn(thread: string) {
+async function codexTurn(thread: string, relayKey = codex.relayKey) {
   const res = await post(`${relay.inferenceUrl}/agent-a/v1/responses`, {
-    authorization: `Bearer ${codex.relayKey}`, 'thread-id': thread, 'session-id': thread, 'x-client-request-id': thread, originator: 'codex_exec',
+    authorization: `Bearer ${relayKey}`, 'thread-id': thread, 'session-id': thread, 'x-client-request-id': thread, originator: 'codex_exec',
   }, { model: 'codex-gpt', stream: true, input: 'hi' });
   if (res.status !== 200) throw new Error(`codex turn: ${res.status} ${res.text}`);
   return res.headers.get('x-request-id')!;
@@ -119,4 +119,39 @@ t.test("Codex's model picker shows a table-priced model's rates, not \"no pricin
   t.equal(res.status, 200);
   const doc = await res.json() as { models: Array<{ slug: string; description: string }> };
   t.match(doc.models.find((m) => m.slug === 'codex-gpt')?.description, /hosts: host \w+ \(USD 2\.50 in \/ 15\.00 out, cached in 0\.25 per 1M tokens\)/);
+});
+
+t.test("a session is its relay key's: another team's key sending the same thread-id makes its own session, not turns in this one", async (t) => {
+  // Team B: its own policy and relay key on the same model; team A is the seeded key.
+  const policy = await relay.api<any>('POST', '/api/policies', { metadata: { displayName: 'team b' }, spec: { tier: 'relay', modelIds: [codex.modelId] } });
+  const minted = await relay.api<any>('POST', '/api/relay-keys', { metadata: { displayName: 'team b key' }, spec: { policyId: policy.body.metadata.id } });
+  t.equal(minted.status, 201, JSON.stringify(minted.body));
+  const teamB = { id: minted.body.relayKey.metadata.id as string, prefix: minted.body.relayKey.spec.prefix as string, plaintext: minted.body.plaintext as string };
+  await settled(relay, (s) => s.relayKeys.has(teamB.id));
+  const teamA = (await relay.api<any>('GET', `/api/relay-keys/${codex.relayKeyId}`)).body;
+  const mine = [await codexTurn('victim-thread-777'), await codexTurn('victim-thread-777')];
+  const theirs = await codexTurn('victim-thread-777', teamB.plaintext);
+  for (const id of [...mine, theirs]) await usageRecord(relay, id);
+
+  const list = await relay.api<any>('GET', '/api/usage/sessions?since=1h&limit=500');
+  const victims = list.body.sessions.filter((s: any) => s.session_id === 'victim-thread-777');
+  t.same(victims.map((s: any) => [s.relay_key_id, s.relay_key_prefix, s.turns, s.totals.cost]), [
+    [codex.relayKeyId, teamA.spec.prefix, 2, 2 * CODEX_TURN_COST],
+    [teamB.id, teamB.prefix, 1, CODEX_TURN_COST],
+  ], 'two sessions, each with its own key, turns and cost');
+
+  const ofA = await relay.api<any>('GET', `/api/usage/sessions/victim-thread-777?relayKeyId=${codex.relayKeyId}`);
+  t.equal(ofA.status, 200);
+  t.match(ofA.body.session, { session_id: 'victim-thread-777', relay_key_id: codex.relayKeyId, turns: 2 });
+  t.same(ofA.body.items.map((e: any) => e.request_id), [...mine].reverse(), "team A's session: its requests only");
+  t.same(ofA.body.sessions.map((s: any) => s.relay_key_id), [codex.relayKeyId]);
+  const ofB = await relay.api<any>('GET', `/api/usage/sessions/victim-thread-777?relayKeyId=${teamB.id}`);
+  t.same(ofB.body.items.map((e: any) => e.request_id), [theirs], "team B's session: its request only");
+
+  const all = await relay.api<any>('GET', '/api/usage/sessions/victim-thread-777');
+  t.match(all.body.session, { turns: 3, relay_key_id: null, relay_key_prefix: null }, 'without relayKeyId: every request with the id, as before, naming no one key');
+  t.same(all.body.sessions.map((s: any) => s.relay_key_id), [codex.relayKeyId, teamB.id], 'and each key\'s session');
+  t.equal(all.body.items.length, 3);
+  const missing = await relay.api<any>('GET', '/api/usage/sessions/thread-aaa?relayKeyId=' + teamB.id);
+  t.equal(missing.status, 404, "another key's session id is not found under this key");
 });

@@ -441,6 +441,9 @@ async function run(t: Test) {
     const listed = page.locator('.table tbody tr:has-text("two-currencies") td.num').nth(3); // turns, tokens, cache hits, cost
     await listed.waitFor();
     t.equal(await listed.textContent(), '€0.000084 · $0.000021', 'the sessions list: the same amounts');
+    const sessionRow = page.locator('.table tbody tr:has-text("two-currencies")');
+    t.equal(await sessionRow.locator('[data-testid=session-key]').textContent(), plaintext.slice(0, 9), "the row names the session's relay key by its prefix");
+    t.match(await sessionRow.locator('a.row-link').getAttribute('href'), /^\/sessions\/two-currencies\?relayKeyId=\w+/, "and opens that key's session only");
     await shot('14i-sessions-two-currencies');
   });
 

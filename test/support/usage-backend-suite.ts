@@ -123,6 +123,14 @@ async function listAll(backend: UsageBackend, query: Omit<ListQuery, 'limit' | '
 
 const ids = (events: UsageEvent[]) => events.map((e) => e.request_id);
 
+/** A session is a relay key's: what tells two apart is the key and the session id. */
+const identityOf = (relayKeyId: string | null, sessionId: string) => `${relayKeyId ?? '(no key)'} ${sessionId}`;
+const identity = (s: SessionSummary) => identityOf(s.relay_key_id, s.session_id);
+
+/** Relay key ids in order, no key last (SQL's ascending order). */
+const byKey = (a: SessionSummary, b: SessionSummary) =>
+  a.relay_key_id === b.relay_key_id ? 0 : a.relay_key_id === null ? 1 : b.relay_key_id === null ? -1 : a.relay_key_id.localeCompare(b.relay_key_id);
+
 export interface SuiteOptions {
   /** Batch size of the writes (as the queue would make them). */
   batchSize?: number;
@@ -258,14 +266,15 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
     const bySession = new Map<string, UsageEvent[]>();
     for (const e of inWindow) {
       const id = sessionOf(e);
-      if (id !== null) bySession.set(id, [...(bySession.get(id) ?? []), e]);
+      if (id !== null) bySession.set(identityOf(e.relay_key_id, id), [...(bySession.get(identityOf(e.relay_key_id, id)) ?? []), e]);
     }
     t.ok(bySession.size >= 4, 'the fixture has several sessions');
     const sessions = await backend.sessions!({ from, limit: 100 });
-    t.same(sessions.map((s) => s.session_id).sort(), [...bySession.keys()].sort(), 'one entry per session');
+    t.same(sessions.map(identity).sort(), [...bySession.keys()].sort(), 'one entry per session');
     let mixed = 0;
     for (const s of sessions) {
-      const mine = bySession.get(s.session_id) ?? [];
+      const mine = bySession.get(identity(s)) ?? [];
+      t.equal(s.relay_key_prefix, mine[0]?.relay_key_prefix, `${s.session_id}: its relay key's prefix`);
       const first = Math.min(...mine.map((e) => Date.parse(e.started_at)));
       const last = Math.max(...mine.map((e) => Date.parse(e.finished_at)));
       const totals = totalsOf(mine);
@@ -287,19 +296,19 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
       t.equal(s.client, mine.find((e) => e.client !== null)?.client ?? null, `${s.session_id}: client`);
     }
     t.ok(mixed > 0, 'the fixture has a session priced in two currencies');
-    const then = (a: SessionSummary, b: SessionSummary) => b.last_finished_at.localeCompare(a.last_finished_at) || a.session_id.localeCompare(b.session_id);
+    const then = (a: SessionSummary, b: SessionSummary) => b.last_finished_at.localeCompare(a.last_finished_at) || a.session_id.localeCompare(b.session_id) || byKey(a, b);
     // Priced in EUR and USD: costs do not compare, so "costliest" is by tokens (which here is not the order of the cost sums).
     const tokens = (s: SessionSummary) => s.totals.input_tokens + s.totals.output_tokens;
     const costliest = [...sessions].sort((a, b) => tokens(b) - tokens(a) || then(a, b));
     const byCostSum = [...sessions].sort((a, b) => b.totals.cost - a.totals.cost || then(a, b));
-    t.notSame(costliest.map((s) => s.session_id), byCostSum.map((s) => s.session_id), 'the fixture tells the two orders apart');
-    t.same(sessions.map((s) => s.session_id), costliest.map((s) => s.session_id), 'in two currencies, the most tokens first');
+    t.notSame(costliest.map(identity), byCostSum.map(identity), 'the fixture tells the two orders apart');
+    t.same(sessions.map(identity), costliest.map(identity), 'in two currencies, the most tokens first');
     const usd = await backend.sessions!({ from, limit: 100, currency: 'USD' });
     t.ok(usd.length >= 4 && usd.every((s) => s.currencies.join() === 'USD'), 'the USD requests only');
-    t.same(usd.map((s) => s.session_id), [...usd].sort((a, b) => b.totals.cost - a.totals.cost || then(a, b)).map((s) => s.session_id), 'in one currency, the costliest first');
+    t.same(usd.map(identity), [...usd].sort((a, b) => b.totals.cost - a.totals.cost || then(a, b)).map(identity), 'in one currency, the costliest first');
     const recent = await backend.sessions!({ from, limit: 100, sort: 'recent' });
     t.same(recent.map((s) => s.last_finished_at), [...recent.map((s) => s.last_finished_at)].sort().reverse(), 'recent: the last active first');
-    t.same((await backend.sessions!({ from, limit: 2 })).map((s) => s.session_id), costliest.slice(0, 2).map((s) => s.session_id), 'cut to the limit');
+    t.same((await backend.sessions!({ from, limit: 2 })).map(identity), costliest.slice(0, 2).map(identity), 'cut to the limit');
     const oneModel = await backend.sessions!({ from, limit: 100, modelId: 'model-1' });
     t.same(oneModel.map((s) => s.turns).reduce((a, b) => a + b, 0), inWindow.filter((e) => e.model_id === 'model-1' && sessionOf(e) !== null).length, 'filters apply to the turns counted');
     for (const id of ['thread-1', 'cc-a']) {
@@ -307,6 +316,32 @@ export function usageBackendSuite(t: Test, open: () => Promise<UsageBackendHarne
       t.same(ids((await backend.list!({ sessionId: id, limit: 500 })).items), expected, `list by session ${id} (${expected.length})`);
     }
     t.same((await backend.list!({ sessionId: 'no-such-session', limit: 10 })).items, [], 'an unknown session has no requests');
+  });
+
+  t.test('agent sessions are per relay key: two keys sending one session id make two sessions', async (t) => {
+    const from = new Date(base);
+    const at = base + 90 * 60_000;
+    // key-b's turn and a keyless one (a refused request) cost what key-a's two do and end when they do: the order of the tie is the backend's.
+    const turn = (n: number, relay_key_id: string | null, tokens: number, cost: number, started: number) => usageEvent({
+      request_id: `shared-${n}`, relay_key_id, relay_key_prefix: relay_key_id === null ? null : `rk_${relay_key_id}`, policy_id: relay_key_id === null ? null : `policy-of-${relay_key_id}`,
+      started_at: new Date(started).toISOString(), finished_at: new Date(at + 5_000).toISOString(), latency_ms: at + 5_000 - started,
+      input_tokens: tokens, output_tokens: 0, cache_read_tokens: 0, cost, currency: 'USD', client: 'codex', extras: { 'thread-id': 'victim-thread-777' },
+    });
+    const shared = [turn(1, 'key-b', 200, 0.02, at), turn(2, null, 200, 0.02, at + 1_000), turn(3, 'key-a', 100, 0.01, at + 2_000), turn(4, 'key-a', 100, 0.01, at + 3_000)];
+    await backend.write(shared);
+    events.push(...shared);
+    const sessions = (await backend.sessions!({ from, limit: 100 })).filter((s) => s.session_id === 'victim-thread-777');
+    t.same(sessions.map((s) => [s.relay_key_id, s.relay_key_prefix, s.turns, s.totals.cost]), [['key-a', 'rk_key-a', 2, 0.02], ['key-b', 'rk_key-b', 1, 0.02], [null, null, 1, 0.02]],
+      'one session per key, each with its own turns and cost; equal cost and time: by relay key id, no key last');
+    const recent = (await backend.sessions!({ from, limit: 100, sort: 'recent' })).filter((s) => s.session_id === 'victim-thread-777');
+    t.same(recent.map((s) => s.relay_key_id), ['key-a', 'key-b', null], 'the same tie-break when the last active come first');
+    const ofId = await backend.sessions!({ sessionId: 'victim-thread-777', limit: 10 });
+    t.same(ofId.map((s) => s.relay_key_id), ['key-a', 'key-b', null], 'by session id: each key\'s session');
+    const [a, ...none] = await backend.sessions!({ sessionId: 'victim-thread-777', relayKeyId: 'key-a', limit: 10 });
+    t.same(none, [], 'with the relay key: that key\'s session only');
+    t.match(a, { relay_key_id: 'key-a', turns: 2, first_started_at: new Date(at + 2_000).toISOString(), totals: { requests: 2, input_tokens: 200, cost: 0.02 } });
+    t.same(ids((await backend.list!({ sessionId: 'victim-thread-777', relayKeyId: 'key-a', limit: 10 })).items), ['shared-4', 'shared-3'], 'its turns, without the other key\'s');
+    t.same(ids((await backend.list!({ sessionId: 'victim-thread-777', limit: 10 })).items), ['shared-4', 'shared-3', 'shared-2', 'shared-1'], 'without a key: every turn with the id');
   });
 
   t.test('timeseries in buckets, overall and grouped', async (t) => {

@@ -128,6 +128,9 @@ export interface UsageEvent {
 /** One agent session (a Codex thread, a Claude Code session): GET /api/usage/sessions. */
 export interface SessionSummary {
   session_id: string;
+  /** The relay key that made it (sessions are per key); null without a key, or on a session page without relayKeyId whose id several keys used. */
+  relay_key_id: string | null;
+  relay_key_prefix: string | null;
   client: string | null;
   first_started_at: string;
   last_finished_at: string;
@@ -150,6 +153,8 @@ export interface SessionsAnswer {
 
 export interface SessionDetail {
   session: SessionSummary;
+  /** Each relay key's session with this id: more than one when several keys sent it (session then adds them up). */
+  sessions: SessionSummary[];
   /** The session's cost per currency, only when it was priced in several (its totals.cost adds them). */
   costs?: Array<{ currency: string; cost: number }>;
   items: UsageEvent[];

@@ -1,9 +1,11 @@
 // One agent session: its totals, and its requests (newest first), each opening its log entry.
+// The session is one relay key's (?relayKeyId=, as the Sessions list links); a link without it
+// reads every request with the id and, when several keys sent it, says so and links each key's.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { UsageEvent } from '../api/types.ts';
+import type { SessionSummary, UsageEvent } from '../api/types.ts';
 import { errorMessage } from '../api/client.ts';
-import { Link, navigate } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import { PageHeader } from '../ui/page-header.tsx';
 import { ErrorBanner, Spinner } from '../ui/states.tsx';
 import { StatusBadge } from '../ui/badge.tsx';
@@ -13,13 +15,33 @@ import { formatCompact, formatDateTime, formatMs } from '../format.ts';
 import { costText } from '../logs/cost-text.ts';
 import { getSession } from './sessions-api.ts';
 import { formatDuration, formatRatio, sessionCost } from './session-format.ts';
+import { sessionHref } from './sessions-page.tsx';
 
 function Stat({ label, children }: { label: string; children: ComponentChildren }) {
   return <div class="stat"><div class="stat-label">{label}</div><div class="stat-value">{children}</div></div>;
 }
 
+const keyName = (s: Pick<SessionSummary, 'relay_key_id' | 'relay_key_prefix'>) => s.relay_key_prefix ?? s.relay_key_id ?? 'no key';
+
+/** Several keys sent this id (a link without relayKeyId): each is its own session. */
+function KeysOfId({ sessions }: { sessions: SessionSummary[] }) {
+  return (
+    <div class="banner banner-warning" role="status" data-testid="session-keys">
+      {sessions.length} relay keys sent this session id; each is its own session, and this page adds them up:{' '}
+      {sessions.map((s, i) => (
+        <span key={s.relay_key_id ?? ''}>{i > 0 && ', '}<Link href={sessionHref(s.session_id, s.relay_key_id)}><code>{keyName(s)}</code></Link> ({formatCompact(s.turns)} turns, {sessionCost(s)})</span>
+      ))}
+    </div>
+  );
+}
+
 export function SessionPage({ sessionId }: { sessionId: string }) {
-  const first = useAsync(() => getSession(sessionId), [sessionId]);
+  const relayKeyId = useLocation().query.get('relayKeyId') || null;
+  return <SessionView key={relayKeyId ?? ''} sessionId={sessionId} relayKeyId={relayKeyId} />;
+}
+
+function SessionView({ sessionId, relayKeyId }: { sessionId: string; relayKeyId: string | null }) {
+  const first = useAsync(() => getSession(sessionId, relayKeyId), [sessionId, relayKeyId]);
   const [more, setMore] = useState<{ items: UsageEvent[]; cursor: string | null | undefined; error?: string; loading?: boolean }>({ items: [], cursor: undefined });
   if (first.error) return <><PageHeader title="Session" back={<Link href="/sessions">← Sessions</Link>} /><ErrorBanner error={first.error} onRetry={first.reload} /></>;
   if (!first.data) return <Spinner />;
@@ -29,7 +51,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   async function loadMore() {
     setMore((m) => ({ ...m, loading: true }));
     try {
-      const page = await getSession(sessionId, cursor ?? null);
+      const page = await getSession(sessionId, relayKeyId, cursor ?? null);
       setMore((m) => ({ items: [...m.items, ...page.items], cursor: page.nextCursor }));
     } catch (err) {
       setMore((m) => ({ ...m, loading: false, error: errorMessage(err) }));
@@ -40,7 +62,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     <>
       <PageHeader title={`Session ${session.session_id}`} subtitle={session.client ?? undefined}
         back={<Link href="/sessions">← Sessions</Link>} actions={<CopyButton text={session.session_id} label="Copy session id" />} />
+      {first.data.sessions.length > 1 && <KeysOfId sessions={first.data.sessions} />}
       <div class="stats card">
+        <Stat label="Relay key"><span class="mono small" title={session.relay_key_id ?? undefined}>{session.relay_key_id === null && first.data.sessions.length > 1 ? 'several' : keyName(session)}</span></Stat>
         <Stat label="Cost">{sessionCost(first.data.costs ? { ...session, costs: first.data.costs } : session)}</Stat>
         <Stat label="Turns">{formatCompact(session.turns)}{t.errors > 0 && <div class="muted small">{t.errors} failed</div>}</Stat>
         <Stat label="Input tokens">{formatCompact(t.input_tokens)}<div class="muted small">cache hits {formatRatio(session.cache_hit_ratio)}</div></Stat>

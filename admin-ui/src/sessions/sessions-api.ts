@@ -6,5 +6,6 @@ export type SessionSort = 'cost' | 'recent';
 
 export const listSessions = (since: string, sort: SessionSort) => api.get<SessionsAnswer>('/api/usage/sessions', { since, sort, limit: 200 });
 
-export const getSession = (sessionId: string, cursor: string | null = null) =>
-  api.get<SessionDetail>(`/api/usage/sessions/${encodeURIComponent(sessionId)}`, { cursor, limit: 100 });
+/** One key's session with the id; with no key, every request with the id. */
+export const getSession = (sessionId: string, relayKeyId: string | null, cursor: string | null = null) =>
+  api.get<SessionDetail>(`/api/usage/sessions/${encodeURIComponent(sessionId)}`, { relayKeyId, cursor, limit: 100 });

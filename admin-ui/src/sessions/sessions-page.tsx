@@ -1,6 +1,7 @@
 // Agent sessions over a window, the costliest first (or the last active): turns, models, tokens,
 // cache hit ratio, cost and duration per Codex thread or Claude Code session; one click opens one.
 // Sessions priced in more than one currency are ordered by tokens (the API's order), and say so.
+// A session is one relay key's: each row names its key and opens that key's session only.
 import type { SessionSummary } from '../api/types.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import { PageHeader } from '../ui/page-header.tsx';
@@ -12,15 +13,19 @@ import { WINDOW_SECONDS } from '../usage/series.ts';
 import { listSessions, type SessionSort } from './sessions-api.ts';
 import { formatDuration, formatRatio, modelsLine, pricedInSeveralCurrencies, sessionCost } from './session-format.ts';
 
-export const sessionHref = (id: string) => `/sessions/${encodeURIComponent(id)}`;
+/** The page of one key's session with the id (without a key: every request with the id). */
+export const sessionHref = (id: string, relayKeyId: string | null) =>
+  `/sessions/${encodeURIComponent(id)}${relayKeyId === null ? '' : `?relayKeyId=${encodeURIComponent(relayKeyId)}`}`;
 
 function Row({ s }: { s: SessionSummary }) {
+  const href = sessionHref(s.session_id, s.relay_key_id);
   return (
-    <tr class="row-clickable" onClick={(ev) => { if (!(ev.target as HTMLElement).closest('a')) navigate(sessionHref(s.session_id)); }}>
+    <tr class="row-clickable" onClick={(ev) => { if (!(ev.target as HTMLElement).closest('a')) navigate(href); }}>
       <td>
-        <Link class="row-link mono" href={sessionHref(s.session_id)}>{s.session_id.length > 18 ? `${s.session_id.slice(0, 18)}…` : s.session_id}</Link>
+        <Link class="row-link mono" href={href}>{s.session_id.length > 18 ? `${s.session_id.slice(0, 18)}…` : s.session_id}</Link>
         <div class="muted small">{s.client ?? 'unknown client'}</div>
       </td>
+      <td class="mono small" title={s.relay_key_id ?? undefined} data-testid="session-key">{s.relay_key_prefix ?? s.relay_key_id ?? 'no key'}</td>
       <td class="num">{formatCompact(s.turns)}</td>
       <td class="col-optional mono small" title={s.models.join(', ')}>{modelsLine(s)}</td>
       <td class="num col-optional">{formatCompact(s.totals.input_tokens)} / {formatCompact(s.totals.output_tokens)}</td>
@@ -60,6 +65,7 @@ export function SessionsPage() {
               <thead>
                 <tr>
                   <th scope="col">Session</th>
+                  <th scope="col">Relay key</th>
                   <th scope="col" class="num">Turns</th>
                   <th scope="col" class="col-optional">Models</th>
                   <th scope="col" class="num col-optional">Tokens in / out</th>
@@ -69,7 +75,7 @@ export function SessionsPage() {
                   <th scope="col" class="col-optional">Last active</th>
                 </tr>
               </thead>
-              <tbody>{list.data.sessions.map((s) => <Row key={s.session_id} s={s} />)}</tbody>
+              <tbody>{list.data.sessions.map((s) => <Row key={`${s.relay_key_id ?? ''} ${s.session_id}`} s={s} />)}</tbody>
             </table>
           </section>
         )}
