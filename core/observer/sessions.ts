@@ -170,8 +170,10 @@ function addUp(lists: SessionSummary[][], identity: (s: SessionSummary) => strin
 
 /** One list from several backends' lists: a session (a relay key's session id) in more than one is added up. */
 export function mergeSessions(lists: SessionSummary[][], query: Pick<SessionsQuery, 'sort' | 'limit'>): SessionSummary[] {
-  if (lists.length === 1) return lists[0]!;
-  return sortSessions(addUp(lists, (s) => identityOf(s.relay_key_id, s.session_id)), query);
+  // An in-house backend written before sessions had keys names none: read as keyless, not a 500 at serialization.
+  const keyed = lists.map((list) => list.map((s) => (s.relay_key_id === undefined ? { ...s, relay_key_id: null, relay_key_prefix: null } : s)));
+  if (keyed.length === 1) return keyed[0]!;
+  return sortSessions(addUp(keyed, (s) => identityOf(s.relay_key_id, s.session_id)), query);
 }
 
 /**

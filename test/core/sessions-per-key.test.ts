@@ -32,3 +32,11 @@ t.test("across keys (a session page without relayKeyId): every turn with the id,
   t.equal(acrossKeys(sessions.slice(0, 1)), sessions[0], "one key's: that session as it is");
   t.equal(acrossKeys([]), undefined);
 });
+
+t.test('a backend written before sessions had keys (no relay_key_id) reads as keyless, not as a response that cannot be written', async (t) => {
+  const { relay_key_id: _id, relay_key_prefix: _prefix, ...old } = sessionsOfEvents([turn('team-a', 1)], { limit: 10 })[0]!;
+  for (const lists of [[[old]], [[old], []]]) {
+    const merged = mergeSessions(lists as never, { limit: 10 });
+    t.match(merged, [{ session_id: 'victim-thread-777', relay_key_id: null, relay_key_prefix: null, turns: 1 }]);
+  }
+});
