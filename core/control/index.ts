@@ -60,7 +60,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   app.addHook('preValidation', rejectUnstorableInput);
   registerConfigJson(app, deps);
   registerControlLiveness(app);
-  registerLogRoutes(app, deps.observer, { viewersReadPayloads: () => deps.settings.get('payload-logging').viewersReadPayloads });
+  registerLogRoutes(app, deps.observer, { viewersReadPayloads: () => deps.settings.get('payload-logging').viewersReadPayloads, snapshot: () => deps.sync.snapshot() });
   registerBudgetUsageRoutes(app, { observer: deps.observer, budgets: deps.budgets, sync: deps.sync });
 
   await app.register(async (api) => {

@@ -18,7 +18,9 @@ import { emptyTotals } from '../observer/usage-query.ts';
 import { mergePages, mergeSummaries, mergeTimeseries } from '../observer/merge-reads.ts';
 import { costsByCurrency, groupCostsByCurrency, mergeCosts, mergeGroupCosts, timeseriesInCurrency, type CurrencyCost } from '../observer/costs-by-currency.ts';
 import type { CapturedPayload } from '../hooks.ts';
-import type { SessionsQuery, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend } from '../observer/types.ts';
+import type { SessionsQuery, SummaryQuery, TimeseriesPoint, TimeseriesQuery, UsageBackend, UsageFilter } from '../observer/types.ts';
+import type { CatalogSnapshot } from '../catalog/snapshot.ts';
+import { refuseSlugAsId } from './slug-as-id.ts';
 import { askBackend, readEach, skippedByAny, sourcesOf, type SkippedBackend, type Source } from './log-sources.ts';
 import { callerIsViewer } from './auth-guard.ts';
 
@@ -32,6 +34,8 @@ export interface LogRoutesOptions {
   defaultTimeseriesWindow?: string;
   /** Whether viewers read captured bodies and headers (settings payload-logging viewersReadPayloads). Default: never. */
   viewersReadPayloads?: () => boolean;
+  /** The catalog, to refuse a slug given where a filter takes an id (slug-as-id.ts). */
+  snapshot?: () => CatalogSnapshot;
 }
 
 type ListParams = FilterParams & { limit?: number; cursor?: string };
@@ -116,11 +120,17 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
   const maxPoints = options.maxTimeseriesPoints ?? 1000;
   const defaultWindow = options.defaultTimeseriesWindow ?? '24h';
   const viewersReadPayloads = options.viewersReadPayloads ?? (() => false);
+  /** The query's filter; a slug where an id goes is a 400 naming the id. */
+  const filterOf = (params: FilterParams, now?: number): UsageFilter => {
+    const filter = parseFilter(params, now);
+    if (options.snapshot) refuseSlugAsId(filter, options.snapshot());
+    return filter;
+  };
 
   async function listEvents(request: FastifyRequest) {
     rejectInvalid(request);
     const params = request.query as ListParams;
-    const query = { ...parseFilter(params), limit: params.limit ?? 50, cursor: params.cursor || undefined };
+    const query = { ...filterOf(params), limit: params.limit ?? 50, cursor: params.cursor || undefined };
     const sources = usageSources(observer, 'list', 'a list of events');
     const { results, skipped } = await readEach('usage', sources, (b) => b.list?.(query) ?? null);
     return withSkipped(mergePages(results, query.limit), skipped);
@@ -169,7 +179,7 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
   }, async (request) => {
     rejectInvalid(request);
     const params = request.query as SummaryParams;
-    const filter = parseFilter(params);
+    const filter = filterOf(params);
     const query = { ...filter, groupBy: params.groupBy };
     const sources = usageSources(observer, 'summary', 'a summary');
     const { results, skipped } = await readEach('usage', sources, (b) => {
@@ -199,7 +209,7 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
   }, async (request) => {
     rejectInvalid(request);
     const params = request.query as SessionsParams;
-    const filter = parseFilter(params);
+    const filter = filterOf(params);
     // A window by default, as for a timeseries: sessions are grouped from every event in it.
     filter.from ??= parseSince(defaultWindow);
     const query: SessionsQuery = { ...filter, limit: params.limit ?? 50, sort: params.sort ?? 'cost' };
@@ -220,6 +230,7 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     const params = request.query as { limit?: number; cursor?: string; relayKeyId?: string };
     // The id is the client's: with relayKeyId, that key's session; without, every key's with the id (as links made before keys split sessions expect).
     const filter = { sessionId, ...(params.relayKeyId !== undefined ? { relayKeyId: params.relayKeyId } : {}) };
+    if (options.snapshot) refuseSlugAsId(filter, options.snapshot());
     const sessionSources = usageSources(observer, 'sessions', 'a session');
     const summaries = await readEach('usage', sessionSources, (b) => b.sessions?.({ ...filter, limit: MAX_KEYS_PER_SESSION_ID }) ?? null);
     const sessions = mergeSessions(summaries.results, { limit: MAX_KEYS_PER_SESSION_ID });
@@ -248,7 +259,7 @@ export function registerLogRoutes(app: FastifyInstance, observer: LogReader, opt
     rejectInvalid(request);
     const params = request.query as TimeseriesParams;
     const now = Date.now();
-    const filter = parseFilter(params, now);
+    const filter = filterOf(params, now);
     filter.from ??= parseSince(defaultWindow, now);
     const toMs = filter.to?.getTime() ?? now;
     const bucketSeconds = parseBucket(params.bucket ?? '1h');

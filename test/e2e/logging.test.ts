@@ -222,3 +222,22 @@ t.test('switching backends hides nothing: reads cover every loaded usage and pay
   await relay.api('PUT', '/api/settings/usage-logging', { backend: 'file' });
   await relay.api('PUT', '/api/settings/payload-logging', { enabled: true, backend: 'file', maxBytes: 100_000 });
 });
+
+t.test("a slug where a filter takes an id is a 400 naming the id, not an empty answer; a deleted entity's id still filters", async (t) => {
+  const policySlug = relay.relay.sync.snapshot().policies.get(a.policyId)!.metadata.slug;
+  for (const [path, param, slug, id] of [
+    ['/api/logs', 'modelId', 'model-a', a.modelId],
+    ['/api/usage/summary', 'policyId', policySlug, a.policyId],
+    ['/api/usage/timeseries', 'modelId', 'model-a', a.modelId],
+    ['/api/usage/sessions', 'modelId', 'model-a', a.modelId],
+  ] as const) {
+    const res = await relay.api<any>('GET', `${path}?since=1h&${param}=${encodeURIComponent(slug)}`);
+    t.equal(res.status, 400, `${path} ${param}=<slug>`);
+    t.match(res.body.error, { code: 'RELAY_ERR_BAD_REQUEST', field: param, message: new RegExp(`${param} takes an id, and "${slug}" is a slug: use ${id}`) });
+    t.equal((await relay.api('GET', `${path}?since=1h&${param}=${id}`)).status, 200, `${path} ${param}=<id>`);
+  }
+  const gone = (await relay.api('GET', '/api/logs?since=1h&modelId=00000000-0000-4000-8000-000000000000')).status;
+  t.equal(gone, 200, 'an id the catalog does not have (a deleted model) still filters');
+  const session = await relay.api<any>('GET', '/api/usage/sessions/some-thread?relayKeyId=not-a-slug-of-anything');
+  t.equal(session.status, 404, 'a session read with an unknown key id: not found, as before');
+});
