@@ -1,6 +1,7 @@
 // The config file's schema. Unknown keys are errors, never silently dropped.
 import { Type, type Static } from '@sinclair/typebox';
 import { CONCURRENCY_SLOT_TTL_MS } from '../pipeline/rate-limit-counters.ts';
+import { DEFAULT_STALL_MS } from '../pipeline/client-writer.ts';
 
 export const PluginEntry = Type.Object({
   use: Type.String({ minLength: 1, description: 'Built-in plugin name, a path relative to the config file, or a package name.' }),
@@ -34,7 +35,7 @@ export const RelayConfigSchema = Type.Object({
     /** Bound on the gap between two reads of a request body. */
     bodyIdleTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
     /** Bound on waiting for a client that stopped reading its answer; past it the answer is cut and its upstream call closed. */
-    writeStallTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
+    writeStallTimeoutMs: Type.Integer({ minimum: 100, default: DEFAULT_STALL_MS }),
     /** Request-body bytes held in memory at once across every request; past it a request gets 503. */
     bodyMemoryLimitBytes: Type.Integer({ minimum: 1024, default: 512 * 1024 * 1024 }),
   }, { additionalProperties: false, default: {} }),

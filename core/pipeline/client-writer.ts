@@ -14,7 +14,7 @@ const SKIP = new Set([
 ]);
 /** Relay's own headers: an upstream's are not passed on, so one can never pose as Relay's. */
 const RELAY_PREFIX = 'x-relay-';
-/** server.writeStallTimeoutMs's default. */
+/** server.writeStallTimeoutMs's default (the config schema reads it from here). */
 export const DEFAULT_STALL_MS = 30_000;
 /** Which vendor account answered: the host key's, the operator's to know, not every caller's (proxy mode: the caller's own, kept). */
 const ACCOUNT = new Set(['openai-organization', 'openai-project', 'anthropic-organization-id']);
