@@ -77,6 +77,18 @@ export function registerCatalogRoutes(app: FastifyInstance, options: CatalogRout
       return toPublicEntity(kind, entity, secretViews(options.sealer, request));
     });
 
+    app.get(`${base}/by-id/:id`, {
+      schema: {
+        summary: `Read a ${def.singular} by id (the URL its PUT and DELETE take)`, operationId: `get-${kind}-by-id`, tags, params: IdParams,
+        response: { 200: entitySchema(kind), ...errorResponses },
+      },
+    }, async (request) => {
+      const { id } = request.params as { id: string };
+      const entity = await store.getById(kind, id);
+      if (!entity) throw new RelayError('RELAY_ERR_NOT_FOUND', `no ${def.singular} with id ${echoedName(id)}`);
+      return toPublicEntity(kind, entity, secretViews(options.sealer, request));
+    });
+
     if (!options.customCreate?.includes(kind)) {
       app.post(base, {
         schema: {

@@ -123,6 +123,13 @@ for (const [kind, fx] of Object.entries(fixtures)) {
     t.match(updated.json.spec, fx.patch);
     t.same(updated.json.spec[fx.keeps], before.spec[fx.keeps], `${fx.keeps} is kept`);
     for (const [k, v] of Object.entries(before.spec)) if (!(k in fx.patch)) t.same(updated.json.spec[k], v, `${k} unchanged`);
+    // The URL that PUT and DELETE take reads the entity too, by id only.
+    const readBack = await api('GET', `/api/${kind}/by-id/${first.metadata.id}`);
+    t.equal(readBack.status, 200, readBack.text);
+    t.same(readBack.json, updated.json, 'GET by-id reads what PUT wrote');
+    const bySlugAsId = await api('GET', `/api/${kind}/by-id/${first.metadata.slug}`);
+    t.equal(bySlugAsId.status, 400, 'a slug is not an id');
+    t.equal(bySlugAsId.json.error.field, 'path:/id', bySlugAsId.text);
 
     // 400s name the field.
     const wrong = await api('POST', `/api/${kind}`, { metadata: { displayName: 'Bad' }, spec: { ...fx.spec(), [fx.wrongType[0]]: fx.wrongType[1] } });
@@ -156,6 +163,7 @@ for (const [kind, fx] of Object.entries(fixtures)) {
     t.equal(putGhost.status, 404);
     t.equal(putGhost.json.error.code, 'RELAY_ERR_NOT_FOUND');
     t.equal((await api('DELETE', `/api/${kind}/by-id/${ghost}`)).status, 404);
+    t.equal((await api('GET', `/api/${kind}/by-id/${ghost}`)).json.error.code, 'RELAY_ERR_NOT_FOUND');
 
     // Delete.
     const del = await api('DELETE', `/api/${kind}/by-id/${made[1].metadata.id}`);
