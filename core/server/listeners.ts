@@ -9,6 +9,7 @@ import type { RelayConfig } from '../config/schema.ts';
 import { RelayError } from '../errors.ts';
 import type { Principal } from '../hooks.ts';
 import { toRelayError } from './errors.ts';
+import { installControlBodyParsers } from './control-body-parsers.ts';
 import type { BodyGuard } from '../http/body-guard.ts';
 import { recordRoutes, unroutedError } from './unrouted.ts';
 
@@ -116,15 +117,8 @@ export async function createListener(options: ListenerOptions): Promise<FastifyI
     });
     app.server.maxConnections = options.config.server.maxConnections;
   } else {
-    // An empty body sent with content-type application/json is no body, not a 400: clients and
-    // shell helpers send the header on every request, DELETE and POST actions (rotate, reload)
-    // included. Routes that need a body still refuse its absence through their schema.
-    const parseJson = app.getDefaultJsonParser('error', 'error');
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      if ((body as string).trim() === '') return done(null, undefined);
-      void parseJson(request, body as string, done); // calls done itself; returns nothing to wait for
-    });
+    // JSON only; an empty body is no body, whatever its content-type (control-body-parsers.ts).
+    installControlBodyParsers(app as unknown as FastifyInstance);
   }
 
   app.addHook('onRequest', (request, reply, done) => {

@@ -170,7 +170,7 @@ t.test('every free-form field of every body, nested 5,000 levels deep in an othe
 t.test('wrong content types, an oversized body, huge headers, bad percent-encoding', async (t) => {
   const valid = Buffer.from(JSON.stringify({ metadata: { displayName: 'ct' }, spec: { adapter: 'openai' } }));
   const cases: Array<{ what: string; method?: string; url?: string; headers?: Record<string, string>; body?: Buffer; status: number[] }> = [
-    { what: 'text/plain', headers: { 'content-type': 'text/plain' }, body: valid, status: [415, 400] },
+    { what: 'text/plain', headers: { 'content-type': 'text/plain' }, body: valid, status: [415] },
     { what: 'multipart/form-data', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: Buffer.from('--x\r\n\r\n--x--\r\n'), status: [415] },
     { what: 'application/x-www-form-urlencoded', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.from('a=b'), status: [415] },
     { what: 'invalid UTF-8 in the body', body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), status: [400] },
