@@ -53,7 +53,7 @@ export const ERROR_CODES = {
   RELAY_ERR_CONTENT_FILTERED: { status: 400, type: 'invalid_request', description: "The upstream's content filter refused the request, and no fallback took it." },
   RELAY_ERR_RETRY_DEADLINE: { status: 504, type: 'timeout', description: "The model's retry policy deadline passed before any upstream answered." },
   RELAY_ERR_UPSTREAM_RATE_LIMITED: { status: 429, type: 'rate_limit', description: "The upstream's rate limit was reached, or every host key for the model is cooling down after it; retry-after says when one is usable." },
-  RELAY_ERR_LOGIN_THROTTLED: { status: 429, type: 'rate_limit', description: 'Too many failed sign-in attempts; wait before trying again.' },
+  RELAY_ERR_LOGIN_THROTTLED: { status: 429, type: 'rate_limit', description: 'Too many wrong passwords (sign-in, or the current password when changing it); wait before trying again.' },
   RELAY_ERR_UPSTREAM_UNREACHABLE: { status: 502, type: 'upstream', description: 'No upstream could be reached.' },
   RELAY_ERR_UPSTREAM_BAD_RESPONSE: { status: 502, type: 'upstream', description: 'The upstream answered with something Relay could not read.' },
   RELAY_ERR_UPSTREAM_TIMEOUT: { status: 502, type: 'timeout', description: 'The upstream did not answer in time.' },

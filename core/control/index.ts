@@ -67,7 +67,7 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
     // Strict TypeBox validation for the admin API's bodies (see validator.ts).
     api.setValidatorCompiler(typeboxValidatorCompiler);
     registerAuthRoutes(api, { db: deps.db, sessions, throttle, secureCookies });
-    registerUserRoutes(api, { db: deps.db });
+    registerUserRoutes(api, { db: deps.db, throttle });
     registerHostKeyHealthRoute(api, { health: deps.health, sync: deps.sync, sealer: deps.sealer, hostKeyEnv: deps.hostKeyEnv });
     registerCatalogRoutes(api, {
       store: deps.store,

@@ -1,8 +1,9 @@
-// Slows down password guessing: sign-in attempts are counted per username and per client
-// address in Postgres (admin_login_failures), so every instance sees the same count. After
-// the free failures, each further one locks the key for an exponentially growing time; a
-// quiet period (the window) forgets the count. While a key is locked every attempt, even
-// with the right password, is answered 429 RELAY_ERR_LOGIN_THROTTLED with retry-after.
+// Slows down password guessing: sign-in attempts, and the current password a signed-in user
+// gives to change it, are counted per username and per client address in Postgres
+// (admin_login_failures), so every instance sees the same count. After the free failures,
+// each further one locks the key for an exponentially growing time; a quiet period (the
+// window) forgets the count. While a key is locked every attempt, even with the right
+// password, is answered 429 RELAY_ERR_LOGIN_THROTTLED with retry-after.
 //
 // The check and the count are one step: admit() locks both rows (FOR UPDATE, in one order),
 // refuses if either is locked, and otherwise counts the attempt as a failure before the
@@ -70,7 +71,7 @@ export class LoginThrottle {
       const waitMs = Math.max(0, ...res.rows.map((r) => Number(r.wait_ms ?? 0)));
       if (waitMs > 0) {
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-        throw new RelayError('RELAY_ERR_LOGIN_THROTTLED', `too many failed sign-in attempts; try again in ${seconds}s`, {
+        throw new RelayError('RELAY_ERR_LOGIN_THROTTLED', `too many wrong passwords for this user or from this address; try again in ${seconds}s`, {
           headers: { 'retry-after': String(seconds) },
         });
       }

@@ -1,5 +1,6 @@
 // /api/users: the dashboard users (admin only, reads included, since the list names who holds
-// power), and PUT /api/auth/password: any signed-in user changes their own password.
+// power), and PUT /api/auth/password: any signed-in user changes their own password, its
+// currentPassword guesses throttled with sign-in's (a held session must not make guessing free).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { hashSecret } from '../crypto/relay-keys.ts';
@@ -7,6 +8,7 @@ import type { Database } from '../db/types.ts';
 import { RelayError } from '../errors.ts';
 import { findAdminUser, MAX_PASSWORD_LENGTH, type AdminRole } from './admin-users.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import { errorResponses } from './schemas.ts';
 import { createUser, deleteUser, listUsers, updateUser, type UserChange } from './user-store.ts';
 import { noteAuditTarget } from './audit-trail.ts';
@@ -42,7 +44,7 @@ const OwnPasswordBody = Type.Object({
   newPassword: Password,
 }, { additionalProperties: false });
 
-export function registerUserRoutes(app: FastifyInstance, deps: { db: Database }): void {
+export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; throttle: LoginThrottle }): void {
   const tags = ['users'];
   const adminOnly = { adminOnly: true };
 
@@ -90,10 +92,14 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database })
     const principal = request.controlPrincipal;
     if (principal?.kind !== 'user') throw new RelayError('RELAY_ERR_BAD_REQUEST', 'only a signed-in user has a password to change; the admin token uses PATCH /api/users/{username}');
     const { currentPassword, newPassword } = request.body as { currentPassword: string; newPassword: string };
+    // Counted with the sign-in failures of this user and address, so the two cannot be alternated.
+    const attempt = await deps.throttle.admit(principal.username, request.ip);
     const user = await findAdminUser(deps.db, principal.username);
     if (!user || !await verifyPassword(currentPassword, user.passwordHash ?? await decoyHash())) {
+      await attempt.failed();
       throw new RelayError('RELAY_ERR_FORBIDDEN', 'currentPassword is wrong', { field: 'currentPassword' });
     }
+    await attempt.succeeded();
     await updateUser(deps.db, principal.username, { password: newPassword }, hashSecret(principal.sessionToken));
     return reply.code(204).send();
   });

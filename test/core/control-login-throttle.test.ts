@@ -74,3 +74,23 @@ t.test('a right password admitted in the same burst clears the count it took', a
   const rows = await relay.db.query<{ throttle_key: string; failures: number }>('SELECT throttle_key, failures FROM admin_login_failures ORDER BY throttle_key');
   t.same(rows.rows.map((r) => [r.throttle_key, Number(r.failures)]), [['ip:127.0.0.1', 1], ['user:nobody-x', 1]], 'only the failure is counted');
 });
+
+t.test('the current password a signed-in user gives to change it is throttled with sign-in', async (t) => {
+  await relay.db.query('DELETE FROM admin_login_failures');
+  await addAdminUser(relay, 'dora', 'doras real password');
+  const signedIn = await login(relay.url, 'dora', 'doras real password');
+  t.equal(signedIn.status, 200);
+  const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+  const change = (base: string, currentPassword: string) =>
+    client(base, { cookie, csrf: true })('PUT', '/api/auth/password', { currentPassword, newPassword: 'doras new password' });
+  // A held session (a borrowed laptop, a stolen cookie) guessing the password it needs to take the account.
+  for (let i = 0; i < 4; i++) t.equal((await change(relay.url, `guess ${i}`)).status, 403, `wrong guess ${i + 1}: 403`);
+  const locked = await change(other.url, 'doras real password');
+  t.equal(locked.status, 429, 'then even the right current password is refused, on every instance');
+  t.equal(locked.json.error.code, 'RELAY_ERR_LOGIN_THROTTLED');
+  t.ok(Number(locked.headers.get('retry-after')) >= 1, 'with retry-after');
+  t.equal((await login(relay.url, 'dora', 'doras real password')).status, 429, 'and sign-in counts the same failures');
+  await new Promise((r) => setTimeout(r, Number(locked.headers.get('retry-after')) * 1000 + 100));
+  t.equal((await change(relay.url, 'doras real password')).status, 204, 'after the wait the right current password changes it');
+  t.equal((await login(relay.url, 'dora', 'wrong once more')).status, 401, 'a success cleared the count');
+});
