@@ -247,7 +247,7 @@ export class Attempt {
    * and passed on); a content-filter stop before any output moves to the next model when a later
    * fallback takes content_filter; otherwise the key is healthy and the held bytes are the caller's to send.
    */
-  async holdStream(route: Route, body: UpstreamBody, inspect: (chunk: Buffer) => StreamSeen): Promise<HeldStream | AttemptResult> {
+  async holdStream(route: Route, body: UpstreamBody, inspect: (chunk: Buffer) => StreamSeen, errorStatus?: () => number | null): Promise<HeldStream | AttemptResult> {
     const iterator = body[Symbol.asyncIterator]();
     let hold;
     try {
@@ -263,8 +263,10 @@ export class Attempt {
     }
     if (hold.verdict === 'error') this.record.lastFailure = 'stream_error';
     if (hold.verdict === 'error' && !this.isLast) {
-      this.reportStatus(route, 200, 'server', null);
-      this.lastFailure = 'server';
+      // An error event that says it is a rate limit (Bedrock's in-stream throttlingException) cools the key and moves on as a 429 would.
+      const failure: FailureKind = errorStatus?.() === 429 ? 'rate_limit' : 'server';
+      this.reportStatus(route, failure === 'rate_limit' ? 429 : 200, failure, null);
+      this.lastFailure = failure;
       body.destroy();
       return { kind: 'retry' };
     }

@@ -179,6 +179,8 @@ async function translateStream(
   let held: string | null = null;
   let pending: StreamEvent[] = [];
   let seen: StreamSeen = 'opening';
+  /** The status the first error event names (a 429 for a rate limit), for the hold's failover. */
+  let errorStatus: number | null = null;
   /** Frames read so far, ping events left out (stream-idle.ts tells keep-alives from events by it). */
   let frames = 0;
   /** Characters of output the deltas carried: the decoder made them anyway, for an answer whose usage never comes. */
@@ -199,6 +201,7 @@ async function translateStream(
     for (const ev of events) {
       if (ev.type === 'error') {
         seen = 'error';
+        errorStatus ??= ev.error.status;
         // Before the commit the hold decides (fail over, or record it on the last candidate).
         if (attempt.writer.isCommitted) attempt.record.errorCode ??= 'upstream_stream_error';
       } else if (seen === 'opening') seen = openingOrNot(ev);
@@ -244,7 +247,7 @@ async function translateStream(
     return out;
   };
 
-  const hold = await attempt.holdStream(route, body, (chunk) => { parser.feed(chunk); return seen; });
+  const hold = await attempt.holdStream(route, body, (chunk) => { parser.feed(chunk); return seen; }, () => errorStatus);
   if (hold.kind !== 'held') return hold;
   if (hold.verdict === 'ended') parser.end(); // a last frame without its blank line
   // Closed with nothing but opening (and refusal) frames: the decoder's closing events may still say

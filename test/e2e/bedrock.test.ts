@@ -199,6 +199,22 @@ t.test('a throttling exception inside the stream, before any output, fails over 
   t.equal(usage.host_id, other.hostId);
 });
 
+t.test('an in-stream throttling exception before any output is a rate limit: the key cools, a fallback taking only rate_limit answers', async (t) => {
+  const s = await seedBedrock();
+  const spill = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: `spill-${++seq}`, hostKeys: [`sk-ant-${seq}`] });
+  t.equal((await relay.api('PUT', `/api/policies/by-id/${s.policyId}`, { spec: { modelIds: [s.modelId, spill.modelId] } })).status, 200);
+  t.equal((await relay.api('PUT', `/api/models/by-id/${s.modelId}`, { spec: { fallbacks: [{ modelId: spill.modelId, on: ['rate_limit'] }] } })).status, 200);
+  await settled(relay, (snap) => snap.models.get(s.modelId)?.spec.fallbacks?.length === 1 && snap.policies.get(s.policyId)?.spec.modelIds.length === 2
+    && snap.hostKeysOfHost(spill.hostId).length > 0);
+  once({ kind: 'events', messages: [{ event: 'messageStart', payload: { role: 'assistant' } }, { exception: 'throttlingException', message: 'Too many tokens, please wait.' }] });
+  const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug, true));
+  t.equal(res.status, 200, res.text);
+  t.equal(res.headers.get('x-relay-served-model'), spill.modelSlug, 'the rate_limit fallback answered');
+  const usage = await usageRecord(relay, res.headers.get('x-request-id')!);
+  t.match(String(usage.extras.relay_model_attempts), /"outcome":"rate_limit"/);
+  t.equal((await hostKeyHealth(relay)).get(s.hostKeyIds[0])?.state, 'cooling', 'the throttled key cools down as after an HTTP 429');
+});
+
 t.test("Messages clients' count_tokens reaches Bedrock's CountTokens and answers in Anthropic's shape", async (t) => {
   const s = await seedBedrock();
   const body = { model: s.modelSlug, messages: [{ role: 'user', content: 'count me, please' }], system: 'be brief' };
