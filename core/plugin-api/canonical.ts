@@ -8,6 +8,7 @@ export {
   CUSTOM_INPUT_PARAMETER, CUSTOM_INPUT_SCHEMA, customToolNames, customToolDescription, wrapCustomInput, unwrapCustomInput, toolInputObject,
 } from '../canonical/custom-tools.ts';
 export { unsupportedContent, unsupportedParameter } from '../canonical/unsupported-content.ts';
+export { refuseUnlistedStorage, type StorageLocationRule } from '../canonical/storage-locations.ts';
 export { asksReasoning } from '../canonical/asks-reasoning.ts';
 export { markedToolResultContent, TOOL_ERROR_MARKER } from '../canonical/tool-result-error.ts';
 export { toolArgumentsText } from '../canonical/tool-arguments-text.ts';

@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { readUpstreamError, sendUpstream, type ShapeId, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
+import { refuseUnlistedStorage } from '../../core/plugin-api/canonical.ts';
 import { anthropicErrorBody } from './anthropic-errors.ts';
 import * as codec from './codec/index.ts';
 import { CONVERSE_SHAPE, COUNTING_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
@@ -146,6 +147,11 @@ export function createBedrockAdapter(id: string, adapterOptions: BedrockAdapterO
     },
     countTokens: (req) => countBedrockTokens(req, (body) => sendOperation({ ...req, shape: COUNTING_SHAPE, stream: false }, 'count-tokens', body)),
     encodeRequest(shape, request, route, dropped) {
+      refuseUnlistedStorage(request, {
+        isStorage: (url) => url.startsWith('s3://'),
+        allowed: (route.host.spec.options as BedrockHostOptions | undefined)?.storageLocations,
+        model: route.model?.metadata.slug ?? route.upstreamModel,
+      });
       const body = codec.encodeRequest(shape, request, route, dropped);
       const cached = adapterOptions.cacheTranslated && shape === CONVERSE_SHAPE && takesCachePoints(route.upstreamModel);
       return cached ? withCachePoints(body as Record<string, unknown>) : body;

@@ -15,6 +15,13 @@ export const BedrockHostOptions = Type.Object({
     default: 'keys',
     description: 'keys: the host key holds ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN] (or a Bedrock API key); chain: the AWS credential chain of the Relay process (environment, web identity, instance role), the host key value unused.',
   })),
+  storageLocations: Type.Optional(Type.Array(Type.String({
+    pattern: '^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/([^?#]*/)?$', maxLength: 1024,
+    description: 'An s3:// prefix ending in /, e.g. s3://shared-docs/ or s3://team-a/inputs/.',
+  }), {
+    maxItems: 100,
+    description: "s3:// prefixes a caller may name as an image or document (Bedrock reads them with Relay's AWS identity, for whoever names them); any other s3:// location is refused (403). Default: none.",
+  })),
 }, { additionalProperties: false });
 
 export type BedrockHostOptions = Static<typeof BedrockHostOptions>;

@@ -4,10 +4,11 @@
 // streamGenerateContent?alt=sse; every client shape reaches them through the canonical shape.
 import { Readable } from 'node:stream';
 import { readUpstreamError, sendUpstream, type UpstreamRequest, type UpstreamResponse, type VendorAdapter } from '../../core/plugin-api.ts';
+import { refuseUnlistedStorage } from '../../core/plugin-api/canonical.ts';
 import type { VertexTokens } from './access-token.ts';
 import { GEMINI_SHAPE, geminiTranslation, isInvalidApiKey, parseGeminiError, type SchemaDialect } from './codec/index.ts';
 import { geminiApiUrl, vertexUrl } from './endpoints.ts';
-import { googleHostOptions, isVertex } from './host-options.ts';
+import { googleHostOptions, isVertex, readsHostStorage } from './host-options.ts';
 import { sendToVertex } from './vertex-send.ts';
 
 /**
@@ -32,6 +33,7 @@ export interface GoogleAdapterOptions {
 }
 
 export function createGoogleAdapter(options: GoogleAdapterOptions): VendorAdapter {
+  const translation = geminiTranslation(options.schemaDialect);
   return {
     id: options.id,
     shapes: [GEMINI_SHAPE],
@@ -51,6 +53,14 @@ export function createGoogleAdapter(options: GoogleAdapterOptions): VendorAdapte
       });
       return withKeyRefusalAs401(res);
     },
-    ...geminiTranslation(options.schemaDialect),
+    ...translation,
+    encodeRequest(shape, request, route, dropped) {
+      refuseUnlistedStorage(request, {
+        isStorage: readsHostStorage,
+        allowed: (route.host.spec.options as { storageLocations?: string[] } | undefined)?.storageLocations,
+        model: route.model?.metadata.slug ?? route.upstreamModel,
+      });
+      return translation.encodeRequest(shape, request, route, dropped);
+    },
   };
 }

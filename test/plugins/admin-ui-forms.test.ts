@@ -44,6 +44,10 @@ t.test("a host's vendor options: the adapter's schema drawn as fields, emptied g
   t.equal(byKey.get('options.entra.tenantId')!.required, false, 'Entra fields are not required while Entra is optional');
   t.equal(byKey.get('options.entra.tenantId')!.label, 'Entra: Tenant Id');
   t.same(hostOptionFields(null), [], 'an adapter without host options draws none');
+  const { BedrockHostOptions } = await import('../../plugins/vendor-bedrock/host-options.ts');
+  const storage = hostOptionFields(JSON.parse(JSON.stringify(BedrockHostOptions))).find((f) => f.key === 'options.storageLocations');
+  t.equal(storage?.type, 'list', 'a list of strings is drawn as a list field');
+  t.match(storage?.help, /s3:\/\/ prefixes.*e\.g\. s3:\/\/shared-docs\//s, "the list's and its items' descriptions as help");
 
   const { fieldForPointer } = await import('../../admin-ui/src/catalog/fields.ts');
   t.equal(fieldForPointer(fields, '/spec/options/entra/clientId'), 'options.entra.clientId', "the server's 400 lands on its field");

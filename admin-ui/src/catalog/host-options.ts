@@ -1,6 +1,6 @@
 // A vendor adapter's host options (the JSON Schema GET /api/vendor-adapters returns) as form
-// fields under spec.options: strings, numbers, booleans and choices, nested objects flattened to
-// dotted keys (options.entra.tenantId). The server checks them again on save.
+// fields under spec.options: strings, numbers, booleans, choices and lists of strings, nested
+// objects flattened to dotted keys (options.entra.tenantId). The server checks them again on save.
 import type { Field } from './fields.ts';
 
 export interface JsonSchema {
@@ -11,6 +11,7 @@ export interface JsonSchema {
   minimum?: number;
   maximum?: number;
   properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
   required?: string[];
   anyOf?: JsonSchema[];
   enum?: unknown[];
@@ -53,6 +54,8 @@ export function hostOptionFields(schema: JsonSchema | null | undefined, prefix =
       out.push({ key, label: title, type: 'select', required, help, options: [...blank, ...options.map((v) => ({ value: v, label: v }))] });
     } else if (prop.type === 'integer' || prop.type === 'number') {
       out.push({ key, label: title, type: 'number', integer: prop.type === 'integer', min: prop.minimum, max: prop.maximum, required, help });
+    } else if (prop.type === 'array' && prop.items?.type === 'string') {
+      out.push({ key, label: title, type: 'list', required, help: [help, prop.items.description].filter(Boolean).join(' ') || undefined });
     } else if (prop.type === 'boolean') {
       out.push({ key, label: title, type: 'boolean', required, help });
     } else {
