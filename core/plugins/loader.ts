@@ -8,6 +8,7 @@ import { StartupError } from '../errors.ts';
 import { firstProblem } from '../http/validate.ts';
 import type { PluginEntry } from '../config/schema.ts';
 import { isRelayPlugin, type RelayPlugin } from './define.ts';
+import { foreignGatewayProblem } from './gateway-copy.ts';
 import { pluginFileCandidates, typeScriptPluginProblem } from './out-of-tree.ts';
 
 const BUILTIN_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../plugins');
@@ -32,7 +33,7 @@ async function importPlugin(use: string, baseDir: string, where: string, pointer
     const abs = path.resolve(baseDir, use);
     const found = pluginFileCandidates(abs).find((c) => existsSync(c) && !isDirectory(c));
     if (!found) throw new StartupError(`${where}: ${pointer}/use: no plugin at ${abs}`);
-    const problem = typeScriptPluginProblem(found, where, pointer, use);
+    const problem = typeScriptPluginProblem(found, where, pointer, use) ?? foreignGatewayProblem(found, where, pointer, use);
     if (problem) throw problem;
     specifier = pathToFileURL(found).href;
     source = found;
@@ -42,6 +43,9 @@ async function importPlugin(use: string, baseDir: string, where: string, pointer
   } else {
     specifier = use;
     source = use;
+    const file = installedFile(use);
+    const problem = file === null ? null : foreignGatewayProblem(file, where, pointer, use);
+    if (problem) throw problem;
   }
   let mod: { default?: unknown };
   try {
@@ -62,6 +66,16 @@ async function importPlugin(use: string, baseDir: string, where: string, pointer
     throw new StartupError(`${where}: ${pointer}/use: "${use}" does not default-export a plugin made with definePlugin`);
   }
   return { plugin: mod.default, source };
+}
+
+/** An installed package plugin's entry file, as Node resolves it from Relay's own folder; null when it does not resolve. */
+function installedFile(use: string): string | null {
+  try {
+    const url = import.meta.resolve(use);
+    return url.startsWith('file:') ? fileURLToPath(url) : null;
+  } catch {
+    return null; // the import below says why
+  }
 }
 
 /** A built-in plugin's entry: index.ts beside the sources, index.js in the compiled dist/. */
