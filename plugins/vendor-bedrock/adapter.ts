@@ -12,7 +12,7 @@ import { anthropicErrorBody } from './anthropic-errors.ts';
 import * as codec from './codec/index.ts';
 import { CONVERSE_SHAPE, COUNTING_SHAPE, MESSAGES_SHAPE, bedrockErrorMessageOf, exceptionName, statusForException } from './codec/index.ts';
 import { takesCachePoints, withCachePoints } from './codec/cache-points.ts';
-import { chainFor, parseHostKey } from './credentials.ts';
+import { chainFor, MalformedHostKey, parseHostKey } from './credentials.ts';
 import { converseToSse, eventStreamAsSse, invokeToSse } from './event-stream.ts';
 import { BedrockHostOptions, runtimeBaseUrl } from './host-options.ts';
 import { countTokensAnswer, countTokensBody, invokeModelBody } from './invoke-body.ts';
@@ -106,6 +106,12 @@ function asSse(res: UpstreamResponse, shape: ShapeId): UpstreamResponse {
   return { status: res.status, headers, body: eventStreamAsSse(res.body, shape === MESSAGES_SHAPE ? invokeToSse : converseToSse) };
 }
 
+/** A 403 in Bedrock's shape for a host key Relay cannot sign with; the message never quotes the value. */
+function refusedKey(message: string): UpstreamResponse {
+  const body = Buffer.from(JSON.stringify({ message }));
+  return { status: 403, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'UnrecognizedClientException' }, body: Readable.from([body]) };
+}
+
 /** Sends `body` to an operation on the route's model, signed (or with the Bedrock API key). */
 async function sendOperation(req: UpstreamRequest, operation: string, body: string): Promise<UpstreamResponse> {
   const host = req.route.host.spec;
@@ -120,7 +126,14 @@ async function sendOperation(req: UpstreamRequest, operation: string, body: stri
     accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
   };
   if (req.stream && req.shape === MESSAGES_SHAPE) headers['x-amzn-bedrock-accept'] = 'application/json';
-  const auth = await authenticate(req, options, url, headers, body);
+  let auth: Authentication;
+  try {
+    auth = await authenticate(req, options, url, headers, body);
+  } catch (err) {
+    // A refused key, as AWS would refuse it: the key is marked invalid and the next one tried (not an unreachable host).
+    if (err instanceof MalformedHostKey) return refusedKey(err.message);
+    throw err;
+  }
   Object.assign(headers, auth.headers);
   return withSent(await sendUpstream(req, url.toString(), { headers, body, timeoutMs: host.timeoutMs }), auth.sent);
 }

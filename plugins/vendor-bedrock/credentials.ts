@@ -12,6 +12,9 @@ export type BedrockCredential =
   | { kind: 'sigv4'; identity: AwsCredentialIdentity }
   | { kind: 'bearer'; token: string };
 
+/** A host key whose value is neither AWS keys nor a Bedrock API key: the key's fault, not the upstream's. */
+export class MalformedHostKey extends Error {}
+
 /**
  * A host key's value: `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` signs with SigV4 (neither
  * part can hold a colon); a value without a colon is a Bedrock API key (a bearer token).
@@ -22,7 +25,7 @@ export function parseHostKey(value: string): BedrockCredential {
   const [accessKeyId, secretAccessKey, sessionToken, ...rest] = trimmed.split(':');
   if (!accessKeyId || !secretAccessKey || rest.length > 0 || sessionToken === '') {
     // The message never quotes the value: it is a secret.
-    throw new Error('the host key is not ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]');
+    throw new MalformedHostKey('Relay did not send the request: the host key is not ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN] (nor a Bedrock API key, which has no colon)');
   }
   return { kind: 'sigv4', identity: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } };
 }

@@ -125,6 +125,21 @@ t.test('a host key whose signature the upstream refuses: 502 to the caller, the 
   t.equal(health.get(s.hostKeyIds[0])?.state, 'invalid');
 });
 
+t.test('a host key that is neither AWS keys nor an API key is refused like a bad signature (marked invalid), not reported as an unreachable host', async (t) => {
+  const s = await seedBedrock({ key: 'AKIAMALFORMED:not-a-secret-part:tok:extra' });
+  const before = bedrock.requests.length + bedrock.refused;
+  const res = await viaRelay(relay, '/vendor-a/v1/chat/completions', s.relayKey, chat(s.modelSlug));
+  t.equal(res.status, 502, res.text);
+  t.notMatch(res.text, /could not be reached/, 'not called an unreachable upstream');
+  t.notMatch(res.text, /not-a-secret-part/, 'the value is never quoted');
+  t.equal(bedrock.requests.length + bedrock.refused, before, 'nothing was sent to AWS');
+  const health = await hostKeyHealth(relay);
+  t.equal(health.get(s.hostKeyIds[0])?.state, 'invalid', 'the key is out of rotation until an operator fixes it');
+  const usage = await usageRecord(relay, res.headers.get('x-request-id')!);
+  t.equal(usage.error_code, 'RELAY_ERR_HOST_KEY_REFUSED');
+  t.match(res.text, /Relay did not send the request: the host key is not ACCESS_KEY_ID:SECRET_ACCESS_KEY/, 'the caller and the operator read why');
+});
+
 /** One model bound to an Anthropic host (weight 1000, tried first) and a Bedrock host (weight 1). */
 async function anthropicThenBedrock(): Promise<{ a: Seeded; b: Seeded }> {
   const a = await seedRoute(relay, { baseUrl: `${anthropicUp.url}/v1`, adapter: 'anthropic', model: `cross-${++seq}`, hostKeys: [`sk-ant-${seq}`] });
