@@ -184,8 +184,10 @@ export interface VendorAdapter {
   /** Sends a request in `shape`; resolves when response headers arrive. */
   send(req: UpstreamRequest): Promise<UpstreamResponse>;
   /**
-   * canonical -> upstream request JSON. What the upstream shape cannot carry and the encoder
-   * leaves out is pushed onto `dropped` by name (a translated response lists it in x-relay-dropped).
+   * canonical -> upstream request JSON. `request` is the one for `route`: its model is the route's
+   * upstream model, `stream` is set, and `reasoning` is left out for a model the catalog does not
+   * mark `reasoning: true`. What the upstream shape cannot carry and the encoder leaves out is
+   * pushed onto `dropped` by name (a translated response lists it in x-relay-dropped).
    */
   encodeRequest(shape: ShapeId, request: CanonicalRequest, route: Route, dropped?: string[]): unknown;
   /**
