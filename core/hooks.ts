@@ -179,6 +179,11 @@ export interface VendorAdapter {
    * path the adapter appends itself), or null. Checked when a host is written: a 400 on /spec/baseUrl.
    */
   baseUrlProblem?(baseUrl: string): string | null;
+  /**
+   * Optional: the base URL this adapter sends a route's requests to when it is not the host's
+   * `spec.baseUrl` (Bedrock's runtime comes from its region or endpoint option); traces name its server.
+   */
+  upstreamBaseUrl?(route: Route): string;
   /** The native shape to translate through, from the shapes a route allows, or null if none fits. */
   translationShape(routeShapes: readonly ShapeId[], inbound: ShapeId): ShapeId | null;
   /** Sends a request in `shape`; resolves when response headers arrive. */

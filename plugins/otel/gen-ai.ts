@@ -24,10 +24,13 @@ const PROVIDERS: Record<string, string> = {
   anthropic: 'anthropic',
   bedrock: 'aws.bedrock',
   'azure-openai': 'azure.ai.openai',
-  google: 'gcp.gen_ai',
+  // Claude on Vertex AI: the conventions name the platform that served it, as for Claude on Bedrock.
+  'vertex-anthropic': 'gcp.vertex_ai',
 };
 
 export function providerName(route: Route): string {
+  // A google host says which of Google's two APIs it is; gcp.gen_ai is for a backend not known.
+  if (route.adapter.id === 'google') return (route.host.spec.options as { mode?: unknown } | undefined)?.mode === 'vertex' ? 'gcp.vertex_ai' : 'gcp.gemini';
   return PROVIDERS[route.adapter.id] ?? route.adapter.id;
 }
 

@@ -74,7 +74,7 @@ class OtelRequestTrace implements RequestTrace {
         'relay.provider': route.provider.metadata.slug,
         'relay.upstream_shape': upstreamShape,
         ...(route.hostKey ? { 'relay.host_key.id': route.hostKey.metadata.id } : {}),
-        ...serverOf(route.host.spec.baseUrl),
+        ...serverOf(route.adapter.upstreamBaseUrl?.(route) ?? route.host.spec.baseUrl),
       });
     }
     // The upstream sees this call's span as its parent (sampled or not, as W3C Trace Context says);

@@ -148,6 +148,8 @@ export function createBedrockAdapter(id: string, adapterOptions: BedrockAdapterO
     id,
     shapes: BEDROCK_SHAPES,
     hostOptions: BedrockHostOptions,
+    // The host's baseUrl is not used: requests go to the region's runtime or the endpoint option.
+    upstreamBaseUrl: (route) => runtimeBaseUrl((route.host.spec.options ?? {}) as BedrockHostOptions),
     // Converse serves every model, so every client shape translates through it.
     translationShape: (routeShapes) => (routeShapes.includes(CONVERSE_SHAPE) ? CONVERSE_SHAPE : null),
     async send(req: UpstreamRequest): Promise<UpstreamResponse> {
