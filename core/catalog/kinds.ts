@@ -129,7 +129,11 @@ export const ModelSpec = Type.Object({
     minimum: 1, maximum: 10_000_000,
     description: "The model's output-token limit. Upstreams that need a max_tokens (Anthropic) get it when the client gives none, instead of 4096: coding agents (Codex) never send one.",
   })),
-  reasoning: Type.Boolean({ default: false }),
+  reasoning: Type.Boolean({
+    default: false,
+    description: "Whether the model reasons. Only then does a translated request carry the client's reasoning (effort, budget) to the upstream; "
+      + 'otherwise it is left out and named in x-relay-dropped.',
+  }),
   /** Efforts offered to clients (Codex's picker); the canonical efforts, so every route can carry them. Unique, so bounded by the enum. */
   reasoningLevels: Type.Optional(Type.Array(ReasoningEffort, { uniqueItems: true })),
   description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH })),
