@@ -28,6 +28,7 @@ import { providerWriter } from './provider-writer.ts';
 import { registerRelayKeyRoutes } from './relay-key-routes.ts';
 import { registerLastUsedRoute } from './last-used-routes.ts';
 import { installRouteSecurityDocs } from './route-security.ts';
+import { installSecurityHeaders } from './security-headers.ts';
 import { SessionStore } from './sessions.ts';
 import { registerSettingsRoutes } from './settings-routes.ts';
 import { registerUserRoutes } from './user-routes.ts';
@@ -50,6 +51,8 @@ export async function registerControlPlane(app: FastifyInstance, deps: ControlDe
   const sessions = new SessionStore(deps.db, deps.config.admin.sessionTtlMinutes);
   const throttle = new LoginThrottle(deps.db, options.loginThrottle);
 
+  // First, so that refusals (401, 403) carry them too.
+  installSecurityHeaders(app);
   installRouteSecurityDocs(app);
   installAuthGuard(app, { sessions, adminToken: deps.adminToken, metricsToken: deps.metricsToken ?? null, secureCookies });
   installControlMetrics(app, deps.metrics, deps.sync);

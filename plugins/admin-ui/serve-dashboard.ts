@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerFor, safePathname } from './request-rules.ts';
 import { MISSING_BUILD_HTML } from './missing-build-page.ts';
+import { DASHBOARD_CONTENT_SECURITY_POLICY, PLACEHOLDER_CONTENT_SECURITY_POLICY } from './page-policy.ts';
 
 export interface DashboardOptions {
   /** Absolute path of the build (admin-ui/dist). */
@@ -40,7 +41,12 @@ export async function serveDashboard(app: FastifyInstance, options: DashboardOpt
       if (!built) built = isFile(indexFile);
       const answer = answerFor(safePathname(request.url), (relative) => built && isFile(path.join(root, relative)));
       if (answer.kind === 'not-found') return reply.callNotFound();
-      if (!built) return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(MISSING_BUILD_HTML);
+      if (!built) {
+        return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store')
+          .header('content-security-policy', PLACEHOLDER_CONTENT_SECURITY_POLICY).send(MISSING_BUILD_HTML);
+      }
+      // Every file of the build (index.html asked for by name included) under the page's policy.
+      reply.header('content-security-policy', DASHBOARD_CONTENT_SECURITY_POLICY);
       if (answer.kind === 'file') {
         // Files under assets/ carry a content hash in their name, so they never change.
         const hashed = answer.file.startsWith('assets/');
