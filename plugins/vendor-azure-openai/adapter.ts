@@ -11,7 +11,7 @@ import { filteringInspector, filteringStreamDecoder, withFilterRefusal } from '.
 import { EntraTokenCache } from './entra-token.ts';
 import { withFilterDetail } from './errors.ts';
 import { AzureHostOptions, hostOptionsOf } from './host-options.ts';
-import { azureUrl } from './urls.ts';
+import { azureBaseUrlProblem, azureUrl } from './urls.ts';
 
 export const AZURE_SHAPES: readonly ShapeId[] = ['openai.chat', 'openai.responses', 'openai.embeddings'];
 
@@ -44,6 +44,7 @@ export function createAzureOpenAIAdapter(id: string, openai: VendorAdapter, toke
     id,
     shapes: AZURE_SHAPES,
     hostOptions: AzureHostOptions,
+    baseUrlProblem: azureBaseUrlProblem,
     translationShape: openai.translationShape.bind(openai),
     send,
     encodeRequest: openai.encodeRequest.bind(openai),

@@ -29,3 +29,14 @@ export function azureUrl(baseUrl: string, shape: ShapeId, deployment: string, op
   if (options.api === 'deployments') url.searchParams.set('api-version', options.apiVersion);
   return url.toString();
 }
+
+// A base URL that already holds Azure's /openai path (or a deployment's endpoint): Relay appends it again.
+const HOLDS_AZURE_PATH = /\/openai(?:\/v1|\/deployments(?:\/.*)?|\/responses)?\/*$/;
+
+/** Why a host's base URL cannot work for Azure OpenAI, or null (checked when the host is written). */
+export function azureBaseUrlProblem(baseUrl: string): string | null {
+  const path = new URL(baseUrl).pathname;
+  const held = HOLDS_AZURE_PATH.exec(path);
+  if (!held) return null;
+  return `ends with ${held[0].replace(/\/+$/, '')}: give the resource endpoint without that path, e.g. https://my-resource.openai.azure.com; Relay appends /openai/deployments/{deployment}/... (or /openai/v1/... with options.api v1)`;
+}

@@ -94,6 +94,17 @@ t.test('Anthropic clients are translated; a filtered answer becomes a refusal', 
   t.match(stream.text, /violence \(high\)/, 'then why it stopped');
 });
 
+t.test('a base URL that already holds /openai (or a deployment endpoint) is refused on write, naming /spec/baseUrl, not a 404 at every request', async (t) => {
+  const write = (baseUrl: string) => relay.api('POST', '/api/hosts', { metadata: { displayName: `azure base ${Math.random()}` }, spec: { providerId: keyed.providerId, baseUrl } });
+  for (const path of ['/openai', '/openai/', '/openai/v1', '/openai/deployments/gpt-4o-prod/chat/completions', '/apim-suffix/openai']) {
+    const res = await write(`https://contoso.openai.azure.com${path}`);
+    t.equal(res.status, 400, path);
+    t.match(res.body.error, { field: '/spec/baseUrl', message: /ends with .*\/openai.*resource endpoint without that path/ }, path);
+  }
+  t.equal((await write('https://contoso.openai.azure.com')).status, 201, 'the resource endpoint');
+  t.equal((await write('https://apim.contoso.net/ai-gateway')).status, 201, 'a gateway prefix of its own (API Management) is kept');
+});
+
 t.test('Responses: /openai/responses with the host\'s api-version; an older version gets Azure\'s error in the client\'s shape', async (t) => {
   const res = await viaRelay(relay, '/vendor-a/v1/responses', responses.relayKey, { model: 'gpt-4o-responses', input: 'Say hello' });
   t.equal(res.status, 200, res.text);
