@@ -9,8 +9,8 @@ import { DUMMY_ENV, relayCheck } from '../support/relay-check.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const EXPECTED_PLUGINS: Record<string, string[]> = {
-  'embedded.yaml': ['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-file', 'payload-file', 'admin-ui'],
-  'scaled.yaml': ['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-clickhouse', 'log-postgres', 'log-valkey', 'payload-s3', 'admin-ui'],
+  'embedded.yaml': ['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-file', 'payload-file', 'admin-ui', 'vendor-google', 'vendor-azure-openai', 'vendor-bedrock'],
+  'scaled.yaml': ['auth-bearer', 'wire-vendor-a', 'wire-vendor-b', 'vendor-openai', 'vendor-anthropic', 'log-clickhouse', 'log-postgres', 'log-valkey', 'payload-s3', 'admin-ui', 'vendor-google', 'vendor-azure-openai', 'vendor-bedrock'],
 };
 
 for (const [file, plugins] of Object.entries(EXPECTED_PLUGINS)) {
