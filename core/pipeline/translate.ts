@@ -93,7 +93,7 @@ export async function translate(attempt: Attempt, route: Route, credential: stri
     } catch (err) {
       if (attempt.clientGone) throw err;
       if (!attempt.isLast) return { kind: 'retry' };
-      throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${whyUnread(err)}`);
+      throw new RelayError('RELAY_ERR_UPSTREAM_BAD_RESPONSE', `the upstream's response could not be read: ${whyUnread(err)}${notAnEventStream(attempt.call.stream, res.headers)}`);
     }
     attempt.reportSuccess(route);
     // A token count is not a generation: nothing to bill (as when count_tokens is passed through).
@@ -125,6 +125,14 @@ function whyUnread(err: unknown): string {
   if (err instanceof SyntaxError) return 'it is not valid JSON';
   const message = (err as Error)?.message ?? String(err);
   return err instanceof RangeError && /call stack/i.test(message) ? 'it is nested too deeply to read' : message;
+}
+
+/** Why a streamed call's answer was read as one JSON body: its content type is not an event stream (NDJSON, say). */
+function notAnEventStream(stream: boolean, headers: Record<string, string | string[] | undefined>): string {
+  if (!stream) return '';
+  const type = headerValue(headers['content-type']);
+  const answered = type === undefined ? 'no content-type' : `content-type ${JSON.stringify(type.slice(0, 64))}`;
+  return ` (asked to stream, it answered with ${answered}, not text/event-stream, so it was read as one JSON body)`;
 }
 
 /** A header's one value (content-encoding), or undefined. */

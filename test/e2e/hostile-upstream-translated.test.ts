@@ -200,6 +200,13 @@ t.test("an answer that is not JSON is a 502 that quotes none of its bytes (they 
   t.equal(record.error_code, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE');
 });
 
+t.test('a streamed answer in a framing that is not an event stream (NDJSON) is a 502 naming its content type', async (t) => {
+  const { res, record } = await ask('openai-chat', 'messages', true, { headers: { 'content-type': 'application/x-ndjson' }, body: '{"message":{"content":"Hel"}}\n{"done":true}\n' });
+  t.equal(res.status, 502);
+  t.match(res.text, /could not be read: it is not valid JSON \(asked to stream, it answered with content-type \\"application\/x-ndjson\\", not text\/event-stream, so it was read as one JSON body\)/);
+  t.equal(record.error_code, 'RELAY_ERR_UPSTREAM_BAD_RESPONSE');
+});
+
 t.test('frames that say nothing (a blank data line, [DONE]) are skipped on every translated stream', async (t) => {
   const { res, record } = await ask('openai-responses', 'messages', true, sse([
     [null, ''],
