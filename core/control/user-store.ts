@@ -49,6 +49,15 @@ export async function createUser(db: Database, username: string, password: strin
   return toPublic(res.rows[0]);
 }
 
+/**
+ * Locks every enabled admin's row, in one order, before a change that could remove one: changes
+ * that could each leave the last admin take turns, so each counts what the one before it left
+ * (checking its own row only, two demotions at once each saw the other admin and both passed).
+ */
+async function lockAdmins(tx: Queryable): Promise<void> {
+  await tx.query("SELECT id FROM admin_users WHERE role = 'admin' AND enabled ORDER BY id FOR UPDATE");
+}
+
 /** Throws when no enabled admin user would be left: someone must be able to sign in and change things. */
 async function assertAnAdminRemains(tx: Queryable, what: string): Promise<void> {
   const res = await tx.query<{ n: string | number }>("SELECT count(*) AS n FROM admin_users WHERE role = 'admin' AND enabled");
@@ -63,6 +72,7 @@ export async function updateUser(db: Database, username: string, change: UserCha
   if (change.password !== undefined) checkPasswordShape(change.password);
   const passwordHash = change.password === undefined ? null : await hashPassword(change.password);
   return db.transaction(async (tx) => {
+    await lockAdmins(tx);
     const current = (await tx.query<UserRow>(`SELECT ${COLUMNS} FROM admin_users WHERE username = $1 FOR UPDATE`, [username])).rows[0];
     if (!current) throw new RelayError('RELAY_ERR_NOT_FOUND', `no user named ${echoedName(username)}`);
     const res = await tx.query<UserRow>(
@@ -80,6 +90,7 @@ export async function updateUser(db: Database, username: string, change: UserCha
 
 export async function deleteUser(db: Database, username: string): Promise<void> {
   await db.transaction(async (tx) => {
+    await lockAdmins(tx);
     const res = await tx.query<UserRow>(`DELETE FROM admin_users WHERE username = $1 RETURNING ${COLUMNS}`, [username]);
     const gone = res.rows[0];
     if (!gone) throw new RelayError('RELAY_ERR_NOT_FOUND', `no user named ${echoedName(username)}`);

@@ -71,6 +71,25 @@ t.test('the last enabled admin stays', async (t) => {
   t.equal((await signIn('root-admin', 'root admin password')).status, 200, 'it still signs in');
 });
 
+t.test('the last enabled admin stays when admins are demoted, disabled or deleted at once', async (t) => {
+  // Each change checked its own row only, so two at once each saw the other admin still there
+  // and both went through: no enabled admin was left (4 of 5 rounds before the fix).
+  const changes = [{ role: 'viewer' }, { enabled: false }, undefined] as const;
+  for (let round = 0; round < 6; round++) {
+    for (const name of ['race-a', 'race-b', 'race-c']) {
+      const made = await admin('POST', '/api/users', { username: name, password: 'race password 1', role: 'admin' });
+      t.ok(made.status === 201 || (await admin('PATCH', `/api/users/${name}`, { role: 'admin', enabled: true })).status === 200, `${name} is an admin`);
+    }
+    await admin('PATCH', '/api/users/root-admin', { role: 'viewer' });
+    const change = changes[round % changes.length];
+    const statuses = await Promise.all(['race-a', 'race-b', 'race-c'].map((name) => admin(change === undefined ? 'DELETE' : 'PATCH', `/api/users/${name}`, change).then((r) => r.status)));
+    const admins = await relay.db.query<{ n: string }>("SELECT count(*) AS n FROM admin_users WHERE role = 'admin' AND enabled");
+    t.equal(Number(admins.rows[0]!.n), 1, `round ${round + 1} (${JSON.stringify(change ?? 'delete')}): one enabled admin is left (${statuses.join(', ')})`);
+    t.equal(statuses.filter((s) => s === 409).length, 1, 'the change that would have removed it is a 409');
+    await admin('PATCH', '/api/users/root-admin', { role: 'admin' });
+  }
+});
+
 t.test('a user changes their own password', async (t) => {
   const session = await signIn('root-admin', 'root admin password');
   const self = client(relay.url, { cookie: session.cookie, csrf: true });
