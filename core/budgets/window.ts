@@ -35,12 +35,29 @@ function local(ms: number, timeZone: string): { wallMs: number; date: LocalDate 
   return { wallMs, date };
 }
 
-/** The instant of local midnight at the start of a local date (the zone's offset found by two passes, for DST). */
+/** A local date as the UTC instant of the same calendar date, so that two dates compare as numbers. */
+const dateKey = (d: LocalDate): number => Date.UTC(d.year, d.month - 1, d.day);
+
+/**
+ * The first instant of a local date: its midnight (the zone's offset found by two passes, for DST),
+ * or, where the clocks skip midnight (DST beginning at 00:00, as in Chile, Cuba or Paraguay), the
+ * instant they jump to. Two passes land such a midnight an hour early, on the day before, and a
+ * window ending there would reset at every request for that hour.
+ */
 function midnight(year: number, month: number, day: number, timeZone: string): number {
   const wall = Date.UTC(year, month - 1, day);
   let guess = wall;
   for (let i = 0; i < 2; i++) guess = wall - (local(guess, timeZone).wallMs - guess);
-  return guess;
+  if (dateKey(local(guess, timeZone).date) >= wall) return guess;
+  // In the gap: the first second whose local date is this one (or later, for a date the zone skipped).
+  let before = guess;
+  let inDay = guess + DAY_MS;
+  while (inDay - before > 1000) {
+    const mid = before + Math.floor((inDay - before) / 2000) * 1000;
+    if (dateKey(local(mid, timeZone).date) >= wall) inDay = mid;
+    else before = mid;
+  }
+  return inDay;
 }
 
 export function windowAt(spec: Pick<BudgetSpec, 'window' | 'timezone'>, nowMs: number): BudgetWindowAt {
