@@ -5,7 +5,7 @@
 // before message-end is an error. Custom-tool arguments are held until the call ends (their
 // raw text is inside the JSON).
 import { ERROR_CODES, type Route, type StreamDecoder } from 'relay-gateway';
-import { customToolNames, emptyUsage, type CanonicalRequest, type StreamEvent } from 'relay-gateway/canonical';
+import { customToolNames, emptyUsage, parseFrame, type CanonicalRequest, type StreamEvent } from 'relay-gateway/canonical';
 import { stopReasonFromCohere } from './finish-reason.ts';
 import { COHERE_ORIGIN, newResponseId } from './response.ts';
 import { argumentsOf } from './tool-arguments.ts';
@@ -44,12 +44,9 @@ export function cohereStreamDecoder(route: Route, request: CanonicalRequest): St
   return {
     decode(_event: string | undefined, data: string): StreamEvent[] {
       if (ended) return [];
-      let e: CohereStreamEvent;
-      try {
-        e = JSON.parse(data) as CohereStreamEvent;
-      } catch {
-        return [];
-      }
+      // A frame that is not JSON throws: the stream ends with an error, not an answer with a hole.
+      const e = parseFrame<CohereStreamEvent>(data);
+      if (e === null) return [];
       const out = start(e.type === 'message-start' ? e.id : undefined);
       const i = e.index ?? 0;
       const message = e.delta?.message;

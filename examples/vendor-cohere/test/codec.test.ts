@@ -108,6 +108,13 @@ t.test('stream: text, a tool plan and a call with streamed arguments, end on mes
   t.match(cut.finish(), [{ type: 'part_end', index: 0 }, { type: 'error', error: { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE' } }], 'a body that ends before message-end');
 });
 
+t.test('stream: a frame that says nothing is skipped, one that is not JSON throws (the stream ends with an error, not a hole)', async (t) => {
+  const decoder = cohereStreamDecoder(route(), plain);
+  t.same(decoder.decode(undefined, ''), []);
+  t.same(decoder.decode(undefined, '[DONE]'), []);
+  t.throws(() => decoder.decode('content-delta', '{"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"Hel'));
+});
+
 t.test('errors keep the message and map the status', async (t) => {
   t.match(decodeCohereError(429, JSON.stringify({ message: 'trial key rate limited' })), { code: 'RELAY_ERR_UPSTREAM_RATE_LIMITED', message: 'trial key rate limited' });
   t.match(decodeCohereError(401, JSON.stringify({ id: 'x', message: 'invalid api token' })), { code: 'RELAY_ERR_UPSTREAM_BAD_RESPONSE', status: 502 });
