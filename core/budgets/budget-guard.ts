@@ -7,7 +7,9 @@
 // when a budget is first seen, when its window resets, and every RECONCILE_MS, so spend written by
 // other instances sharing the usage log (log-postgres, log-clickhouse) counts within that delay. A
 // reconcile takes `earlier` as in the log, so readSpend answers only once the usage events recorded
-// until then are written (spend-from-log.ts): spend still queued for the log is not lost. A request
+// until then are written (spend-from-log.ts): spend still queued for the log is not lost. When they
+// are not written in time (a log whose writes fail or stall while its reads answer), the answer is
+// `partial` and merged by max, `earlier` kept: the error is on the side of refusing early. A request
 // whose end starts a reconcile (a budget not read before, as one that only alerts; a reconcile due)
 // is counted first: it is queued for the log already, so the read counts it, once. Requests
 // finishing while the base is read may be counted twice until the next reconcile: the error is on
@@ -74,6 +76,11 @@ export interface Spend {
   tokens: number;
 }
 
+/** Spend read from the usage log; `partial` when this instance's usage recorded before the read may be missing from it (still queued). */
+export interface LogSpend extends Spend {
+  partial?: boolean;
+}
+
 export interface BudgetStatus {
   budgetId: string;
   windowStart: string;
@@ -96,7 +103,7 @@ export interface BudgetGuardOptions {
    * Spend in the usage log over a window and scope, this instance's events recorded before the call
    * included; null when no backend can say. The filter's currency limits the cost, not the tokens.
    */
-  readSpend: (filter: UsageFilter) => Promise<Spend | null>;
+  readSpend: (filter: UsageFilter) => Promise<LogSpend | null>;
   log: RepeatWarningsLog;
   now?: () => number;
   reconcileMs?: number;
@@ -309,9 +316,14 @@ export class BudgetGuard {
     const s = budget.spec.scope ?? {};
     // The cost in the budget's currency only, as record() counts it; tokens in every currency (spend-from-log.ts).
     const filter: UsageFilter = { from: new Date(c.startMs), currency: budget.spec.currency, ...(s.relayKeyId ? { relayKeyId: s.relayKeyId } : {}), ...(s.policyId ? { policyId: s.policyId } : {}), ...(s.modelId ? { modelId: s.modelId } : {}) };
-    const fromLog = this.options.readSpend(filter);
+    // Whether the log's figure may lack this instance's spend still queued for it: then `earlier` stays counted here.
+    let partial = false;
+    const fromLog = this.options.readSpend(filter).then((spend) => {
+      partial = spend?.partial === true;
+      return spend;
+    });
     // The usage log's answer, once it came: a shared counter still has it when Valkey then fails.
-    let logged: { spend: Spend | null } | null = null;
+    let logged: { spend: LogSpend | null } | null = null;
     const read = c.shared
       ? fromLog.then((spend) => {
         logged = { spend };
@@ -324,8 +336,8 @@ export class BudgetGuard {
         ? 'reading a budget\'s spend from the usage log and raising its shared total in Valkey answer again'
         : 'reading a budget\'s spend from the usage log answers again';
       this.warnings.answered(`${budget.metadata.id}:reconcile`, { budget: budget.metadata.slug }, answered);
-      // A shared total raised to no figure of the log's does not count `earlier`: merged as a shared read is.
-      this.took(budget, c, now, spend, logged?.spend !== null);
+      // A shared total raised to no figure of the log's does not count `earlier`, nor does a partial figure: merged as a shared read is.
+      this.took(budget, c, now, spend, logged?.spend !== null && !partial);
     }, (err: unknown) => {
       if (logged) this.raiseFailed(budget, c, now, err, logged.spend);
       else this.readFailed(budget, c, now, err);
@@ -358,10 +370,10 @@ export class BudgetGuard {
    * Valkey to its figure failed or timed out: the log's figure counts as it would without Valkey
    * (a first read's spend is known, not a 503), and the next reconcile raises the shared total again.
    */
-  private raiseFailed(budget: Budget, c: Counter, startedAt: number, err: unknown, spend: Spend | null): void {
+  private raiseFailed(budget: Budget, c: Counter, startedAt: number, err: unknown, spend: LogSpend | null): void {
     const counting = spend ? 'counting the usage log\'s figure and this instance\'s requests; the next reconcile raises the shared total again' : 'counting this instance\'s requests only';
     this.warnReconcile(budget, startedAt, err, 'raising a budget\'s shared spend in Valkey to the usage log\'s figure', counting);
-    this.took(budget, c, startedAt, spend, true);
+    this.took(budget, c, startedAt, spend, spend?.partial !== true);
   }
 
   /**

@@ -3,8 +3,9 @@
 // summaries; the budget then counts this instance's requests only. Read once the usage events
 // this instance recorded before the call are written: the budget's reconcile takes what it had
 // counted until then as in the log (budget-guard.ts), so a queued event must not be missing from it.
-// The wait is bounded: a usage log failing its writes (retrying for minutes) must not hold the
-// read; queued spend may then be missed until the next reconcile.
+// The wait is bounded: a usage log failing or stalling its writes (retrying for minutes; a table
+// locked for writes while it still answers reads) must not hold the read. Such a figure is marked
+// `partial`: it may lack spend still queued, which the budget then keeps counting itself.
 // With a currency in the filter, the cost is that of the events priced in it only, and the tokens
 // are those of every event in scope, in any currency or none: what the budget counts locally for a
 // finished request (BudgetGuard.record). One summary grouped by currency answers both: the tokens
@@ -13,24 +14,27 @@
 import type { Observer } from '../observer/observer.ts';
 import { toMicros } from '../observer/money.ts';
 import type { Summary, SummaryQuery, UsageFilter, UsageTotals } from '../observer/types.ts';
-import type { Spend } from './budget-guard.ts';
+import type { LogSpend, Spend } from './budget-guard.ts';
 
 /** Longest a read waits for this instance's queued usage events to be written. */
 export const QUEUE_WAIT_MS = 5_000;
 
-async function writtenOrLater(written: Promise<void>): Promise<void> {
+/** Whether the queue was written within QUEUE_WAIT_MS (false: the read goes ahead without it). */
+async function writtenInTime(written: Promise<void>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([written, new Promise<void>((resolve) => { timer = setTimeout(resolve, QUEUE_WAIT_MS); })]);
+  const inTime = await Promise.race([written.then(() => true), new Promise<boolean>((resolve) => { timer = setTimeout(resolve, QUEUE_WAIT_MS, false); })]);
   clearTimeout(timer);
+  return inTime;
 }
 
-export async function budgetSpendFromLog(observer: Pick<Observer, 'usageBackend' | 'usageWritten'>, filter: UsageFilter): Promise<Spend | null> {
-  await writtenOrLater(observer.usageWritten());
+export async function budgetSpendFromLog(observer: Pick<Observer, 'usageBackend' | 'usageWritten'>, filter: UsageFilter): Promise<LogSpend | null> {
+  const written = await writtenInTime(observer.usageWritten());
   const backend = observer.usageBackend();
   if (!backend?.summary) return null;
   const summary = backend.summary.bind(backend);
   const totals = filter.currency === undefined ? (await summary(filter)).totals : await totalsInCurrency(summary, filter, filter.currency);
-  return spendOf(totals.cost, totals);
+  const spend = spendOf(totals.cost, totals);
+  return written ? spend : { ...spend, partial: true };
 }
 
 /**
