@@ -24,9 +24,10 @@ export interface InferenceMetrics {
 }
 
 /** Why an answer the client got has no usage from its upstream: unmetered, or metered by Relay's estimate. */
-type UnreportedReason = 'client_cut' | 'upstream_error' | 'not_reported';
+type UnreportedReason = 'client_cut' | 'upstream_error' | 'not_reported' | 'unreadable';
 
 function whyUnreported(record: RequestRecord, event: UsageEvent): UnreportedReason {
+  if (event.extras.usage_unreadable !== undefined) return 'unreadable';
   if (record.clientAborted) return 'client_cut';
   return event.error_code !== null ? 'upstream_error' : 'not_reported';
 }

@@ -188,17 +188,18 @@ async function pipeAll(attempt: Attempt, res: UpstreamResponse, route: Route | n
   forwarded?.finish(false, res.status, true, writer.keyMask, copy);
   if (route && copy) {
     attempt.record.usage = copy.usage(route.adapter, attempt.call.shape);
-    if (attempt.record.usage === null) attempt.record.generatedChars = answerChars(copy);
+    // Also with usage: one whose output count cannot be read is estimated from the answer (unreported-usage.ts).
+    attempt.record.generatedChars = answerChars(copy);
     if (attempt.record.usage === null && !copy.whole) attempt.noteUnreadUsage(route, `its usage was in neither the first ${HEAD_BYTES} nor the last ${TAIL_BYTES} bytes of an answer over ${WHOLE_COPY_BYTES}`);
   }
   return { kind: 'done' };
 }
 
-/** The generated characters of an answer kept whole, read only if its usage is estimated (unreported-usage.ts). */
-function answerChars(copy: UsageCopy): (() => number) | null {
-  const body = copy.wholeBody();
-  if (body === null) return null;
+/** The generated characters of an answer kept whole, read only if its usage is estimated (unreported-usage.ts); 0 for one kept in part. */
+function answerChars(copy: UsageCopy): () => number {
   return () => {
+    const body = copy.wholeBody();
+    if (body === null) return 0;
     try {
       return generatedChars(JSON.parse(body.toString('utf8')));
     } catch {

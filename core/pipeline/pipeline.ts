@@ -51,7 +51,7 @@ import { clientRequestIdOf } from '../http/request-id.ts';
 import { createInferenceMetrics } from './inference-metrics.ts';
 import { canonicalPrompt, TranslationSource } from './translation-source.ts';
 import { ForwardedCapture, mixesShapes } from './forwarded-capture.ts';
-import { answeredWithoutUsage, endedEarlyWithUsage, meterUnreported, raiseOutputToSeen } from './unreported-usage.ts';
+import { answeredWithoutUsage, endedEarlyWithUsage, meterUnreported, raiseOutputToSeen, unreadableParts } from './unreported-usage.ts';
 import { proxyHostsOf, reachesAny, withinHosts } from './proxy-scope.ts';
 
 export interface PipelineDeps {
@@ -490,9 +490,10 @@ export function createPipeline(deps: PipelineDeps): KernelPipeline {
       permit?.release(reported);
       // The answer has ended: counting or estimating its usage delays only the record.
       const resend = sending?.resend;
-      if (resend && answeredWithoutUsage(record)) {
+      const unreadable = resend ? unreadableParts(record) : [];
+      if (resend && (answeredWithoutUsage(record) || unreadable.length > 0)) {
         record.markEnd();
-        await meterUnreported(record, missingCounters, resend, canonicalPrompt(record.route!, call, hooks.codecs.get(call.shape), translation));
+        await meterUnreported(record, missingCounters, resend, canonicalPrompt(record.route!, call, hooks.codecs.get(call.shape), translation), unreadable.length > 0 ? unreadable : undefined);
       } else if (endedEarlyWithUsage(record)) {
         raiseOutputToSeen(record);
       }
