@@ -12,6 +12,7 @@ import { EntraTokenCache } from './entra-token.ts';
 import { withFilterDetail } from './errors.ts';
 import { AzureHostOptions, hostOptionsOf } from './host-options.ts';
 import { azureBaseUrlProblem, azureUrl } from './urls.ts';
+import { checkDataSources, dataSourceRefusal } from './data-sources.ts';
 
 export const AZURE_SHAPES: readonly ShapeId[] = ['openai.chat', 'openai.responses', 'openai.embeddings'];
 
@@ -19,9 +20,12 @@ export function createAzureOpenAIAdapter(id: string, openai: VendorAdapter, toke
   const send = async (req: UpstreamRequest): Promise<UpstreamResponse> => {
     const host = req.route.host.spec;
     const options = hostOptionsOf(host.options);
+    const checked = req.shape === 'openai.chat' ? checkDataSources(req.body, options.dataSourceEndpoints) : null;
+    if (checked && 'refused' in checked) return dataSourceRefusal(checked.refused);
+    const body = checked ? checked.body : req.body;
     const url = azureUrl(host.baseUrl, req.shape, req.route.upstreamModel, options, req.search);
     const base = { ...req.headers, ...host.headers, 'content-type': 'application/json' };
-    const post = (credential: Record<string, string>) => sendUpstream(req, url, { headers: { ...base, ...credential }, body: req.body, timeoutMs: host.timeoutMs });
+    const post = (credential: Record<string, string>) => sendUpstream(req, url, { headers: { ...base, ...credential }, body, timeoutMs: host.timeoutMs });
     // The token goes back with the answer, for the kernel to mask should Azure or a proxy quote it.
     const postToken = async (token: string): Promise<UpstreamResponse> => ({ ...await post({ authorization: `Bearer ${token}` }), sentCredentials: [token] });
     // Proxy mode: the caller's own credential is among the forwarded headers.

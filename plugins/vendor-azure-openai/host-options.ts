@@ -25,6 +25,13 @@ export const AzureHostOptions = Type.Object({
     description: `The api-version query parameter of the deployments API (default ${DEFAULT_API_VERSION}; Responses needs 2025-03-01-preview or later).`,
   })),
   entra: Type.Optional(EntraOptions),
+  dataSourceEndpoints: Type.Optional(Type.Array(Type.String({
+    pattern: '^https://[A-Za-z0-9.-]+(:\\d+)?/?$', maxLength: 512,
+    description: 'An endpoint, e.g. https://shared-search.search.windows.net.',
+  }), {
+    maxItems: 100,
+    description: "Endpoints that a Chat request's data_sources (On Your Data) may search with the Azure OpenAI resource's managed identity, for whoever sends it; any other such source is refused (400). Sources that bring their own credential (an API key) pass. Default: none.",
+  })),
 }, { additionalProperties: false });
 
 export type AzureHostOptions = Static<typeof AzureHostOptions>;

@@ -35,7 +35,7 @@ t.test("a host's vendor options: the adapter's schema drawn as fields, emptied g
   // What GET /api/vendor-adapters sends: the schema as JSON.
   const fields = hostOptionFields(JSON.parse(JSON.stringify(AzureHostOptions)));
   const byKey = new Map(fields.map((f) => [f.key, f]));
-  t.same([...byKey.keys()], ['options.api', 'options.apiVersion', 'options.entra.tenantId', 'options.entra.clientId', 'options.entra.tokenUrl', 'options.entra.scope']);
+  t.same([...byKey.keys()], ['options.api', 'options.apiVersion', 'options.entra.tenantId', 'options.entra.clientId', 'options.entra.tokenUrl', 'options.entra.scope', 'options.dataSourceEndpoints']);
   const api = byKey.get('options.api')!;
   t.equal(api.type, 'select');
   t.same(api.type === 'select' && api.options.map((o) => o.value), ['', 'deployments', 'v1'], 'a choice, blank for the default');
