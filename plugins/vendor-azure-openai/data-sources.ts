@@ -11,7 +11,7 @@ import { holdsEscapedLetter } from '../../core/plugin-api/canonical.ts';
 
 const MEMBER_NAMES = ['data_sources', 'dataSources'];
 /** `system_assigned_managed_identity`, `user_assigned_managed_identity`. */
-const MANAGED = /_managed_identity$/;
+const MANAGED = /managed_identity/i;
 
 interface DataSource {
   parameters?: { endpoint?: unknown; authentication?: { type?: unknown } };

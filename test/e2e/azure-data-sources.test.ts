@@ -45,6 +45,7 @@ t.test("a managed-identity source is refused unless the host lists its endpoint"
   const closed = await azureRoute('azure-closed');
   await refused(t, closed, chat(closed.modelSlug, [search(TEAM_B, managed)]));
   await refused(t, closed, chat(closed.modelSlug, [search(TEAM_B, { type: 'user_assigned_managed_identity', managed_identity_resource_id: '/subscriptions/x' })]));
+  await refused(t, closed, chat(closed.modelSlug, [search(TEAM_B, { type: ' System_Assigned_Managed_Identity ' })]));
   // Spelled with an escape, which a byte search for the member would miss.
   await refused(t, closed, JSON.stringify(chat(closed.modelSlug, [search(TEAM_B, managed)])).replace('"data_sources"', '"data\\u005fsources"'));
 
